@@ -1,0 +1,23 @@
+/** Unit tests are pure and fast; integration tests share one Postgres database and one Elasticsearch per run. */
+const swc = ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } } }];
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      transform: { '^.+\\.ts$': swc },
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      transform: { '^.+\\.ts$': swc },
+      testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/helpers/env.ts'],
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs dependencies on a fresh clone (or after package-lock.json changed), so that `npm test` and
+# `npm run demo` work with nothing installed by hand. The pinned `node` devDependency then runs every script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] \
+  || [ ! -x node_modules/.bin/node ]; then
+  echo "broadsheet: installing dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund
+fi
