@@ -1,0 +1,43 @@
+import { STATUS_CODES } from 'node:http';
+
+/** error_details of the spec's envelope: usually {message, name}, or one key per offending path for 400s. */
+export type ErrorDetails = Record<string, unknown>;
+
+/**
+ * The one error type of the service. Anything thrown that is not an AppError is a bug and renders as a
+ * plain 500; an AppError renders as `{status, error: <reason phrase>, error_details}`.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly details: ErrorDetails,
+  ) {
+    super(typeof details.message === 'string' ? details.message : (STATUS_CODES[status] ?? 'Error'));
+    this.name = 'AppError';
+  }
+
+  get reason(): string {
+    return STATUS_CODES[this.status] ?? 'Error';
+  }
+
+  /** 400 with one key per offending path, e.g. `{"commands.0.operation": "must be one of ..."}`. */
+  static validation(byPath: Record<string, string>): AppError {
+    return new AppError(400, { name: 'ValidationError', ...byPath });
+  }
+
+  static badRequest(message: string, extra: ErrorDetails = {}): AppError {
+    return new AppError(400, { name: 'ValidationError', message, ...extra });
+  }
+
+  static notFound(message: string): AppError {
+    return new AppError(404, { name: 'NotFound', message });
+  }
+
+  static conflict(message: string, extra: ErrorDetails = {}): AppError {
+    return new AppError(409, { name: 'Conflict', message, ...extra });
+  }
+}
+
+export function assertThat(condition: unknown, error: AppError | (() => AppError)): asserts condition {
+  if (!condition) throw typeof error === 'function' ? error() : error;
+}
