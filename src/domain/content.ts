@@ -1,0 +1,47 @@
+/** The content tree of a document (api-spec §2.2): components nested through named containers. */
+export interface ComponentConditions {
+  dateTime?: { gte?: string; gt?: string; lte?: string; lt?: string };
+  brands?: string[];
+}
+
+export interface Component {
+  id: string;
+  /** Component name; when absent it is the part of `identifier` after the dot. */
+  component?: string;
+  /** `<design_name>.<component_name>` */
+  identifier?: string;
+  content?: Record<string, unknown>;
+  styles?: Record<string, unknown>;
+  containers?: Record<string, Component[]>;
+  position?: string;
+  conditions?: ComponentConditions;
+  [extra: string]: unknown;
+}
+
+export type Content = Component[];
+
+export type Metadata = Record<string, unknown>;
+
+export function componentName(component: Component): string {
+  if (component.component) return component.component;
+  const identifier = component.identifier ?? '';
+  const dot = identifier.indexOf('.');
+  return dot >= 0 ? identifier.slice(dot + 1) : identifier;
+}
+
+/** Visits every component depth-first, parents before children. */
+export function* walkComponents(content: readonly Component[]): Generator<Component> {
+  for (const component of content) {
+    yield component;
+    for (const children of Object.values(component.containers ?? {})) {
+      yield* walkComponents(children);
+    }
+  }
+}
+
+export function findComponent(content: readonly Component[], componentId: string): Component | undefined {
+  for (const component of walkComponents(content)) {
+    if (component.id === componentId) return component;
+  }
+  return undefined;
+}
