@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { createApiClient, revokeApiClient } from '../../commands/api-clients';
+import { projectQueries } from '../../db/queries/projects';
+import { SCOPES } from '../../domain/scopes';
+import type { AppContext } from '../../context';
+import { describeError, withContext } from '../run';
+
+export async function resolveProjectId(ctx: AppContext, project: string): Promise<number> {
+  const queries = projectQueries(ctx.pool);
+  const found = /^\d+$/.test(project) ? await queries.findById(Number(project)) : await queries.findByHandle(project);
+  if (!found) throw new Error(`project '${project}' does not exist`);
+  return found.id;
+}
+
+export function clientCommands(program: Command): void {
+  const clients = program.command('client').description('Manage API clients and their tokens');
+  clients
+    .command('create')
+    .description('Create an API client and print its token alone on stdout (details go to stderr)')
+    .requiredOption('-p, --project <handle|id>', 'project the client belongs to')
+    .requiredOption('-n, --name <name>', 'client name')
+    .option('-s, --scopes <scopes>', `comma separated; one of ${SCOPES.join(', ')}`, 'public-api:read')
+    .option('-e, --expires-in <seconds>', 'token lifetime in seconds (default: no expiry)')
+    .action(async (options: { project: string; name: string; scopes: string; expiresIn?: string }) => {
+      await withContext(async (ctx) => {
+        const projectId = await resolveProjectId(ctx, options.project);
+        try {
+          const { client, token } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
+            projectId,
+            name: options.name,
+            scopes: options.scopes.split(',').map((scope) => scope.trim()).filter(Boolean),
+            ...(options.expiresIn ? { expiresInSeconds: Number(options.expiresIn) } : {}),
+          });
+          console.error(`client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')}`);
+          console.log(token);
+        } catch (error) {
+          throw new Error(describeError(error));
+        }
+      });
+    });
+  clients
+    .command('revoke')
+    .description('Revoke an API client: every token it signed stops working at once')
+    .argument('<clientId>', 'the client id (the jti of its tokens)')
+    .action(async (clientId: string) => {
+      await withContext(async (ctx) => {
+        const client = await revokeApiClient(ctx.pool, clientId);
+        console.error(`revoked client ${client.id} (${client.name})`);
+      });
+    });
+}

@@ -1,0 +1,22 @@
+import { Command } from 'commander';
+import { clientCommands } from './commands/clients';
+import { migrateCommand } from './commands/migrate';
+import { projectCommands } from './commands/projects';
+
+/**
+ * `broadsheet <command>`: the operators' CLI. Thin: it parses arguments and prints; the work is done by
+ * the same modules the API uses.
+ */
+const program = new Command()
+  .name('broadsheet')
+  .description('Operate a Broadsheet installation: migrate, create projects and API tokens, import, index.')
+  .showHelpAfterError();
+
+migrateCommand(program);
+projectCommands(program);
+clientCommands(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(`broadsheet: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Pool } from '../db/pool';
+import { apiClientQueries } from '../db/queries/api-clients';
+import { projectQueries } from '../db/queries/projects';
+import { AppError } from '../domain/errors';
+import { isScope, type Scope } from '../domain/scopes';
+
+export interface CreateApiClientInput {
+  projectId: number;
+  name: string;
+  scopes: string[];
+  /** Seconds until the token expires; absent = no expiry. */
+  expiresInSeconds?: number;
+}
+
+/** Creates an API client and signs its token (HS256, claims of supplement §2). The token names the client in `jti`. */
+export async function createApiClient(pool: Pool, jwtSecret: string, input: CreateApiClientInput) {
+  const unknown = input.scopes.filter((scope) => !isScope(scope));
+  if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
+  if (input.scopes.length === 0) throw AppError.badRequest('At least one scope is required');
+  const project = await projectQueries(pool).findById(input.projectId);
+  if (!project) throw AppError.notFound(`Project ${input.projectId} does not exist`);
+  const id = randomUUID();
+  const expiresAt = input.expiresInSeconds === undefined ? null : new Date(Date.now() + input.expiresInSeconds * 1000);
+  const client = await apiClientQueries(pool).insert({
+    id,
+    projectId: project.id,
+    channelId: project.defaultChannelId,
+    name: input.name,
+    scopes: input.scopes as Scope[],
+    expiresAt,
+  });
+  const token = signClientToken(jwtSecret, {
+    projectId: project.id,
+    channelId: project.defaultChannelId,
+    scopes: client.scopes,
+    name: client.name,
+    clientId: client.id,
+    expiresInSeconds: input.expiresInSeconds,
+  });
+  return { client, token };
+}
+
+export function signClientToken(
+  secret: string,
+  claims: {
+    projectId: number;
+    channelId: number;
+    scopes: string[];
+    name: string;
+    clientId: string;
+    expiresInSeconds?: number | undefined;
+  },
+): string {
+  return jwt.sign(
+    { projectId: claims.projectId, channelId: claims.channelId, scope: claims.scopes.join(' '), name: claims.name, type: 'client' },
+    secret,
+    {
+      algorithm: 'HS256',
+      jwtid: claims.clientId,
+      ...(claims.expiresInSeconds === undefined ? {} : { expiresIn: claims.expiresInSeconds }),
+    },
+  );
+}
+
+export async function revokeApiClient(pool: Pool, clientId: string) {
+  const client = await apiClientQueries(pool).revoke(clientId);
+  if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
+  return client;
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { runner } from 'node-pg-migrate';
+
+export const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
+
+/** Applies every pending migration (timestamped SQL files, never edited after they land). */
+export async function migrate(databaseUrl: string, log: (message: string) => void = () => undefined) {
+  const applied = await runner({
+    databaseUrl,
+    dir: MIGRATIONS_DIR,
+    direction: 'up',
+    migrationsTable: 'pgmigrations',
+    count: Infinity,
+    log,
+    noLock: false,
+  });
+  return applied.map((migration) => migration.name);
+}
+
+/** Creates the database named in `databaseUrl` when it does not exist yet (connecting to `postgres`). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
+}

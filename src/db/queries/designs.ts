@@ -1,0 +1,32 @@
+import type { Design } from '../../domain/design';
+import type { Queryable } from '../pool';
+
+export function designQueries(db: Queryable) {
+  return {
+    async insert(projectId: number, design: Design, current: boolean): Promise<void> {
+      if (current) await db.query('UPDATE designs SET is_current = false WHERE project_id = $1', [projectId]);
+      await db.query(
+        `INSERT INTO designs (project_id, name, version, definition, is_current) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (project_id, name, version) DO UPDATE SET definition = EXCLUDED.definition, is_current = EXCLUDED.is_current`,
+        [projectId, design.name, design.version, design, current],
+      );
+    },
+
+    async findCurrent(projectId: number): Promise<Design | undefined> {
+      const result = await db.query<{ definition: Design }>(
+        'SELECT definition FROM designs WHERE project_id = $1 AND is_current',
+        [projectId],
+      );
+      return result.rows[0]?.definition;
+    },
+
+    async findByVersion(projectId: number, version: string, name?: string): Promise<Design | undefined> {
+      const result = await db.query<{ definition: Design }>(
+        `SELECT definition FROM designs WHERE project_id = $1 AND version = $2 AND ($3::text IS NULL OR name = $3)
+         ORDER BY is_current DESC LIMIT 1`,
+        [projectId, version, name ?? null],
+      );
+      return result.rows[0]?.definition;
+    },
+  };
+}

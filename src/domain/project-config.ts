@@ -1,0 +1,166 @@
+import { z } from 'zod';
+
+/**
+ * The project configuration (supplement §8): content types with their metadata fields, categories, brands,
+ * languages, channel mode, enrichment and the homepage. Validated with zod; errors become
+ * `schemaErrors: [{pointer, message}]` with JSON pointers.
+ */
+export const METADATA_FIELD_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'float',
+  'date',
+  'boolean',
+  'document',
+  'documents',
+  'image',
+  'category',
+  'language',
+  'object',
+] as const;
+
+/** The Elasticsearch type a metadata field gets when it is declared `index: true`. */
+export const INDEX_TYPE_OF = {
+  string: 'keyword',
+  text: 'text',
+  integer: 'integer',
+  float: 'float',
+  date: 'date',
+  boolean: 'boolean',
+} as const;
+export type IndexedFieldType = (typeof INDEX_TYPE_OF)[keyof typeof INDEX_TYPE_OF];
+
+const Handle = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,62}$/, 'must start with a letter; letters, digits, - and _');
+
+export const MetadataFieldSchema = z
+  .object({
+    handle: Handle,
+    type: z.enum(METADATA_FIELD_TYPES),
+    label: z.string().optional(),
+    required: z.boolean().optional(),
+    index: z.boolean().optional(),
+  })
+  .strict()
+  .refine((field) => !field.index || field.type in INDEX_TYPE_OF, {
+    message: `index: true is only possible for ${Object.keys(INDEX_TYPE_OF).join(', ')} fields`,
+    path: ['index'],
+  });
+
+export const ContentTypeSchema = z
+  .object({
+    handle: Handle,
+    documentType: z.enum(['article', 'page', 'data-record']),
+    label: z.string().optional(),
+    /** A date metadata field whose value is the sortDate of search; visiblePublicationDate otherwise. */
+    sortDateField: Handle.optional(),
+    metadata: z.array(MetadataFieldSchema).default([]),
+  })
+  .strict();
+
+export const CategorySchema = z
+  .object({
+    id: z.string().min(1),
+    label: z.string().min(1),
+    path: z.string().startsWith('/'),
+    parentId: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export const BrandSchema = z
+  .object({ handle: Handle, label: z.string().optional(), isDefault: z.boolean().optional() })
+  .strict();
+
+export const ProjectConfigSchema = z
+  .object({
+    v: z.literal(2).default(2),
+    $baseRevision: z.number().int().optional(),
+    settings: z
+      .object({
+        handle: Handle,
+        label: z.string().optional(),
+        channelMode: z.enum(['static', 'configurable']).default('configurable'),
+        languages: z
+          .object({
+            available: z.array(z.object({ locale: z.string().min(2), label: z.string() }).strict()).min(1),
+            defaultLanguage: z.string().min(2),
+          })
+          .strict()
+          .optional(),
+        homepageDocumentId: z.number().int().positive().optional(),
+      })
+      .strict(),
+    design: z.object({ name: Handle, version: z.string().min(1) }).strict().optional(),
+    contentTypes: z.array(ContentTypeSchema).default([]),
+    categories: z.array(CategorySchema).default([]),
+    brands: z.array(BrandSchema).default([]),
+    enrichment: z.object({ enabled: z.boolean(), url: z.string().url().optional() }).strict().optional(),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const unique = (values: string[], path: (string | number)[], what: string) => {
+      const seen = new Set<string>();
+      values.forEach((value, index) => {
+        if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [...path, index], message: `duplicate ${what} '${value}'` });
+        seen.add(value);
+      });
+    };
+    unique(config.contentTypes.map((t) => t.handle), ['contentTypes'], 'content type');
+    unique(config.categories.map((c) => c.id), ['categories'], 'category id');
+    unique(config.brands.map((b) => b.handle), ['brands'], 'brand');
+    config.contentTypes.forEach((type, t) => {
+      unique(type.metadata.map((m) => m.handle), ['contentTypes', t, 'metadata'], 'metadata field');
+      if (type.sortDateField) {
+        const field = type.metadata.find((m) => m.handle === type.sortDateField);
+        if (field?.type !== 'date') {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['contentTypes', t, 'sortDateField'],
+            message: `must name a date metadata field of '${type.handle}'`,
+          });
+        }
+      }
+    });
+    const ids = new Set(config.categories.map((c) => c.id));
+    config.categories.forEach((category, c) => {
+      if (category.parentId && !ids.has(category.parentId)) {
+        ctx.addIssue({ code: 'custom', path: ['categories', c, 'parentId'], message: `unknown category '${category.parentId}'` });
+      }
+    });
+    if (config.brands.filter((b) => b.isDefault).length > 1) {
+      ctx.addIssue({ code: 'custom', path: ['brands'], message: 'at most one brand can be the default' });
+    }
+    const languages = config.settings.languages;
+    if (languages && !languages.available.some((l) => l.locale === languages.defaultLanguage)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['settings', 'languages', 'defaultLanguage'],
+        message: 'must be one of the available locales',
+      });
+    }
+  });
+
+export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
+export type ContentTypeConfig = z.infer<typeof ContentTypeSchema>;
+
+/** Metadata properties declared `index: true`, by name, with their Elasticsearch type (across content types). */
+export function indexedMetadataFields(config: ProjectConfig): Record<string, IndexedFieldType> {
+  const fields: Record<string, IndexedFieldType> = {};
+  for (const type of config.contentTypes) {
+    for (const field of type.metadata) {
+      if (field.index && field.type in INDEX_TYPE_OF) {
+        fields[field.handle] = INDEX_TYPE_OF[field.type as keyof typeof INDEX_TYPE_OF];
+      }
+    }
+  }
+  return fields;
+}
+
+export function defaultBrand(config: ProjectConfig): string | undefined {
+  return config.brands.find((brand) => brand.isDefault)?.handle;
+}
+
+export function findContentType(config: ProjectConfig, handle: string): ContentTypeConfig | undefined {
+  return config.contentTypes.find((type) => type.handle === handle);
+}

@@ -1,0 +1,94 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { expressjwt, UnauthorizedError, type GetVerificationKey } from 'express-jwt';
+import jwksRsa from 'jwks-rsa';
+import type { Algorithm, JwtPayload } from 'jsonwebtoken';
+import { z } from 'zod';
+import { AppError } from '../../domain/errors';
+import type { Scope } from '../../domain/scopes';
+import { apiClientQueries } from '../../db/queries/api-clients';
+import type { Queryable } from '../../db/pool';
+
+export interface AuthOptions {
+  jwtSecret: string;
+  jwksUrl?: string | undefined;
+  issuer?: string | undefined;
+}
+
+const Claims = z.object({
+  projectId: z.number().int().positive(),
+  channelId: z.number().int().positive().optional(),
+  scope: z.string(),
+  name: z.string().optional(),
+  type: z.literal('client'),
+  jti: z.string().uuid(),
+});
+
+const unauthorized = (message: string) =>
+  new AppError(401, { access_token: message });
+
+/**
+ * Verifies the bearer JWT (HS256 with the server secret; RS256/ES256/EdDSA from the JWKS when configured),
+ * then checks that its `jti` names a known, unrevoked API client of the token's project. Sets `req.auth`.
+ */
+export function authenticate(db: Queryable, options: AuthOptions): RequestHandler[] {
+  const jwks = options.jwksUrl
+    ? jwksRsa.expressJwtSecret({ jwksUri: options.jwksUrl, cache: true, rateLimit: true })
+    : undefined;
+  const secret: GetVerificationKey = (req, token) => {
+    if (token?.header.alg === 'HS256') return options.jwtSecret;
+    if (jwks) return jwks(req, token);
+    return undefined;
+  };
+  const algorithms: Algorithm[] = options.jwksUrl ? ['HS256', 'RS256', 'ES256', 'EdDSA' as Algorithm] : ['HS256'];
+  const verify = expressjwt({
+    secret,
+    algorithms,
+    requestProperty: 'jwt',
+    ...(options.issuer ? { issuer: options.issuer } : {}),
+  });
+  const clients = apiClientQueries(db);
+
+  const verifyToken: RequestHandler = (req, res, next) => {
+    verify(req, res, (error?: unknown) => next(error ? translateJwtError(error) : undefined));
+  };
+
+  const loadClient: RequestHandler = async (req: Request, _res: Response, next: NextFunction) => {
+    const parsed = Claims.safeParse((req as Request & { jwt?: JwtPayload }).jwt);
+    if (!parsed.success) throw unauthorized('The access token is invalid.');
+    const claims = parsed.data;
+    const client = await clients.findById(claims.jti);
+    if (!client || client.projectId !== claims.projectId) throw unauthorized('The access token is invalid.');
+    if (client.revokedAt) throw unauthorized('The access token was revoked.');
+    if (client.expiresAt && client.expiresAt.getTime() <= Date.now()) {
+      throw unauthorized('The access token expired.');
+    }
+    req.auth = {
+      projectId: claims.projectId,
+      channelId: claims.channelId ?? client.channelId,
+      clientId: client.id,
+      clientName: client.name,
+      // The client's current scopes bound what the token may do, so narrowing a client takes effect at once.
+      scopes: new Set(claims.scope.split(' ').filter((scope) => client.scopes.includes(scope))),
+    };
+    next();
+  };
+
+  return [verifyToken, loadClient];
+}
+
+function translateJwtError(error: unknown): unknown {
+  if (!(error instanceof UnauthorizedError)) return error;
+  if (error.code === 'credentials_required') return unauthorized('The access token is missing.');
+  if ('name' in error.inner && error.inner.name === 'TokenExpiredError') return unauthorized('The access token expired.');
+  return unauthorized('The access token is invalid.');
+}
+
+/** 403 unless the token carries every one of `scopes`. */
+export function requireScope(...scopes: Scope[]): RequestHandler {
+  return (req, _res, next) => {
+    if (!scopes.every((scope) => req.auth.scopes.has(scope))) {
+      throw new AppError(403, { access_token: 'The request requires higher privileges' });
+    }
+    next();
+  };
+}

@@ -1,0 +1,36 @@
+import type { Server } from 'node:http';
+import { loadConfig } from './config';
+import { createContext } from './context';
+import { createApp } from './http/app';
+
+/** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
+async function main() {
+  const config = loadConfig();
+  const ctx = await createContext(config);
+  const app = createApp(ctx);
+  const server: Server = app.listen(config.http.port, config.http.host, () => {
+    ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${config.http.port}`);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    server.close(() => {
+      ctx.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 15_000).unref();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

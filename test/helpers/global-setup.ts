@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { ensureDatabase, migrate } from '../../src/db/migrate';
+
+/**
+ * One throwaway Postgres database and one Elasticsearch index prefix per test run, on real servers:
+ * DATABASE_URL / ELASTICSEARCH_URL when given; otherwise testcontainers when a Docker engine answers;
+ * otherwise the project's own scripts/services.sh (local Postgres, Elasticsearch from Maven Central).
+ */
+export default async function globalSetup(): Promise<void> {
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl && !process.env.ELASTICSEARCH_URL && (await dockerAnswers())) {
+    await startContainers();
+    adminUrl = process.env.DATABASE_URL;
+  } else {
+    const services = spawnSync('bash', ['scripts/services.sh'], { stdio: 'inherit' });
+    if (services.status !== 0) throw new Error('scripts/services.sh failed: Postgres or Elasticsearch is not available');
+  }
+  const base = new URL(adminUrl ?? 'postgres://postgres@127.0.0.1:5432/broadsheet');
+  base.pathname = `/broadsheet_test_${runId}`;
+  const databaseUrl = base.toString();
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl);
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.ELASTICSEARCH_URL ??= 'http://127.0.0.1:9200';
+  process.env.ELASTICSEARCH_INDEX_PREFIX = `bs-test-${runId}`;
+  process.env.LOG_LEVEL ??= 'silent';
+  process.env.NODE_ENV = 'test';
+  process.env.BROADSHEET_TEST_RUN = runId;
+}
+
+async function dockerAnswers(): Promise<boolean> {
+  if (!process.env.DOCKER_HOST && !require('node:fs').existsSync('/var/run/docker.sock')) return false;
+  const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 5000 });
+  return info.status === 0;
+}
+
+async function startContainers(): Promise<void> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const postgres = await new GenericContainer('postgres:15')
+    .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
+    .withExposedPorts(5432)
+    .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
+    .start();
+  const elasticsearch = await new GenericContainer('docker.elastic.co/elasticsearch/elasticsearch:9.5.4')
+    .withEnvironment({ 'discovery.type': 'single-node', 'xpack.security.enabled': 'false', ES_JAVA_OPTS: '-Xms1g -Xmx1g' })
+    .withExposedPorts(9200)
+    .withWaitStrategy(Wait.forHttp('/_cluster/health', 9200).forStatusCode(200))
+    .withStartupTimeout(180_000)
+    .start();
+  process.env.DATABASE_URL = `postgres://postgres@${postgres.getHost()}:${postgres.getMappedPort(5432)}/postgres`;
+  process.env.ELASTICSEARCH_URL = `http://${elasticsearch.getHost()}:${elasticsearch.getMappedPort(9200)}`;
+  // testcontainers' reaper removes both when the run ends.
+}
