@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config';
 import { createContext, type AppContext } from '../../src/context';
 import { createApp } from '../../src/http/app';
+import { startWorkers } from '../../workers/main';
 
 export interface TestApp {
   ctx: AppContext;
@@ -10,10 +11,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real app, in-process on port 0, against the run's Postgres database and Elasticsearch. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig({ ...process.env, ...env });
+/**
+ * The real app, in-process on port 0, against the run's Postgres database and Elasticsearch; with
+ * `workers: true` the queue handlers run in the same process (as `npm run workers` would).
+ */
+export async function startTestApp(options: { workers?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const config = loadConfig({ ...process.env, ...options.env });
   const ctx = await createContext(config);
+  if (options.workers) await startWorkers(ctx);
   const app = createApp(ctx);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -1,0 +1,22 @@
+import type { AppContext } from '../src/context';
+import { QUEUES, type QueueKey, type QueuePayload } from '../src/jobs/queues';
+
+/** A queue's handler: gets a batch of validated payloads; throwing retries the jobs it names (or all). */
+export interface QueueHandler<K extends QueueKey = QueueKey> {
+  queue: K;
+  batchSize: number;
+  /** How often an idle worker polls; LISTEN/NOTIFY usually wakes it sooner. */
+  pollingIntervalSeconds?: number;
+  handle(ctx: AppContext, jobs: { id: string; data: QueuePayload<K> }[]): Promise<void>;
+}
+
+/** Fails loudly when a queue has no handler or two. */
+export function checkHandlers(handlers: readonly QueueHandler[]): void {
+  const byQueue = new Map<string, number>();
+  for (const handler of handlers) byQueue.set(handler.queue, (byQueue.get(handler.queue) ?? 0) + 1);
+  const problems = (Object.keys(QUEUES) as QueueKey[]).flatMap((key) => {
+    const count = byQueue.get(key) ?? 0;
+    return count === 1 ? [] : [`queue ${QUEUES[key].name} has ${count} handlers`];
+  });
+  if (problems.length > 0) throw new Error(`Refusing to start workers: ${problems.join('; ')}`);
+}
