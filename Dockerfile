@@ -1,0 +1,16 @@
+FROM node:22-bookworm-slim
+
+WORKDIR /app
+RUN chown node:node /app
+# The image's unprivileged user; nothing here needs root.
+USER node
+
+# Manifests first, so that a source change does not reinstall dependencies.
+COPY --chown=node:node package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+
+COPY --chown=node:node . .
+
+ENV PORT=3000
+EXPOSE 3000
+CMD ["npm", "start"]
