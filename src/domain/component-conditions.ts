@@ -1,0 +1,182 @@
+import type { Component, ComponentConditions, Content } from './content';
+import { AppError } from './errors';
+
+/** What a request asks the conditions to be checked against (supplement §6). */
+export interface ConditionContext {
+  dateTime: Date;
+  brand?: string;
+}
+
+/** Used for whatever the request leaves out: the current time and the project's default brand. */
+export interface ConditionDefaults {
+  now: Date;
+  defaultBrand?: string;
+}
+
+/** The query-string pair every read endpoint that supports component conditions accepts. */
+export interface ConditionQuery {
+  ignoreComponentConditions?: boolean;
+  componentConditions?: string;
+}
+
+const REQUEST_KEYS = ['dateTime', 'brand'] as const;
+
+// Calendar date, optional time, optional offset. Stricter than Date.parse, which rolls 2025-02-30 over to
+// March and reads an offset-less time in the server's zone.
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * Parses an ISO 8601 date or date-time; a time without an offset is read as UTC so the answer never depends
+ * on the server's time zone. Undefined for anything else, including impossible dates such as 2025-02-30.
+ */
+export function parseIsoDateTime(value: string): Date | undefined {
+  const match = ISO_DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', offset = 'Z'] = match;
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  if (m < 1 || m > 12 || d < 1 || d > new Date(Date.UTC(y, m, 0)).getUTCDate()) return undefined;
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
+  const millis = fraction ? `.${fraction.padEnd(3, '0').slice(0, 3)}` : '';
+  const parsed = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}${millis}${offset}`);
+  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Validates an already-parsed conditions object (the composition body carries one directly) and fills the
+ * gaps from the defaults. Every error is reported under `paramName`.
+ */
+export function parseComponentConditionsObject(
+  value: unknown,
+  defaults: ConditionDefaults,
+  paramName = 'componentConditions',
+): ConditionContext {
+  const fail = (message: string): AppError => AppError.validation({ [paramName]: message });
+  if (value === undefined) return withDefaults({}, defaults);
+  if (!isPlainObject(value)) {
+    throw fail('must be an object such as {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}');
+  }
+
+  const unknownKeys = Object.keys(value).filter((key) => !(REQUEST_KEYS as readonly string[]).includes(key));
+  if (unknownKeys.length > 0) {
+    const listed = unknownKeys.map((key) => `'${key}'`).join(', ');
+    throw fail(
+      `unknown key${unknownKeys.length > 1 ? 's' : ''} ${listed}; allowed keys are dateTime and brand`,
+    );
+  }
+
+  const requested: Partial<ConditionContext> = {};
+  if (value.dateTime !== undefined) {
+    const dateTime = typeof value.dateTime === 'string' ? parseIsoDateTime(value.dateTime) : undefined;
+    if (!dateTime) throw fail('dateTime must be an ISO 8601 date-time string, e.g. "2025-01-31T12:00:00Z"');
+    requested.dateTime = dateTime;
+  }
+  if (value.brand !== undefined) {
+    if (typeof value.brand !== 'string' || value.brand.trim() === '') {
+      throw fail('brand must be a non-empty string (a brand handle)');
+    }
+    requested.brand = value.brand;
+  }
+  return withDefaults(requested, defaults);
+}
+
+function withDefaults(requested: Partial<ConditionContext>, defaults: ConditionDefaults): ConditionContext {
+  const brand = requested.brand ?? defaults.defaultBrand;
+  return { dateTime: requested.dateTime ?? defaults.now, ...(brand !== undefined ? { brand } : {}) };
+}
+
+/** Parses the JSON-stringified `componentConditions` query parameter; absent or empty means the defaults. */
+export function parseComponentConditionsParam(
+  raw: string | undefined,
+  defaults: ConditionDefaults,
+  paramName = 'componentConditions',
+): ConditionContext {
+  if (raw === undefined || raw.trim() === '') return withDefaults({}, defaults);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw AppError.validation({
+      [paramName]: 'must be valid JSON, e.g. {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}',
+    });
+  }
+  return parseComponentConditionsObject(parsed, defaults, paramName);
+}
+
+/**
+ * The conditions a read endpoint applies, or null when the client asked to ignore them. An ignored
+ * `componentConditions` value is not validated: the client said it does not matter.
+ */
+export function resolveConditions(
+  query: ConditionQuery,
+  defaults: ConditionDefaults,
+  paramName = 'componentConditions',
+): ConditionContext | null {
+  if (query.ignoreComponentConditions === true) return null;
+  return parseComponentConditionsParam(query.componentConditions, defaults, paramName);
+}
+
+/** Whether one component's own conditions hold; its ancestors are the caller's business. */
+export function satisfiesConditions(
+  conditions: ComponentConditions | undefined,
+  ctx: ConditionContext,
+): boolean {
+  if (!conditions) return true;
+  const bounds = conditions.dateTime;
+  if (bounds) {
+    const at = ctx.dateTime.getTime();
+    const holds = (bound: string | undefined, test: (limit: number) => boolean): boolean => {
+      if (bound === undefined) return true;
+      // A bound that cannot be read fails closed: hiding a scheduled component is safer than leaking it.
+      const limit = typeof bound === 'string' ? parseIsoDateTime(bound) : undefined;
+      return limit !== undefined && test(limit.getTime());
+    };
+    if (
+      !holds(bounds.gte, (limit) => at >= limit) ||
+      !holds(bounds.gt, (limit) => at > limit) ||
+      !holds(bounds.lte, (limit) => at <= limit) ||
+      !holds(bounds.lt, (limit) => at < limit)
+    ) {
+      return false;
+    }
+  }
+  // An empty brand list restricts nothing: it is what remains when an editor deselects every brand.
+  const brands = conditions.brands;
+  if (Array.isArray(brands) && brands.length > 0) {
+    if (ctx.brand === undefined || !brands.includes(ctx.brand)) return false;
+  }
+  return true;
+}
+
+/**
+ * A copy of the content without the components whose conditions fail (and everything inside them).
+ * The input is never touched; kept components keep their stored `conditions`.
+ */
+export function applyComponentConditions(content: Content, ctx: ConditionContext): Content {
+  return filterComponents(content, ctx);
+}
+
+function filterComponents(components: readonly Component[], ctx: ConditionContext): Component[] {
+  const kept: Component[] = [];
+  for (const component of components) {
+    if (!satisfiesConditions(component.conditions, ctx)) continue;
+    const { containers, ...rest } = component;
+    const copy: Component = structuredClone(rest);
+    if (containers !== undefined) {
+      copy.containers = Object.fromEntries(
+        Object.entries(containers).map(([name, children]) => [
+          name,
+          Array.isArray(children) ? filterComponents(children, ctx) : structuredClone(children),
+        ]),
+      );
+    }
+    kept.push(copy);
+  }
+  return kept;
+}
