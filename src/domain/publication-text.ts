@@ -1,0 +1,189 @@
+import { componentName, walkComponents, type Component, type Content, type Metadata } from './content';
+
+/** What full-text search indexes of one publication (supplement §5). */
+export interface SearchText {
+  title?: string;
+  description?: string;
+  /** Plain text of the content's text directives, one per line, in document order. */
+  text: string;
+}
+
+/** The `statistics.*` filter keys of search (supplement §5). */
+export interface PublicationStatistics {
+  characterCount: number;
+  componentCount: Record<string, number>;
+}
+
+/** Directives whose value is markup to render, never words to find. */
+const MARKUP_DIRECTIVES = new Set(['free-html', 'html', 'script']);
+const MARKUP_COMPONENTS = new Set(['free-html']);
+
+/** Inside an object value (an image, a link) only these keys carry words a reader sees. */
+const NESTED_TEXT_KEYS = new Set([
+  'alt',
+  'altText',
+  'caption',
+  'credit',
+  'description',
+  'label',
+  'source',
+  'subtitle',
+  'text',
+  'title',
+]);
+
+const MACHINE_KEY =
+  /^(id|key|url|uri|href|src|target|rel|mimeType|filename|locale|layout|service)$|(Id|Url|Uri|Href|Src)$/;
+const MACHINE_VALUE = /^(https?:\/\/|mailto:|\/\/|\/)\S*$|^doc-[A-Za-z0-9_-]+$/;
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  shy: '',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  hellip: '\u2026',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  sbquo: '\u201a',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  bdquo: '\u201e',
+  laquo: '\u00ab',
+  raquo: '\u00bb',
+  lsaquo: '\u2039',
+  rsaquo: '\u203a',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  euro: '\u20ac',
+  pound: '\u00a3',
+  yen: '\u00a5',
+  cent: '\u00a2',
+  deg: '\u00b0',
+  middot: '\u00b7',
+  bull: '\u2022',
+  times: '\u00d7',
+  divide: '\u00f7',
+  sect: '\u00a7',
+  para: '\u00b6',
+  auml: '\u00e4',
+  ouml: '\u00f6',
+  uuml: '\u00fc',
+  Auml: '\u00c4',
+  Ouml: '\u00d6',
+  Uuml: '\u00dc',
+  szlig: '\u00df',
+  eacute: '\u00e9',
+  egrave: '\u00e8',
+  agrave: '\u00e0',
+  ccedil: '\u00e7',
+};
+
+// Tags that end a block: replaced by a space so "<p>one</p><p>two</p>" does not read "onetwo".
+const BLOCK_TAG =
+  /<\/?(?:address|article|aside|blockquote|br|dd|div|dl|dt|figcaption|figure|footer|h[1-6]|header|hr|li|ol|p|pre|section|table|td|th|tr|ul)\b[^>]*>/gi;
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z][a-z0-9]*);/gi, (entity, body: string) => {
+    if (body.startsWith('#')) {
+      const code =
+        body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      const valid = code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff);
+      return valid ? String.fromCodePoint(code) : entity;
+    }
+    return NAMED_ENTITIES[body] ?? entity;
+  });
+}
+
+/** The words of an HTML fragment as a reader sees them: tags gone, entities decoded, whitespace collapsed. */
+export function htmlToPlainText(html: string): string {
+  const withoutTags = html
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<(script|style|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(BLOCK_TAG, ' ')
+    .replace(/<\/?[a-z][^>]*>/gi, '');
+  // Decoding last means an escaped "&lt;b&gt;" stays text instead of being stripped as a tag.
+  return decodeEntities(withoutTags).replace(/\s+/g, ' ').trim();
+}
+
+function isMachineText(key: string, value: string): boolean {
+  return MACHINE_KEY.test(key) || MACHINE_VALUE.test(value.trim());
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Texts inside an object directive (an image's caption, a link's title); never a reference's preloaded value. */
+function nestedTexts(value: unknown, into: string[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) nestedTexts(item, into);
+    return;
+  }
+  if (!isObject(value) || '$ref' in value || (typeof value.service === 'string' && 'params' in value)) return;
+  for (const [key, nested] of Object.entries(value)) {
+    if (typeof nested === 'string') {
+      if (NESTED_TEXT_KEYS.has(key) && !isMachineText(key, nested)) into.push(nested);
+    } else {
+      nestedTexts(nested, into);
+    }
+  }
+}
+
+function componentTexts(component: Component): string[] {
+  if (!isObject(component.content) || MARKUP_COMPONENTS.has(componentName(component))) return [];
+  const raw: string[] = [];
+  for (const [directive, value] of Object.entries(component.content)) {
+    if (MARKUP_DIRECTIVES.has(directive)) continue;
+    if (typeof value === 'string') {
+      if (!isMachineText(directive, value)) raw.push(value);
+    } else {
+      nestedTexts(value, raw);
+    }
+  }
+  return raw.map(htmlToPlainText).filter((text) => text !== '');
+}
+
+function contentText(content: Content): string {
+  const lines: string[] = [];
+  for (const component of walkComponents(content)) lines.push(...componentTexts(component));
+  return lines.join('\n');
+}
+
+function metadataText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = htmlToPlainText(value);
+  return text === '' ? undefined : text;
+}
+
+/** Title, description and content text of one publication, as plain text for full-text search. */
+export function extractSearchText(metadata: Metadata, content: Content): SearchText {
+  const title = metadataText(metadata.title);
+  const description = metadataText(metadata.description);
+  return {
+    ...(title !== undefined ? { title } : {}),
+    ...(description !== undefined ? { description } : {}),
+    text: contentText(content),
+  };
+}
+
+/**
+ * `characterCount` counts the characters (code points, so an emoji is one) of the content's plain text as
+ * `extractSearchText` builds it; `componentCount` counts components by name, nested ones included.
+ */
+export function computeStatistics(content: Content): PublicationStatistics {
+  const counts = new Map<string, number>();
+  for (const component of walkComponents(content)) {
+    const name = componentName(component);
+    // A nameless component cannot become a `statistics.componentCount.<name>` field.
+    if (name === '') continue;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  // fromEntries defines own properties, so even a component named "__proto__" is just counted.
+  return { characterCount: [...contentText(content)].length, componentCount: Object.fromEntries(counts) };
+}
