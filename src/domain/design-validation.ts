@@ -1,0 +1,123 @@
+import { componentName, type Component, type Content } from './content';
+
+/** Directive types a design declares; values of the known ones are shape-checked, others are accepted. */
+export type DirectiveType = 'editable' | 'image' | 'link' | 'include' | 'style' | 'html' | (string & {});
+
+export interface DesignDirective {
+  name: string;
+  type: DirectiveType;
+}
+
+export interface DesignComponent {
+  name: string;
+  label?: string;
+  directives: DesignDirective[];
+  containers?: string[];
+}
+
+/** The part of a design (supplement §8) that content is checked against. */
+export interface Design {
+  name: string;
+  version: string;
+  components: DesignComponent[];
+}
+
+const STRING_DIRECTIVES = new Set<string>(['editable', 'html']);
+const OBJECT_DIRECTIVES = new Set<string>(['image', 'link', 'include']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Why a directive value does not fit its declared type, or undefined when it does. Null clears any directive. */
+function directiveValueProblem(type: DirectiveType, value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (STRING_DIRECTIVES.has(type) && typeof value !== 'string') return `must be a string (${type} directive)`;
+  if (OBJECT_DIRECTIVES.has(type) && !isObject(value)) return `must be an object (${type} directive)`;
+  return undefined;
+}
+
+/**
+ * Every way the content breaks its design, one readable line each (empty = valid): unknown components,
+ * identifiers that are not `<design>.<component>`, undeclared directives or containers, and directive
+ * values of the wrong shape. Each line names the component id, its identifier and its path in the tree.
+ */
+export function validateContentAgainstDesign(content: Content, design: Design): string[] {
+  const byName = new Map((design.components ?? []).map((component) => [component.name, component]));
+  const problems: string[] = [];
+  if (!Array.isArray(content)) return ['content must be an array of components'];
+  content.forEach((component, index) =>
+    checkComponent(component, `content.${index}`, design, byName, problems),
+  );
+  return problems;
+}
+
+function checkComponent(
+  component: Component,
+  path: string,
+  design: Design,
+  byName: ReadonlyMap<string, DesignComponent>,
+  problems: string[],
+): void {
+  if (!isObject(component)) {
+    problems.push(`${path}: must be a component object`);
+    return;
+  }
+  const name = componentName(component);
+  const shownAs = component.identifier ?? component.component ?? 'no identifier';
+  const id = typeof component.id === 'string' ? component.id : '<no id>';
+  const report = (message: string): void => {
+    problems.push(`component ${id} (${shownAs}) at ${path}: ${message}`);
+  };
+
+  if (name === '') {
+    report('has neither a component name nor an identifier');
+    return;
+  }
+  const expectedIdentifier = `${design.name}.${name}`;
+  if (component.identifier !== undefined && component.identifier !== expectedIdentifier) {
+    report(`identifier must be '${expectedIdentifier}'`);
+  }
+  const declared = byName.get(name);
+  if (!declared) {
+    report(`unknown component '${name}' in design ${design.name}@${design.version}`);
+    return;
+  }
+
+  if (component.content !== undefined) {
+    if (!isObject(component.content)) {
+      report('content must be an object of directive values');
+    } else {
+      const directives = new Map((declared.directives ?? []).map((directive) => [directive.name, directive]));
+      for (const [directiveName, value] of Object.entries(component.content)) {
+        const directive = directives.get(directiveName);
+        if (!directive) {
+          report(`unknown directive '${directiveName}'`);
+          continue;
+        }
+        const problem = directiveValueProblem(directive.type, value);
+        if (problem) report(`directive '${directiveName}' ${problem}`);
+      }
+    }
+  }
+
+  if (component.containers === undefined) return;
+  if (!isObject(component.containers)) {
+    report('containers must be an object of component arrays');
+    return;
+  }
+  const containerNames = new Set(declared.containers ?? []);
+  for (const [containerName, children] of Object.entries(component.containers)) {
+    if (!containerNames.has(containerName)) {
+      report(`unknown container '${containerName}'`);
+      continue;
+    }
+    if (!Array.isArray(children)) {
+      report(`container '${containerName}' must be an array of components`);
+      continue;
+    }
+    children.forEach((child, index) =>
+      checkComponent(child, `${path}.containers.${containerName}.${index}`, design, byName, problems),
+    );
+  }
+}
