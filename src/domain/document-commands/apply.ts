@@ -1,0 +1,331 @@
+import type { Component, Content, Metadata } from '../content';
+import { findComponent } from '../content';
+import { AppError } from '../errors';
+import type { Command, CommandOf, CommandRequest } from './schema';
+
+export interface Embargo {
+  reason: string;
+  /** null: embargoed until someone removes it. */
+  until: string | null;
+}
+
+/** What the commands may read and change of a document, loaded by the caller inside its transaction. */
+export interface DraftState {
+  version: number;
+  metadata: Metadata;
+  content: Content;
+  isPublished: boolean;
+  hasUnpublishedChanges: boolean;
+  embargo: Embargo | null;
+  publishSchedule: string | null;
+  unpublishSchedule: string | null;
+}
+
+export type CommandEffect = { type: 'publish' } | { type: 'unpublish' };
+
+/** The document after every command ran; the caller persists it and runs the effects in order. */
+export interface CommandOutcome {
+  metadata: Metadata;
+  content: Content;
+  embargo: Embargo | null;
+  publishSchedule: string | null;
+  unpublishSchedule: string | null;
+  /** Metadata or content differ from the state that came in (a command that sets the current value changes nothing). */
+  draftChanged: boolean;
+  effects: CommandEffect[];
+}
+
+/** True while an embargo is in force at `now`; the caller refuses to publish then. */
+export function embargoBlocksPublish(embargo: Embargo | null, now: Date): boolean {
+  return embargo !== null && (embargo.until === null || Date.parse(embargo.until) > now.getTime());
+}
+
+/**
+ * Runs a validated command request against a document, all or nothing: the first command that cannot run
+ * throws and nothing of the request applies. Never mutates `state` or `request`.
+ */
+export function applyCommands(state: DraftState, request: CommandRequest, now: Date): CommandOutcome {
+  if (request.version !== undefined && request.version !== state.version) {
+    throw AppError.conflict('The document you tried to update is outdated', {
+      expectedVersion: request.version,
+      currentVersion: state.version,
+    });
+  }
+  for (const precondition of request.preconditions ?? []) {
+    const actual =
+      precondition.type === 'isPublished'
+        ? state.isPublished
+        : state.isPublished && !state.hasUnpublishedChanges;
+    if (precondition.value !== actual) throw AppError.conflict(`Precondition failed: '${precondition.type}'`);
+  }
+
+  const draft: Draft = {
+    metadata: structuredClone(state.metadata),
+    content: structuredClone(state.content),
+    embargo: state.embargo === null ? null : { ...state.embargo },
+    publishSchedule: state.publishSchedule,
+    unpublishSchedule: state.unpublishSchedule,
+    isPublished: state.isPublished,
+    effects: [],
+  };
+  request.commands.forEach((command, index) => applyCommand(draft, command, index, now));
+
+  return {
+    metadata: draft.metadata,
+    content: draft.content,
+    embargo: draft.embargo,
+    publishSchedule: draft.publishSchedule,
+    unpublishSchedule: draft.unpublishSchedule,
+    draftChanged: !jsonEqual(draft.metadata, state.metadata) || !jsonEqual(draft.content, state.content),
+    effects: draft.effects,
+  };
+}
+
+/** The working copy the commands change in place; it shares nothing with the caller's objects. */
+interface Draft {
+  metadata: Metadata;
+  content: Content;
+  embargo: Embargo | null;
+  publishSchedule: string | null;
+  unpublishSchedule: string | null;
+  /** Published as of the commands run so far, so `publish` then `unpublish` in one request works. */
+  isPublished: boolean;
+  effects: CommandEffect[];
+}
+
+function applyCommand(draft: Draft, command: Command, index: number, now: Date): void {
+  const fail = (why: string) => commandFailed(index, why);
+  switch (command.operation) {
+    case 'setMetadataProperty':
+      checkOldValue(command, ownValue(draft.metadata, command.propertyName), index);
+      setOrDelete(draft.metadata, command.propertyName, command.value);
+      return;
+    case 'setEditableDirective': {
+      const component = requireComponent(draft, command.componentId, fail);
+      const current = ownValue(component.content, command.directiveName);
+      if (current !== undefined && typeof current !== 'string') {
+        throw fail(`directive '${command.directiveName}' is not an editable directive`);
+      }
+      editRecord(component, 'content', (content) =>
+        setOrDelete(content, command.directiveName, command.value),
+      );
+      return;
+    }
+    case 'removeComponent':
+      if (!removeComponent(draft.content, command.componentId)) {
+        throw fail(missingComponent(command.componentId));
+      }
+      return;
+    case 'setComponentCondition': {
+      const component = requireComponent(draft, command.componentId, fail);
+      checkOldValue(command, ownValue(component.conditions, command.conditionName), index);
+      editRecord(component, 'conditions', (conditions) =>
+        setOrDelete(conditions, command.conditionName, command.value),
+      );
+      return;
+    }
+    case 'setComponentStyle': {
+      const component = requireComponent(draft, command.componentId, fail);
+      checkOldValue(command, ownValue(component.styles, command.propertyName), index);
+      editRecord(component, 'styles', (styles) => setOrDelete(styles, command.propertyName, command.value));
+      return;
+    }
+    case 'setStyleDirective': {
+      const component = requireComponent(draft, command.componentId, fail);
+      const current = ownValue(component.content, command.directiveName);
+      if (current !== undefined && !isStyleDirective(current)) {
+        throw fail(`directive '${command.directiveName}' is not a style directive`);
+      }
+      checkOldValue(command, ownValue(current, command.propertyName), index);
+      const style = current ?? {};
+      setOrDelete(style, command.propertyName, command.value);
+      if (current === undefined && Object.keys(style).length === 0) return;
+      editRecord(component, 'content', (content) => {
+        content[command.directiveName] = style;
+      });
+      return;
+    }
+    case 'setLinkDirective': {
+      const component = requireComponent(draft, command.componentId, fail);
+      const current = ownValue(component.content, command.directiveName);
+      if (current !== undefined && !isLinkDirective(current)) {
+        throw fail(`directive '${command.directiveName}' is not a link directive`);
+      }
+      checkOldValue(command, current, index);
+      editRecord(component, 'content', (content) =>
+        setOrDelete(content, command.directiveName, command.value),
+      );
+      return;
+    }
+    case 'setIncludeDirective':
+      return setIncludeDirective(draft, command, index);
+    case 'setEmbargo':
+      assertFuture(command.until ?? null, `commands.${index}.until`, now);
+      draft.embargo = { reason: command.reason, until: command.until ?? null };
+      return;
+    case 'removeEmbargo':
+      if (draft.embargo === null) throw fail('the document has no embargo');
+      draft.embargo = null;
+      return;
+    case 'addPublishSchedule':
+      assertFuture(command.date, `commands.${index}.date`, now);
+      draft.publishSchedule = command.date;
+      return;
+    case 'cancelPublishSchedule':
+      if (draft.publishSchedule === null) throw fail('the document has no publish schedule');
+      draft.publishSchedule = null;
+      return;
+    case 'addUnpublishSchedule':
+      assertFuture(command.date, `commands.${index}.date`, now);
+      draft.unpublishSchedule = command.date;
+      return;
+    case 'cancelUnpublishSchedule':
+      if (draft.unpublishSchedule === null) throw fail('the document has no unpublish schedule');
+      draft.unpublishSchedule = null;
+      return;
+    case 'publish':
+      draft.isPublished = true;
+      draft.effects.push({ type: 'publish' });
+      return;
+    case 'unpublish':
+      if (!draft.isPublished) throw fail('the document is not published');
+      draft.isPublished = false;
+      draft.effects.push({ type: 'unpublish' });
+      return;
+    default:
+      return assertNever(command);
+  }
+}
+
+function setIncludeDirective(draft: Draft, command: CommandOf<'setIncludeDirective'>, index: number): void {
+  const component = requireComponent(draft, command.componentId, (why) => commandFailed(index, why));
+  const current = ownValue(component.content, command.directiveName);
+  if (!isIncludeDirective(current)) {
+    throw commandFailed(index, `directive '${command.directiveName}' is not an include directive`);
+  }
+  // oldValue comes in the shape of value ({params, overrides}); a client echoing the stored directive, service
+  // included, means the same thing.
+  const { service, ...currentValue } = current;
+  if (!jsonEqual(command.oldValue, current)) checkOldValue(command, currentValue, index);
+  const { params, overrides } = structuredClone(command.value);
+  editRecord(component, 'content', (content) => {
+    content[command.directiveName] = {
+      service,
+      ...(params === undefined ? {} : { params }),
+      ...(overrides === undefined ? {} : { overrides }),
+    };
+  });
+}
+
+type WithOldValue = { oldValue?: unknown };
+
+function checkOldValue(command: WithOldValue, current: unknown, index: number): void {
+  if (command.oldValue !== undefined && !jsonEqual(command.oldValue, current)) {
+    throw AppError.conflict('Cannot update outdated value', { commandIndex: index });
+  }
+}
+
+function assertFuture(date: string | null, path: string, now: Date): void {
+  if (date !== null && Date.parse(date) <= now.getTime()) {
+    throw AppError.validation({ [path]: 'must be in the future' });
+  }
+}
+
+function commandFailed(index: number, why: string): AppError {
+  return new AppError(400, {
+    name: 'ValidationError',
+    message: `Command at index ${index} failed: ${why}`,
+    commandIndex: index,
+  });
+}
+
+const missingComponent = (componentId: string) => `component '${componentId}' does not exist`;
+
+function requireComponent(draft: Draft, componentId: string, fail: (why: string) => AppError): Component {
+  const component = findComponent(draft.content, componentId);
+  if (component === undefined) throw fail(missingComponent(componentId));
+  return component;
+}
+
+/**
+ * Edits one of a component's records in place, creating it on first write; an empty record that did not exist
+ * before is not left behind, and empty conditions mean no conditions.
+ */
+function editRecord(
+  component: Component,
+  key: 'content' | 'styles' | 'conditions',
+  edit: (record: Record<string, unknown>) => void,
+): void {
+  const existed = component[key] !== undefined;
+  const record: Record<string, unknown> = { ...component[key] };
+  edit(record);
+  if (Object.keys(record).length === 0 && (key === 'conditions' || !existed)) delete component[key];
+  else component[key] = record;
+}
+
+function removeComponent(components: Component[], componentId: string): boolean {
+  const at = components.findIndex((component) => component.id === componentId);
+  if (at >= 0) {
+    components.splice(at, 1);
+    return true;
+  }
+  return components.some((component) =>
+    Object.values(component.containers ?? {}).some((children) => removeComponent(children, componentId)),
+  );
+}
+
+/** Reads only the object's own keys, so a name like `toString` never finds Object.prototype. */
+function ownValue(record: object | undefined, key: string): unknown {
+  return record !== undefined && Object.hasOwn(record, key)
+    ? (record as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** null removes the key: that is how every set command clears a value. */
+function setOrDelete(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === null) delete record[key];
+  else record[key] = structuredClone(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isIncludeDirective(value: unknown): value is Record<string, unknown> & { service: string } {
+  return isPlainObject(value) && typeof value.service === 'string';
+}
+
+function isLinkDirective(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && !isIncludeDirective(value);
+}
+
+/** A style directive holds style properties; one that looks like a link or an include is something else. */
+function isStyleDirective(value: unknown): value is Record<string, unknown> {
+  return isLinkDirective(value) && !Object.hasOwn(value, '$ref') && !Object.hasOwn(value, 'href');
+}
+
+/** Equality of JSON values: key order does not matter, and a missing value equals null. */
+function jsonEqual(left: unknown, right: unknown): boolean {
+  const a = left ?? null;
+  const b = right ?? null;
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, i) => jsonEqual(item, b[i]))
+    );
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((key) => {
+    const inA = a[key] !== undefined;
+    const inB = b[key] !== undefined;
+    return inA === inB && (!inA || jsonEqual(a[key], b[key]));
+  });
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled command ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,780 @@
+import { applyCommands, embargoBlocksPublish } from '../../src/domain/document-commands/apply';
+import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
+import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
+import { findComponent } from '../../src/domain/content';
+import { AppError } from '../../src/domain/errors';
+
+const NOW = new Date('2026-01-15T12:00:00Z');
+const FUTURE = '2026-02-01T00:00:00Z';
+const PAST = '2026-01-01T00:00:00Z';
+
+const TEASER = {
+  service: 'teaser',
+  params: { article: { $ref: 'document', reference: { id: '12' } } },
+  overrides: [
+    { id: 'doc-9', content: { title: 'T' }, originalSnapshot: { title: 'O' }, contentProperties: ['title'] },
+  ],
+};
+
+function buildState(overrides: Partial<DraftState> = {}): DraftState {
+  return {
+    version: 3,
+    metadata: { title: 'Old title', category: { id: 'c1', label: 'News' } },
+    content: [
+      {
+        id: 'doc-1',
+        component: 'head',
+        content: {
+          title: 'Hello',
+          link: { href: 'https://a.example', target: '_blank' },
+          teaser: structuredClone(TEASER),
+          layout: { width: 'full', color: 'blue' },
+        },
+        styles: { color: 'blue' },
+        conditions: { brands: ['ch'] },
+      },
+      {
+        id: 'doc-2',
+        component: 'container',
+        containers: { main: [{ id: 'doc-3', component: 'p', content: { text: 'nested' } }, { id: 'doc-4' }] },
+      },
+    ],
+    isPublished: false,
+    hasUnpublishedChanges: true,
+    embargo: null,
+    publishSchedule: null,
+    unpublishSchedule: null,
+    ...overrides,
+  };
+}
+
+function run(
+  commands: Command[],
+  state: DraftState = buildState(),
+  extra: Partial<CommandRequest> = {},
+): CommandOutcome {
+  return applyCommands(state, { commands, ...extra }, NOW);
+}
+
+function errorOf(action: () => unknown): AppError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+const failed = (index: number, why: string) => ({
+  status: 400,
+  details: {
+    name: 'ValidationError',
+    message: `Command at index ${index} failed: ${why}`,
+    commandIndex: index,
+  },
+});
+const outdated = (index: number) => ({
+  status: 409,
+  details: { name: 'Conflict', message: 'Cannot update outdated value', commandIndex: index },
+});
+
+const component = (outcome: CommandOutcome, id: string) => findComponent(outcome.content, id);
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+describe('applyCommands: version and preconditions', () => {
+  it('when the version matches, then the commands run', () => {
+    expect(run([{ operation: 'publish' }], buildState(), { version: 3 }).effects).toEqual([
+      { type: 'publish' },
+    ]);
+  });
+
+  it('when the version differs, then 409 with expectedVersion and currentVersion', () => {
+    const error = errorOf(() => run([{ operation: 'publish' }], buildState(), { version: 2 }));
+    expect(error).toMatchObject({
+      status: 409,
+      details: {
+        name: 'Conflict',
+        message: 'The document you tried to update is outdated',
+        expectedVersion: 2,
+        currentVersion: 3,
+      },
+    });
+  });
+
+  it('when both the version and a precondition fail, then the version is reported', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'publish' }], buildState(), {
+        version: 4,
+        preconditions: [{ type: 'isPublished', value: true }],
+      }),
+    );
+    expect(error.details.message).toBe('The document you tried to update is outdated');
+  });
+
+  it.each([
+    ['isPublished', true, { isPublished: false }],
+    ['isPublished', false, { isPublished: true }],
+    ['isPublishedAndHasNoChanges', true, { isPublished: true, hasUnpublishedChanges: true }],
+    ['isPublishedAndHasNoChanges', true, { isPublished: false, hasUnpublishedChanges: false }],
+    ['isPublishedAndHasNoChanges', false, { isPublished: true, hasUnpublishedChanges: false }],
+  ] as const)(
+    'when %s must be %s and the document is %j, then 409 names the precondition',
+    (type, value, state) => {
+      const error = errorOf(() =>
+        run([{ operation: 'publish' }], buildState(state), { preconditions: [{ type, value }] }),
+      );
+      expect(error.status).toBe(409);
+      expect(error.details).toEqual({ name: 'Conflict', message: `Precondition failed: '${type}'` });
+    },
+  );
+
+  it.each([
+    ['isPublished', true, { isPublished: true }],
+    ['isPublished', false, { isPublished: false }],
+    ['isPublishedAndHasNoChanges', true, { isPublished: true, hasUnpublishedChanges: false }],
+    ['isPublishedAndHasNoChanges', false, { isPublished: true, hasUnpublishedChanges: true }],
+  ] as const)('when %s must be %s and the document is %j, then the commands run', (type, value, state) => {
+    const outcome = run([{ operation: 'publish' }], buildState(state), { preconditions: [{ type, value }] });
+    expect(outcome.effects).toEqual([{ type: 'publish' }]);
+  });
+
+  it('when a precondition fails and a command would fail too, then the precondition is reported', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'removeEmbargo' }], buildState(), {
+        preconditions: [{ type: 'isPublished', value: true }],
+      }),
+    );
+    expect(error.details.message).toBe("Precondition failed: 'isPublished'");
+  });
+});
+
+describe('applyCommands: setMetadataProperty', () => {
+  it('when a property is set, then the metadata has the new value and the draft changed', () => {
+    const outcome = run([{ operation: 'setMetadataProperty', propertyName: 'description', value: 'New' }]);
+    expect(outcome.metadata).toEqual({
+      title: 'Old title',
+      category: { id: 'c1', label: 'News' },
+      description: 'New',
+    });
+    expect(outcome.draftChanged).toBe(true);
+  });
+
+  it('when the value is null, then the property is removed', () => {
+    const outcome = run([{ operation: 'setMetadataProperty', propertyName: 'title', value: null }]);
+    expect(outcome.metadata).toEqual({ category: { id: 'c1', label: 'News' } });
+  });
+
+  it('when oldValue deep-equals the current value in another key order, then the value is set', () => {
+    const outcome = run([
+      {
+        operation: 'setMetadataProperty',
+        propertyName: 'category',
+        value: { id: 'c2' },
+        oldValue: { label: 'News', id: 'c1' },
+      },
+    ]);
+    expect(outcome.metadata.category).toEqual({ id: 'c2' });
+  });
+
+  it('when oldValue is null and the property does not exist, then the value is set', () => {
+    const outcome = run([
+      { operation: 'setMetadataProperty', propertyName: 'toString', value: 'x', oldValue: null },
+    ]);
+    expect(Object.getOwnPropertyDescriptor(outcome.metadata, 'toString')?.value).toBe('x');
+  });
+
+  it('when oldValue differs from the current value, then 409 with the commandIndex', () => {
+    const error = errorOf(() =>
+      run([
+        { operation: 'publish' },
+        { operation: 'setMetadataProperty', propertyName: 'title', value: 'New', oldValue: 'Older title' },
+      ]),
+    );
+    expect(error).toMatchObject(outdated(1));
+    expect(error.details).toEqual(outdated(1).details);
+  });
+
+  it('when oldValue is null but the property exists, then 409', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'setMetadataProperty', propertyName: 'title', value: 'New', oldValue: null }]),
+    );
+    expect(error).toMatchObject(outdated(0));
+  });
+
+  it('when the value equals the current value, then the draft did not change', () => {
+    const outcome = run([{ operation: 'setMetadataProperty', propertyName: 'title', value: 'Old title' }]);
+    expect(outcome.draftChanged).toBe(false);
+  });
+});
+
+describe('applyCommands: setEditableDirective', () => {
+  it('when the component is nested, then its directive is set', () => {
+    const outcome = run([
+      { operation: 'setEditableDirective', componentId: 'doc-3', directiveName: 'text', value: 'New' },
+    ]);
+    expect(component(outcome, 'doc-3')?.content).toEqual({ text: 'New' });
+    expect(outcome.draftChanged).toBe(true);
+  });
+
+  it('when the component has no content yet, then the content is created', () => {
+    const outcome = run([
+      { operation: 'setEditableDirective', componentId: 'doc-4', directiveName: 'text', value: 'A' },
+    ]);
+    expect(component(outcome, 'doc-4')?.content).toEqual({ text: 'A' });
+  });
+
+  it('when the component does not exist, then 400 names the command', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'setEditableDirective', componentId: 'doc-404', directiveName: 'text', value: 'A' }]),
+    );
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual(failed(0, "component 'doc-404' does not exist").details);
+  });
+
+  it('when the directive holds something other than text, then 400', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'setEditableDirective', componentId: 'doc-1', directiveName: 'link', value: 'A' }]),
+    );
+    expect(error).toMatchObject(failed(0, "directive 'link' is not an editable directive"));
+  });
+});
+
+describe('applyCommands: removeComponent', () => {
+  it('when the component is at the top, then it is removed', () => {
+    const outcome = run([{ operation: 'removeComponent', componentId: 'doc-1' }]);
+    expect(outcome.content.map((c) => c.id)).toEqual(['doc-2']);
+    expect(outcome.draftChanged).toBe(true);
+  });
+
+  it('when the component is nested, then it is removed from its container', () => {
+    const outcome = run([{ operation: 'removeComponent', componentId: 'doc-3' }]);
+    expect(component(outcome, 'doc-2')?.containers).toEqual({ main: [{ id: 'doc-4' }] });
+  });
+
+  it('when the component does not exist, then 400', () => {
+    const error = errorOf(() => run([{ operation: 'removeComponent', componentId: 'doc-404' }]));
+    expect(error).toMatchObject(failed(0, "component 'doc-404' does not exist"));
+  });
+
+  it('when a component is removed twice, then the second command fails', () => {
+    const remove: Command = { operation: 'removeComponent', componentId: 'doc-3' };
+    expect(errorOf(() => run([remove, remove]))).toMatchObject(failed(1, "component 'doc-3' does not exist"));
+  });
+});
+
+describe('applyCommands: setComponentCondition', () => {
+  it('when a dateTime condition is set, then it sits beside the existing brands', () => {
+    const value = { gte: '2026-01-01T00:00:00Z', lt: '2026-02-01T00:00:00Z' };
+    const outcome = run([
+      { operation: 'setComponentCondition', componentId: 'doc-1', conditionName: 'dateTime', value },
+    ]);
+    expect(component(outcome, 'doc-1')?.conditions).toEqual({ brands: ['ch'], dateTime: value });
+  });
+
+  it('when brands are set with a matching oldValue, then they are replaced', () => {
+    const outcome = run([
+      {
+        operation: 'setComponentCondition',
+        componentId: 'doc-1',
+        conditionName: 'brands',
+        value: ['de', 'at'],
+        oldValue: ['ch'],
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.conditions).toEqual({ brands: ['de', 'at'] });
+  });
+
+  it('when the last condition is set to null, then the component has no conditions', () => {
+    const outcome = run([
+      { operation: 'setComponentCondition', componentId: 'doc-1', conditionName: 'brands', value: null },
+    ]);
+    expect(component(outcome, 'doc-1')).not.toHaveProperty('conditions');
+  });
+
+  it('when oldValue differs, then 409', () => {
+    const error = errorOf(() =>
+      run([
+        {
+          operation: 'setComponentCondition',
+          componentId: 'doc-1',
+          conditionName: 'brands',
+          value: ['de'],
+          oldValue: ['de'],
+        },
+      ]),
+    );
+    expect(error).toMatchObject(outdated(0));
+  });
+
+  it('when the component does not exist, then 400', () => {
+    const error = errorOf(() =>
+      run([
+        { operation: 'setComponentCondition', componentId: 'doc-x', conditionName: 'brands', value: ['de'] },
+      ]),
+    );
+    expect(error).toMatchObject(failed(0, "component 'doc-x' does not exist"));
+  });
+});
+
+describe('applyCommands: setComponentStyle', () => {
+  it('when a style is set, then styles[propertyName] holds it', () => {
+    const outcome = run([
+      {
+        operation: 'setComponentStyle',
+        componentId: 'doc-1',
+        propertyName: 'color',
+        value: 'red',
+        oldValue: 'blue',
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.styles).toEqual({ color: 'red' });
+  });
+
+  it('when the component has no styles yet, then they are created', () => {
+    const outcome = run([
+      { operation: 'setComponentStyle', componentId: 'doc-3', propertyName: 'size', value: 2 },
+    ]);
+    expect(component(outcome, 'doc-3')?.styles).toEqual({ size: 2 });
+  });
+
+  it('when the value is null, then the style is removed', () => {
+    const outcome = run([
+      { operation: 'setComponentStyle', componentId: 'doc-1', propertyName: 'color', value: null },
+    ]);
+    expect(component(outcome, 'doc-1')?.styles).toEqual({});
+  });
+
+  it('when null removes a style that never existed, then nothing changes', () => {
+    const outcome = run([
+      { operation: 'setComponentStyle', componentId: 'doc-3', propertyName: 'x', value: null },
+    ]);
+    expect(component(outcome, 'doc-3')).not.toHaveProperty('styles');
+    expect(outcome.draftChanged).toBe(false);
+  });
+
+  it('when oldValue differs, then 409', () => {
+    const error = errorOf(() =>
+      run([
+        {
+          operation: 'setComponentStyle',
+          componentId: 'doc-1',
+          propertyName: 'color',
+          value: 'red',
+          oldValue: 'green',
+        },
+      ]),
+    );
+    expect(error).toMatchObject(outdated(0));
+  });
+});
+
+describe('applyCommands: setStyleDirective', () => {
+  it('when a property is set, then the style directive keeps its other properties', () => {
+    const outcome = run([
+      {
+        operation: 'setStyleDirective',
+        componentId: 'doc-1',
+        directiveName: 'layout',
+        propertyName: 'width',
+        value: 'half',
+        oldValue: 'full',
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.content?.layout).toEqual({ width: 'half', color: 'blue' });
+  });
+
+  it('when the directive is not there yet, then it is created', () => {
+    const outcome = run([
+      {
+        operation: 'setStyleDirective',
+        componentId: 'doc-3',
+        directiveName: 'box',
+        propertyName: 'pad',
+        value: 4,
+      },
+    ]);
+    expect(component(outcome, 'doc-3')?.content).toEqual({ text: 'nested', box: { pad: 4 } });
+  });
+
+  it('when the value is null, then the property is removed', () => {
+    const outcome = run([
+      {
+        operation: 'setStyleDirective',
+        componentId: 'doc-1',
+        directiveName: 'layout',
+        propertyName: 'color',
+        value: null,
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.content?.layout).toEqual({ width: 'full' });
+  });
+
+  it('when oldValue differs from the property, then 409', () => {
+    const error = errorOf(() =>
+      run([
+        {
+          operation: 'setStyleDirective',
+          componentId: 'doc-1',
+          directiveName: 'layout',
+          propertyName: 'width',
+          value: 'half',
+          oldValue: 'half',
+        },
+      ]),
+    );
+    expect(error).toMatchObject(outdated(0));
+  });
+
+  it.each(['title', 'link', 'teaser'])(
+    'when the directive %s is not a style directive, then 400',
+    (directiveName) => {
+      const error = errorOf(() =>
+        run([
+          {
+            operation: 'setStyleDirective',
+            componentId: 'doc-1',
+            directiveName,
+            propertyName: 'x',
+            value: 1,
+          },
+        ]),
+      );
+      expect(error).toMatchObject(failed(0, `directive '${directiveName}' is not a style directive`));
+    },
+  );
+});
+
+describe('applyCommands: setLinkDirective', () => {
+  it('when a link is set, then it replaces the directive', () => {
+    const value = { $ref: 'document' as const, reference: { id: '7' }, href: '/seven' };
+    const outcome = run([
+      {
+        operation: 'setLinkDirective',
+        componentId: 'doc-1',
+        directiveName: 'link',
+        value,
+        oldValue: { target: '_blank', href: 'https://a.example' },
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.content?.link).toEqual(value);
+  });
+
+  it('when the value is null, then the link is cleared', () => {
+    const outcome = run([
+      { operation: 'setLinkDirective', componentId: 'doc-1', directiveName: 'link', value: null },
+    ]);
+    expect(component(outcome, 'doc-1')?.content).not.toHaveProperty('link');
+  });
+
+  it('when oldValue differs, then 409', () => {
+    const error = errorOf(() =>
+      run([
+        {
+          operation: 'setLinkDirective',
+          componentId: 'doc-1',
+          directiveName: 'link',
+          value: null,
+          oldValue: { href: 'https://b.example' },
+        },
+      ]),
+    );
+    expect(error).toMatchObject(outdated(0));
+  });
+
+  it.each(['title', 'teaser'])('when the directive %s is not a link, then 400', (directiveName) => {
+    const error = errorOf(() =>
+      run([{ operation: 'setLinkDirective', componentId: 'doc-1', directiveName, value: { href: '/x' } }]),
+    );
+    expect(error).toMatchObject(failed(0, `directive '${directiveName}' is not a link directive`));
+  });
+});
+
+describe('applyCommands: setIncludeDirective', () => {
+  const params = { article: { $ref: 'document', reference: { id: '13' } } };
+
+  it('when only params are given, then the existing overrides are removed and the service kept', () => {
+    const outcome = run([
+      { operation: 'setIncludeDirective', componentId: 'doc-1', directiveName: 'teaser', value: { params } },
+    ]);
+    expect(component(outcome, 'doc-1')?.content?.teaser).toEqual({ service: 'teaser', params });
+  });
+
+  it('when params and overrides are given, then both are stored', () => {
+    const overrides = [{ id: 'doc-8', content: { a: 1 }, originalSnapshot: {}, contentProperties: ['a'] }];
+    const outcome = run([
+      {
+        operation: 'setIncludeDirective',
+        componentId: 'doc-1',
+        directiveName: 'teaser',
+        value: { params, overrides },
+        oldValue: { params: TEASER.params, overrides: TEASER.overrides },
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.content?.teaser).toEqual({ service: 'teaser', params, overrides });
+  });
+
+  it('when oldValue is the stored directive with its service, then it counts as current', () => {
+    const outcome = run([
+      {
+        operation: 'setIncludeDirective',
+        componentId: 'doc-1',
+        directiveName: 'teaser',
+        value: { params },
+        oldValue: TEASER,
+      },
+    ]);
+    expect(component(outcome, 'doc-1')?.content?.teaser).toEqual({ service: 'teaser', params });
+  });
+
+  it('when oldValue differs, then 409', () => {
+    const error = errorOf(() =>
+      run([
+        {
+          operation: 'setIncludeDirective',
+          componentId: 'doc-1',
+          directiveName: 'teaser',
+          value: { params },
+          oldValue: { params },
+        },
+      ]),
+    );
+    expect(error).toMatchObject(outdated(0));
+  });
+
+  it.each([
+    ['missing', 'nothing'],
+    ['not an include', 'link'],
+  ])('when the directive is %s, then 400', (_case, directiveName) => {
+    const error = errorOf(() =>
+      run([{ operation: 'setIncludeDirective', componentId: 'doc-1', directiveName, value: { params } }]),
+    );
+    expect(error).toMatchObject(failed(0, `directive '${directiveName}' is not an include directive`));
+  });
+});
+
+describe('applyCommands: embargo', () => {
+  it('when an embargo is set, then it is in place and the draft did not change', () => {
+    const outcome = run([{ operation: 'setEmbargo', reason: 'legal', until: FUTURE }]);
+    expect(outcome.embargo).toEqual({ reason: 'legal', until: FUTURE });
+    expect(outcome.draftChanged).toBe(false);
+  });
+
+  it('when an embargo has no until, then it holds until removed and replaces an existing one', () => {
+    const outcome = run(
+      [{ operation: 'setEmbargo', reason: 'court' }],
+      buildState({ embargo: { reason: 'x', until: FUTURE } }),
+    );
+    expect(outcome.embargo).toEqual({ reason: 'court', until: null });
+  });
+
+  it('when until is not in the future, then 400 names commands.<i>.until', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'publish' }, { operation: 'setEmbargo', reason: 'r', until: PAST }]),
+    );
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual({ name: 'ValidationError', 'commands.1.until': 'must be in the future' });
+  });
+
+  it('when an embargo is removed, then there is none', () => {
+    const outcome = run(
+      [{ operation: 'removeEmbargo' }],
+      buildState({ embargo: { reason: 'x', until: null } }),
+    );
+    expect(outcome.embargo).toBeNull();
+  });
+
+  it('when there is no embargo to remove, then 400', () => {
+    expect(errorOf(() => run([{ operation: 'removeEmbargo' }]))).toMatchObject(
+      failed(0, 'the document has no embargo'),
+    );
+  });
+});
+
+describe('applyCommands: schedules', () => {
+  it.each([
+    ['addPublishSchedule', 'publishSchedule'],
+    ['addUnpublishSchedule', 'unpublishSchedule'],
+  ] as const)('when %s has a future date, then %s holds it', (operation, field) => {
+    const outcome = run(
+      [{ operation, date: FUTURE }],
+      buildState({ publishSchedule: PAST, unpublishSchedule: PAST }),
+    );
+    expect(outcome[field]).toBe(FUTURE);
+    expect(outcome.draftChanged).toBe(false);
+  });
+
+  it.each([
+    ['addPublishSchedule', PAST],
+    ['addPublishSchedule', NOW.toISOString()],
+    ['addUnpublishSchedule', PAST],
+  ] as const)('when %s has the date %s, then 400 names commands.<i>.date', (operation, date) => {
+    const error = errorOf(() =>
+      run([{ operation: 'publish' }, { operation: 'publish' }, { operation, date }]),
+    );
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual({ name: 'ValidationError', 'commands.2.date': 'must be in the future' });
+  });
+
+  it.each([
+    ['cancelPublishSchedule', 'publishSchedule'],
+    ['cancelUnpublishSchedule', 'unpublishSchedule'],
+  ] as const)('when %s runs on a scheduled document, then %s is cleared', (operation, field) => {
+    const outcome = run([{ operation }], buildState({ [field]: FUTURE }));
+    expect(outcome[field]).toBeNull();
+  });
+
+  it.each([
+    ['cancelPublishSchedule', 'the document has no publish schedule'],
+    ['cancelUnpublishSchedule', 'the document has no unpublish schedule'],
+  ] as const)('when %s finds nothing scheduled, then 400', (operation, why) => {
+    expect(errorOf(() => run([{ operation }]))).toMatchObject(failed(0, why));
+  });
+});
+
+describe('applyCommands: publish and unpublish', () => {
+  it('when publish runs, then the outcome asks for a publish', () => {
+    expect(run([{ operation: 'publish' }]).effects).toEqual([{ type: 'publish' }]);
+  });
+
+  it('when unpublish runs on a published document, then the outcome asks for an unpublish', () => {
+    expect(run([{ operation: 'unpublish' }], buildState({ isPublished: true })).effects).toEqual([
+      { type: 'unpublish' },
+    ]);
+  });
+
+  it('when unpublish runs on a document that is not published, then 400', () => {
+    expect(errorOf(() => run([{ operation: 'unpublish' }]))).toMatchObject(
+      failed(0, 'the document is not published'),
+    );
+  });
+
+  it('when publish comes before unpublish in one batch, then both effects are returned in order', () => {
+    expect(run([{ operation: 'publish' }, { operation: 'unpublish' }]).effects).toEqual([
+      { type: 'publish' },
+      { type: 'unpublish' },
+    ]);
+  });
+
+  it('when unpublish runs twice, then the second fails', () => {
+    const error = errorOf(() =>
+      run([{ operation: 'unpublish' }, { operation: 'unpublish' }], buildState({ isPublished: true })),
+    );
+    expect(error).toMatchObject(failed(1, 'the document is not published'));
+  });
+});
+
+describe('applyCommands: batches', () => {
+  it('when the third command fails, then the error carries commandIndex 2', () => {
+    const error = errorOf(() =>
+      run([
+        { operation: 'setMetadataProperty', propertyName: 'title', value: 'New' },
+        { operation: 'publish' },
+        { operation: 'removeComponent', componentId: 'doc-404' },
+        { operation: 'removeEmbargo' },
+      ]),
+    );
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual({
+      name: 'ValidationError',
+      message: "Command at index 2 failed: component 'doc-404' does not exist",
+      commandIndex: 2,
+    });
+  });
+
+  it('when commands build on each other, then each sees the result of the ones before', () => {
+    const outcome = run([
+      { operation: 'setMetadataProperty', propertyName: 'title', value: 'A' },
+      { operation: 'setMetadataProperty', propertyName: 'title', value: 'B', oldValue: 'A' },
+      { operation: 'setEmbargo', reason: 'r' },
+      { operation: 'removeEmbargo' },
+    ]);
+    expect(outcome.metadata.title).toBe('B');
+    expect(outcome.embargo).toBeNull();
+  });
+
+  it('when every kind of command runs, then neither the state nor the request is mutated', () => {
+    const state = deepFreeze(
+      buildState({ isPublished: true, embargo: { reason: 'x', until: null }, publishSchedule: FUTURE }),
+    );
+    const request: CommandRequest = {
+      commands: [
+        { operation: 'setMetadataProperty', propertyName: 'category', value: { id: 'c9' } },
+        { operation: 'setEditableDirective', componentId: 'doc-3', directiveName: 'text', value: 'x' },
+        { operation: 'setComponentCondition', componentId: 'doc-1', conditionName: 'brands', value: ['de'] },
+        { operation: 'setComponentStyle', componentId: 'doc-1', propertyName: 'color', value: 'red' },
+        {
+          operation: 'setStyleDirective',
+          componentId: 'doc-1',
+          directiveName: 'layout',
+          propertyName: 'w',
+          value: 1,
+        },
+        { operation: 'setLinkDirective', componentId: 'doc-1', directiveName: 'link', value: { href: '/x' } },
+        {
+          operation: 'setIncludeDirective',
+          componentId: 'doc-1',
+          directiveName: 'teaser',
+          value: { params: { a: { b: 1 } } },
+        },
+        { operation: 'removeComponent', componentId: 'doc-4' },
+        { operation: 'removeEmbargo' },
+        { operation: 'cancelPublishSchedule' },
+        { operation: 'addUnpublishSchedule', date: FUTURE },
+        { operation: 'unpublish' },
+      ],
+      version: 3,
+    };
+    deepFreeze(request);
+    const stateBefore = structuredClone(state);
+    const requestBefore = structuredClone(request);
+
+    const outcome = applyCommands(state, request, NOW);
+
+    expect(state).toEqual(stateBefore);
+    expect(request).toEqual(requestBefore);
+    expect(outcome.draftChanged).toBe(true);
+    expect(outcome.effects).toEqual([{ type: 'unpublish' }]);
+    // The outcome shares nothing with the inputs, so the caller may change it freely.
+    const teaser = component(outcome, 'doc-1')?.content?.teaser as { params: { a: { b: number } } };
+    teaser.params.a.b = 2;
+    outcome.metadata.category = null;
+    expect(request).toEqual(requestBefore);
+    expect(state).toEqual(stateBefore);
+  });
+
+  it('when a batch fails halfway, then the state passed in is untouched', () => {
+    const state = buildState();
+    const before = structuredClone(state);
+    errorOf(() =>
+      run(
+        [
+          { operation: 'removeComponent', componentId: 'doc-1' },
+          { operation: 'removeComponent', componentId: 'doc-1' },
+        ],
+        state,
+      ),
+    );
+    expect(state).toEqual(before);
+  });
+});
+
+describe('embargoBlocksPublish', () => {
+  it.each([
+    ['there is no embargo', null, false],
+    ['the embargo has no end', { reason: 'r', until: null }, true],
+    ['the embargo ends in the future', { reason: 'r', until: FUTURE }, true],
+    ['the embargo ended', { reason: 'r', until: PAST }, false],
+    ['the embargo ends right now', { reason: 'r', until: NOW.toISOString() }, false],
+  ])('when %s, then it answers %s', (_case, embargo, blocks) => {
+    expect(embargoBlocksPublish(embargo, NOW)).toBe(blocks);
+  });
+});

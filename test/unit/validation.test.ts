@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { AppError } from '../../src/domain/errors';
+import { parseOrThrow, readableIssueMessage, zodIssuesToPaths } from '../../src/domain/validation';
+
+const issuesOf = (schema: z.ZodType, input: unknown) => {
+  const result = schema.safeParse(input, { error: readableIssueMessage });
+  if (result.success) throw new Error('expected the input to be invalid');
+  return result.error.issues;
+};
+
+describe('zodIssuesToPaths', () => {
+  it('when issues sit at nested paths, then each gets one key with its segments joined by dots', () => {
+    const schema = z.object({ commands: z.array(z.object({ operation: z.string() })) });
+    expect(zodIssuesToPaths(issuesOf(schema, { commands: [{ operation: 'x' }, {}] }))).toEqual({
+      'commands.1.operation': 'is required',
+    });
+  });
+
+  it('when the root itself is invalid, then the key is body, or the prefix when one is given', () => {
+    const schema = z.object({ a: z.string() });
+    expect(zodIssuesToPaths(issuesOf(schema, null))).toEqual({ body: 'must be an object' });
+    expect(zodIssuesToPaths(issuesOf(schema, null), 'query')).toEqual({ query: 'must be an object' });
+    expect(zodIssuesToPaths(issuesOf(schema, { a: 1 }), 'query')).toEqual({ 'query.a': 'must be a string' });
+  });
+
+  it('when an object has unknown keys, then each unknown key gets its own path', () => {
+    const schema = z.strictObject({ a: z.string() });
+    expect(zodIssuesToPaths(issuesOf(schema, { a: 'x', b: 1, c: 2 }))).toEqual({
+      b: 'is not allowed',
+      c: 'is not allowed',
+    });
+  });
+
+  it('when a path has several issues, then the first one wins', () => {
+    const schema = z.object({ a: z.string().min(3).regex(/^x/, { message: 'must start with x' }) });
+    expect(zodIssuesToPaths(issuesOf(schema, { a: 'y' }))).toEqual({
+      a: 'must be at least 3 characters long',
+    });
+  });
+});
+
+describe('readableIssueMessage', () => {
+  const messageFor = (schema: z.ZodType, input: unknown) => zodIssuesToPaths(issuesOf(schema, input)).body;
+
+  it.each<[string, z.ZodType, unknown, string]>([
+    ['an integer', z.number().int(), 1.5, 'must be an integer'],
+    ['a maximum', z.number().max(100), 101, 'must be <= 100'],
+    ['an exclusive minimum', z.number().gt(0), 0, 'must be > 0'],
+    ['a minimum item count', z.array(z.string()).min(1), [], 'must have at least 1 item'],
+    ['a maximum item count', z.array(z.string()).max(2), ['a', 'b', 'c'], 'must have at most 2 items'],
+    ['a non-empty string', z.string().min(1), '', 'must not be empty'],
+    ['an enum', z.enum(['a', 'b']), 'c', "must be one of 'a', 'b'"],
+    ['a literal', z.literal('a'), 'c', "must be 'a'"],
+    [
+      'a date-time',
+      z.iso.datetime({ offset: true }),
+      '2025-01-01',
+      'must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T12:00:00Z',
+    ],
+    ['a union', z.union([z.string(), z.number()]), true, 'has an invalid value'],
+    ['a refinement', z.string().refine((s) => s === 'x', { message: 'must be x' }), 'y', 'must be x'],
+  ])('when %s fails, then the message reads like the spec', (_label, schema, input, message) => {
+    expect(messageFor(schema, input)).toBe(message);
+  });
+
+  it('when a schema sets its own message, then that message is kept', () => {
+    expect(messageFor(z.string({ error: 'custom words' }), 1)).toBe('custom words');
+  });
+});
+
+describe('parseOrThrow', () => {
+  it('when the input is valid, then it returns the parsed output', () => {
+    expect(parseOrThrow(z.object({ n: z.coerce.number() }), { n: '3' })).toEqual({ n: 3 });
+  });
+
+  it('when the input is invalid, then it throws a 400 ValidationError keyed by path', () => {
+    let thrown: unknown;
+    try {
+      parseOrThrow(z.object({ limit: z.number().max(100) }), { limit: 101 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(AppError);
+    expect(thrown).toMatchObject({
+      status: 400,
+      details: { name: 'ValidationError', limit: 'must be <= 100' },
+    });
+  });
+});
