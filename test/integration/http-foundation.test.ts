@@ -1,0 +1,210 @@
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import { revokeApiClient } from '../../src/commands/api-clients';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+let app: TestApp;
+let projectId: number;
+let channelId: number;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  ({ projectId, channelId } = await createTestProject(app.ctx));
+});
+afterAll(() => app.close());
+
+const envelope = (status: number, error: string, details: Record<string, unknown>) => ({
+  status,
+  error,
+  error_details: expect.objectContaining(details),
+});
+
+describe('versions and unknown routes', () => {
+  it('when the health endpoint is called without a token in any known version, then it answers ok', async () => {
+    for (const version of ['v1', 'beta', '2025-03', '2025-07', '2026-01', '2026-03']) {
+      const response = await apiClient(app.url).get(`/api/${version}/health`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ok' });
+    }
+  });
+
+  it('when the version label is unknown, then 404 UnknownApiVersion', async () => {
+    for (const label of ['2024-01', 'foo', '2025-04']) {
+      const response = await apiClient(app.url).get(`/api/${label}/health`);
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));
+      expect(response.body.error_details.message).toContain(label);
+    }
+  });
+
+  it('when a route does not exist, then 404 with the url', async () => {
+    const response = await apiClient(app.url).get('/api/2026-03/no-such-thing?x=1');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({
+      status: 404,
+      error: 'Not Found',
+      error_details: { url: '/api/2026-03/no-such-thing' },
+    });
+    const outside = await apiClient(app.url).get('/nowhere');
+    expect(outside.body).toEqual({ status: 404, error: 'Not Found', error_details: { url: '/nowhere' } });
+  });
+
+  it('when readiness is asked, then it reports Postgres and Elasticsearch', async () => {
+    const response = await apiClient(app.url).get('/api/2026-03/health/ready');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok', postgres: 'ok', elasticsearch: 'ok' });
+  });
+
+  it('when any response is sent, then it carries a request id and security headers', async () => {
+    const response = await apiClient(app.url).get('/api/2026-03/health', { 'x-request-id': 'abc-123' });
+    expect(response.headers.get('x-request-id')).toBe('abc-123');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('request bodies', () => {
+  it('when the JSON is malformed, then 400 ValidationError in the envelope', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, WRITE);
+    const response = await apiClient(app.url, token).post('import/documents', '{"systemName": ');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toMatch(/Malformed JSON/);
+  });
+
+  it('when the body is over the limit, then 413 in the envelope and nothing is written', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, WRITE);
+    const before = await app.ctx.pool.query(
+      'SELECT count(*)::int AS n FROM import_jobs WHERE project_id = $1',
+      [projectId],
+    );
+    const huge = {
+      systemName: 'big',
+      documents: [{ id: 'x', contentType: 'regular', title: 'a'.repeat(6 * 1024 * 1024) }],
+    };
+    const response = await apiClient(app.url, token).post('import/documents', huge);
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual(envelope(413, 'Payload Too Large', { name: 'PayloadTooLarge' }));
+    const after = await app.ctx.pool.query(
+      'SELECT count(*)::int AS n FROM import_jobs WHERE project_id = $1',
+      [projectId],
+    );
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+});
+
+describe('authentication and scopes', () => {
+  const path = 'projectConfig';
+  const unauthorized = (message: string) => ({
+    status: 401,
+    error: 'Unauthorized',
+    error_details: { access_token: message },
+  });
+
+  it('when the token is missing, then 401 "missing"', async () => {
+    const response = await apiClient(app.url).get(path);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized('The access token is missing.'));
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('when the token is malformed or signed with another secret, then 401 "invalid"', async () => {
+    for (const token of [
+      'not-a-jwt',
+      jwt.sign(
+        { projectId, scope: 'public-api:config:read', type: 'client' },
+        'another-secret-of-enough-length',
+        { jwtid: randomUUID() },
+      ),
+    ]) {
+      const response = await apiClient(app.url, token).get(path);
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual(unauthorized('The access token is invalid.'));
+    }
+    const basic = await apiClient(app.url).get(path, { authorization: 'Basic abc' });
+    expect(basic.body).toEqual(unauthorized('The access token is invalid.'));
+  });
+
+  it('when the token names no known client, or another project, then 401 "invalid"', async () => {
+    const secret = app.ctx.config.auth.jwtSecret;
+    const unknown = jwt.sign(
+      { projectId, channelId, scope: 'public-api:config:read', type: 'client' },
+      secret,
+      { jwtid: randomUUID() },
+    );
+    expect((await apiClient(app.url, unknown).get(path)).body).toEqual(
+      unauthorized('The access token is invalid.'),
+    );
+    const other = await createTestProject(app.ctx);
+    const { clientId } = await tokenFor(app.ctx, other.projectId);
+    const forged = jwt.sign(
+      { projectId, channelId, scope: 'public-api:config:read', type: 'client' },
+      secret,
+      { jwtid: clientId },
+    );
+    expect((await apiClient(app.url, forged).get(path)).body).toEqual(
+      unauthorized('The access token is invalid.'),
+    );
+  });
+
+  it('when the token expired, then 401 "expired"', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, ['public-api:config:read'], { expiresInSeconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const response = await apiClient(app.url, token).get(path);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized('The access token expired.'));
+  });
+
+  it('when the client is revoked, then its token is refused at once with 401 "revoked"', async () => {
+    const { token, clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    expect((await apiClient(app.url, token).get(path)).status).toBe(200);
+    await revokeApiClient(app.ctx.pool, clientId);
+    const response = await apiClient(app.url, token).get(path);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized('The access token was revoked.'));
+  });
+
+  it('when the token lacks the scope, then 403 with the spec body', async () => {
+    const forbidden = {
+      status: 403,
+      error: 'Forbidden',
+      error_details: { access_token: 'The request requires higher privileges' },
+    };
+    const { token: readOnly } = await tokenFor(app.ctx, projectId, READ);
+    expect((await apiClient(app.url, readOnly).get(path)).body).toEqual(forbidden);
+    expect(
+      (await apiClient(app.url, readOnly).post('import/documents', { systemName: 'x', documents: [] })).body,
+    ).toEqual(forbidden);
+    const { token: writeOnly } = await tokenFor(app.ctx, projectId, WRITE);
+    const draft = await apiClient(app.url, writeOnly).get('documents/1/latestDraft');
+    expect(draft.status).toBe(403);
+    expect(draft.body).toEqual(forbidden);
+  });
+
+  it("when a token asks for another project's document, then 404, never 403", async () => {
+    const other = await createTestProject(app.ctx);
+    const { rows } = await app.ctx.pool.query<{ id: number }>(
+      `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
+       VALUES ($1, $2, 'article', 'regular', '{"title":"secret"}', '[]') RETURNING id`,
+      [other.projectId, other.channelId],
+    );
+    const documentId = rows[0]!.id;
+    const { token } = await tokenFor(app.ctx, projectId);
+    for (const route of [
+      `documents/${documentId}/latestPublication`,
+      `documents/${documentId}/latestDraft`,
+    ]) {
+      const response = await apiClient(app.url, token).get(route);
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual(envelope(404, 'Not Found', { name: 'NotFound' }));
+    }
+    const commands = await apiClient(app.url, token).patch(`documents/${documentId}/commands`, {
+      commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'mine now' }],
+    });
+    expect(commands.status).toBe(404);
+    const stored = await app.ctx.pool.query('SELECT metadata FROM documents WHERE id = $1', [documentId]);
+    expect(stored.rows[0].metadata).toEqual({ title: 'secret' });
+  });
+});
