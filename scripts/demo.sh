@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 bash scripts/ensure-installed.sh
 bash scripts/services.sh
+# Every step below runs on the Node version the project pins (node_modules/.bin/node).
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 cli() { node_modules/.bin/tsx src/cli/main.ts "$@"; }
 cli migrate
