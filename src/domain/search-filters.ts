@@ -1,0 +1,388 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { AppError } from './errors';
+
+/**
+ * The search filter language of publications/search (supplement §5) → one Elasticsearch query for the
+ * filter context. Every problem is reported as a 400 keyed by its path in the JSON (`filters.1.range`,
+ * `filters.and.0.key`); problems in sibling conditions are collected so a client can fix them in one go.
+ */
+
+type Query = estypes.QueryDslQueryContainer;
+
+/** Types a project may give metadata declared `index: true`; each lives in its own `meta_<type>` object. */
+export type IndexedMetadataType = 'keyword' | 'text' | 'integer' | 'float' | 'date' | 'boolean';
+export type IndexedMetadata = Record<string, IndexedMetadataType>;
+export type SearchFieldType = IndexedMetadataType | 'long';
+
+export interface SearchField {
+  /** Field path in the Elasticsearch document. */
+  field: string;
+  type: SearchFieldType;
+}
+
+export const MAX_FILTER_DEPTH = 10;
+export const MAX_FILTER_CONDITIONS = 100;
+export const MAX_TERM_VALUES = 1000;
+
+const PUBLICATION_DATES = [
+  'firstPublicationDate',
+  'lastPublicationDate',
+  'significantPublicationDate',
+  'visiblePublicationDate',
+] as const;
+
+const FIXED_FILTER_KEYS: ReadonlyMap<string, SearchFieldType> = new Map<string, SearchFieldType>([
+  ['documentId', 'long'],
+  ['contentType', 'keyword'],
+  ...PUBLICATION_DATES.map((key): [string, SearchFieldType] => [key, 'date']),
+  ['statistics.characterCount', 'integer'],
+  ['publishControl.embargo.enforced', 'boolean'],
+  ['publishControl.embargo.until', 'date'],
+]);
+
+const COMPONENT_COUNT_PREFIX = 'statistics.componentCount.';
+/** No dots or wildcards: a name must address exactly one field under statistics.componentCount. */
+const COMPONENT_NAME = /^[A-Za-z0-9_-]+$/;
+const METADATA_PREFIX = 'metadata.';
+
+/** The document field behind `metadata.<prop>`, or undefined when the project does not index that prop. */
+export function metadataSearchField(prop: string, indexedMetadata: IndexedMetadata): SearchField | undefined {
+  if (!Object.hasOwn(indexedMetadata, prop)) return undefined;
+  const type = indexedMetadata[prop];
+  return type === undefined ? undefined : { field: `meta_${type}.${prop}`, type };
+}
+
+function resolveFilterKey(key: string, indexedMetadata: IndexedMetadata): SearchField | undefined {
+  const fixed = FIXED_FILTER_KEYS.get(key);
+  if (fixed) return { field: key, type: fixed };
+  if (key.startsWith(COMPONENT_COUNT_PREFIX)) {
+    const name = key.slice(COMPONENT_COUNT_PREFIX.length);
+    return COMPONENT_NAME.test(name) ? { field: key, type: 'integer' } : undefined;
+  }
+  if (key.startsWith(METADATA_PREFIX)) {
+    return metadataSearchField(key.slice(METADATA_PREFIX.length), indexedMetadata);
+  }
+  return undefined;
+}
+
+function unknownKeyMessage(key: string, indexedMetadata: IndexedMetadata): string {
+  const metadata = Object.keys(indexedMetadata).map((prop) => `metadata.${prop}`);
+  const filterable = [
+    ...FIXED_FILTER_KEYS.keys(),
+    `${COMPONENT_COUNT_PREFIX}<component name>`,
+    metadata.length > 0 ? metadata.join(', ') : 'metadata.<prop> (no metadata of this project is indexed)',
+  ];
+  return `unknown filter key '${key}'; filterable keys are ${filterable.join(', ')}`;
+}
+
+const ISO_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))?)?$/;
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** A calendar-valid ISO 8601 date or date-time (the subset Elasticsearch's strict_date_optional_time reads). */
+export function isIsoDate(value: string): boolean {
+  const match = ISO_DATE.exec(value);
+  if (!match) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHour = 0, offsetMinute = 0] =
+    match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHour <= 18 &&
+    offsetMinute <= 59
+  );
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** Why `value` is not a valid value of `key`, or undefined when it is. */
+function valueProblem(value: unknown, key: string, type: SearchFieldType): string | undefined {
+  switch (type) {
+    case 'long':
+      return Number.isSafeInteger(value) ? undefined : `must be an integer for '${key}', got ${show(value)}`;
+    case 'integer':
+      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
+        ? undefined
+        : `must be an integer between ${INT32_MIN} and ${INT32_MAX} for '${key}', got ${show(value)}`;
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value)
+        ? undefined
+        : `must be a number for '${key}', got ${show(value)}`;
+    case 'keyword':
+    case 'text':
+      return typeof value === 'string' ? undefined : `must be a string for '${key}', got ${show(value)}`;
+    case 'date':
+      return typeof value === 'string' && isIsoDate(value)
+        ? undefined
+        : `must be an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z for '${key}', got ${show(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean'
+        ? undefined
+        : `must be true or false for '${key}', got ${show(value)}`;
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const OPERATORS = ['term', 'range', 'exists'] as const;
+type Operator = (typeof OPERATORS)[number];
+const COMBINATORS = ['and', 'or', 'not'] as const;
+type Combinator = (typeof COMBINATORS)[number];
+const RANGE_BOUNDS = ['gt', 'gte', 'lt', 'lte'] as const;
+
+function isOperator(name: string): name is Operator {
+  return (OPERATORS as readonly string[]).includes(name);
+}
+
+function isCombinator(name: string): name is Combinator {
+  return (COMBINATORS as readonly string[]).includes(name);
+}
+
+type Path = readonly (string | number)[];
+
+class FilterCompiler {
+  private readonly issues: Record<string, string> = {};
+  private conditions = 0;
+
+  constructor(private readonly indexedMetadata: IndexedMetadata) {}
+
+  compileRoot(root: Json): Query {
+    const query = Array.isArray(root) ? this.conjunction(root) : this.expression(root, [], 0);
+    if (Object.keys(this.issues).length > 0) throw AppError.validation(this.issues);
+    // Every failing branch reported an issue, so an absent query here would be a bug.
+    if (!query) throw new Error('filter compiled to nothing without reporting an issue');
+    return query;
+  }
+
+  /** The top-level array means AND; an empty one restricts nothing. */
+  private conjunction(root: Json[]): Query | undefined {
+    if (root.length === 0) return { match_all: {} };
+    this.checkDepth(1, []);
+    const queries = this.each(root, [], 1);
+    return queries && { bool: { filter: queries } };
+  }
+
+  private report(path: Path, message: string): undefined {
+    const key = ['filters', ...path].join('.');
+    this.issues[key] ??= message;
+    return undefined;
+  }
+
+  private checkDepth(level: number, path: Path): void {
+    if (level <= MAX_FILTER_DEPTH) return;
+    const key = ['filters', ...path].join('.');
+    throw AppError.validation({ [key]: `filters may nest at most ${MAX_FILTER_DEPTH} levels deep` });
+  }
+
+  /** The queries of an array of expressions, or undefined when any of them is invalid. */
+  private each(items: Json[], path: Path, level: number): Query[] | undefined {
+    const queries = items.map((item, index) => this.expression(item, [...path, index], level));
+    return queries.every((query): query is Query => query !== undefined) ? queries : undefined;
+  }
+
+  /** `level` counts the combinators (and arrays) around this node. */
+  private expression(node: Json, path: Path, level: number): Query | undefined {
+    if (!isObject(node)) {
+      return this.report(
+        path,
+        `must be a condition {key, term|range|exists} or a combinator {and|or|not}, got ${show(node)}`,
+      );
+    }
+    const names = Object.keys(node);
+    if (names.includes('key')) return this.condition(node, path);
+    const combinator = names.find(isCombinator);
+    if (combinator) return this.combinator(node, combinator, path, level + 1);
+    if (names.some(isOperator)) {
+      return this.report([...path, 'key'], 'is required next to term, range or exists');
+    }
+    return this.report(
+      path,
+      `must be a condition {key, term|range|exists} or a combinator {and|or|not}, got ${show(node)}`,
+    );
+  }
+
+  private combinator(node: JsonObject, combinator: Combinator, path: Path, level: number): Query | undefined {
+    this.checkDepth(level, path);
+    let valid = true;
+    for (const name of Object.keys(node)) {
+      if (name === combinator) continue;
+      valid = false;
+      this.report(
+        [...path, name],
+        `unexpected property '${name}'; a combinator has exactly one of and, or, not`,
+      );
+    }
+    const operand = node[combinator];
+    const operandPath = [...path, combinator];
+    if (combinator === 'not' && isObject(operand)) {
+      const negated = this.expression(operand, operandPath, level);
+      return valid && negated ? { bool: { must_not: [negated] } } : undefined;
+    }
+    if (!Array.isArray(operand)) {
+      const expected =
+        combinator === 'not' ? 'a condition or an array of conditions' : 'an array of conditions';
+      return this.report(operandPath, `must be ${expected}, got ${show(operand)}`);
+    }
+    if (operand.length === 0) return this.report(operandPath, 'must not be an empty array');
+    const queries = this.each(operand, operandPath, level);
+    if (!valid || !queries) return undefined;
+    if (combinator === 'and') return { bool: { filter: queries } };
+    if (combinator === 'or') return { bool: { should: queries, minimum_should_match: 1 } };
+    // An array under not means AND, as everywhere else: {not: [a, b]} is "not (a and b)".
+    return { bool: { must_not: [{ bool: { filter: queries } }] } };
+  }
+
+  private condition(node: JsonObject, path: Path): Query | undefined {
+    this.conditions += 1;
+    if (this.conditions > MAX_FILTER_CONDITIONS) {
+      throw AppError.validation({ filters: `at most ${MAX_FILTER_CONDITIONS} conditions are allowed` });
+    }
+    let valid = true;
+    const operators: Operator[] = [];
+    for (const name of Object.keys(node)) {
+      if (name === 'key') continue;
+      if (isOperator(name)) {
+        operators.push(name);
+        continue;
+      }
+      valid = false;
+      this.report(
+        [...path, name],
+        isCombinator(name)
+          ? `unexpected property '${name}' next to key; put the condition inside the combinator instead`
+          : `unknown operator '${name}'; a condition has key and one of term, range, exists`,
+      );
+    }
+    const [operator, second] = operators;
+    if (second) {
+      valid = false;
+      this.report(
+        [...path, second],
+        `only one of term, range, exists per condition; '${operator}' is already given`,
+      );
+    } else if (!operator && valid) {
+      return this.report(path, 'a condition needs one of term, range or exists');
+    }
+
+    const key = node.key;
+    let target: SearchField | undefined;
+    if (typeof key !== 'string') {
+      this.report([...path, 'key'], `must be a string naming a filterable key, got ${show(key)}`);
+    } else {
+      target = resolveFilterKey(key, this.indexedMetadata);
+      if (!target) this.report([...path, 'key'], unknownKeyMessage(key, this.indexedMetadata));
+    }
+    if (!valid || !operator || !target || typeof key !== 'string') return undefined;
+
+    const operand = node[operator];
+    const operandPath = [...path, operator];
+    if (operator === 'term') return this.term(operand, key, target, operandPath);
+    if (operator === 'range') return this.range(operand, key, target, operandPath);
+    if (typeof operand !== 'boolean') {
+      return this.report(operandPath, `must be true or false, got ${show(operand)}`);
+    }
+    const exists: Query = { exists: { field: target.field } };
+    return operand ? exists : { bool: { must_not: [exists] } };
+  }
+
+  private term(operand: Json | undefined, key: string, target: SearchField, path: Path): Query | undefined {
+    const values = Array.isArray(operand) ? operand : [operand];
+    if (Array.isArray(operand)) {
+      if (operand.length === 0)
+        return this.report(path, 'must not be an empty array; give at least one value');
+      if (operand.length > MAX_TERM_VALUES)
+        return this.report(path, `must have at most ${MAX_TERM_VALUES} values`);
+    }
+    let valid = true;
+    values.forEach((value, index) => {
+      const problem = valueProblem(value, key, target.type);
+      if (!problem) return;
+      valid = false;
+      this.report(Array.isArray(operand) ? [...path, index] : path, problem);
+    });
+    if (!valid) return undefined;
+    const scalars = values as estypes.FieldValue[];
+    if (target.type === 'text') {
+      // A text field holds analysed words, so "term" means: all words of the value occur in the field.
+      const matches: Query[] = scalars.map((value) => ({
+        match: { [target.field]: { query: String(value), operator: 'and' } },
+      }));
+      if (!Array.isArray(operand)) return matches[0];
+      return { bool: { should: matches, minimum_should_match: 1 } };
+    }
+    if (!Array.isArray(operand)) return { term: { [target.field]: scalars[0] ?? null } };
+    return { terms: { [target.field]: scalars } };
+  }
+
+  private range(operand: Json | undefined, key: string, target: SearchField, path: Path): Query | undefined {
+    if (target.type === 'boolean' || target.type === 'text') {
+      const allowed =
+        target.type === 'boolean' ? 'term or exists' : 'term or exists (text fields have no order)';
+      return this.report(path, `range is not allowed on ${target.type} key '${key}'; use ${allowed}`);
+    }
+    if (!isObject(operand)) {
+      return this.report(
+        path,
+        `must be an object with at least one of gt, gte, lt, lte, got ${show(operand)}`,
+      );
+    }
+    let valid = true;
+    const bounds: Record<string, estypes.FieldValue> = {};
+    for (const [name, value] of Object.entries(operand)) {
+      if (!(RANGE_BOUNDS as readonly string[]).includes(name)) {
+        valid = false;
+        this.report([...path, name], `unknown range bound '${name}'; use gt, gte, lt, lte`);
+        continue;
+      }
+      const problem = valueProblem(value, key, target.type);
+      if (problem) {
+        valid = false;
+        this.report([...path, name], problem);
+        continue;
+      }
+      bounds[name] = value as estypes.FieldValue;
+    }
+    if (valid && Object.keys(bounds).length === 0) {
+      return this.report(path, 'must have at least one of gt, gte, lt, lte');
+    }
+    if ('gt' in bounds && 'gte' in bounds) return this.report(path, 'use gt or gte, not both');
+    if ('lt' in bounds && 'lte' in bounds) return this.report(path, 'use lt or lte, not both');
+    return valid ? { range: { [target.field]: bounds } } : undefined;
+  }
+}
+
+/**
+ * Compiles the `filters` query parameter into a query for the filter context (no scoring). An empty array means
+ * no restriction (match_all). Throws a 400 AppError keyed `filters` or `filters.<path>` on any problem.
+ */
+export function buildFilterQuery(raw: string, indexedMetadata: IndexedMetadata): Query {
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(raw) as Json;
+  } catch {
+    throw AppError.validation({
+      filters: 'must be valid JSON: a condition, a combinator or an array of them',
+    });
+  }
+  return new FilterCompiler(indexedMetadata).compileRoot(parsed);
+}

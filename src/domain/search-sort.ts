@@ -1,0 +1,136 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { AppError } from './errors';
+import {
+  metadataSearchField,
+  type IndexedMetadata,
+  type SearchField,
+  type SearchFieldType,
+} from './search-filters';
+
+/**
+ * The `sort` parameter of publications/search (supplement §5) → Elasticsearch sort clauses.
+ *
+ * `relevance` is `_score` descending (best match first); `-relevance` is a 400 because "worst match first"
+ * is never what a teaser list wants. documentId is always the final tiebreaker, so every sort is total and
+ * a search_after cursor continues exactly after the last hit.
+ */
+
+export interface SortInput {
+  hasSearch: boolean;
+  indexedMetadata: IndexedMetadata;
+}
+
+export interface ParsedSort {
+  sort: estypes.SortCombinations[];
+  /** The normalised sort, e.g. `['relevance', '-sortDate', '-documentId']`; joined, it is the cursor's signature. */
+  fields: string[];
+}
+
+export const DEFAULT_SORT = '-sortDate,-documentId';
+export const DEFAULT_SEARCH_SORT = 'relevance,-sortDate,-documentId';
+
+const RELEVANCE = 'relevance';
+const TIEBREAKER = 'documentId';
+
+const FIXED_SORT_FIELDS: ReadonlyMap<string, SearchFieldType> = new Map<string, SearchFieldType>([
+  ['sortDate', 'date'],
+  ['documentId', 'long'],
+  ['contentType', 'keyword'],
+  ['firstPublicationDate', 'date'],
+  ['lastPublicationDate', 'date'],
+  ['significantPublicationDate', 'date'],
+  ['visiblePublicationDate', 'date'],
+  ['publishControl.embargo.until', 'date'],
+]);
+
+/**
+ * Where documents lacking the value go, per order. Elasticsearch's own `_last` uses Long.MIN/MAX_VALUE for
+ * dates, longs and booleans; those do not survive JSON in JavaScript (2^63 rounds and comes back out of range),
+ * so a cursor taken on such a hit would be rejected. These values sort after every real value, fit a double
+ * exactly and round-trip through search_after (checked against Elasticsearch 9.5). Integers, floats and
+ * keywords come back as safe sentinels (Integer.MIN/MAX, "Infinity", null), so `_last` stays.
+ */
+const MISSING_LAST: Partial<Record<SearchFieldType, Record<estypes.SortOrder, number>>> = {
+  date: { asc: 8_640_000_000_000_000, desc: -8_640_000_000_000_000 },
+  long: { asc: Number.MAX_SAFE_INTEGER, desc: -Number.MAX_SAFE_INTEGER },
+  boolean: { asc: 2, desc: -1 },
+};
+
+function sortableNames(indexedMetadata: IndexedMetadata): string {
+  const metadata = Object.entries(indexedMetadata)
+    .filter(([, type]) => type !== 'text')
+    .map(([prop]) => `metadata.${prop}`);
+  return [RELEVANCE, ...FIXED_SORT_FIELDS.keys(), ...metadata].join(', ');
+}
+
+function resolveSortField(name: string, indexedMetadata: IndexedMetadata): SearchField {
+  const fixed = FIXED_SORT_FIELDS.get(name);
+  if (fixed) return { field: name, type: fixed };
+  const target = name.startsWith('metadata.')
+    ? metadataSearchField(name.slice('metadata.'.length), indexedMetadata)
+    : undefined;
+  if (!target) {
+    throw AppError.validation({
+      sort: `unknown sort field '${name}'; sortable fields are ${sortableNames(indexedMetadata)}`,
+    });
+  }
+  if (target.type === 'text') {
+    throw AppError.validation({ sort: `'${name}' is a text field and cannot be sorted` });
+  }
+  return target;
+}
+
+function fieldSort(target: SearchField, order: estypes.SortOrder): estypes.SortCombinations {
+  const missing = MISSING_LAST[target.type]?.[order] ?? '_last';
+  // unmapped_type: a metadata field no document has carried yet has no mapping; sort as if it were empty.
+  return { [target.field]: { order, missing, unmapped_type: target.type } };
+}
+
+/**
+ * Parses the comma-separated `sort` parameter; `-name` sorts descending. Absent or blank means the default:
+ * `relevance,-sortDate,-documentId` with a search term, `-sortDate,-documentId` without. Throws a 400 keyed
+ * `sort` for an unknown, unsortable, duplicate or empty entry and for relevance without a search term.
+ */
+export function parseSort(raw: string | undefined, opts: SortInput): ParsedSort {
+  const given = raw?.trim() ? raw : opts.hasSearch ? DEFAULT_SEARCH_SORT : DEFAULT_SORT;
+  const entries = given.split(',').map((entry) => entry.trim());
+  const sort: estypes.SortCombinations[] = [];
+  const fields: string[] = [];
+  const seen = new Set<string>();
+
+  entries.forEach((entry, index) => {
+    const descending = entry.startsWith('-');
+    const name = descending ? entry.slice(1) : entry;
+    if (name === '') {
+      throw AppError.validation({ sort: `entry ${index + 1} of '${given}' is empty; expected a field name` });
+    }
+    if (seen.has(name)) throw AppError.validation({ sort: `'${name}' is given more than once` });
+    seen.add(name);
+
+    if (name === RELEVANCE) {
+      if (descending) {
+        throw AppError.validation({
+          sort: "'-relevance' is not supported: relevance always puts the best match first; use 'relevance'",
+        });
+      }
+      if (!opts.hasSearch) {
+        throw AppError.validation({
+          sort: "sorting by 'relevance' needs a search term; pass search or sort by another field",
+        });
+      }
+      sort.push({ _score: { order: 'desc' } });
+      fields.push(RELEVANCE);
+      return;
+    }
+
+    const order = descending ? 'desc' : 'asc';
+    sort.push(fieldSort(resolveSortField(name, opts.indexedMetadata), order));
+    fields.push(descending ? `-${name}` : name);
+  });
+
+  if (!seen.has(TIEBREAKER)) {
+    sort.push(fieldSort({ field: TIEBREAKER, type: 'long' }, 'asc'));
+    fields.push(TIEBREAKER);
+  }
+  return { sort, fields };
+}

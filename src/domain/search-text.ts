@@ -1,0 +1,56 @@
+import type { estypes } from '@elastic/elasticsearch';
+
+/**
+ * The `search` parameter of publications/search (supplement §5) → a scoring query. Words outside quotes must
+ * all occur, each in any of the fields; each double-quoted part must occur as an exact phrase.
+ */
+
+export const FULL_TEXT_FIELDS = ['title^3', 'description^2', 'text'];
+
+/** Boost of the optional phrase clause that lifts documents holding the unquoted words side by side. */
+const PROXIMITY_BOOST = 2;
+
+interface SearchParts {
+  words: string;
+  phrases: string[];
+}
+
+/** Splits on double quotes; an unbalanced quote makes the rest of the input one phrase. */
+export function splitSearch(search: string): SearchParts {
+  const words: string[] = [];
+  const phrases: string[] = [];
+  search.split('"').forEach((part, index) => {
+    const text = part.trim().replace(/\s+/g, ' ');
+    if (text === '') return;
+    if (index % 2 === 0) words.push(text);
+    else phrases.push(text);
+  });
+  return { words: words.join(' '), phrases };
+}
+
+/**
+ * cross_fields with operator and: every word must occur, but the words may be spread over title, description
+ * and text (best_fields would demand them all in one field and miss "merkel" in the title plus "berlin" in
+ * the text). The words also go into an optional phrase clause, so a document with them side by side, the
+ * distinctive phrase, ranks above one where they are scattered. Returns undefined for a blank search.
+ */
+export function buildFullTextQuery(search: string): estypes.QueryDslQueryContainer | undefined {
+  const { words, phrases } = splitSearch(search);
+  const must: estypes.QueryDslQueryContainer[] = [];
+  const should: estypes.QueryDslQueryContainer[] = [];
+  if (words !== '') {
+    must.push({
+      multi_match: { query: words, fields: FULL_TEXT_FIELDS, type: 'cross_fields', operator: 'and' },
+    });
+    if (words.includes(' ')) {
+      should.push({
+        multi_match: { query: words, fields: FULL_TEXT_FIELDS, type: 'phrase', boost: PROXIMITY_BOOST },
+      });
+    }
+  }
+  for (const phrase of phrases) {
+    must.push({ multi_match: { query: phrase, fields: FULL_TEXT_FIELDS, type: 'phrase' } });
+  }
+  if (must.length === 0) return undefined;
+  return { bool: should.length > 0 ? { must, should } : { must } };
+}
