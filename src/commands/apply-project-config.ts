@@ -1,0 +1,92 @@
+import type { z } from 'zod';
+import { withTransaction, type Pool } from '../db/pool';
+import { projectConfigQueries } from '../db/queries/project-config';
+import { projectQueries } from '../db/queries/projects';
+import { AppError } from '../domain/errors';
+import { diffJson, escapePointerToken, type JsonPatch } from '../domain/json-diff';
+import { ProjectConfigSchema, type ProjectConfig } from '../domain/project-config';
+import { readableIssueMessage } from '../domain/validation';
+
+export interface SchemaError {
+  pointer: string;
+  message: string;
+}
+
+export interface ApplyProjectConfigResult {
+  ok: true;
+  plan: boolean;
+  patches: JsonPatch[];
+  revisionNumber: number;
+}
+
+const pointerOf = (path: readonly PropertyKey[]): string =>
+  path.map((segment) => `/${escapePointerToken(String(segment))}`).join('');
+
+function invalidConfig(schemaErrors: SchemaError[]): AppError {
+  return AppError.badRequest('The project config is invalid', { ok: false, schemaErrors });
+}
+
+function schemaErrorsOf(issues: readonly z.core.$ZodIssue[]): SchemaError[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), message: 'is not allowed' }))
+      : [{ pointer: pointerOf(issue.path), message: issue.message }],
+  );
+}
+
+/** The config without the request-only `$baseRevision`: what is stored and what patches compare. */
+function storedForm(config: ProjectConfig): ProjectConfig {
+  const { $baseRevision: _base, ...rest } = config;
+  return rest;
+}
+
+/**
+ * `POST projectConfig` (supplement §8): validates the config, diffs it against the stored one and, unless
+ * `plan` is set, stores it as the next revision with its categories, channel and current design, all in
+ * one transaction. A `$baseRevision` that is not the current revision is a 409: someone applied in between.
+ */
+export async function applyProjectConfig(
+  pool: Pool,
+  projectId: number,
+  input: { plan: boolean; projectConfig: unknown },
+): Promise<ApplyProjectConfigResult> {
+  const parsed = ProjectConfigSchema.safeParse(input.projectConfig, { error: readableIssueMessage });
+  if (!parsed.success) throw invalidConfig(schemaErrorsOf(parsed.error.issues));
+  const next = parsed.data;
+
+  return withTransaction(pool, async (tx) => {
+    const configs = projectConfigQueries(tx);
+    const currentRevision = await configs.lockRevision(projectId);
+    const project = await projectQueries(tx).findById(projectId);
+    if (currentRevision === undefined || !project)
+      throw AppError.notFound(`Project ${projectId} does not exist`);
+    if (next.$baseRevision !== undefined && next.$baseRevision !== currentRevision) {
+      throw AppError.conflict('The project config was changed since the base revision', {
+        baseRevision: next.$baseRevision,
+        currentRevision,
+      });
+    }
+    const problems: SchemaError[] = [];
+    if (next.settings.handle !== project.handle) {
+      problems.push({ pointer: '/settings/handle', message: `cannot be changed (is '${project.handle}')` });
+    }
+    if (next.design && !(await configs.designExists(projectId, next.design.name, next.design.version))) {
+      problems.push({
+        pointer: '/design',
+        message: `unknown design ${next.design.name}@${next.design.version} in this project`,
+      });
+    }
+    if (problems.length > 0) throw invalidConfig(problems);
+
+    const stored = storedForm(next);
+    const patches = diffJson(storedForm(project.config), stored);
+    if (input.plan || patches.length === 0) {
+      return { ok: true, plan: input.plan, patches, revisionNumber: currentRevision };
+    }
+    const revisionNumber = await configs.storeRevision(projectId, stored);
+    await projectQueries(tx).replaceCategories(projectId, stored);
+    await configs.updateDefaultChannel(projectId, stored);
+    if (stored.design) await configs.makeDesignCurrent(projectId, stored.design.name, stored.design.version);
+    return { ok: true, plan: false, patches, revisionNumber };
+  });
+}

@@ -1,0 +1,58 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestProject, TEST_DESIGN, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+describe('design', () => {
+  let app: TestApp;
+  let api: ReturnType<typeof apiClient>;
+  let projectId: number;
+  beforeAll(async () => {
+    app = await startTestApp();
+    const older = { ...TEST_DESIGN, version: '0.9.0', components: TEST_DESIGN.components.slice(0, 2) };
+    ({ projectId } = await createTestProject(app.ctx, { designs: [older, TEST_DESIGN] }));
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId)).token);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('when no or a bad token is sent, then 401; without public-api:read, then 403', async () => {
+    expect((await apiClient(app.url).get('design')).status).toBe(401);
+    expect((await apiClient(app.url, 'x.y.z').get('design/1.0.0')).status).toBe(401);
+    const { token } = await tokenFor(app.ctx, projectId, ['public-api:write']);
+    expect((await apiClient(app.url, token).get('design')).status).toBe(403);
+  });
+
+  it('when reading the design, then the current one comes with every documented key', async () => {
+    const response = await api.get('design');
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(
+      ['assets', 'components', 'defaultComponents', 'groups', 'metadata', 'name', 'version'].sort(),
+    );
+    expect(response.body).toMatchObject({ name: 'test-design', version: '1.0.0' });
+    expect(response.body.components).toHaveLength(TEST_DESIGN.components.length);
+    expect(response.body.components[0]).toEqual({
+      name: 'title',
+      label: 'Title',
+      html: '',
+      directives: [{ name: 'title', type: 'editable' }],
+    });
+  });
+
+  it('when reading a design version, then that version is answered; an unknown version is 404', async () => {
+    const older = await api.get('design/0.9.0');
+    expect(older.status).toBe(200);
+    expect(older.body.version).toBe('0.9.0');
+    expect(older.body.components).toHaveLength(2);
+    const unknown = await api.get('design/7.7.7');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error_details).toMatchObject({ name: 'NotFound' });
+  });
+
+  it("when another project's token asks for a version only this project has, then 404", async () => {
+    const other = await createTestProject(app.ctx, { designs: [] });
+    const { token } = await tokenFor(app.ctx, other.projectId);
+    expect((await apiClient(app.url, token).get('design/0.9.0')).status).toBe(404);
+    expect((await apiClient(app.url, token).get('design')).status).toBe(404);
+  });
+});

@@ -1,0 +1,189 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { buildProjectConfig, createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+describe('projectConfig', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  async function setup() {
+    const project = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, project.projectId);
+    const api = apiClient(app.url, token);
+    const current = (await api.get('projectConfig')).body;
+    return { project, api, current };
+  }
+
+  it('when no token, a bad token or a token without the config scopes is used, then 401 and 403', async () => {
+    const project = await createTestProject(app.ctx);
+    expect((await apiClient(app.url).get('projectConfig')).status).toBe(401);
+    expect(
+      (await apiClient(app.url, 'nonsense').post('projectConfig', { plan: true, projectConfig: {} })).status,
+    ).toBe(401);
+    const { token: readOnly } = await tokenFor(app.ctx, project.projectId, [
+      'public-api:read',
+      'public-api:config:read',
+    ]);
+    const forbidden = await apiClient(app.url, readOnly).post('projectConfig', {
+      plan: true,
+      projectConfig: {},
+    });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error_details).toEqual({ access_token: 'The request requires higher privileges' });
+    const { token: noConfig } = await tokenFor(app.ctx, project.projectId, ['public-api:read']);
+    expect((await apiClient(app.url, noConfig).get('projectConfig')).status).toBe(403);
+  });
+
+  it('when the body is not {plan, projectConfig}, then 400 names the path', async () => {
+    const { api } = await setup();
+    const response = await api.post('projectConfig', { plan: 'yes', projectConfig: {}, extra: 1 });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toMatchObject({ plan: 'must be a boolean', extra: 'is not allowed' });
+  });
+
+  it('when reading the config, then it is the stored config with $baseRevision 1', async () => {
+    const { project, current } = await setup();
+    expect(current.$baseRevision).toBe(1);
+    expect(current.settings.handle).toBe(project.handle);
+    expect(current.contentTypes.map((type: { handle: string }) => type.handle)).toEqual([
+      'regular',
+      'page',
+      'author',
+    ]);
+    expect(current.brands).toEqual([
+      { handle: 'ch', label: 'Switzerland', isDefault: true },
+      { handle: 'de', label: 'Germany' },
+    ]);
+  });
+
+  it('when the config is invalid, then 400 carries schemaErrors with JSON pointers and nothing changes', async () => {
+    const { api, current } = await setup();
+    const broken = structuredClone(current);
+    broken.contentTypes[0].handle = '1 bad';
+    broken.contentTypes[1].unknownKey = true;
+    const response = await api.post('projectConfig', { plan: false, projectConfig: broken });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400, error: 'Bad Request' });
+    expect(response.body.error_details).toMatchObject({
+      name: 'ValidationError',
+      message: 'The project config is invalid',
+      ok: false,
+    });
+    expect(response.body.error_details.schemaErrors).toEqual(
+      expect.arrayContaining([
+        { pointer: '/contentTypes/0/handle', message: expect.stringContaining('must start with a letter') },
+        { pointer: '/contentTypes/1/unknownKey', message: 'is not allowed' },
+      ]),
+    );
+    expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
+  });
+
+  it('when planning a change, then the patches are shown and nothing is stored', async () => {
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    changed.settings.label = 'Renamed';
+    changed.categories.push({ id: 'culture', label: 'Culture', path: '/culture' });
+    changed.brands = changed.brands.slice(0, 1);
+    const response = await api.post('projectConfig', { plan: true, projectConfig: changed });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ok: true,
+      plan: true,
+      revisionNumber: 1,
+      patches: [
+        { action: 'update', pointer: '/settings/label', value: 'Renamed', valueBefore: 'Test project' },
+        {
+          action: 'add',
+          pointer: '/categories/3',
+          value: { id: 'culture', label: 'Culture', path: '/culture' },
+        },
+        { action: 'remove', pointer: '/brands/1', valueBefore: { handle: 'de', label: 'Germany' } },
+      ],
+    });
+    const after = (await api.get('projectConfig')).body;
+    expect(after).toEqual(current);
+  });
+
+  it('when applying a change, then the revision grows, the config, its revision row, categories and channel mode are stored', async () => {
+    const { project, api, current } = await setup();
+    const changed = structuredClone(current);
+    changed.settings.channelMode = 'static';
+    changed.categories = [{ id: 'culture', label: 'Culture', path: '/culture' }];
+    changed.enrichment = { enabled: true, url: 'https://enrich.example.com/hook' };
+    const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ ok: true, plan: false, revisionNumber: 2 });
+    expect(response.body.patches).toEqual(
+      expect.arrayContaining([
+        { action: 'update', pointer: '/settings/channelMode', value: 'static', valueBefore: 'configurable' },
+        {
+          action: 'add',
+          pointer: '/enrichment',
+          value: { enabled: true, url: 'https://enrich.example.com/hook' },
+        },
+      ]),
+    );
+    const after = (await api.get('projectConfig')).body;
+    expect(after.$baseRevision).toBe(2);
+    expect(after.enrichment).toEqual({ enabled: true, url: 'https://enrich.example.com/hook' });
+    const rows = await app.ctx.pool.query(
+      `SELECT p.channel_mode, (SELECT array_agg(id) FROM categories c WHERE c.project_id = p.id) AS categories,
+         (SELECT array_agg(revision_number ORDER BY revision_number) FROM project_config_revisions r WHERE r.project_id = p.id) AS revisions
+       FROM projects p WHERE p.id = $1`,
+      [project.projectId],
+    );
+    expect(rows.rows[0]).toEqual({ channel_mode: 'static', categories: ['culture'], revisions: [1, 2] });
+  });
+
+  it('when $baseRevision is not the current revision, then 409 and nothing changes', async () => {
+    const { api, current } = await setup();
+    const first = { ...structuredClone(current), settings: { ...current.settings, label: 'First' } };
+    expect((await api.post('projectConfig', { plan: false, projectConfig: first })).body.revisionNumber).toBe(
+      2,
+    );
+    const stale = {
+      ...structuredClone(current),
+      settings: { ...current.settings, label: 'Second' },
+      $baseRevision: 1,
+    };
+    const response = await api.post('projectConfig', { plan: false, projectConfig: stale });
+    expect(response.status).toBe(409);
+    expect(response.body.error_details).toMatchObject({
+      name: 'Conflict',
+      baseRevision: 1,
+      currentRevision: 2,
+    });
+    expect((await api.get('projectConfig')).body.settings.label).toBe('First');
+  });
+
+  it('when the config names a design the project does not have, then 400 points at /design', async () => {
+    const { api, current } = await setup();
+    const response = await api.post('projectConfig', {
+      plan: true,
+      projectConfig: { ...current, design: { name: 'nope', version: '9.9.9' } },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details.schemaErrors).toEqual([
+      { pointer: '/design', message: 'unknown design nope@9.9.9 in this project' },
+    ]);
+  });
+
+  it('when another project applies a config, then this project is untouched', async () => {
+    const { api } = await setup();
+    const other = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, other.projectId);
+    const config = buildProjectConfig();
+    config.settings.handle = other.handle;
+    const response = await apiClient(app.url, token).post('projectConfig', {
+      plan: false,
+      projectConfig: config,
+    });
+    expect(response.status).toBe(200);
+    expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
+  });
+});
