@@ -1,26 +1,7 @@
 import { componentName, type Component, type Content } from './content';
+import type { Design, DirectiveType } from './design';
 
-/** Directive types a design declares; values of the known ones are shape-checked, others are accepted. */
-export type DirectiveType = 'editable' | 'image' | 'link' | 'include' | 'style' | 'html' | (string & {});
-
-export interface DesignDirective {
-  name: string;
-  type: DirectiveType;
-}
-
-export interface DesignComponent {
-  name: string;
-  label?: string;
-  directives: DesignDirective[];
-  containers?: string[];
-}
-
-/** The part of a design (supplement §8) that content is checked against. */
-export interface Design {
-  name: string;
-  version: string;
-  components: DesignComponent[];
-}
+export type { Design, DesignComponent, DesignDirective, DirectiveType } from './design';
 
 const STRING_DIRECTIVES = new Set<string>(['editable', 'html']);
 const OBJECT_DIRECTIVES = new Set<string>(['image', 'link', 'include']);

@@ -1,7 +1,10 @@
 /** A design: the components a content tree may use and their directives (supplement §8). */
+/** Directive types a design declares; values of the known ones are shape-checked, others are accepted. */
+export type DirectiveType = 'editable' | 'image' | 'link' | 'include' | 'style' | 'html' | (string & {});
+
 export interface DesignDirective {
   name: string;
-  type: 'editable' | 'image' | 'link' | 'include' | 'style' | 'html' | 'video' | string;
+  type: DirectiveType;
 }
 
 export interface DesignComponent {
