@@ -1,5 +1,5 @@
 import { componentName, type Component, type Content } from './content';
-import type { Design, DirectiveType } from './design';
+import type { Design, DesignComponent, DirectiveType } from './design';
 
 export type { Design, DesignComponent, DesignDirective, DirectiveType } from './design';
 
