@@ -1,0 +1,158 @@
+import { withTransaction, type Pool, type Transaction } from '../db/pool';
+import { documentQueries, type DocumentRow } from '../db/queries/documents';
+import {
+  embargoBlocksPublish,
+  applyCommands,
+  type DraftState,
+  type Embargo,
+} from '../domain/document-commands/apply';
+import type { CommandRequest } from '../domain/document-commands/schema';
+import { AppError } from '../domain/errors';
+import { extractReferences } from '../domain/references';
+import { enqueue, type Boss } from '../jobs/boss';
+import { publishDocument, unpublishDocument } from './publish-document';
+
+export interface RunDocumentCommandsInput {
+  projectId: number;
+  documentId: number;
+  request: CommandRequest;
+  /** Injected so tests can pin time; production passes `new Date()`. */
+  now: Date;
+}
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+/**
+ * Dates are stored and put in job payloads at millisecond precision, the precision a row read back into JS
+ * has, so a schedule read and written again by a later request is still the instant its job compares with.
+ */
+const normalise = (date: string | null) => (date === null ? null : new Date(date).toISOString());
+
+/** What the commands may see of a locked document row. */
+export function toDraftState(row: DocumentRow): DraftState {
+  const isPublished = row.latestPublicationId !== null;
+  return {
+    version: row.version,
+    metadata: row.metadata,
+    content: row.content,
+    isPublished,
+    hasUnpublishedChanges: isPublished && row.publishedVersion !== row.version,
+    embargo: row.embargoSet ? { reason: row.embargoReason ?? '', until: iso(row.embargoUntil) } : null,
+    publishSchedule: iso(row.publishScheduleAt),
+    unpublishSchedule: iso(row.unpublishScheduleAt),
+  };
+}
+
+export function embargoMessage(embargo: Embargo): string {
+  const until = embargo.until === null ? 'it is removed' : embargo.until;
+  return `The document is under embargo until ${until} (${embargo.reason})`;
+}
+
+/**
+ * `PATCH documents/{documentId}/commands`: every command of the request in one transaction on the locked
+ * document row. The draft is persisted (version + 1 exactly once) before any publish, because a publication
+ * snapshots the row as it is in the database. Any failure rolls everything back.
+ */
+export async function runDocumentCommands(
+  pool: Pool,
+  boss: Boss,
+  input: RunDocumentCommandsInput,
+): Promise<void> {
+  await withTransaction(pool, async (tx) => {
+    const documents = documentQueries(tx);
+    const row = await documents.findByIdForUpdate(input.projectId, input.documentId);
+    if (row === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
+
+    const state = toDraftState(row);
+    const outcome = applyCommands(state, input.request, input.now);
+
+    // Judged on the state the request leaves behind: a request cannot publish and stay (or become) embargoed.
+    if (
+      outcome.effects.some((effect) => effect.type === 'publish') &&
+      embargoBlocksPublish(outcome.embargo, input.now)
+    ) {
+      throw AppError.conflict(embargoMessage(outcome.embargo!));
+    }
+
+    const publishSchedule = normalise(outcome.publishSchedule);
+    const unpublishSchedule = normalise(outcome.unpublishSchedule);
+    const preserveUpdatedAt = input.request.preserveUpdatedAt ?? false;
+    await tx.query(
+      `UPDATE documents SET
+         metadata = $3, content = $4, version = version + 1,
+         updated_at = CASE WHEN $5 THEN updated_at ELSE $6 END,
+         embargo_set = $7, embargo_reason = $8, embargo_until = $9,
+         publish_schedule_at = $10, unpublish_schedule_at = $11
+       WHERE project_id = $1 AND id = $2`,
+      [
+        row.projectId,
+        row.id,
+        JSON.stringify(outcome.metadata),
+        JSON.stringify(outcome.content),
+        preserveUpdatedAt,
+        input.now,
+        outcome.embargo !== null,
+        outcome.embargo?.reason ?? null,
+        normalise(outcome.embargo?.until ?? null),
+        publishSchedule,
+        unpublishSchedule,
+      ],
+    );
+    if (outcome.draftChanged) {
+      const references = extractReferences(outcome.metadata, outcome.content);
+      await documents.replaceReferences(row.projectId, row.id, 'draft', references.rows);
+    }
+    await scheduleJobs(tx, boss, row, state, publishSchedule, unpublishSchedule);
+
+    for (const effect of outcome.effects) {
+      const current = await reload(tx, row);
+      if (effect.type === 'publish') {
+        await publishDocument(tx, boss, current, { now: input.now, preserveUpdatedAt });
+      } else {
+        await unpublishDocument(tx, boss, current, input.now);
+      }
+    }
+  });
+}
+
+async function reload(tx: Transaction, row: DocumentRow): Promise<DocumentRow> {
+  const current = await documentQueries(tx).findByIdForUpdate(row.projectId, row.id);
+  if (current === undefined) throw new Error(`document ${row.id} vanished inside its own transaction`);
+  return current;
+}
+
+/**
+ * A new or replaced schedule gets its job (outbox, same transaction). A cancelled or replaced one keeps its
+ * old job, which finds the stored schedule changed when it runs and does nothing.
+ */
+async function scheduleJobs(
+  tx: Transaction,
+  boss: Boss,
+  row: DocumentRow,
+  before: DraftState,
+  publishSchedule: string | null,
+  unpublishSchedule: string | null,
+): Promise<void> {
+  const ids = { projectId: row.projectId, documentId: row.id };
+  if (publishSchedule !== null && publishSchedule !== before.publishSchedule) {
+    await enqueue(
+      boss,
+      tx,
+      'scheduledPublish',
+      { ...ids, at: publishSchedule },
+      {
+        startAfter: new Date(publishSchedule),
+      },
+    );
+  }
+  if (unpublishSchedule !== null && unpublishSchedule !== before.unpublishSchedule) {
+    await enqueue(
+      boss,
+      tx,
+      'scheduledUnpublish',
+      { ...ids, at: unpublishSchedule },
+      {
+        startAfter: new Date(unpublishSchedule),
+      },
+    );
+  }
+}

@@ -1,0 +1,73 @@
+import type { Queryable } from '../pool';
+
+export interface PublicationEventRow {
+  id: number;
+  createdAt: Date;
+  projectId: number;
+  channelId: number;
+  documentId: number;
+  documentType: string;
+  eventType: 'publish' | 'unpublish' | 'update';
+  publicationId: number | null;
+}
+
+type Range<T> = { gt?: T; gte?: T; lt?: T; lte?: T };
+
+export interface PublicationEventFilter {
+  projectId: number;
+  channelId?: number;
+  contentTypes?: string[];
+  documentTypes?: string[];
+  id?: Range<number>;
+  createdAt?: Range<Date>;
+  /** Descending id instead of ascending. */
+  reverse: boolean;
+  limit: number;
+}
+
+const OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+export function publicationEventQueries(db: Queryable) {
+  return {
+    /** Events in id order; ids only grow and become visible in id order (see publish-document.ts). */
+    async list(filter: PublicationEventFilter): Promise<PublicationEventRow[]> {
+      const values: unknown[] = [filter.projectId];
+      const where = ['e.project_id = $1'];
+      const param = (value: unknown) => {
+        values.push(value);
+        return `$${values.length}`;
+      };
+      if (filter.channelId !== undefined) where.push(`e.channel_id = ${param(filter.channelId)}`);
+      if (filter.contentTypes) where.push(`e.content_type = ANY(${param(filter.contentTypes)}::text[])`);
+      if (filter.documentTypes) where.push(`e.document_type = ANY(${param(filter.documentTypes)}::text[])`);
+      for (const [column, range] of [
+        ['e.id', filter.id],
+        ['e.created_at', filter.createdAt],
+      ] as const) {
+        for (const [op, sql] of Object.entries(OPERATORS) as [keyof typeof OPERATORS, string][]) {
+          const bound = range?.[op];
+          if (bound !== undefined) where.push(`${column} ${sql} ${param(bound)}`);
+        }
+      }
+      const result = await db.query<PublicationEventRow>(
+        `SELECT e.id, e.created_at AS "createdAt", e.project_id AS "projectId", e.channel_id AS "channelId",
+           e.document_id AS "documentId", e.document_type AS "documentType", e.event_type AS "eventType",
+           e.publication_id AS "publicationId"
+         FROM publication_events e
+         WHERE ${where.join(' AND ')}
+         ORDER BY e.id ${filter.reverse ? 'DESC' : 'ASC'}
+         LIMIT ${param(filter.limit)}`,
+        values,
+      );
+      return result.rows;
+    },
+
+    async findChannelId(projectId: number, channelHandle: string): Promise<number | undefined> {
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM channels WHERE project_id = $1 AND handle = $2',
+        [projectId, channelHandle],
+      );
+      return result.rows[0]?.id;
+    },
+  };
+}

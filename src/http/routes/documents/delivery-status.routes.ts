@@ -1,0 +1,40 @@
+import type { Router } from 'express';
+import type { AppContext } from '../../../context';
+import { addDeliveryStatus } from '../../../commands/add-delivery-status';
+import { parseOrThrow } from '../../../domain/validation';
+import { authenticate, requireScope } from '../../middleware/authenticate';
+import { addDeliveryStatusBody } from './delivery-status.schema';
+import { documentIdParams } from './document-commands.schema';
+
+/** POST documents/{documentId}/addDeliveryStatus (api-spec §4.10): creates or updates a report. */
+export function deliveryStatusRoutes(router: Router, ctx: AppContext): void {
+  const auth = authenticate(ctx.pool, ctx.config.auth);
+
+  router.post(
+    '/documents/:documentId/addDeliveryStatus',
+    ...auth,
+    requireScope('public-api:write'),
+    async (req, res) => {
+      const { documentId } = parseOrThrow(documentIdParams, req.params);
+      const body = parseOrThrow(addDeliveryStatusBody, req.body);
+      const report = await addDeliveryStatus(ctx.pool, {
+        ...body,
+        userChoices: body.userChoices ?? null,
+        projectId: req.auth.projectId,
+        documentId,
+        now: new Date(),
+      });
+      res.json({
+        reportId: report.reportId,
+        documentId: report.documentId,
+        publicationId: report.publicationId,
+        deliveryHandle: report.deliveryHandle,
+        status: report.status,
+        ...(report.message === null ? {} : { message: report.message }),
+        ...(report.userChoices === null ? {} : { userChoices: report.userChoices }),
+        createdAt: report.createdAt.toISOString(),
+        updatedAt: report.updatedAt.toISOString(),
+      });
+    },
+  );
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { ApiVersion } from '../../../domain/api-versions';
+import type { ViewField } from '../../../domain/document-view';
+
+const VIEW_FIELDS = ['systemdata', 'metadata', 'content', 'references'] as const;
+
+const queryBoolean = z
+  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+  .transform((v) => v === 'true');
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()))
+  .refine((items) => items.every((item) => item !== ''), {
+    message: 'must be a comma separated list without empty items',
+  });
+
+export function latestDraftQuery(version: ApiVersion) {
+  return z.strictObject({
+    fields: commaList
+      .refine((items) => items.every((item) => (VIEW_FIELDS as readonly string[]).includes(item)), {
+        message: `must be a comma separated list of ${VIEW_FIELDS.join(', ')}`,
+      })
+      .transform((items) => [...new Set(items)] as ViewField[])
+      .optional(),
+    // Renditions were removed in 2025-09 (api-spec §9): from then on the parameter itself is an error.
+    renditions: version.atMost('2025-07')
+      ? commaList.optional()
+      : z.never({ error: `is not available in API version ${version.label}, only up to 2025-07` }).optional(),
+    ignoreComponentConditions: queryBoolean.optional(),
+    componentConditions: z.string().optional(),
+  });
+}
+
+/** supplement §4: v1 keeps the older default; beta and 2025-03+ add references. */
+export function defaultViewFields(version: ApiVersion): ViewField[] {
+  return version.isV1
+    ? ['systemdata', 'metadata', 'content']
+    : ['systemdata', 'metadata', 'content', 'references'];
+}
