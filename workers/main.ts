@@ -2,7 +2,7 @@ import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
 import { HANDLERS } from './handlers';
-import { checkHandlers, type QueueHandler } from './registry';
+import { checkHandlers } from './registry';
 
 /** Registers every queue handler on the context's pg-boss. Used by the worker process and by tests. */
 export async function startWorkers(ctx: AppContext): Promise<void> {
@@ -14,7 +14,7 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
       { batchSize: handler.batchSize, pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5 },
       async (jobs) => {
         const parsed = jobs.map((job) => ({ id: job.id, data: queue.payload.parse(job.data) }));
-        await (handler.handle as QueueHandler['handle'])(ctx, parsed as never);
+        await handler.handle(ctx, parsed);
       },
     );
   }

@@ -11,10 +11,31 @@ export const TEST_DESIGN: Design = {
   components: [
     { name: 'title', label: 'Title', directives: [{ name: 'title', type: 'editable' }] },
     { name: 'paragraph', label: 'Paragraph', directives: [{ name: 'text', type: 'editable' }] },
-    { name: 'image', label: 'Image', directives: [{ name: 'image', type: 'image' }, { name: 'caption', type: 'editable' }] },
-    { name: 'link-box', label: 'Link', directives: [{ name: 'link', type: 'link' }, { name: 'text', type: 'editable' }] },
+    {
+      name: 'image',
+      label: 'Image',
+      directives: [
+        { name: 'image', type: 'image' },
+        { name: 'caption', type: 'editable' },
+      ],
+    },
+    {
+      name: 'link-box',
+      label: 'Link',
+      directives: [
+        { name: 'link', type: 'link' },
+        { name: 'text', type: 'editable' },
+      ],
+    },
     { name: 'embed', label: 'Embed', directives: [{ name: 'teaser', type: 'include' }] },
-    { name: 'styled', label: 'Styled', directives: [{ name: 'appearance', type: 'style' }, { name: 'text', type: 'editable' }] },
+    {
+      name: 'styled',
+      label: 'Styled',
+      directives: [
+        { name: 'appearance', type: 'style' },
+        { name: 'text', type: 'editable' },
+      ],
+    },
     { name: 'container', label: 'Container', directives: [], containers: ['main', 'aside'] },
   ],
 };
@@ -28,7 +49,13 @@ export function buildProjectConfig(overrides: Partial<ProjectConfig> = {}): Proj
       handle,
       label: 'Test project',
       channelMode: 'configurable',
-      languages: { available: [{ locale: 'en', label: 'English' }, { locale: 'de', label: 'Deutsch' }], defaultLanguage: 'en' },
+      languages: {
+        available: [
+          { locale: 'en', label: 'English' },
+          { locale: 'de', label: 'Deutsch' },
+        ],
+        defaultLanguage: 'en',
+      },
     },
     design: { name: TEST_DESIGN.name, version: TEST_DESIGN.version },
     contentTypes: [
@@ -69,14 +96,17 @@ export function buildProjectConfig(overrides: Partial<ProjectConfig> = {}): Proj
       { handle: 'de', label: 'Germany' },
     ],
     ...overrides,
-  } as ProjectConfig;
+  };
 }
 
 export async function createTestProject(
   ctx: AppContext,
   options: { config?: Partial<ProjectConfig>; designs?: Design[] } = {},
 ) {
-  return createProject(ctx.pool, { config: buildProjectConfig(options.config), designs: options.designs ?? [TEST_DESIGN] });
+  return createProject(ctx.pool, {
+    config: buildProjectConfig(options.config),
+    designs: options.designs ?? [TEST_DESIGN],
+  });
 }
 
 export const READ = ['public-api:read'];

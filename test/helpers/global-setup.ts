@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ensureDatabase, migrate } from '../../src/db/migrate';
 
@@ -10,12 +11,13 @@ import { ensureDatabase, migrate } from '../../src/db/migrate';
 export default async function globalSetup(): Promise<void> {
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl && !process.env.ELASTICSEARCH_URL && (await dockerAnswers())) {
+  if (!adminUrl && !process.env.ELASTICSEARCH_URL && dockerAnswers()) {
     await startContainers();
     adminUrl = process.env.DATABASE_URL;
   } else {
     const services = spawnSync('bash', ['scripts/services.sh'], { stdio: 'inherit' });
-    if (services.status !== 0) throw new Error('scripts/services.sh failed: Postgres or Elasticsearch is not available');
+    if (services.status !== 0)
+      throw new Error('scripts/services.sh failed: Postgres or Elasticsearch is not available');
   }
   const base = new URL(adminUrl ?? 'postgres://postgres@127.0.0.1:5432/broadsheet');
   base.pathname = `/broadsheet_test_${runId}`;
@@ -30,8 +32,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.BROADSHEET_TEST_RUN = runId;
 }
 
-async function dockerAnswers(): Promise<boolean> {
-  if (!process.env.DOCKER_HOST && !require('node:fs').existsSync('/var/run/docker.sock')) return false;
+function dockerAnswers(): boolean {
+  if (!process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock')) return false;
   const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 5000 });
   return info.status === 0;
 }
@@ -44,7 +46,11 @@ async function startContainers(): Promise<void> {
     .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
     .start();
   const elasticsearch = await new GenericContainer('docker.elastic.co/elasticsearch/elasticsearch:9.5.4')
-    .withEnvironment({ 'discovery.type': 'single-node', 'xpack.security.enabled': 'false', ES_JAVA_OPTS: '-Xms1g -Xmx1g' })
+    .withEnvironment({
+      'discovery.type': 'single-node',
+      'xpack.security.enabled': 'false',
+      ES_JAVA_OPTS: '-Xms1g -Xmx1g',
+    })
     .withExposedPorts(9200)
     .withWaitStrategy(Wait.forHttp('/_cluster/health', 9200).forStatusCode(200))
     .withStartupTimeout(180_000)
