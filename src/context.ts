@@ -16,7 +16,10 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-export async function createContext(config: Config, options: { supervise?: boolean } = {}): Promise<AppContext> {
+export async function createContext(
+  config: Config,
+  options: { supervise?: boolean } = {},
+): Promise<AppContext> {
   const logger = createLogger(config.logLevel);
   const pool = createPool(config.database.url, config.database.poolSize);
   const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false });

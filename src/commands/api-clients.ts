@@ -22,7 +22,8 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
   const project = await projectQueries(pool).findById(input.projectId);
   if (!project) throw AppError.notFound(`Project ${input.projectId} does not exist`);
   const id = randomUUID();
-  const expiresAt = input.expiresInSeconds === undefined ? null : new Date(Date.now() + input.expiresInSeconds * 1000);
+  const expiresAt =
+    input.expiresInSeconds === undefined ? null : new Date(Date.now() + input.expiresInSeconds * 1000);
   const client = await apiClientQueries(pool).insert({
     id,
     projectId: project.id,
@@ -54,7 +55,13 @@ export function signClientToken(
   },
 ): string {
   return jwt.sign(
-    { projectId: claims.projectId, channelId: claims.channelId, scope: claims.scopes.join(' '), name: claims.name, type: 'client' },
+    {
+      projectId: claims.projectId,
+      channelId: claims.channelId,
+      scope: claims.scopes.join(' '),
+      name: claims.name,
+      type: 'client',
+    },
     secret,
     {
       algorithm: 'HS256',

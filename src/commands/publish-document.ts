@@ -33,15 +33,31 @@ export async function publishDocument(
      WHERE project_id = $1 AND id = $2`,
     [document.projectId, document.id, publication.id, options.now, options.preserveUpdatedAt ?? false],
   );
-  await insertPublicationEvent(tx, document, wasPublished ? 'update' : 'publish', publication.id, options.now);
+  await insertPublicationEvent(
+    tx,
+    document,
+    wasPublished ? 'update' : 'publish',
+    publication.id,
+    options.now,
+  );
   const references = extractReferences(document.metadata, document.content);
-  await documentQueries(tx).replaceReferences(document.projectId, document.id, 'publication', references.rows);
+  await documentQueries(tx).replaceReferences(
+    document.projectId,
+    document.id,
+    'publication',
+    references.rows,
+  );
   await enqueue(boss, tx, 'indexDocument', { projectId: document.projectId, documentId: document.id });
   return publication;
 }
 
 /** Unpublishes inside the caller's transaction: the event, no more publication references, an index job. */
-export async function unpublishDocument(tx: Transaction, boss: Boss, document: DocumentRow, now: Date): Promise<void> {
+export async function unpublishDocument(
+  tx: Transaction,
+  boss: Boss,
+  document: DocumentRow,
+  now: Date,
+): Promise<void> {
   const previous = document.latestPublicationId;
   await tx.query(
     `UPDATE documents SET latest_publication_id = NULL, published_version = NULL, index_version = index_version + 1
@@ -67,6 +83,15 @@ async function insertPublicationEvent(
     `INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type, event_type,
        publication_id, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [document.projectId, document.channelId, document.id, document.documentType, document.contentType, eventType, publicationId, now],
+    [
+      document.projectId,
+      document.channelId,
+      document.id,
+      document.documentType,
+      document.contentType,
+      eventType,
+      publicationId,
+      now,
+    ],
   );
 }

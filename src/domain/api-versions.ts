@@ -2,7 +2,15 @@
  * The one ordered table of API versions (supplement §1). Handlers ask `version.atLeast('2026-01')`;
  * nobody compares version strings anywhere else.
  */
-export const VERSION_LABELS = ['2025-03', '2025-05', '2025-07', '2025-09', '2025-11', '2026-01', '2026-03'] as const;
+export const VERSION_LABELS = [
+  '2025-03',
+  '2025-05',
+  '2025-07',
+  '2025-09',
+  '2025-11',
+  '2026-01',
+  '2026-03',
+] as const;
 export type VersionLabel = (typeof VERSION_LABELS)[number];
 
 /** `v1` and `beta` are the same as 2025-03 except where a route says otherwise (v1 has fewer default fields). */

@@ -31,7 +31,9 @@ export const INDEX_TYPE_OF = {
 } as const;
 export type IndexedFieldType = (typeof INDEX_TYPE_OF)[keyof typeof INDEX_TYPE_OF];
 
-const Handle = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,62}$/, 'must start with a letter; letters, digits, - and _');
+const Handle = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,62}$/, 'must start with a letter; letters, digits, - and _');
 
 export const MetadataFieldSchema = z
   .object({
@@ -91,7 +93,10 @@ export const ProjectConfigSchema = z
         homepageDocumentId: z.number().int().positive().optional(),
       })
       .strict(),
-    design: z.object({ name: Handle, version: z.string().min(1) }).strict().optional(),
+    design: z
+      .object({ name: Handle, version: z.string().min(1) })
+      .strict()
+      .optional(),
     contentTypes: z.array(ContentTypeSchema).default([]),
     categories: z.array(CategorySchema).default([]),
     brands: z.array(BrandSchema).default([]),
@@ -102,15 +107,32 @@ export const ProjectConfigSchema = z
     const unique = (values: string[], path: (string | number)[], what: string) => {
       const seen = new Set<string>();
       values.forEach((value, index) => {
-        if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [...path, index], message: `duplicate ${what} '${value}'` });
+        if (seen.has(value))
+          ctx.addIssue({ code: 'custom', path: [...path, index], message: `duplicate ${what} '${value}'` });
         seen.add(value);
       });
     };
-    unique(config.contentTypes.map((t) => t.handle), ['contentTypes'], 'content type');
-    unique(config.categories.map((c) => c.id), ['categories'], 'category id');
-    unique(config.brands.map((b) => b.handle), ['brands'], 'brand');
+    unique(
+      config.contentTypes.map((t) => t.handle),
+      ['contentTypes'],
+      'content type',
+    );
+    unique(
+      config.categories.map((c) => c.id),
+      ['categories'],
+      'category id',
+    );
+    unique(
+      config.brands.map((b) => b.handle),
+      ['brands'],
+      'brand',
+    );
     config.contentTypes.forEach((type, t) => {
-      unique(type.metadata.map((m) => m.handle), ['contentTypes', t, 'metadata'], 'metadata field');
+      unique(
+        type.metadata.map((m) => m.handle),
+        ['contentTypes', t, 'metadata'],
+        'metadata field',
+      );
       if (type.sortDateField) {
         const field = type.metadata.find((m) => m.handle === type.sortDateField);
         if (field?.type !== 'date') {
@@ -125,7 +147,11 @@ export const ProjectConfigSchema = z
     const ids = new Set(config.categories.map((c) => c.id));
     config.categories.forEach((category, c) => {
       if (category.parentId && !ids.has(category.parentId)) {
-        ctx.addIssue({ code: 'custom', path: ['categories', c, 'parentId'], message: `unknown category '${category.parentId}'` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['categories', c, 'parentId'],
+          message: `unknown category '${category.parentId}'`,
+        });
       }
     });
     if (config.brands.filter((b) => b.isDefault).length > 1) {

@@ -11,7 +11,10 @@ export function publicationsIndex(prefix: string): PublicationsIndex {
     alias,
     physicalPattern: `${alias}-v*`,
     newPhysicalName(now = new Date()) {
-      return `${alias}-v${now.toISOString().replace(/[-:.TZ]/g, '').toLowerCase()}`;
+      return `${alias}-v${now
+        .toISOString()
+        .replace(/[-:.TZ]/g, '')
+        .toLowerCase()}`;
     },
   };
 }

@@ -7,7 +7,9 @@ import { describeError, withContext } from '../run';
 
 export async function resolveProjectId(ctx: AppContext, project: string): Promise<number> {
   const queries = projectQueries(ctx.pool);
-  const found = /^\d+$/.test(project) ? await queries.findById(Number(project)) : await queries.findByHandle(project);
+  const found = /^\d+$/.test(project)
+    ? await queries.findById(Number(project))
+    : await queries.findByHandle(project);
   if (!found) throw new Error(`project '${project}' does not exist`);
   return found.id;
 }
@@ -28,7 +30,10 @@ export function clientCommands(program: Command): void {
           const { client, token } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
             projectId,
             name: options.name,
-            scopes: options.scopes.split(',').map((scope) => scope.trim()).filter(Boolean),
+            scopes: options.scopes
+              .split(',')
+              .map((scope) => scope.trim())
+              .filter(Boolean),
             ...(options.expiresIn ? { expiresInSeconds: Number(options.expiresIn) } : {}),
           });
           console.error(`client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')}`);

@@ -15,10 +15,15 @@ export function projectCommands(program: Command): void {
     .action(async (options: { config: string; design?: string[]; name?: string }) => {
       const config: unknown = JSON.parse(await readFile(options.config, 'utf8'));
       const designs: Design[] = [];
-      for (const file of options.design ?? []) designs.push(JSON.parse(await readFile(file, 'utf8')) as Design);
+      for (const file of options.design ?? [])
+        designs.push(JSON.parse(await readFile(file, 'utf8')) as Design);
       await withContext(async (ctx) => {
         try {
-          const project = await createProject(ctx.pool, { config, designs, ...(options.name ? { name: options.name } : {}) });
+          const project = await createProject(ctx.pool, {
+            config,
+            designs,
+            ...(options.name ? { name: options.name } : {}),
+          });
           console.log(JSON.stringify(project));
         } catch (error) {
           throw new Error(describeError(error));

@@ -78,7 +78,15 @@ export function projectQueries(db: Queryable) {
         await db.query(
           `INSERT INTO categories (project_id, id, label, path, parent_id, metadata, position)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [projectId, category.id, category.label, category.path, category.parentId ?? null, category.metadata ?? {}, position],
+          [
+            projectId,
+            category.id,
+            category.label,
+            category.path,
+            category.parentId ?? null,
+            category.metadata ?? {},
+            position,
+          ],
         );
       }
     },

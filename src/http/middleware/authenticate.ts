@@ -23,8 +23,7 @@ const Claims = z.object({
   jti: z.string().uuid(),
 });
 
-const unauthorized = (message: string) =>
-  new AppError(401, { access_token: message });
+const unauthorized = (message: string) => new AppError(401, { access_token: message });
 
 /**
  * Verifies the bearer JWT (HS256 with the server secret; RS256/ES256/EdDSA from the JWKS when configured),
@@ -39,7 +38,9 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
     if (jwks) return jwks(req, token);
     return undefined;
   };
-  const algorithms: Algorithm[] = options.jwksUrl ? ['HS256', 'RS256', 'ES256', 'EdDSA' as Algorithm] : ['HS256'];
+  const algorithms: Algorithm[] = options.jwksUrl
+    ? ['HS256', 'RS256', 'ES256', 'EdDSA' as Algorithm]
+    : ['HS256'];
   const verify = expressjwt({
     secret,
     algorithms,
@@ -79,7 +80,8 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
 function translateJwtError(error: unknown): unknown {
   if (!(error instanceof UnauthorizedError)) return error;
   if (error.code === 'credentials_required') return unauthorized('The access token is missing.');
-  if ('name' in error.inner && error.inner.name === 'TokenExpiredError') return unauthorized('The access token expired.');
+  if ('name' in error.inner && error.inner.name === 'TokenExpiredError')
+    return unauthorized('The access token expired.');
   return unauthorized('The access token is invalid.');
 }
 

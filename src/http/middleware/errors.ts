@@ -46,10 +46,18 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
     const appError = toAppError(error);
     if (!appError) {
       logger.error({ err: error, requestId: req.id, url: req.originalUrl }, 'unhandled error');
-      res.status(500).json({ status: 500, error: 'Internal Server Error', error_details: { message: 'Internal Server Error' } });
+      res
+        .status(500)
+        .json({
+          status: 500,
+          error: 'Internal Server Error',
+          error_details: { message: 'Internal Server Error' },
+        });
       return;
     }
     if (appError.status === 401) res.set('WWW-Authenticate', 'Bearer');
-    res.status(appError.status).json({ status: appError.status, error: appError.reason, error_details: appError.details });
+    res
+      .status(appError.status)
+      .json({ status: appError.status, error: appError.reason, error_details: appError.details });
   };
 }

@@ -25,7 +25,12 @@ export function healthRoutes(router: Router, ctx: AppContext): void {
         : {
             status: 503,
             error: 'Service Unavailable',
-            error_details: { name: 'NotReady', message: 'A dependency is not ready', postgres, elasticsearch },
+            error_details: {
+              name: 'NotReady',
+              message: 'A dependency is not ready',
+              postgres,
+              elasticsearch,
+            },
           },
     );
   });
