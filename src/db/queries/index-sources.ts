@@ -1,0 +1,94 @@
+import type { Content, Metadata } from '../../domain/content';
+import type { Queryable } from '../pool';
+
+/**
+ * What the search index is built from: a document's publication state joined with its latest publication
+ * and its project's config. `publicationId` is null when the document is not published.
+ */
+export interface IndexSourceRow {
+  projectId: number;
+  documentId: number;
+  channelId: number;
+  indexVersion: number;
+  updatedAt: Date;
+  firstPublicationDate: Date | null;
+  lastPublicationDate: Date | null;
+  significantPublicationDate: Date | null;
+  visiblePublicationDateOverride: Date | null;
+  embargoSet: boolean;
+  embargoUntil: Date | null;
+  publicationId: number | null;
+  contentType: string | null;
+  documentType: string | null;
+  layout: string | null;
+  designName: string | null;
+  designVersion: string | null;
+  metadata: Metadata | null;
+  content: Content | null;
+  projectConfig: unknown;
+  projectRevision: number;
+}
+
+const COLUMNS = `d.project_id AS "projectId", d.id AS "documentId", d.channel_id AS "channelId",
+  d.index_version AS "indexVersion", d.updated_at AS "updatedAt",
+  d.first_publication_date AS "firstPublicationDate", d.last_publication_date AS "lastPublicationDate",
+  d.significant_publication_date AS "significantPublicationDate",
+  d.visible_publication_date_override AS "visiblePublicationDateOverride",
+  d.embargo_set AS "embargoSet", d.embargo_until AS "embargoUntil",
+  p.id AS "publicationId", p.content_type AS "contentType", p.document_type AS "documentType", p.layout,
+  p.design_name AS "designName", p.design_version AS "designVersion", p.metadata, p.content,
+  pr.config AS "projectConfig", pr.revision_number AS "projectRevision"`;
+
+const FROM = `documents d
+  JOIN projects pr ON pr.id = d.project_id
+  LEFT JOIN publications p ON p.id = d.latest_publication_id`;
+
+export interface DocumentKey {
+  projectId: number;
+  documentId: number;
+}
+
+export function indexSourceQueries(db: Queryable) {
+  return {
+    /** The current truth for every key in one query; keys whose document no longer exists are simply absent. */
+    async findByKeys(keys: readonly DocumentKey[]): Promise<IndexSourceRow[]> {
+      if (keys.length === 0) return [];
+      const result = await db.query<IndexSourceRow>(
+        `SELECT ${COLUMNS} FROM ${FROM}
+         WHERE (d.project_id, d.id) IN (SELECT * FROM unnest($1::int[], $2::bigint[]))`,
+        [keys.map((key) => key.projectId), keys.map((key) => key.documentId)],
+      );
+      return result.rows;
+    },
+
+    /** One page of published documents in (project, id) order, for rebuilds: keyset paging, no offset. */
+    async findPublishedPage(after: DocumentKey | undefined, limit: number): Promise<IndexSourceRow[]> {
+      const result = await db.query<IndexSourceRow>(
+        `SELECT ${COLUMNS} FROM ${FROM}
+         WHERE d.latest_publication_id IS NOT NULL AND (d.project_id, d.id) > ($1, $2)
+         ORDER BY d.project_id, d.id LIMIT $3`,
+        [after?.projectId ?? 0, after?.documentId ?? 0, limit],
+      );
+      return result.rows;
+    },
+
+    async countPublished(): Promise<number> {
+      const result = await db.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM documents WHERE latest_publication_id IS NOT NULL',
+      );
+      return result.rows[0]?.count ?? 0;
+    },
+
+    /** (project, document, publication) of every published document, in key order, a page at a time. */
+    async findPublishedKeys(after: DocumentKey | undefined, limit: number) {
+      const result = await db.query<DocumentKey & { publicationId: number; indexVersion: number }>(
+        `SELECT project_id AS "projectId", id AS "documentId", latest_publication_id AS "publicationId",
+           index_version AS "indexVersion"
+         FROM documents WHERE latest_publication_id IS NOT NULL AND (project_id, id) > ($1, $2)
+         ORDER BY project_id, id LIMIT $3`,
+        [after?.projectId ?? 0, after?.documentId ?? 0, limit],
+      );
+      return result.rows;
+    },
+  };
+}

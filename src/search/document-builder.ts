@@ -1,0 +1,187 @@
+import type { IndexSourceRow } from '../db/queries/index-sources';
+import type { Content, Metadata } from '../domain/content';
+import { buildDocumentView, type DocumentView } from '../domain/document-view';
+import {
+  findContentType,
+  indexedMetadataFields,
+  ProjectConfigSchema,
+  type IndexedFieldType,
+  type ProjectConfig,
+} from '../domain/project-config';
+import { computeStatistics, extractSearchText } from '../domain/publication-text';
+import { isIsoDate } from '../domain/search-filters';
+
+/** The Elasticsearch document of one published document (index-mappings/publications.json). */
+export interface PublicationSearchDocument {
+  documentId: number;
+  projectId: number;
+  channelId: number;
+  publicationId: number;
+  contentType: string;
+  documentType: string;
+  categoryId?: string;
+  languageLocale?: string;
+  languageGroupId?: string;
+  isHomepage: boolean;
+  firstPublicationDate?: string;
+  lastPublicationDate?: string;
+  significantPublicationDate?: string;
+  visiblePublicationDate?: string;
+  sortDate?: string;
+  statistics: { characterCount: number; componentCount: Record<string, number> };
+  publishControl: { embargo: { enforced: boolean; until?: string } };
+  meta_keyword: Record<string, string | string[]>;
+  meta_text: Record<string, string>;
+  meta_integer: Record<string, number>;
+  meta_float: Record<string, number>;
+  meta_date: Record<string, string>;
+  meta_boolean: Record<string, boolean>;
+  title?: string;
+  description?: string;
+  text: string;
+  body: DocumentView;
+}
+
+/** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
+export function searchDocumentId(projectId: number, documentId: number): string {
+  return `${projectId}:${documentId}`;
+}
+
+/** Parsed project configs, keyed by project and revision, so a batch parses each config once. */
+export class ProjectConfigCache {
+  private readonly byKey = new Map<string, ProjectConfig | null>();
+
+  get(projectId: number, revision: number, raw: unknown): ProjectConfig | null {
+    const key = `${projectId}:${revision}`;
+    if (!this.byKey.has(key)) {
+      const parsed = ProjectConfigSchema.safeParse(raw);
+      this.byKey.set(key, parsed.success ? parsed.data : null);
+    }
+    return this.byKey.get(key) ?? null;
+  }
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/**
+ * A metadata value coerced to its declared index type, or undefined when it does not fit: a document with
+ * a malformed value is still indexed (without that field) rather than refused by the mapping.
+ */
+function coerce(value: unknown, type: IndexedFieldType): unknown {
+  switch (type) {
+    case 'keyword':
+      if (typeof value === 'string') return value;
+      if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
+      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+      return undefined;
+    case 'text':
+      return typeof value === 'string' ? value : undefined;
+    case 'integer':
+      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
+        ? value
+        : undefined;
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+    case 'date':
+      return typeof value === 'string' && isIsoDate(value) ? value : undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined;
+  }
+}
+
+function stringProp(value: unknown, key: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const inner = (value as Record<string, unknown>)[key];
+  if (typeof inner === 'string' && inner !== '') return inner;
+  if (typeof inner === 'number') return String(inner);
+  return undefined;
+}
+
+const iso = (date: Date | null) => (date ? date.toISOString() : undefined);
+
+/**
+ * Builds the search document of a published document, or undefined when the row is not published.
+ * sortDate is the content type's `sortDateField` metadata value when set and valid, else visiblePublicationDate.
+ */
+export function buildSearchDocument(
+  row: IndexSourceRow,
+  config: ProjectConfig | null,
+): PublicationSearchDocument | undefined {
+  if (row.publicationId === null || row.contentType === null || row.documentType === null) return undefined;
+  const metadata: Metadata = row.metadata ?? {};
+  const content: Content = row.content ?? [];
+  const view = buildDocumentView({
+    projectId: row.projectId,
+    channelId: row.channelId,
+    documentId: row.documentId,
+    publicationId: row.publicationId,
+    documentType: row.documentType,
+    contentType: row.contentType,
+    layout: row.layout,
+    designName: row.designName,
+    designVersion: row.designVersion,
+    metadata,
+    content,
+    updatedAt: row.updatedAt,
+    firstPublicationDate: row.firstPublicationDate,
+    lastPublicationDate: row.lastPublicationDate,
+    significantPublicationDate: row.significantPublicationDate,
+    visiblePublicationDateOverride: row.visiblePublicationDateOverride,
+  });
+
+  const typed = {
+    meta_keyword: {} as Record<string, string | string[]>,
+    meta_text: {} as Record<string, string>,
+    meta_integer: {} as Record<string, number>,
+    meta_float: {} as Record<string, number>,
+    meta_date: {} as Record<string, string>,
+    meta_boolean: {} as Record<string, boolean>,
+  };
+  const indexed = config ? indexedMetadataFields(config) : {};
+  for (const [prop, type] of Object.entries(indexed)) {
+    if (!Object.hasOwn(metadata, prop)) continue;
+    const value = coerce(metadata[prop], type);
+    if (value !== undefined) (typed[`meta_${type}`] as Record<string, unknown>)[prop] = value;
+  }
+
+  const sortDateField = config ? findContentType(config, row.contentType)?.sortDateField : undefined;
+  const sortDateValue = sortDateField ? metadata[sortDateField] : undefined;
+  const visible = view.systemdata.visiblePublicationDate;
+  const sortDate = typeof sortDateValue === 'string' && isIsoDate(sortDateValue) ? sortDateValue : visible;
+
+  const text = extractSearchText(metadata, content);
+  const statistics = computeStatistics(content);
+  const until = iso(row.embargoUntil);
+  const document: PublicationSearchDocument = {
+    documentId: row.documentId,
+    projectId: row.projectId,
+    channelId: row.channelId,
+    publicationId: row.publicationId,
+    contentType: row.contentType,
+    documentType: row.documentType,
+    isHomepage: config?.settings.homepageDocumentId === row.documentId,
+    statistics,
+    publishControl: { embargo: { enforced: row.embargoSet, ...(until ? { until } : {}) } },
+    ...typed,
+    text: text.text,
+    body: view,
+  };
+  const optional: Partial<PublicationSearchDocument> = {
+    categoryId:
+      typeof metadata.category === 'string' ? metadata.category : stringProp(metadata.category, 'id'),
+    languageLocale: stringProp(metadata.language, 'locale'),
+    languageGroupId: stringProp(metadata.language, 'groupId'),
+    firstPublicationDate: view.systemdata.firstPublicationDate,
+    lastPublicationDate: view.systemdata.lastPublicationDate,
+    significantPublicationDate: view.systemdata.significantPublicationDate,
+    visiblePublicationDate: visible,
+    sortDate,
+    title: text.title,
+    description: text.description,
+  };
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined) (document as unknown as Record<string, unknown>)[key] = value;
+  }
+  return document;
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { estypes } from '@elastic/elasticsearch';
+import type { SearchClient } from './client';
+import type { PublicationsIndex } from './index-names';
+
+/** index-mappings/publications.json: the declarative truth of the index's settings and mappings. */
+interface IndexDefinition {
+  settings: { index: Record<string, unknown> };
+  mappings: estypes.MappingTypeMapping;
+}
+
+let definition: IndexDefinition | undefined;
+
+export function publicationsIndexDefinition(): IndexDefinition {
+  definition ??= JSON.parse(
+    readFileSync(resolve(__dirname, '../../index-mappings/publications.json'), 'utf8'),
+  ) as IndexDefinition;
+  return definition;
+}
+
+/** The alias a rebuild puts on its target index, so live writes reach it before the swap. */
+export function rebuildingAlias(index: PublicationsIndex): string {
+  return `${index.alias}-rebuilding`;
+}
+
+function isStatus(error: unknown, status: number): boolean {
+  return (error as { meta?: { statusCode?: number } }).meta?.statusCode === status;
+}
+
+export async function indicesBehind(search: SearchClient, alias: string): Promise<string[]> {
+  try {
+    const response = await search.indices.getAlias({ name: alias });
+    return Object.keys(response);
+  } catch (error) {
+    if (isStatus(error, 404)) return [];
+    throw error;
+  }
+}
+
+/** Every physical index a write must reach: what the alias points at plus a running rebuild's target. */
+export async function writeTargets(search: SearchClient, index: PublicationsIndex): Promise<string[]> {
+  const [live, rebuilding] = await Promise.all([
+    indicesBehind(search, index.alias),
+    indicesBehind(search, rebuildingAlias(index)),
+  ]);
+  const targets = [...new Set([...live, ...rebuilding])];
+  if (targets.length === 0) {
+    await ensurePublicationsIndex(search, index);
+    return indicesBehind(search, index.alias);
+  }
+  return targets;
+}
+
+const ensured = new WeakMap<SearchClient, Map<string, Promise<void>>>();
+
+/**
+ * Creates the first physical index with the alias when the alias is missing. Idempotent and safe when the
+ * API and the workers start together: the first index has a fixed name, so only one of them can create it.
+ */
+export function ensurePublicationsIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
+  let byAlias = ensured.get(search);
+  if (!byAlias) {
+    byAlias = new Map();
+    ensured.set(search, byAlias);
+  }
+  let pending = byAlias.get(index.alias);
+  if (!pending) {
+    pending = createFirstIndex(search, index);
+    byAlias.set(index.alias, pending);
+    pending.catch(() => byAlias.delete(index.alias));
+  }
+  return pending;
+}
+
+async function createFirstIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
+  if (await search.indices.existsAlias({ name: index.alias })) return;
+  const { settings, mappings } = publicationsIndexDefinition();
+  try {
+    await search.indices.create({
+      index: index.newPhysicalName(new Date(0)),
+      settings,
+      mappings,
+      aliases: { [index.alias]: {} },
+    });
+  } catch (error) {
+    const type = (error as { meta?: { body?: { error?: { type?: string } } } }).meta?.body?.error?.type;
+    if (type !== 'resource_already_exists_exception') throw error;
+  }
+}

@@ -1,0 +1,250 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { Queryable } from '../db/pool';
+import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
+import type { Logger } from '../logger';
+import type { SearchClient } from './client';
+import { searchDocumentId } from './document-builder';
+import { bulkWrite, indexDocuments, operationsFor } from './indexer';
+import {
+  ensurePublicationsIndex,
+  indicesBehind,
+  publicationsIndexDefinition,
+  rebuildingAlias,
+} from './index-aliases';
+import type { PublicationsIndex } from './index-names';
+
+export interface RebuildProgress {
+  done: number;
+  total: number;
+}
+
+export interface RebuildOptions {
+  batchSize?: number;
+  /** Bulk requests in flight at once while Postgres reads the next page. */
+  concurrency?: number;
+  onStart?(total: number, target: string): void;
+  onProgress?(progress: RebuildProgress): void;
+  logger?: Logger;
+}
+
+export interface RebuildResult {
+  index: string;
+  previous: string[];
+  indexed: number;
+  rejected: number;
+  seconds: number;
+}
+
+/**
+ * Builds a fresh physical index from Postgres and swaps the alias to it in one atomic call. Searches keep
+ * reading the old index throughout; live writes reach the new one through the rebuilding alias, with the
+ * same external versions, so neither a publish during the rebuild nor a stale page can win wrongly.
+ */
+export async function rebuildIndex(
+  deps: { db: Queryable; search: SearchClient; index: PublicationsIndex },
+  options: RebuildOptions = {},
+): Promise<RebuildResult> {
+  const started = Date.now();
+  const { search, index } = deps;
+  const batchSize = options.batchSize ?? 1000;
+  const concurrency = options.concurrency ?? 2;
+  const { settings, mappings } = publicationsIndexDefinition();
+  const target = index.newPhysicalName();
+  await search.indices.create({
+    index: target,
+    settings: {
+      index: {
+        ...settings.index,
+        refresh_interval: '-1',
+        number_of_replicas: 0,
+        auto_expand_replicas: 'false',
+      },
+    },
+    mappings,
+    aliases: { [rebuildingAlias(index)]: {} },
+  });
+  const sources = indexSourceQueries(deps.db);
+  try {
+    const total = await sources.countPublished();
+    options.onStart?.(total, target);
+    let done = 0;
+    let rejected = 0;
+    let after: DocumentKey | undefined;
+    const inFlight = new Set<Promise<void>>();
+    for (;;) {
+      const rows = await sources.findPublishedPage(after, batchSize);
+      if (rows.length === 0) break;
+      const last = rows[rows.length - 1]!;
+      after = { projectId: last.projectId, documentId: last.documentId };
+      const operations = operationsFor(rows, []);
+      const write = bulkWrite(search, [target], operations, { logger: options.logger }).then((outcome) => {
+        if (outcome.retryable.length > 0) {
+          throw new Error(
+            `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
+          );
+        }
+        rejected += outcome.rejected.length;
+        done += rows.length;
+        options.onProgress?.({ done, total: Math.max(total, done) });
+      });
+      inFlight.add(write);
+      void write.finally(() => inFlight.delete(write)).catch(() => undefined);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+
+    await search.indices.putSettings({
+      index: target,
+      settings: {
+        index: {
+          refresh_interval: settings.index.refresh_interval as string,
+          auto_expand_replicas: settings.index.auto_expand_replicas as string,
+        },
+      },
+    });
+    await search.indices.refresh({ index: target });
+    const previous = await indicesBehind(search, index.alias);
+    await search.indices.updateAliases({
+      actions: [
+        ...previous.map((name) => ({ remove: { index: name, alias: index.alias } })),
+        { add: { index: target, alias: index.alias } },
+        { remove: { index: target, alias: rebuildingAlias(index) } },
+      ],
+    });
+    if (previous.length > 0) await search.indices.delete({ index: previous });
+    return {
+      index: target,
+      previous,
+      indexed: done - rejected,
+      rejected,
+      seconds: (Date.now() - started) / 1000,
+    };
+  } catch (error) {
+    // Searches never read the half-built index; drop it so the next rebuild starts clean.
+    await search.indices.delete({ index: target }).catch(() => undefined);
+    throw error;
+  }
+}
+
+export interface VerifyReport {
+  checked: number;
+  missing: DocumentKey[];
+  stale: DocumentKey[];
+  extra: DocumentKey[];
+  repaired: number;
+}
+
+interface IndexedEntry {
+  projectId: number;
+  documentId: number;
+  publicationId: number;
+}
+
+async function readIndexedEntries(search: SearchClient, alias: string): Promise<Map<string, IndexedEntry>> {
+  const entries = new Map<string, IndexedEntry>();
+  const pit = await search.openPointInTime({ index: alias, keep_alive: '2m' });
+  try {
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const response = await search.search<IndexedEntry>({
+        size: 5000,
+        pit: { id: pit.id, keep_alive: '2m' },
+        sort: [{ _shard_doc: 'asc' }],
+        _source: ['projectId', 'documentId', 'publicationId'],
+        ...(after ? { search_after: after } : {}),
+      });
+      const hits = response.hits.hits;
+      for (const hit of hits) {
+        if (hit._source)
+          entries.set(searchDocumentId(hit._source.projectId, hit._source.documentId), hit._source);
+      }
+      if (hits.length < 5000) break;
+      after = hits[hits.length - 1]!.sort;
+    }
+  } finally {
+    await search.closePointInTime({ id: pit.id }).catch(() => undefined);
+  }
+  return entries;
+}
+
+/**
+ * Compares Postgres (published documents and their latest publication ids) with the index, and with
+ * `repair` re-indexes every document that differs through the normal indexer path.
+ */
+export async function verifyIndex(
+  deps: { db: Queryable; search: SearchClient; index: PublicationsIndex; logger?: Logger },
+  options: { repair?: boolean } = {},
+): Promise<VerifyReport> {
+  await ensurePublicationsIndex(deps.search, deps.index);
+  const indexed = await readIndexedEntries(deps.search, deps.index.alias);
+  const sources = indexSourceQueries(deps.db);
+  const missing: DocumentKey[] = [];
+  const stale: DocumentKey[] = [];
+  let checked = 0;
+  let after: DocumentKey | undefined;
+  for (;;) {
+    const rows = await sources.findPublishedKeys(after, 10_000);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      checked += 1;
+      const id = searchDocumentId(row.projectId, row.documentId);
+      const entry = indexed.get(id);
+      const key = { projectId: row.projectId, documentId: row.documentId };
+      if (!entry) missing.push(key);
+      else if (entry.publicationId !== row.publicationId) stale.push(key);
+      indexed.delete(id);
+    }
+    const last = rows[rows.length - 1]!;
+    after = { projectId: last.projectId, documentId: last.documentId };
+  }
+  const extra = [...indexed.values()].map(({ projectId, documentId }) => ({ projectId, documentId }));
+  let repaired = 0;
+  if (options.repair) {
+    const drift = [...missing, ...stale, ...extra];
+    for (let start = 0; start < drift.length; start += 500) {
+      const outcome = await indexDocuments(deps, drift.slice(start, start + 500));
+      repaired += outcome.written;
+    }
+  }
+  return { checked, missing, stale, extra, repaired };
+}
+
+export interface IndexStatus {
+  alias: string;
+  indices: string[];
+  rebuilding: string[];
+  indexedCount: number;
+  publishedCount: number;
+  /** Published documents not (yet) in the index: positive while the indexer is behind. */
+  lag: number;
+  oldestPendingJobSeconds: number | null;
+}
+
+export async function indexStatus(deps: {
+  db: Queryable;
+  search: SearchClient;
+  index: PublicationsIndex;
+}): Promise<IndexStatus> {
+  const indices = await indicesBehind(deps.search, deps.index.alias);
+  const rebuilding = await indicesBehind(deps.search, rebuildingAlias(deps.index));
+  const indexedCount = indices.length > 0 ? (await deps.search.count({ index: deps.index.alias })).count : 0;
+  const publishedCount = await indexSourceQueries(deps.db).countPublished();
+  const oldest = await deps.db
+    .query<{ seconds: number | null }>(
+      `SELECT extract(epoch FROM now() - min(created_on))::float AS seconds FROM pgboss.job
+       WHERE name = 'index-document' AND state IN ('created', 'retry', 'active')`,
+    )
+    .then(
+      (result) => result.rows[0]?.seconds ?? null,
+      () => null,
+    );
+  return {
+    alias: deps.index.alias,
+    indices,
+    rebuilding,
+    indexedCount,
+    publishedCount,
+    lag: publishedCount - indexedCount,
+    oldestPendingJobSeconds: oldest,
+  };
+}

@@ -1,0 +1,183 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { Queryable } from '../db/pool';
+import { indexSourceQueries, type DocumentKey, type IndexSourceRow } from '../db/queries/index-sources';
+import type { Logger } from '../logger';
+import type { SearchClient } from './client';
+import { buildSearchDocument, ProjectConfigCache, searchDocumentId } from './document-builder';
+import { writeTargets } from './index-aliases';
+import type { PublicationsIndex } from './index-names';
+
+/** One write for one document: its current search document, or its removal, at its external version. */
+export type IndexOperation =
+  | { kind: 'index'; key: DocumentKey; version: number; document: object }
+  | { kind: 'delete'; key: DocumentKey; version: number | undefined };
+
+export interface BulkOutcome {
+  written: number;
+  /** Keys whose write failed for good in at least one target (mapping errors and the like). */
+  rejected: { key: DocumentKey; reason: string }[];
+  /** Keys still failing with 429/5xx after the in-process retries: the job should be retried later. */
+  retryable: DocumentKey[];
+}
+
+export interface BulkOptions {
+  /** In-process attempts for 429/5xx items and requests before giving up on them. */
+  attempts?: number;
+  baseDelayMs?: number;
+  logger?: Logger;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+function statusOf(error: unknown): number | undefined {
+  const meta = (error as { meta?: { statusCode?: number } }).meta;
+  return meta?.statusCode;
+}
+
+/**
+ * Turns source rows into index operations: a published document is indexed with version = index_version
+ * (external), anything else is deleted at that version, so a retried, duplicated or late write can never
+ * move the index backwards or bring an unpublished document back.
+ */
+export function operationsFor(
+  rows: readonly IndexSourceRow[],
+  keys: readonly DocumentKey[],
+): IndexOperation[] {
+  const configs = new ProjectConfigCache();
+  const found = new Set(rows.map((row) => searchDocumentId(row.projectId, row.documentId)));
+  const operations: IndexOperation[] = rows.map((row) => {
+    const key = { projectId: row.projectId, documentId: row.documentId };
+    const document = buildSearchDocument(
+      row,
+      configs.get(row.projectId, row.projectRevision, row.projectConfig),
+    );
+    return document
+      ? { kind: 'index', key, version: row.indexVersion, document }
+      : { kind: 'delete', key, version: row.indexVersion };
+  });
+  // A document that no longer exists at all has no version left to compare: remove it unconditionally.
+  for (const key of keys) {
+    if (!found.has(searchDocumentId(key.projectId, key.documentId))) {
+      operations.push({ kind: 'delete', key, version: undefined });
+    }
+  }
+  return operations;
+}
+
+/**
+ * Sends the operations to every target index with the bulk API. Per-item 409 (an equal or newer version is
+ * already there) and 404 on delete are success; 429/5xx items are retried with backoff; anything else is
+ * rejected for that document alone, never for the batch.
+ */
+export async function bulkWrite(
+  search: SearchClient,
+  targets: readonly string[],
+  operations: readonly IndexOperation[],
+  options: BulkOptions = {},
+): Promise<BulkOutcome> {
+  const attempts = options.attempts ?? 5;
+  const baseDelay = options.baseDelayMs ?? 200;
+  let pending = targets.flatMap((index) => operations.map((operation) => ({ index, operation })));
+  const rejected = new Map<string, { key: DocumentKey; reason: string }>();
+  let written = 0;
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    const body: unknown[] = [];
+    for (const { index, operation } of pending) {
+      const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
+      const versioning =
+        operation.version === undefined
+          ? {}
+          : { version: operation.version, version_type: 'external' as const };
+      if (operation.kind === 'index') {
+        body.push({ index: { _index: index, _id, ...versioning } }, operation.document);
+      } else {
+        body.push({ delete: { _index: index, _id, ...versioning } });
+      }
+    }
+    let items: Partial<Record<estypes.BulkOperationType, estypes.BulkResponseItem>>[];
+    try {
+      const response = await search.bulk({ operations: body });
+      items = response.items;
+    } catch (error) {
+      const status = statusOf(error);
+      if (status !== undefined && !isRetryableStatus(status)) throw error;
+      if (attempt >= attempts) {
+        return {
+          written,
+          rejected: [...rejected.values()],
+          retryable: uniqueKeys(pending.map((p) => p.operation.key)),
+        };
+      }
+      await sleep(baseDelay * 2 ** (attempt - 1));
+      continue;
+    }
+    const retry: typeof pending = [];
+    items.forEach((item, position) => {
+      const entry = pending[position];
+      const result = item.index ?? item.delete;
+      if (!entry || !result) return;
+      const ok =
+        (result.status >= 200 && result.status < 300) ||
+        result.status === 409 ||
+        (entry.operation.kind === 'delete' && result.status === 404);
+      if (ok) {
+        written += 1;
+      } else if (result.error?.type === 'index_not_found_exception') {
+        // The target was dropped after we resolved it (a rebuild just swapped): nothing left to keep in sync.
+        written += 1;
+      } else if (isRetryableStatus(result.status)) {
+        retry.push(entry);
+      } else {
+        const key = entry.operation.key;
+        const reason = `${result.error?.type ?? result.status}: ${result.error?.reason ?? 'rejected'}`;
+        rejected.set(searchDocumentId(key.projectId, key.documentId), { key, reason });
+        options.logger?.error({ index: entry.index, ...key, reason }, 'search index rejected a document');
+      }
+    });
+    pending = retry;
+    if (pending.length > 0) {
+      if (attempt >= attempts) {
+        return {
+          written,
+          rejected: [...rejected.values()],
+          retryable: uniqueKeys(pending.map((p) => p.operation.key)),
+        };
+      }
+      await sleep(baseDelay * 2 ** (attempt - 1));
+    }
+  }
+  return { written, rejected: [...rejected.values()], retryable: [] };
+}
+
+function uniqueKeys(keys: readonly DocumentKey[]): DocumentKey[] {
+  const byId = new Map(keys.map((key) => [searchDocumentId(key.projectId, key.documentId), key]));
+  return [...byId.values()];
+}
+
+export interface IndexerDeps {
+  db: Queryable;
+  search: SearchClient;
+  index: PublicationsIndex;
+  logger?: Logger;
+}
+
+/**
+ * Brings the index entries of these documents in line with Postgres: re-reads all of them in one query,
+ * then writes to every index searches read from and to a rebuild's target, resolved after the read so a
+ * rebuild that starts meanwhile cannot miss the write.
+ */
+export async function indexDocuments(
+  deps: IndexerDeps,
+  keys: readonly DocumentKey[],
+  options: BulkOptions = {},
+) {
+  const unique = uniqueKeys(keys);
+  const rows = await indexSourceQueries(deps.db).findByKeys(unique);
+  const operations = operationsFor(rows, unique);
+  const targets = await writeTargets(deps.search, deps.index);
+  return bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options });
+}
