@@ -208,3 +208,35 @@ describe('authentication and scopes', () => {
     expect(stored.rows[0].metadata).toEqual({ title: 'secret' });
   });
 });
+
+describe('the OpenAPI description', () => {
+  it('when it is asked for without a token, then it describes every versioned path with the command body from the code', async () => {
+    const response = await apiClient(app.url).get('openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    expect(Object.keys(response.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/documents/latestPublications',
+        '/publications/search',
+        '/documents/{documentId}/commands',
+        '/documents/{documentId}/latestDraft',
+        '/publicationEvents',
+        '/import/documents',
+        '/projectConfig',
+      ]),
+    );
+    const body =
+      response.body.paths['/documents/{documentId}/commands'].patch.requestBody.content['application/json']
+        .schema;
+    const described = JSON.stringify(body.properties.commands.items);
+    for (const operation of [
+      'publish',
+      'unpublish',
+      'setEmbargo',
+      'addPublishSchedule',
+      'setIncludeDirective',
+    ]) {
+      expect(described).toContain(`"const":"${operation}"`);
+    }
+  });
+});

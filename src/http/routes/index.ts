@@ -2,9 +2,12 @@ import type { Router } from 'express';
 import type { AppContext } from '../../context';
 import { designRoutes } from './design/design.routes';
 import { healthRoutes } from './health/health.routes';
+import { openApiRoutes } from './openapi/openapi.routes';
+import { importRoutes } from './import/import.routes';
 import { deliveryStatusRoutes } from './documents/delivery-status.routes';
 import { documentCommandsRoutes } from './documents/document-commands.routes';
 import { latestDraftRoutes } from './documents/latest-draft.routes';
+import { latestPublicationRoutes } from './documents/latest-publication.routes';
 import { publicationEventsRoutes } from './publication-events/publication-events.routes';
 import { projectConfigRoutes } from './project-config/project-config.routes';
 
@@ -14,10 +17,13 @@ import { projectConfigRoutes } from './project-config/project-config.routes';
  */
 export function registerRoutes(router: Router, ctx: AppContext): void {
   healthRoutes(router, ctx);
+  openApiRoutes(router);
   documentCommandsRoutes(router, ctx);
   latestDraftRoutes(router, ctx);
   deliveryStatusRoutes(router, ctx);
   publicationEventsRoutes(router, ctx);
   projectConfigRoutes(router, ctx);
   designRoutes(router, ctx);
+  importRoutes(router, ctx);
+  latestPublicationRoutes(router, ctx);
 }

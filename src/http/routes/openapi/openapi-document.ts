@@ -1,0 +1,380 @@
+import { z } from 'zod';
+import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
+import { commandRequestSchema } from '../../../domain/document-commands/schema';
+
+/**
+ * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
+ * from those same schemas, so the description cannot drift from what the server accepts.
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Converts a zod schema and lifts its `$defs` into components under `prefix`. */
+function fromZod(schema: z.ZodType, prefix: string, components: Record<string, Schema>): Schema {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema & {
+    $defs?: Record<string, Schema>;
+  };
+  const { $defs = {}, $schema: _ignored, ...rest } = json;
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value).map(([key, inner]) =>
+          key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')
+            ? [key, `#/components/schemas/${prefix}${inner.slice('#/$defs/'.length)}`]
+            : [key, rewrite(inner)],
+        ),
+      );
+    }
+    return value;
+  };
+  for (const [name, def] of Object.entries($defs)) components[`${prefix}${name}`] = rewrite(def) as Schema;
+  return rewrite(rest) as Schema;
+}
+
+const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+const pathParam = (name: string, schema: Schema = { type: 'integer' }) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema,
+});
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: 'Error', content: { 'application/json': { schema: ref('Error') } } },
+    ]),
+  );
+
+const json = (schema: Schema, description = 'OK') => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const conditionParams = [
+  query('ignoreComponentConditions', 'keep every component regardless of its conditions', {
+    type: 'boolean',
+  }),
+  query(
+    'componentConditions',
+    'JSON object {dateTime?: ISO date-time, brand?: string}; default now and the default brand',
+  ),
+];
+
+const listOf = (item: Schema, extra: Record<string, Schema> = {}) => ({
+  oneOf: [
+    { type: 'array', items: item, description: 'up to 2025-11' },
+    {
+      type: 'object',
+      properties: { results: { type: 'array', items: item }, ...extra },
+      required: ['results'],
+      description: 'from 2026-01',
+    },
+  ],
+});
+
+export function buildOpenApiDocument(): Schema {
+  const components: Record<string, Schema> = {
+    Error: {
+      type: 'object',
+      required: ['status', 'error', 'error_details'],
+      properties: {
+        status: { type: 'integer' },
+        error: { type: 'string', description: 'HTTP reason phrase' },
+        error_details: {
+          type: 'object',
+          description: '{message, name} or, for validation errors, one key per offending path',
+          additionalProperties: true,
+        },
+      },
+    },
+    Systemdata: {
+      type: 'object',
+      properties: {
+        projectId: { type: 'integer' },
+        channelId: { type: 'integer' },
+        documentId: { type: 'integer' },
+        publicationId: { type: 'integer' },
+        documentType: { type: 'string', enum: ['article', 'page', 'data-record'] },
+        contentType: { type: 'string' },
+        layout: { type: 'string' },
+        design: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } } },
+        firstPublicationDate: { type: 'string', format: 'date-time' },
+        significantPublicationDate: { type: 'string', format: 'date-time' },
+        visiblePublicationDate: { type: 'string', format: 'date-time' },
+        lastPublicationDate: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    Component: {
+      type: 'object',
+      required: ['id'],
+      properties: {
+        id: { type: 'string' },
+        component: { type: 'string' },
+        identifier: { type: 'string' },
+        content: { type: 'object', additionalProperties: true },
+        styles: { type: 'object', additionalProperties: true },
+        containers: { type: 'object', additionalProperties: { type: 'array', items: ref('Component') } },
+        position: { type: 'string' },
+        conditions: { type: 'object', additionalProperties: true },
+      },
+    },
+    Reference: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        type: { type: 'string' },
+        location: { type: 'string' },
+        propertyName: { type: 'string' },
+      },
+    },
+    Document: {
+      type: 'object',
+      properties: {
+        systemdata: ref('Systemdata'),
+        metadata: { type: 'object', additionalProperties: true },
+        content: { type: 'array', items: ref('Component') },
+        references: { type: 'array', items: ref('Reference') },
+        renditions: {
+          type: 'array',
+          items: { type: 'object', properties: { handle: { type: 'string' }, content: {} } },
+        },
+      },
+    },
+  };
+  const commandsBody = fromZod(commandRequestSchema, 'Commands', components);
+  const read = [{ bearer: ['public-api:read'] }];
+  const write = [{ bearer: ['public-api:write'] }];
+  const fieldsParam = query('fields', 'comma separated: systemdata, metadata, content, references');
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Broadsheet API',
+      version: '2026-03',
+      description:
+        'Content delivery and management API. Every path starts with /api/{version}; versions: ' +
+        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope.`,
+    },
+    servers: [
+      {
+        url: '/api/{version}',
+        variables: { version: { default: '2026-03', enum: [...ALL_VERSION_LABELS] } },
+      },
+    ],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: components,
+    },
+    paths: {
+      '/health': { get: { summary: 'Liveness, no token', responses: { 200: json({ type: 'object' }) } } },
+      '/health/ready': {
+        get: {
+          summary: 'Readiness: Postgres and Elasticsearch answer',
+          responses: { 200: json({ type: 'object' }), ...errors(503) },
+        },
+      },
+      '/projectConfig': {
+        get: {
+          summary: 'The project configuration',
+          security: [{ bearer: ['public-api:config:read'] }],
+          responses: { 200: json({ type: 'object' }), ...errors(401, 403) },
+        },
+        post: {
+          summary: 'Plan or apply a new project configuration',
+          security: [{ bearer: ['public-api:config:write'] }],
+          requestBody: json({
+            type: 'object',
+            required: ['projectConfig'],
+            properties: { plan: { type: 'boolean' }, projectConfig: { type: 'object' } },
+          }),
+          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 409) },
+        },
+      },
+      '/design': {
+        get: {
+          summary: 'The current design',
+          security: read,
+          responses: { 200: json({ type: 'object' }), ...errors(401, 403, 404) },
+        },
+      },
+      '/design/{designVersion}': {
+        get: {
+          summary: 'A design version',
+          security: read,
+          parameters: [pathParam('designVersion', { type: 'string' })],
+          responses: { 200: json({ type: 'object' }), ...errors(401, 403, 404) },
+        },
+      },
+      '/import/documents': {
+        post: {
+          summary: 'Import documents in the background; answers the job id',
+          security: write,
+          requestBody: json({ type: 'object', required: ['systemName', 'documents'] }),
+          responses: {
+            200: json({ type: 'object', properties: { id: { type: 'string' } } }),
+            ...errors(400, 401, 403, 413),
+          },
+        },
+      },
+      '/import/documents/status': {
+        get: {
+          summary: 'State and per-document log of an import job',
+          security: write,
+          parameters: [{ ...query('id', 'job id'), required: true }],
+          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/documents/latestPublications': {
+        get: {
+          summary: 'Latest publications, filtered and paged (offset or id ranges for parallel exports)',
+          security: read,
+          parameters: [
+            fieldsParam,
+            query('limit', '0..100, default 100', { type: 'integer', minimum: 0, maximum: 100 }),
+            query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
+            query('reverse', 'ascending lastPublicationDate', { type: 'boolean' }),
+            query('homepage', 'only the project homepage', { type: 'boolean' }),
+            query('contentTypes', 'comma separated'),
+            query('documentTypes', 'comma separated: article, page, data-record'),
+            query('id', 'one id or a comma separated list'),
+            ...['gte', 'gt', 'lte', 'lt'].map((op) => query(`id.${op}`, 'document id range')),
+            ...['gte', 'gt', 'lte', 'lt'].map((op) =>
+              query(`publishedAt.${op}`, 'lastPublicationDate range', {
+                type: 'string',
+                format: 'date-time',
+              }),
+            ),
+            ...conditionParams,
+          ],
+          responses: { 200: json(listOf(ref('Document'))), ...errors(400, 401, 403) },
+        },
+      },
+      '/documents/{documentId}/latestPublication': {
+        get: {
+          summary: 'The latest publication of one document',
+          security: read,
+          parameters: [
+            pathParam('documentId'),
+            fieldsParam,
+            query('renditions', 'comma separated handles; up to 2025-07 only'),
+            ...conditionParams,
+          ],
+          responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/documents/{documentId}/latestDraft': {
+        get: {
+          summary: 'The latest draft (scopes public-api:write and public-api:drafts:read)',
+          security: [{ bearer: ['public-api:write', 'public-api:drafts:read'] }],
+          parameters: [
+            pathParam('documentId'),
+            fieldsParam,
+            query('renditions', 'comma separated handles; up to 2025-07 only'),
+            ...conditionParams,
+          ],
+          responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/documents/{documentId}/commands': {
+        patch: {
+          summary: 'Run document commands in one transaction (optimistic version, preconditions)',
+          security: write,
+          parameters: [pathParam('documentId')],
+          requestBody: json(commandsBody),
+          responses: { 204: { description: 'All commands applied' }, ...errors(400, 401, 403, 404, 409) },
+        },
+      },
+      '/documents/{documentId}/addDeliveryStatus': {
+        post: {
+          summary: 'Create or update a delivery status report',
+          security: write,
+          parameters: [pathParam('documentId')],
+          requestBody: json({
+            type: 'object',
+            required: ['publicationId', 'deliveryHandle', 'status'],
+            properties: {
+              publicationId: { type: 'integer' },
+              deliveryHandle: { type: 'string' },
+              status: { type: 'string', enum: ['success', 'failed', 'in-progress', 'aborted'] },
+              message: { type: 'string' },
+              reportId: { type: 'string' },
+              userChoices: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { label: { type: 'string' }, value: { type: 'string' } },
+                },
+              },
+            },
+          }),
+          responses: {
+            200: json({ type: 'object', properties: { reportId: { type: 'string' } } }),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/publications/search': {
+        get: {
+          summary: 'Full-text and filtered search over the latest publications (teasers, tickers)',
+          security: read,
+          parameters: [
+            query('search', 'full text; quote a part for an exact phrase'),
+            query('contentTypes', 'comma separated, OR'),
+            query('categories', 'comma separated category ids, OR'),
+            query('languages', 'comma separated locales, OR'),
+            query('languageGroupId', 'all translations of a document'),
+            query('filters', 'JSON filter expression (supplement §5)'),
+            query('sort', 'comma separated; - prefix descends; default -sortDate,-documentId'),
+            query('fields', 'comma separated, or id for {documentId, projectId} items'),
+            query('limit', 'default 10, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
+            query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
+            query('after', 'cursor of the previous response (from 2026-01)'),
+            ...conditionParams,
+          ],
+          responses: {
+            200: json(listOf(ref('Document'), { total: { type: 'integer' }, cursor: { type: 'string' } })),
+            ...errors(400, 401, 403),
+          },
+        },
+      },
+      '/publicationEvents': {
+        get: {
+          summary: 'Publication events, ascending id; page with id.gt',
+          security: read,
+          parameters: [
+            query('limit', 'default 100, max 1000', { type: 'integer', minimum: 0, maximum: 1000 }),
+            query('reverse', 'descending id', { type: 'boolean' }),
+            query('contentTypes', 'comma separated'),
+            query('documentTypes', 'comma separated'),
+            ...['gt', 'gte', 'lt', 'lte'].map((op) =>
+              query(`id.${op}`, 'event id range', { type: 'integer' }),
+            ),
+            ...['gt', 'gte', 'lt', 'lte'].map((op) =>
+              query(`createdAt.${op}`, 'creation time range', { type: 'string', format: 'date-time' }),
+            ),
+          ],
+          responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403) },
+        },
+      },
+      '/publicationEvents/{channelHandle}': {
+        get: {
+          summary: 'Publication events of one channel',
+          security: read,
+          parameters: [pathParam('channelHandle', { type: 'string' })],
+          responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403, 404) },
+        },
+      },
+    },
+  };
+}
