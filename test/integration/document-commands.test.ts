@@ -1,0 +1,686 @@
+import { documentQueries } from '../../src/db/queries/documents';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createDraftDocument, createPublishedDocument } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+describe('PATCH documents/{documentId}/commands', () => {
+  let app: TestApp;
+  let api: ReturnType<typeof apiClient>;
+  let project: { projectId: number; channelId: number };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx);
+    api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId)).token);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const draft = () => createDraftDocument(app.ctx, project);
+  const published = () => createPublishedDocument(app.ctx, project);
+  const load = async (id: number) => (await documentQueries(app.ctx.pool).findById(project.projectId, id))!;
+  const commands = (id: number, body: unknown, client = api) =>
+    client.patch(`documents/${id}/commands`, body);
+  const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+  const countRows = async (sql: string, id: number) =>
+    Number((await app.ctx.pool.query<{ n: string }>(sql, [id])).rows[0]!.n);
+  const eventCount = (id: number) =>
+    countRows('SELECT count(*) AS n FROM publication_events WHERE document_id = $1', id);
+  const publicationCount = (id: number) =>
+    countRows('SELECT count(*) AS n FROM publications WHERE document_id = $1', id);
+  const jobCount = (queue: string, id: number) =>
+    countRows(
+      `SELECT count(*) AS n FROM pgboss.job WHERE name = '${queue}' AND (data->>'documentId')::bigint = $1`,
+      id,
+    );
+
+  describe('access and input', () => {
+    it('when no token or a bad token is sent, then 401; without public-api:write, then 403', async () => {
+      const doc = await draft();
+      const body = { commands: [{ operation: 'publish' }] };
+      expect((await commands(doc.id, body, apiClient(app.url))).status).toBe(401);
+      expect((await commands(doc.id, body, apiClient(app.url, 'a.b.c'))).status).toBe(401);
+      const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:read']);
+      const forbidden = await commands(doc.id, body, apiClient(app.url, token));
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error_details).toEqual({
+        access_token: 'The request requires higher privileges',
+      });
+      expect((await load(doc.id)).latestPublicationId).toBeNull();
+    });
+
+    it('when an operation is unknown, then 400 keyed commands.<index>.operation', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'x' },
+          { operation: 'explode' },
+        ],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ status: 400, error: 'Bad Request' });
+      expect(response.body.error_details['commands.1.operation']).toMatch(/must be one of/);
+      expect((await load(doc.id)).version).toBe(doc.version);
+    });
+
+    it('when the body, a field or the documentId is invalid, then 400 naming the path', async () => {
+      const doc = await draft();
+      const missing = await commands(doc.id, { commands: [{ operation: 'setMetadataProperty', value: 1 }] });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error_details).toHaveProperty(['commands.0.propertyName']);
+      const empty = await commands(doc.id, { commands: [] });
+      expect(empty.status).toBe(400);
+      expect(empty.body.error_details).toHaveProperty(['commands']);
+      const notANumber = await api.patch('documents/abc/commands', { commands: [{ operation: 'publish' }] });
+      expect(notANumber.status).toBe(400);
+      expect(notANumber.body.error_details).toHaveProperty(['documentId']);
+    });
+
+    it('when the document does not exist or belongs to another project, then 404 NotFound', async () => {
+      const unknown = await commands(999_999_999, { commands: [{ operation: 'publish' }] });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error_details).toMatchObject({ name: 'NotFound' });
+      const other = await createTestProject(app.ctx);
+      const foreign = await createDraftDocument(app.ctx, other);
+      const response = await commands(foreign.id, { commands: [{ operation: 'publish' }] });
+      expect(response.status).toBe(404);
+      expect((await load(foreign.id).catch(() => undefined))?.latestPublicationId ?? null).toBeNull();
+    });
+
+    it('when a 2025-07 operation is sent on 2025-05, then 400 naming commands.<index>.operation', async () => {
+      const doc = await draft();
+      const older = api.withVersion('2025-05');
+      for (const command of [
+        { operation: 'setEmbargo', reason: 'legal' },
+        { operation: 'removeEmbargo' },
+        { operation: 'addPublishSchedule', date: inAnHour() },
+        { operation: 'cancelPublishSchedule' },
+        { operation: 'addUnpublishSchedule', date: inAnHour() },
+        { operation: 'cancelUnpublishSchedule' },
+      ]) {
+        const response = await commands(doc.id, { commands: [command] }, older);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details['commands.0.operation']).toMatch(
+          /not available in API version 2025-05/,
+        );
+      }
+      const accepted = await commands(
+        doc.id,
+        { commands: [{ operation: 'setEmbargo', reason: 'legal' }] },
+        api.withVersion('2025-07'),
+      );
+      expect(accepted.status).toBe(204);
+    });
+
+    it('when preserveUpdatedAt is sent before 2026-03, then 400 on preserveUpdatedAt', async () => {
+      const doc = await draft();
+      const response = await commands(
+        doc.id,
+        { preserveUpdatedAt: true, commands: [{ operation: 'publish' }] },
+        api.withVersion('2026-01'),
+      );
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.preserveUpdatedAt).toMatch(/only from 2026-03/);
+      expect((await load(doc.id)).latestPublicationId).toBeNull();
+    });
+
+    it('when commands are sent on v1, then they run (the endpoint exists in every version)', async () => {
+      const doc = await draft();
+      const response = await commands(
+        doc.id,
+        { commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'v1' }] },
+        api.withVersion('v1'),
+      );
+      expect(response.status).toBe(204);
+      expect((await load(doc.id)).metadata.title).toBe('v1');
+    });
+  });
+
+  describe('draft operations', () => {
+    it('when setMetadataProperty runs, then the draft has the value, version + 1 and a new updatedAt; null removes it', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        version: doc.version,
+        commands: [
+          {
+            operation: 'setMetadataProperty',
+            propertyName: 'title',
+            value: 'New title',
+            oldValue: 'A draft',
+          },
+          { operation: 'setMetadataProperty', propertyName: 'description', value: 'Text' },
+        ],
+      });
+      expect(response.status).toBe(204);
+      expect(response.text).toBe('');
+      const after = await load(doc.id);
+      expect(after.metadata).toEqual({ title: 'New title', description: 'Text' });
+      expect(after.version).toBe(doc.version + 1);
+      expect(after.updatedAt.getTime()).toBeGreaterThan(doc.updatedAt.getTime());
+      await commands(doc.id, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'description', value: null }],
+      });
+      expect((await load(doc.id)).metadata).toEqual({ title: 'New title' });
+    });
+
+    it('when setMetadataProperty sets a document reference, then the draft references are stored', async () => {
+      const target = await draft();
+      const doc = await draft();
+      const value = { $ref: 'document', reference: { id: String(target.id) } };
+      expect(
+        (
+          await commands(doc.id, {
+            commands: [{ operation: 'setMetadataProperty', propertyName: 'related', value }],
+          })
+        ).status,
+      ).toBe(204);
+      const refs = await app.ctx.pool.query(
+        `SELECT target_id FROM document_references WHERE source_document_id = $1 AND source_kind = 'draft' AND location = 'metadata'`,
+        [doc.id],
+      );
+      expect(refs.rows).toEqual([{ target_id: String(target.id) }]);
+    });
+
+    it('when setEditableDirective and removeComponent run, then the content changes accordingly', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        commands: [
+          {
+            operation: 'setEditableDirective',
+            componentId: 'doc-para',
+            directiveName: 'text',
+            value: 'Changed',
+          },
+          { operation: 'removeComponent', componentId: 'doc-title' },
+        ],
+      });
+      expect(response.status).toBe(204);
+      const after = await load(doc.id);
+      expect(after.content.map((c) => c.id)).toEqual(['doc-para', 'doc-link', 'doc-embed', 'doc-styled']);
+      expect(after.content[0]!.content).toEqual({ text: 'Changed' });
+    });
+
+    it('when setComponentCondition, setComponentStyle and setStyleDirective run, then conditions and styles change', async () => {
+      const doc = await draft();
+      const dateTime = { gte: '2025-01-01T00:00:00Z', lt: '2030-01-01T00:00:00Z' };
+      const response = await commands(doc.id, {
+        commands: [
+          {
+            operation: 'setComponentCondition',
+            componentId: 'doc-para',
+            conditionName: 'dateTime',
+            value: dateTime,
+          },
+          {
+            operation: 'setComponentCondition',
+            componentId: 'doc-para',
+            conditionName: 'brands',
+            value: ['de'],
+          },
+          {
+            operation: 'setComponentStyle',
+            componentId: 'doc-styled',
+            propertyName: 'margin',
+            value: 'large',
+            oldValue: 'small',
+          },
+          {
+            operation: 'setStyleDirective',
+            componentId: 'doc-styled',
+            directiveName: 'appearance',
+            propertyName: 'color',
+            value: 'blue',
+            oldValue: 'red',
+          },
+        ],
+      });
+      expect(response.status).toBe(204);
+      const after = await load(doc.id);
+      const para = after.content.find((c) => c.id === 'doc-para')!;
+      expect(para.conditions).toEqual({ dateTime, brands: ['de'] });
+      const styled = after.content.find((c) => c.id === 'doc-styled')!;
+      expect(styled.styles).toEqual({ margin: 'large' });
+      expect(styled.content).toMatchObject({ appearance: { color: 'blue' } });
+    });
+
+    it('when setLinkDirective sets a document link, then the link and a draft link reference are stored', async () => {
+      const target = await draft();
+      const doc = await draft();
+      const value = { $ref: 'document', reference: { id: String(target.id) }, target: '_blank' };
+      const response = await commands(doc.id, {
+        commands: [
+          {
+            operation: 'setLinkDirective',
+            componentId: 'doc-link',
+            directiveName: 'link',
+            value,
+            oldValue: { href: 'https://example.com' },
+          },
+        ],
+      });
+      expect(response.status).toBe(204);
+      const link = (await load(doc.id)).content.find((c) => c.id === 'doc-link')!;
+      expect(link.content).toMatchObject({ link: value });
+      const refs = await app.ctx.pool.query(
+        `SELECT target_id, location FROM document_references WHERE source_document_id = $1 AND source_kind = 'draft'`,
+        [doc.id],
+      );
+      expect(refs.rows).toContainEqual({ target_id: String(target.id), location: 'link-directive' });
+    });
+
+    it('when setIncludeDirective sends params and overrides, then both are stored; params alone removes the overrides', async () => {
+      const doc = await draft();
+      const override = { id: 'o1', content: { title: 'Other' }, originalSnapshot: {}, contentProperties: {} };
+      expect(
+        (
+          await commands(doc.id, {
+            commands: [
+              {
+                operation: 'setIncludeDirective',
+                componentId: 'doc-embed',
+                directiveName: 'teaser',
+                value: { params: { size: 'small' }, overrides: [override] },
+              },
+            ],
+          })
+        ).status,
+      ).toBe(204);
+      let embed = (await load(doc.id)).content.find((c) => c.id === 'doc-embed')!;
+      expect(embed.content).toEqual({
+        teaser: { service: 'teaser', params: { size: 'small' }, overrides: [override] },
+      });
+
+      expect(
+        (
+          await commands(doc.id, {
+            commands: [
+              {
+                operation: 'setIncludeDirective',
+                componentId: 'doc-embed',
+                directiveName: 'teaser',
+                value: { params: { size: 'xl' } },
+              },
+            ],
+          })
+        ).status,
+      ).toBe(204);
+      embed = (await load(doc.id)).content.find((c) => c.id === 'doc-embed')!;
+      expect(embed.content).toEqual({ teaser: { service: 'teaser', params: { size: 'xl' } } });
+    });
+
+    it('when setIncludeDirective sends overrides without params, then 400 and nothing changes', async () => {
+      const doc = await draft();
+      const override = { id: 'o1', content: {}, originalSnapshot: {}, contentProperties: {} };
+      const response = await commands(doc.id, {
+        commands: [
+          {
+            operation: 'setIncludeDirective',
+            componentId: 'doc-embed',
+            directiveName: 'teaser',
+            value: { overrides: [override] },
+          },
+        ],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toHaveProperty(['commands.0.value.overrides']);
+      expect((await load(doc.id)).version).toBe(doc.version);
+    });
+
+    it('when a command names a component that does not exist, then 400 "Command at index N failed" with commandIndex', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        commands: [{ operation: 'removeComponent', componentId: 'doc-nope' }],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toMatchObject({ commandIndex: 0 });
+      expect(response.body.error_details.message).toMatch(/^Command at index 0 failed: /);
+    });
+  });
+
+  describe('conflicts and atomicity', () => {
+    it('when version is outdated, then 409 with expectedVersion and currentVersion, and nothing changes', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        version: doc.version + 5,
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'no' }],
+      });
+      expect(response.status).toBe(409);
+      expect(response.body).toEqual({
+        status: 409,
+        error: 'Conflict',
+        error_details: {
+          name: 'Conflict',
+          message: 'The document you tried to update is outdated',
+          expectedVersion: doc.version + 5,
+          currentVersion: doc.version,
+        },
+      });
+      expect((await load(doc.id)).metadata.title).toBe('A draft');
+    });
+
+    it('when an oldValue differs from the current value, then 409 "Cannot update outdated value" with commandIndex', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'description', value: 'a' },
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'b', oldValue: 'not the title' },
+        ],
+      });
+      expect(response.status).toBe(409);
+      expect(response.body.error_details).toEqual({
+        name: 'Conflict',
+        message: 'Cannot update outdated value',
+        commandIndex: 1,
+      });
+      expect((await load(doc.id)).metadata).toEqual({ title: 'A draft' });
+    });
+
+    it('when isPublished or isPublishedAndHasNoChanges fails, then 409 "Precondition failed" and nothing changes', async () => {
+      const doc = await draft();
+      const notPublished = await commands(doc.id, {
+        preconditions: [{ type: 'isPublished', value: true }],
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'x' }],
+      });
+      expect(notPublished.status).toBe(409);
+      expect(notPublished.body.error_details).toEqual({
+        name: 'Conflict',
+        message: "Precondition failed: 'isPublished'",
+      });
+
+      const pub = await published();
+      await commands(pub.id, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'changed' }],
+      });
+      const changed = await commands(pub.id, {
+        preconditions: [{ type: 'isPublishedAndHasNoChanges', value: true }],
+        commands: [{ operation: 'publish' }],
+      });
+      expect(changed.status).toBe(409);
+      expect(changed.body.error_details).toEqual({
+        name: 'Conflict',
+        message: "Precondition failed: 'isPublishedAndHasNoChanges'",
+      });
+      const ok = await commands(pub.id, {
+        preconditions: [
+          { type: 'isPublished', value: true },
+          { type: 'isPublishedAndHasNoChanges', value: false },
+        ],
+        commands: [{ operation: 'publish' }],
+      });
+      expect(ok.status).toBe(204);
+    });
+
+    it('when the third command of a batch fails, then the document, its version, events and jobs are untouched', async () => {
+      const doc = await published();
+      const before = await load(doc.id);
+      const eventsBefore = await eventCount(doc.id);
+      const publicationsBefore = await publicationCount(doc.id);
+      const response = await commands(doc.id, {
+        version: before.version,
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'first' },
+          { operation: 'publish' },
+          {
+            operation: 'setEditableDirective',
+            componentId: 'doc-missing',
+            directiveName: 'text',
+            value: 'x',
+          },
+        ],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toMatchObject({ commandIndex: 2 });
+      const after = await load(doc.id);
+      expect(after.version).toBe(before.version);
+      expect(after.metadata).toEqual(before.metadata);
+      expect(after.updatedAt).toEqual(before.updatedAt);
+      expect(after.latestPublicationId).toBe(before.latestPublicationId);
+      expect(await eventCount(doc.id)).toBe(eventsBefore);
+      expect(await publicationCount(doc.id)).toBe(publicationsBefore);
+    });
+
+    it('when 20 requests carry the same version at once, then exactly one 204, nineteen 409s, and the winner’s change stays', async () => {
+      const doc = await draft();
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          commands(doc.id, {
+            version: doc.version,
+            commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: `writer ${i}` }],
+          }),
+        ),
+      );
+      const statuses = responses.map((r) => r.status);
+      expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+      const winner = statuses.indexOf(204);
+      const after = await load(doc.id);
+      expect(after.metadata.title).toBe(`writer ${winner}`);
+      expect(after.version).toBe(doc.version + 1);
+      for (const loser of responses.filter((r) => r.status === 409)) {
+        expect(loser.body.error_details).toMatchObject({
+          expectedVersion: doc.version,
+          currentVersion: doc.version + 1,
+        });
+      }
+    });
+  });
+
+  describe('publishing', () => {
+    it('when publish runs, then a publication of the current draft, both dates, a publish event and an index job exist', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'Published title' },
+          { operation: 'publish' },
+        ],
+      });
+      expect(response.status).toBe(204);
+      const after = await load(doc.id);
+      expect(after.latestPublicationId).not.toBeNull();
+      expect(after.publishedVersion).toBe(after.version);
+      expect(after.version).toBe(doc.version + 1);
+      expect(after.firstPublicationDate).not.toBeNull();
+      expect(after.lastPublicationDate).toEqual(after.firstPublicationDate);
+      const publication = await app.ctx.pool.query(
+        'SELECT metadata, document_version FROM publications WHERE id = $1',
+        [after.latestPublicationId],
+      );
+      expect(publication.rows[0]).toEqual({
+        metadata: { title: 'Published title' },
+        document_version: after.version,
+      });
+      const events = await app.ctx.pool.query(
+        'SELECT event_type, publication_id FROM publication_events WHERE document_id = $1',
+        [doc.id],
+      );
+      expect(events.rows).toEqual([{ event_type: 'publish', publication_id: after.latestPublicationId }]);
+      expect(await jobCount('index-document', doc.id)).toBe(1);
+    });
+
+    it('when published again, then firstPublicationDate stays, lastPublicationDate moves and an update event is written', async () => {
+      const doc = await published();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await commands(doc.id, { commands: [{ operation: 'publish' }] })).status).toBe(204);
+      const after = await load(doc.id);
+      expect(after.firstPublicationDate).toEqual(doc.firstPublicationDate);
+      expect(after.lastPublicationDate!.getTime()).toBeGreaterThan(doc.lastPublicationDate!.getTime());
+      expect(after.latestPublicationId).not.toBe(doc.latestPublicationId);
+      const events = await app.ctx.pool.query(
+        'SELECT event_type FROM publication_events WHERE document_id = $1 ORDER BY id',
+        [doc.id],
+      );
+      expect(events.rows.map((r: { event_type: string }) => r.event_type)).toEqual(['publish', 'update']);
+      // The earlier publication is an immutable snapshot.
+      await expect(
+        app.ctx.pool.query('UPDATE publications SET metadata = $2 WHERE id = $1', [
+          doc.latestPublicationId,
+          {},
+        ]),
+      ).rejects.toThrow(/immutable/);
+    });
+
+    it('when preserveUpdatedAt is true with publish, then updatedAt is kept and lastPublicationDate is that updatedAt', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        preserveUpdatedAt: true,
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'quiet' },
+          { operation: 'publish' },
+        ],
+      });
+      expect(response.status).toBe(204);
+      const after = await load(doc.id);
+      expect(after.metadata.title).toBe('quiet');
+      expect(after.version).toBe(doc.version + 1);
+      expect(after.updatedAt).toEqual(doc.updatedAt);
+      expect(after.lastPublicationDate).toEqual(doc.updatedAt);
+    });
+
+    it('when unpublish runs, then the document has no publication, an unpublish event and an index job', async () => {
+      const doc = await published();
+      const response = await commands(doc.id, { commands: [{ operation: 'unpublish' }] });
+      expect(response.status).toBe(204);
+      const after = await load(doc.id);
+      expect(after.latestPublicationId).toBeNull();
+      const events = await app.ctx.pool.query(
+        'SELECT event_type, publication_id FROM publication_events WHERE document_id = $1 ORDER BY id',
+        [doc.id],
+      );
+      expect(events.rows.at(-1)).toEqual({
+        event_type: 'unpublish',
+        publication_id: doc.latestPublicationId,
+      });
+      expect(await jobCount('index-document', doc.id)).toBe(2);
+    });
+
+    it('when unpublish runs on a document that is not published, then 400 and nothing is written', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, { commands: [{ operation: 'unpublish' }] });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.message).toMatch(/not published/);
+      expect(await eventCount(doc.id)).toBe(0);
+    });
+  });
+
+  describe('embargo and schedules', () => {
+    it('when an embargo is set, then publish is refused with 409 saying so; after removeEmbargo it publishes', async () => {
+      const doc = await draft();
+      const until = inAnHour();
+      expect(
+        (await commands(doc.id, { commands: [{ operation: 'setEmbargo', reason: 'court order', until }] }))
+          .status,
+      ).toBe(204);
+      let row = await load(doc.id);
+      expect(row.embargoSet).toBe(true);
+      expect(row.embargoReason).toBe('court order');
+      expect(row.embargoUntil!.toISOString()).toBe(until);
+
+      const blocked = await commands(doc.id, { commands: [{ operation: 'publish' }] });
+      expect(blocked.status).toBe(409);
+      expect(blocked.body.error_details).toEqual({
+        name: 'Conflict',
+        message: `The document is under embargo until ${until} (court order)`,
+      });
+      expect((await load(doc.id)).latestPublicationId).toBeNull();
+
+      expect(
+        (await commands(doc.id, { commands: [{ operation: 'removeEmbargo' }, { operation: 'publish' }] }))
+          .status,
+      ).toBe(204);
+      row = await load(doc.id);
+      expect(row.embargoSet).toBe(false);
+      expect(row.latestPublicationId).not.toBeNull();
+    });
+
+    it('when an embargo has no until, then publish is refused until it is removed', async () => {
+      const doc = await draft();
+      await commands(doc.id, { commands: [{ operation: 'setEmbargo', reason: 'legal' }] });
+      const blocked = await commands(doc.id, { commands: [{ operation: 'publish' }] });
+      expect(blocked.status).toBe(409);
+      expect(blocked.body.error_details.message).toBe(
+        'The document is under embargo until it is removed (legal)',
+      );
+    });
+
+    it('when removeEmbargo runs without an embargo, or an embargo ends in the past, then 400', async () => {
+      const doc = await draft();
+      const remove = await commands(doc.id, { commands: [{ operation: 'removeEmbargo' }] });
+      expect(remove.status).toBe(400);
+      const past = await commands(doc.id, {
+        commands: [{ operation: 'setEmbargo', reason: 'x', until: '2020-01-01T00:00:00Z' }],
+      });
+      expect(past.status).toBe(400);
+      expect(past.body.error_details).toHaveProperty(['commands.0.until']);
+    });
+
+    it('when a publish and an unpublish schedule are added, then both dates are stored and one job each waits for its date', async () => {
+      const doc = await published();
+      const publishAt = inAnHour();
+      const unpublishAt = new Date(Date.now() + 7_200_000).toISOString();
+      const response = await commands(doc.id, {
+        commands: [
+          { operation: 'addPublishSchedule', date: publishAt },
+          { operation: 'addUnpublishSchedule', date: unpublishAt },
+        ],
+      });
+      expect(response.status).toBe(204);
+      const row = await load(doc.id);
+      expect(row.publishScheduleAt!.toISOString()).toBe(publishAt);
+      expect(row.unpublishScheduleAt!.toISOString()).toBe(unpublishAt);
+      const jobs = await app.ctx.pool.query(
+        `SELECT name, data->>'at' AS at, start_after FROM pgboss.job WHERE (data->>'documentId')::bigint = $1 AND name LIKE 'scheduled-%' ORDER BY name`,
+        [doc.id],
+      );
+      expect(
+        jobs.rows.map((j: { name: string; at: string; start_after: Date }) => [
+          j.name,
+          j.at,
+          j.start_after.toISOString(),
+        ]),
+      ).toEqual([
+        ['scheduled-publish', publishAt, publishAt],
+        ['scheduled-unpublish', unpublishAt, unpublishAt],
+      ]);
+    });
+
+    it('when schedules are cancelled, then both dates are cleared; cancelling a missing schedule is 400', async () => {
+      const doc = await draft();
+      await commands(doc.id, {
+        commands: [
+          { operation: 'addPublishSchedule', date: inAnHour() },
+          { operation: 'addUnpublishSchedule', date: inAnHour() },
+        ],
+      });
+      const response = await commands(doc.id, {
+        commands: [{ operation: 'cancelPublishSchedule' }, { operation: 'cancelUnpublishSchedule' }],
+      });
+      expect(response.status).toBe(204);
+      const row = await load(doc.id);
+      expect(row.publishScheduleAt).toBeNull();
+      expect(row.unpublishScheduleAt).toBeNull();
+      expect((await commands(doc.id, { commands: [{ operation: 'cancelPublishSchedule' }] })).status).toBe(
+        400,
+      );
+      expect((await commands(doc.id, { commands: [{ operation: 'cancelUnpublishSchedule' }] })).status).toBe(
+        400,
+      );
+    });
+
+    it('when a schedule date is in the past or not a date-time, then 400 on commands.<index>.date', async () => {
+      const doc = await draft();
+      const past = await commands(doc.id, {
+        commands: [{ operation: 'addPublishSchedule', date: '2020-01-01T00:00:00Z' }],
+      });
+      expect(past.status).toBe(400);
+      expect(past.body.error_details['commands.0.date']).toMatch(/future/);
+      const bad = await commands(doc.id, {
+        commands: [{ operation: 'addUnpublishSchedule', date: 'tomorrow' }],
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error_details).toHaveProperty(['commands.0.date']);
+      expect((await load(doc.id)).publishScheduleAt).toBeNull();
+    });
+  });
+});
