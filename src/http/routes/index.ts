@@ -8,6 +8,8 @@ import { deliveryStatusRoutes } from './documents/delivery-status.routes';
 import { documentCommandsRoutes } from './documents/document-commands.routes';
 import { latestDraftRoutes } from './documents/latest-draft.routes';
 import { latestPublicationRoutes } from './documents/latest-publication.routes';
+import { latestPublicationsRoutes } from './documents/latest-publications.routes';
+import { publicationsRoutes } from './publications/publications.routes';
 import { publicationEventsRoutes } from './publication-events/publication-events.routes';
 import { projectConfigRoutes } from './project-config/project-config.routes';
 
@@ -18,6 +20,9 @@ import { projectConfigRoutes } from './project-config/project-config.routes';
 export function registerRoutes(router: Router, ctx: AppContext): void {
   healthRoutes(router, ctx);
   openApiRoutes(router);
+  // Before any /documents/:documentId route, so 'latestPublications' is never read as a document id.
+  latestPublicationsRoutes(router, ctx);
+  publicationsRoutes(router, ctx);
   documentCommandsRoutes(router, ctx);
   latestDraftRoutes(router, ctx);
   deliveryStatusRoutes(router, ctx);

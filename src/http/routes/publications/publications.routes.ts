@@ -1,0 +1,45 @@
+import type { Router } from 'express';
+import type { AppContext } from '../../../context';
+import { parseOrThrow } from '../../../domain/validation';
+import { publicationReads } from '../../../search/publication-reads';
+import { authenticate, requireScope } from '../../middleware/authenticate';
+import { searchQuery } from './publications.schema';
+
+/**
+ * GET publications/search (api-spec §4.15, supplement §5): full text, filters, sort and cursors over the
+ * project's published documents, answered from Elasticsearch alone.
+ */
+export function publicationsRoutes(router: Router, ctx: AppContext): void {
+  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const reads = publicationReads(ctx);
+
+  router.get('/publications/search', ...auth, requireScope('public-api:read'), async (req, res) => {
+    const query = parseOrThrow(searchQuery(req.apiVersion), req.query);
+    const page = await reads.search(
+      {
+        projectId: req.auth.projectId,
+        search: query.search,
+        contentTypes: query.contentTypes,
+        categories: query.categories,
+        languages: query.languages,
+        languageGroupId: query.languageGroupId,
+        filters: query.filters,
+        sort: query.sort,
+        idsOnly: query.fields === 'id',
+        fields:
+          query.fields === undefined || query.fields === 'id'
+            ? ['systemdata', 'metadata', 'content']
+            : query.fields,
+        limit: query.limit,
+        offset: query.offset,
+        after: query.after,
+        withTotal: req.apiVersion.wrapsLists,
+      },
+      {
+        ignoreComponentConditions: query.ignoreComponentConditions,
+        componentConditions: query.componentConditions,
+      },
+    );
+    res.json(req.apiVersion.wrapsLists ? page : page.results);
+  });
+}

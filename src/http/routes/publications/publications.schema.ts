@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { ApiVersion } from '../../../domain/api-versions';
+import { MAX_LIMIT, MAX_OFFSET, viewFields } from '../documents/latest-publications.schema';
+
+const queryBoolean = z
+  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+  .transform((v) => v === 'true');
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()))
+  .refine((items) => items.every((item) => item !== ''), {
+    message: 'must be a comma separated list without empty items',
+  });
+
+const integerParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, { message: 'must be an integer' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const MAX_SEARCH_LENGTH = 1000;
+
+/** api-spec §4.15 and supplement §5: every query parameter of GET publications/search. */
+export function searchQuery(version: ApiVersion) {
+  return z
+    .strictObject({
+      search: z
+        .string()
+        .max(MAX_SEARCH_LENGTH, { message: `must be at most ${MAX_SEARCH_LENGTH} characters long` })
+        .optional(),
+      contentTypes: commaList.optional(),
+      categories: commaList.optional(),
+      languages: commaList.optional(),
+      languageGroupId: z.string().min(1, { message: 'must not be empty' }).optional(),
+      filters: z.string().optional(),
+      sort: z.string().optional(),
+      fields: z
+        .string()
+        .refine((value) => value.trim() === 'id' || !value.split(',').some((item) => item.trim() === 'id'), {
+          message: 'id cannot be combined with other fields: use fields=id alone',
+        })
+        .pipe(z.union([z.literal('id'), viewFields]))
+        .optional(),
+      limit: integerParam(0, MAX_LIMIT).default(10),
+      offset: integerParam(0, MAX_OFFSET).default(0),
+      after: version.wrapsLists
+        ? z.string().min(1, { message: 'must not be empty' }).optional()
+        : z
+            .never({ error: `is not available in API version ${version.label}; cursors exist from 2026-01` })
+            .optional(),
+      ignoreComponentConditions: queryBoolean.optional(),
+      componentConditions: z.string().optional(),
+    })
+    .refine((query) => query.after === undefined || query.offset === 0, {
+      message: 'use after or offset, not both: a cursor already says where the page starts',
+      path: ['after'],
+    });
+}

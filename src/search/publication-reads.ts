@@ -1,0 +1,114 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { AppContext } from '../context';
+import { projectQueries } from '../db/queries/projects';
+import {
+  applyComponentConditions,
+  resolveConditions,
+  type ConditionQuery,
+} from '../domain/component-conditions';
+import type { DocumentView, ViewField } from '../domain/document-view';
+import { AppError } from '../domain/errors';
+import { defaultBrand, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
+import { encodeCursor } from '../domain/search-cursor';
+import { ensurePublicationsIndex } from './index-aliases';
+import {
+  buildLatestPublicationsRequest,
+  buildSearchRequest,
+  type LatestPublicationsParams,
+  type SearchParams,
+} from './query-builder';
+
+/** How long a process trusts its copy of a project's config: a config apply shows up within this time. */
+const CONFIG_TTL_MS = 5_000;
+
+type Item = Partial<DocumentView>;
+
+export interface SearchPage {
+  results: (Item | { documentId: number; projectId: number })[];
+  total: number | undefined;
+  cursor: string | null;
+}
+
+/**
+ * The two read endpoints that answer from Elasticsearch alone: documents/latestPublications and
+ * publications/search. Postgres is asked only for the project's config (cached briefly).
+ */
+export function publicationReads(ctx: AppContext) {
+  const projects = projectQueries(ctx.pool);
+  const cache = new Map<number, { config: ProjectConfig; at: number }>();
+
+  async function projectConfig(projectId: number): Promise<ProjectConfig> {
+    const cached = cache.get(projectId);
+    if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
+    const project = await projects.findById(projectId);
+    if (!project) throw AppError.notFound(`Project ${projectId} not found`);
+    cache.set(projectId, { config: project.config, at: Date.now() });
+    return project.config;
+  }
+
+  async function run(request: estypes.SearchRequest) {
+    await ensurePublicationsIndex(ctx.search, ctx.index);
+    return ctx.search.search<{ body?: Item; documentId?: number; projectId?: number }>({
+      index: ctx.index.alias,
+      ...request,
+    });
+  }
+
+  function toItems(
+    hits: estypes.SearchHit<{ body?: Item }>[],
+    fields: readonly ViewField[],
+    config: ProjectConfig,
+    conditionQuery: ConditionQuery,
+  ): Item[] {
+    const conditions = resolveConditions(conditionQuery, {
+      now: new Date(),
+      defaultBrand: defaultBrand(config),
+    });
+    return hits.map((hit) => {
+      const body = hit._source?.body ?? {};
+      const item: Item = {};
+      for (const field of fields) (item as Record<string, unknown>)[field] = body[field];
+      if (conditions && item.content) item.content = applyComponentConditions(item.content, conditions);
+      return item;
+    });
+  }
+
+  return {
+    async latestPublications(
+      params: Omit<LatestPublicationsParams, 'homepageDocumentId'> & { homepage: boolean },
+      conditionQuery: ConditionQuery,
+    ): Promise<Item[]> {
+      const config = await projectConfig(params.projectId);
+      // Validate the conditions before asking Elasticsearch, so a bad parameter is a 400 however many hits.
+      resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
+      const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
+      const response = await run(buildLatestPublicationsRequest({ ...params, homepageDocumentId }));
+      return toItems(response.hits.hits, params.fields, config, conditionQuery);
+    },
+
+    async search(
+      params: Omit<SearchParams, 'indexedMetadata'>,
+      conditionQuery: ConditionQuery,
+    ): Promise<SearchPage> {
+      const config = await projectConfig(params.projectId);
+      const built = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
+      resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
+      const response = await run(built.request);
+      const hits = response.hits.hits;
+      const results = params.idsOnly
+        ? hits.map((hit) => ({
+            documentId: hit._source?.documentId ?? 0,
+            projectId: hit._source?.projectId ?? 0,
+          }))
+        : toItems(hits, params.fields, config, conditionQuery);
+      const last = hits[hits.length - 1];
+      const full = params.limit > 0 && hits.length === params.limit;
+      const total = response.hits.total;
+      return {
+        results,
+        total: typeof total === 'number' ? total : total?.value,
+        cursor: full && last?.sort ? encodeCursor(last.sort, built.sortSignature) : null,
+      };
+    },
+  };
+}
