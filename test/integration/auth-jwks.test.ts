@@ -1,0 +1,74 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import jwt from 'jsonwebtoken';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+/** Tokens signed by an identity provider whose public keys a JWKS endpoint serves (supplement §2). */
+let jwks: Server;
+let app: TestApp;
+let projectId: number;
+let channelId: number;
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const kid = 'test-key-1';
+
+beforeAll(async () => {
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+  jwks = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  const { port } = jwks.address() as AddressInfo;
+  app = await startTestApp({ env: { JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json` } });
+  ({ projectId, channelId } = await createTestProject(app.ctx));
+});
+afterAll(async () => {
+  await app.close();
+  await new Promise((resolve) => jwks.close(resolve));
+});
+
+const signRs256 = (claims: object, options: jwt.SignOptions) =>
+  jwt.sign(claims, privateKey, { algorithm: 'RS256', keyid: kid, ...options });
+
+describe('tokens from a JWKS', () => {
+  it('when an RS256 token from the JWKS names a known client, then it is accepted', async () => {
+    const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    const token = signRs256(
+      { projectId, channelId, scope: 'public-api:config:read', type: 'client' },
+      { jwtid: clientId },
+    );
+    const response = await apiClient(app.url, token).get('projectConfig');
+    expect(response.status).toBe(200);
+  });
+
+  it('when an RS256 token names no known client, then 401 invalid', async () => {
+    const token = signRs256(
+      { projectId, channelId, scope: 'public-api:config:read', type: 'client' },
+      { jwtid: randomUUID() },
+    );
+    const response = await apiClient(app.url, token).get('projectConfig');
+    expect(response.status).toBe(401);
+    expect(response.body.error_details).toEqual({ access_token: 'The access token is invalid.' });
+  });
+
+  it('when the token is signed by a key the JWKS does not serve, then 401 invalid', async () => {
+    const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const token = jwt.sign({ projectId, channelId, scope: 'public-api:config:read', type: 'client' }, other, {
+      algorithm: 'RS256',
+      keyid: kid,
+      jwtid: clientId,
+    });
+    const response = await apiClient(app.url, token).get('projectConfig');
+    expect(response.status).toBe(401);
+    expect(response.body.error_details).toEqual({ access_token: 'The access token is invalid.' });
+  });
+
+  it('when HS256 tokens signed by the server secret are used beside the JWKS, then they still work', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    expect((await apiClient(app.url, token).get('projectConfig')).status).toBe(200);
+  });
+});
