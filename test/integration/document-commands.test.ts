@@ -1,6 +1,6 @@
 import { documentQueries } from '../../src/db/queries/documents';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createDraftDocument, createPublishedDocument } from '../helpers/documents';
+import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 
@@ -19,7 +19,7 @@ describe('PATCH documents/{documentId}/commands', () => {
   });
 
   const draft = () => createDraftDocument(app.ctx, project);
-  const published = () => createPublishedDocument(app.ctx, project);
+  const published = () => createPublishedDraft(app.ctx, project);
   const load = async (id: number) => (await documentQueries(app.ctx.pool).findById(project.projectId, id))!;
   const commands = (id: number, body: unknown, client = api) =>
     client.patch(`documents/${id}/commands`, body);

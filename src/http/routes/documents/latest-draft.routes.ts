@@ -6,6 +6,7 @@ import { applyComponentConditions, resolveConditions } from '../../../domain/com
 import { buildDocumentView, pickFields } from '../../../domain/document-view';
 import { AppError } from '../../../domain/errors';
 import { defaultBrand } from '../../../domain/project-config';
+import { renderRenditions } from '../../../domain/renditions';
 import { parseOrThrow } from '../../../domain/validation';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { documentIdParams } from './document-commands.schema';
@@ -44,8 +45,7 @@ export function latestDraftRoutes(router: Router, ctx: AppContext): void {
         view,
         query.fields ?? defaultViewFields(req.apiVersion),
       );
-      // No rendition handles are configured in this service, so a requested handle has nothing to render.
-      if (query.renditions !== undefined) body.renditions = [];
+      if (query.renditions !== undefined) body.renditions = renderRenditions(view.content, query.renditions);
       res.json(body);
     },
   );

@@ -1,0 +1,173 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createDraftDocument } from '../helpers/draft-documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+interface EventRecord {
+  id: number;
+  createdAt: string;
+  projectId: number;
+  channelId: number;
+  documentId: number;
+  documentType: string;
+  eventType: string;
+  publicationId: number | null;
+}
+
+describe('GET publicationEvents[/{channelHandle}]', () => {
+  let app: TestApp;
+  let api: ReturnType<typeof apiClient>;
+  let project: { projectId: number; channelId: number; handle: string };
+  let channelHandle: string;
+  /** What the commands did, in order: [documentId, eventType]. */
+  const made: [number, string][] = [];
+
+  const run = async (documentId: number, operation: 'publish' | 'unpublish') => {
+    const response = await api.patch(`documents/${documentId}/commands`, { commands: [{ operation }] });
+    expect(response.status).toBe(204);
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx);
+    api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId)).token);
+    const channel = await app.ctx.pool.query<{ handle: string }>(
+      'SELECT handle FROM channels WHERE id = $1',
+      [project.channelId],
+    );
+    channelHandle = channel.rows[0]!.handle;
+
+    // 7 documents, 3 of them pages; published, republished and unpublished in a known order: 12 events.
+    const docs = [];
+    for (let i = 0; i < 7; i += 1) {
+      docs.push(
+        await createDraftDocument(app.ctx, {
+          ...project,
+          ...(i % 3 === 0 ? { documentType: 'page' as const, contentType: 'page' } : {}),
+        }),
+      );
+    }
+    for (const doc of docs) {
+      await run(doc.id, 'publish');
+      made.push([doc.id, 'publish']);
+    }
+    for (const doc of docs.slice(0, 3)) {
+      await run(doc.id, 'publish');
+      made.push([doc.id, 'update']);
+    }
+    for (const doc of docs.slice(4, 6)) {
+      await run(doc.id, 'unpublish');
+      made.push([doc.id, 'unpublish']);
+    }
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('when no token is sent, then 401; without public-api:read, then 403; bad parameters are 400 by name', async () => {
+    expect((await apiClient(app.url).get('publicationEvents')).status).toBe(401);
+    const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:write']);
+    expect((await apiClient(app.url, token).get('publicationEvents')).status).toBe(403);
+    const tooMany = await api.get('publicationEvents?limit=1001');
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error_details).toEqual({ name: 'ValidationError', limit: 'must be <= 1000' });
+    const bad = await api.get(
+      'publicationEvents?id.gt=abc&createdAt.lt=yesterday&documentTypes=blog&reverse=maybe&foo=1',
+    );
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.error_details).sort()).toEqual(
+      ['createdAt.lt', 'documentTypes', 'foo', 'id.gt', 'name', 'reverse'].sort(),
+    );
+  });
+
+  it('when an unknown channel handle is given, then 404', async () => {
+    const response = await api.get('publicationEvents/no-such-channel');
+    expect(response.status).toBe(404);
+    expect(response.body.error_details).toMatchObject({ name: 'NotFound' });
+  });
+
+  it('when the stream is read page by page with id.gt, then it matches the publishes and unpublishes made, without gaps or repeats', async () => {
+    const seen: EventRecord[] = [];
+    let cursor = 0;
+    for (;;) {
+      const page = await api.get(`publicationEvents?limit=5&id.gt=${cursor}`);
+      expect(page.status).toBe(200);
+      const results = page.body.results as EventRecord[];
+      seen.push(...results);
+      if (results.length < 5) break;
+      cursor = results.at(-1)!.id;
+    }
+    expect(seen.map((e) => [e.documentId, e.eventType])).toEqual(made);
+    const ids = seen.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(Object.keys(seen[0]!).sort()).toEqual(
+      [
+        'channelId',
+        'createdAt',
+        'documentId',
+        'documentType',
+        'eventType',
+        'id',
+        'projectId',
+        'publicationId',
+      ].sort(),
+    );
+    expect(seen[0]).toMatchObject({ projectId: project.projectId, channelId: project.channelId });
+    expect(typeof seen[0]!.publicationId).toBe('number');
+  });
+
+  it('when read up to 2025-11, then a bare array; from 2026-01, {results}', async () => {
+    const bare = await api.withVersion('2025-11').get('publicationEvents?limit=2');
+    expect(Array.isArray(bare.body)).toBe(true);
+    expect(bare.body).toHaveLength(2);
+    const wrapped = await api.withVersion('2026-01').get('publicationEvents?limit=2');
+    expect(Object.keys(wrapped.body)).toEqual(['results']);
+  });
+
+  it('when limit is not given, then 100 at most; limit=0 gives none', async () => {
+    expect((await api.get('publicationEvents')).body.results).toHaveLength(made.length);
+    expect((await api.get('publicationEvents?limit=0')).body.results).toEqual([]);
+  });
+
+  it('when reverse, documentTypes, contentTypes, id and createdAt ranges are given, then they filter and order', async () => {
+    const all = (await api.get('publicationEvents')).body.results as EventRecord[];
+    const reversed = (await api.get('publicationEvents?reverse=true')).body.results as EventRecord[];
+    expect(reversed.map((e) => e.id)).toEqual(all.map((e) => e.id).reverse());
+
+    const pages = (await api.get('publicationEvents?documentTypes=page')).body.results as EventRecord[];
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages).toEqual(all.filter((e) => e.documentType === 'page'));
+    const byContentType = (await api.get('publicationEvents?contentTypes=regular')).body
+      .results as EventRecord[];
+    expect(byContentType).toEqual(all.filter((e) => e.documentType === 'article'));
+
+    const [third, , fifth] = [all[2]!, all[3]!, all[4]!];
+    const range = (await api.get(`publicationEvents?id.gte=${third.id}&id.lt=${fifth.id}`)).body
+      .results as EventRecord[];
+    expect(range.map((e) => e.id)).toEqual([third.id, all[3]!.id]);
+    const upTo = (await api.get(`publicationEvents?id.lte=${third.id}`)).body.results as EventRecord[];
+    expect(upTo).toHaveLength(3);
+
+    const last = all.at(-1)!;
+    const after = (await api.get(`publicationEvents?createdAt.gt=${encodeURIComponent(last.createdAt)}`)).body
+      .results;
+    expect(after).toEqual([]);
+    const until = (await api.get(`publicationEvents?createdAt.lte=${encodeURIComponent(last.createdAt)}`))
+      .body.results;
+    expect(until).toHaveLength(all.length);
+    const before = (await api.get(`publicationEvents?createdAt.lt=${encodeURIComponent(all[0]!.createdAt)}`))
+      .body.results;
+    expect(before).toEqual([]);
+  });
+
+  it('when read through the channel handle, then the channel’s events come; another project never sees them', async () => {
+    const channel = await api.get(`publicationEvents/${channelHandle}`);
+    expect(channel.status).toBe(200);
+    expect(channel.body.results).toHaveLength(made.length);
+    const other = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, other.projectId);
+    const foreign = await apiClient(app.url, token).get('publicationEvents');
+    expect(foreign.body.results).toEqual([]);
+  });
+});
