@@ -1,0 +1,61 @@
+import type { ImportLog } from '../../domain/import-request';
+import type { Queryable } from '../pool';
+
+export interface ImportJobRow {
+  id: string;
+  projectId: number;
+  systemName: string;
+  state: 'started' | 'success' | 'failed';
+  request: unknown;
+  logs: ImportLog[];
+  apiVersion: string;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+const COLUMNS = `id, project_id AS "projectId", system_name AS "systemName", state, request, logs,
+  api_version AS "apiVersion", created_at AS "createdAt", finished_at AS "finishedAt"`;
+
+export function importJobQueries(db: Queryable) {
+  return {
+    async insert(job: {
+      id: string;
+      projectId: number;
+      systemName: string;
+      request: unknown;
+      apiVersion: string;
+    }) {
+      await db.query(
+        `INSERT INTO import_jobs (id, project_id, kind, system_name, request, api_version)
+         VALUES ($1, $2, 'documents', $3, $4, $5)`,
+        [job.id, job.projectId, job.systemName, JSON.stringify(job.request), job.apiVersion],
+      );
+    },
+
+    /** Another project's job is not found, like any other resource of another project. */
+    async findById(projectId: number, id: string): Promise<ImportJobRow | undefined> {
+      const result = await db.query<ImportJobRow>(
+        `SELECT ${COLUMNS} FROM import_jobs WHERE project_id = $1 AND id = $2`,
+        [projectId, id],
+      );
+      return result.rows[0];
+    },
+
+    async findByIdAnyProject(id: string): Promise<ImportJobRow | undefined> {
+      const result = await db.query<ImportJobRow>(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [id]);
+      return result.rows[0];
+    },
+
+    async saveLogs(id: string, logs: ImportLog[]): Promise<void> {
+      await db.query('UPDATE import_jobs SET logs = $2 WHERE id = $1', [id, JSON.stringify(logs)]);
+    },
+
+    async finish(id: string, state: 'success' | 'failed', logs: ImportLog[]): Promise<void> {
+      await db.query('UPDATE import_jobs SET state = $2, logs = $3, finished_at = now() WHERE id = $1', [
+        id,
+        state,
+        JSON.stringify(logs),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+const IsoDateTime = z.iso.datetime({ offset: true });
+
+/** One document of `POST import/documents` (supplement §10). `id` is the external id in the calling system. */
+export const ImportDocumentSchema = z
+  .object({
+    id: z.union([z.string().min(1).max(200), z.number().int()]).transform(String),
+    title: z.string().optional(),
+    contentType: z.string().min(1),
+    content: z.array(z.record(z.string(), z.unknown())).default([]),
+    design: z
+      .object({ name: z.string().min(1), version: z.string().min(1) })
+      .strict()
+      .optional(),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+    flags: z
+      .object({ autoPublish: z.boolean().optional(), unpublish: z.boolean().optional() })
+      .strict()
+      .optional(),
+    publishControl: z
+      .object({
+        firstPublicationDate: IsoDateTime.optional(),
+        significantPublicationDate: IsoDateTime.optional(),
+        visiblePublicationDateOverride: IsoDateTime.optional(),
+        lastPublicationDate: IsoDateTime.optional(),
+      })
+      .strict()
+      .optional(),
+    /** Targets an existing document of the project instead of looking it up by (systemName, id). */
+    documentId: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((document) => !(document.flags?.autoPublish && document.flags.unpublish), {
+    message: 'autoPublish and unpublish cannot both be set',
+    path: ['flags'],
+  });
+
+export const MAX_IMPORT_DOCUMENTS = 1000;
+
+export const ImportRequestSchema = z
+  .object({
+    systemName: z.string().min(1).max(100),
+    webhook: z.url().optional(),
+    context: z.record(z.string(), z.unknown()).optional(),
+    documents: z.array(ImportDocumentSchema).min(1).max(MAX_IMPORT_DOCUMENTS),
+  })
+  .strict();
+
+export type ImportDocument = z.output<typeof ImportDocumentSchema>;
+export type ImportRequest = z.output<typeof ImportRequestSchema>;
+
+export type ImportLogState = 'imported' | 'published' | 'failed';
+
+/** One line of an import job's status (supplement §10). */
+export interface ImportLog {
+  state: ImportLogState;
+  external_id: string;
+  document_id: number | null;
+  reason?: string;
+}
+
+/**
+ * How a finished job ends: `failed` only when every document failed (or the job itself crashed); a job in
+ * which some documents were imported is a `success` whose logs name the failures one by one.
+ */
+export function finalImportState(logs: readonly ImportLog[]): 'success' | 'failed' {
+  return logs.length > 0 && logs.every((log) => log.state === 'failed') ? 'failed' : 'success';
+}

@@ -1,0 +1,53 @@
+import { componentName, type Component, type Content } from './content';
+
+/** A rendition (api-spec §2.5, only up to 2025-07): a handle and what the content looks like through it. */
+export interface Rendition {
+  handle: string;
+  content: string;
+}
+
+/** The handles this service can render; any other requested handle is skipped, as an unconfigured one would be. */
+const HTML_HANDLES = new Set(['web', 'html']);
+
+const escapeHtml = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function renderDirective(name: string, value: unknown): string {
+  // Text directives hold the editor's rich-text HTML already; it is rendered as the editor wrote it.
+  if (typeof value === 'string') return `<div data-directive="${escapeHtml(name)}">${value}</div>`;
+  if (isObject(value) && typeof value.url === 'string') {
+    const alt = typeof value.alt === 'string' ? value.alt : '';
+    return `<img data-directive="${escapeHtml(name)}" src="${escapeHtml(value.url)}" alt="${escapeHtml(alt)}">`;
+  }
+  return '';
+}
+
+function renderComponent(component: Component): string {
+  const name = componentName(component);
+  const directives = Object.entries(component.content ?? {})
+    .map(([directive, value]) => renderDirective(directive, value))
+    .join('');
+  const containers = Object.entries(component.containers ?? {})
+    .map(
+      ([container, children]) =>
+        `<div data-container="${escapeHtml(container)}">${renderContent(children)}</div>`,
+    )
+    .join('');
+  return `<div class="${escapeHtml(name)}">${directives}${containers}</div>`;
+}
+
+/** A simple HTML of the content tree: one element per component, its directives and containers inside. */
+export function renderContent(content: Content): string {
+  return Array.isArray(content) ? content.map(renderComponent).join('') : '';
+}
+
+/** The requested renditions this service knows, in request order, each handle once. */
+export function renderRenditions(content: Content, handles: readonly string[]): Rendition[] {
+  return [...new Set(handles)]
+    .filter((handle) => HTML_HANDLES.has(handle))
+    .map((handle) => ({ handle, content: renderContent(content) }));
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+// latestPublication takes the same query as latestDraft (fields, renditions up to 2025-07, component conditions).
+export { defaultViewFields, latestDraftQuery as latestPublicationQuery } from './latest-draft.schema';
+
+export const renditionHandlesParams = z.object({
+  documentId: z
+    .string()
+    .regex(/^[1-9]\d{0,15}$/, { message: 'must be a positive integer' })
+    .transform(Number),
+  renditionHandles: z
+    .string()
+    .transform((value) => value.split(',').map((item) => item.trim()))
+    .refine((items) => items.every((item) => item !== ''), {
+      message: 'must be a comma separated list of handles',
+    }),
+});
