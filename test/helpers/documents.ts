@@ -1,83 +1,104 @@
-import { publishDocument } from '../../src/commands/publish-document';
+import { publishDocument, unpublishDocument } from '../../src/commands/publish-document';
 import type { AppContext } from '../../src/context';
 import { withTransaction } from '../../src/db/pool';
-import { documentQueries, type DocumentRow } from '../../src/db/queries/documents';
+import { documentQueries } from '../../src/db/queries/documents';
 import type { Content, Metadata } from '../../src/domain/content';
-import { extractReferences } from '../../src/domain/references';
+import { QUEUES } from '../../src/jobs/queues';
+import { indexDocuments } from '../../src/search/indexer';
+import { indexDocumentHandler } from '../../workers/index-document';
 
-export interface DraftDocumentInput {
-  projectId: number;
-  channelId: number;
-  documentType?: 'article' | 'page' | 'data-record';
+export interface PublishedDocumentInput {
   contentType?: string;
+  documentType?: 'article' | 'page' | 'data-record';
   metadata?: Metadata;
   content?: Content;
+  channelId?: number;
+  /** The publish time (firstPublicationDate on the first publish, lastPublicationDate always). */
+  now?: Date;
+  embargoUntil?: Date;
 }
 
-/** A few components of TEST_DESIGN, one of each directive kind the commands touch. */
-export function buildContent(): Content {
-  return [
-    { id: 'doc-title', component: 'title', identifier: 'test-design.title', content: { title: 'Hello' } },
-    {
-      id: 'doc-para',
-      component: 'paragraph',
-      identifier: 'test-design.paragraph',
-      content: { text: 'First' },
-    },
-    {
-      id: 'doc-link',
-      component: 'link-box',
-      identifier: 'test-design.link-box',
-      content: { link: { href: 'https://example.com' }, text: 'Link' },
-    },
-    {
-      id: 'doc-embed',
-      component: 'embed',
-      identifier: 'test-design.embed',
-      content: { teaser: { service: 'teaser', params: { size: 'large' } } },
-    },
-    {
-      id: 'doc-styled',
-      component: 'styled',
-      identifier: 'test-design.styled',
-      content: { appearance: { color: 'red' }, text: 'Styled' },
-      styles: { margin: 'small' },
-    },
-  ] as Content;
-}
-
-/** Inserts a never-published document straight into Postgres (the way an import would leave it). */
-export async function createDraftDocument(ctx: AppContext, input: DraftDocumentInput): Promise<DocumentRow> {
-  const metadata = input.metadata ?? { title: 'A draft' };
-  const content = input.content ?? buildContent();
-  const result = await ctx.pool.query<{ id: number }>(
-    `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version,
-       metadata, content)
-     VALUES ($1, $2, $3, $4, 'test-design', '1.0.0', $5, $6) RETURNING id`,
-    [
-      input.projectId,
-      input.channelId,
-      input.documentType ?? 'article',
-      input.contentType ?? 'regular',
-      JSON.stringify(metadata),
-      JSON.stringify(content),
-    ],
-  );
-  const id = result.rows[0]!.id;
-  const documents = documentQueries(ctx.pool);
-  await documents.replaceReferences(input.projectId, id, 'draft', extractReferences(metadata, content).rows);
-  return (await documents.findById(input.projectId, id))!;
-}
-
-/** A document published once through the real publish path (publication, dates, event, index job). */
+/**
+ * Until the import endpoint is everyone's way in: a document row straight in SQL, then the real
+ * publishDocument (publication, dates, event, references, index job) in one transaction.
+ */
 export async function createPublishedDocument(
   ctx: AppContext,
-  input: DraftDocumentInput,
-): Promise<DocumentRow> {
-  const draft = await createDraftDocument(ctx, input);
-  await withTransaction(ctx.pool, async (tx) => {
-    const row = await documentQueries(tx).findByIdForUpdate(draft.projectId, draft.id);
-    await publishDocument(tx, ctx.boss, row!, { now: new Date() });
+  projectId: number,
+  input: PublishedDocumentInput = {},
+): Promise<{ documentId: number; publicationId: number }> {
+  return withTransaction(ctx.pool, async (tx) => {
+    const channel = await tx.query<{ id: number }>(
+      'SELECT id FROM channels WHERE project_id = $1 ORDER BY is_default DESC, id LIMIT 1',
+      [projectId],
+    );
+    const inserted = await tx.query<{ id: number }>(
+      `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content,
+         embargo_set, embargo_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [
+        projectId,
+        input.channelId ?? channel.rows[0]!.id,
+        input.documentType ?? 'article',
+        input.contentType ?? 'regular',
+        JSON.stringify(input.metadata ?? {}),
+        JSON.stringify(input.content ?? []),
+        input.embargoUntil !== undefined,
+        input.embargoUntil ?? null,
+      ],
+    );
+    const documentId = inserted.rows[0]!.id;
+    const document = (await documentQueries(tx).findByIdForUpdate(projectId, documentId))!;
+    const publication = await publishDocument(tx, ctx.boss, document, { now: input.now ?? new Date() });
+    return { documentId, publicationId: publication.id };
   });
-  return (await documentQueries(ctx.pool).findById(draft.projectId, draft.id))!;
+}
+
+/** Publishes the document's draft again, optionally with new metadata. */
+export async function republishDocument(
+  ctx: AppContext,
+  projectId: number,
+  documentId: number,
+  metadata?: Metadata,
+): Promise<number> {
+  return withTransaction(ctx.pool, async (tx) => {
+    if (metadata) {
+      await tx.query(
+        'UPDATE documents SET metadata = $3, version = version + 1 WHERE project_id = $1 AND id = $2',
+        [projectId, documentId, JSON.stringify(metadata)],
+      );
+    }
+    const document = (await documentQueries(tx).findByIdForUpdate(projectId, documentId))!;
+    return (await publishDocument(tx, ctx.boss, document, { now: new Date() })).id;
+  });
+}
+
+export async function unpublish(ctx: AppContext, projectId: number, documentId: number): Promise<void> {
+  await withTransaction(ctx.pool, async (tx) => {
+    const document = (await documentQueries(tx).findByIdForUpdate(projectId, documentId))!;
+    await unpublishDocument(tx, ctx.boss, document, new Date());
+  });
+}
+
+/** Indexes the documents right away and makes them searchable (tests may refresh; the product never does). */
+export async function indexNow(ctx: AppContext, projectId: number, documentIds: number[]): Promise<void> {
+  await indexDocuments(
+    { db: ctx.pool, search: ctx.search, index: ctx.index },
+    documentIds.map((documentId) => ({ projectId, documentId })),
+  );
+  await ctx.search.indices.refresh({ index: ctx.index.alias });
+}
+
+/** Runs only the index-document handler on this context's pg-boss, as the worker process would. */
+export async function startIndexWorker(ctx: AppContext): Promise<void> {
+  const handler = indexDocumentHandler(50);
+  await ctx.boss.work(
+    QUEUES.indexDocument.name,
+    { batchSize: handler.batchSize, pollingIntervalSeconds: 0.5 },
+    (jobs) =>
+      handler.handle(
+        ctx,
+        jobs.map((job) => ({ id: job.id, data: QUEUES.indexDocument.payload.parse(job.data) })),
+      ),
+  );
 }

@@ -1,0 +1,406 @@
+import type { Content } from '../../src/domain/content';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { buildProjectConfig, createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+const paragraph = (id: string, text: string, conditions?: object) => ({
+  id,
+  component: 'paragraph',
+  content: { text },
+  ...(conditions ? { conditions } : {}),
+});
+
+describe('GET publications/search', () => {
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+  /** d[1]..d[6]: the documents of the fixture set, by role. */
+  const d: Record<number, number> = {};
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const contentTypes = buildProjectConfig().contentTypes.map((type) =>
+      type.handle === 'regular' ? { ...type, sortDateField: 'publishDate' } : type,
+    );
+    const project = await createTestProject(app.ctx, { config: { contentTypes } });
+    projectId = project.projectId;
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    const day = (n: number) => new Date(Date.UTC(2025, 0, n, 12));
+    const docs: Parameters<typeof createPublishedDocument>[2][] = [
+      {
+        now: day(1),
+        metadata: {
+          title: 'Alpine glacier melts faster',
+          flag: 'red',
+          priority: 1,
+          score: 1.5,
+          breaking: true,
+          publishDate: '2024-05-10T00:00:00.000Z',
+          summary: 'The quick brown fox',
+          category: { id: 'news' },
+          language: { locale: 'en', groupId: 'g1' },
+        },
+        content: [paragraph('p1', 'The glacier retreat was measured by satellites.')],
+      },
+      {
+        now: day(2),
+        metadata: {
+          title: 'Glacier tourism booms',
+          flag: 'blue',
+          priority: 5,
+          score: 2.5,
+          breaking: false,
+          publishDate: '2024-03-01T00:00:00.000Z',
+          summary: 'A lazy dog sleeps',
+          category: { id: 'sport' },
+          language: { locale: 'de', groupId: 'g1' },
+        },
+        content: [paragraph('p1', 'Hotels are full.'), paragraph('p2', 'Cable cars run all night.')],
+      },
+      {
+        now: day(3),
+        metadata: {
+          title: 'Budget vote',
+          flag: 'red',
+          priority: 10,
+          category: { id: 'politics' },
+          language: { locale: 'en', groupId: 'g2' },
+        },
+        content: [
+          paragraph('p1', 'Parliament votes today.'),
+          paragraph('future', 'Results are in.', { dateTime: { gte: '2099-01-01T00:00:00Z' } }),
+        ] as Content,
+      },
+      { now: day(4), contentType: 'page', documentType: 'page', metadata: { title: 'Home' } },
+      {
+        now: day(5),
+        contentType: 'author',
+        documentType: 'data-record',
+        metadata: { title: 'Jane', name: 'Jane Doe' },
+      },
+      {
+        now: day(6),
+        metadata: { title: 'Embargoed scoop', flag: 'green', priority: 7 },
+        embargoUntil: new Date('2030-01-01T00:00:00Z'),
+        content: [paragraph('p1', 'Not yet.')],
+      },
+    ];
+    for (const [index, input] of docs.entries()) {
+      d[index + 1] = (await createPublishedDocument(app.ctx, projectId, input)).documentId;
+    }
+    await indexNow(app.ctx, projectId, Object.values(d));
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const ids = (body: { results: { systemdata: { documentId: number } }[] }) =>
+    body.results.map((item) => item.systemdata.documentId);
+  const roles = (...numbers: number[]) => numbers.map((n) => d[n]);
+  const search = (query: string) => api.get(`publications/search?${query}`);
+  const filtered = async (filters: unknown) => {
+    const response = await search(
+      `sort=documentId&limit=100&filters=${encodeURIComponent(JSON.stringify(filters))}`,
+    );
+    expect(response.status).toBe(200);
+    return ids(response.body);
+  };
+
+  describe('access and validation', () => {
+    it('when no token is sent, then 401', async () => {
+      const response = await apiClient(app.url).get('publications/search');
+      expect(response.status).toBe(401);
+      expect(response.body.error_details.access_token).toBe('The access token is missing.');
+    });
+
+    it('when the token lacks public-api:read, then 403', async () => {
+      const { token } = await tokenFor(app.ctx, projectId, ['public-api:write']);
+      const response = await apiClient(app.url, token).get('publications/search');
+      expect(response.status).toBe(403);
+    });
+
+    it.each([
+      ['limit=101', 'limit'],
+      ['limit=-1', 'limit'],
+      ['offset=10001', 'offset'],
+      ['fields=id,content', 'fields'],
+      ['fields=body', 'fields'],
+      ['sort=nope', 'sort'],
+      ['sort=-relevance&search=x', 'sort'],
+      ['after=garbage', 'after'],
+      ['after=abc&offset=10', 'after'],
+      ['componentConditions=%7Bbad', 'componentConditions'],
+      ['unknownParam=1', 'unknownParam'],
+    ])('when the query is %s, then 400 naming %s', async (query, key) => {
+      const response = await search(query);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('Bad Request');
+      expect(Object.keys(response.body.error_details)).toContain(key);
+    });
+
+    it.each([
+      ['not json', 'filters'],
+      [JSON.stringify([{ key: 'metadata.nope', term: 'x' }]), 'filters.0.key'],
+      [JSON.stringify({ key: 'metadata.breaking', range: { gt: 1 } }), 'filters.range'],
+      [JSON.stringify({ and: [{ key: 'documentId', match: 1 }] }), 'filters.and.0.match'],
+      [JSON.stringify({ key: 'metadata.priority', term: 'high' }), 'filters.term'],
+      [JSON.stringify({ key: 'metadata.summary', range: { gte: 'a' } }), 'filters.range'],
+    ])('when filters is %s, then 400 naming %s', async (filters, path) => {
+      const response = await search(`filters=${encodeURIComponent(filters)}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details[path]).toEqual(expect.any(String));
+    });
+
+    it('when a project has nothing published, then 200 with no results', async () => {
+      const other = await createTestProject(app.ctx);
+      const { token } = await tokenFor(app.ctx, other.projectId, ['public-api:read']);
+      const response = await apiClient(app.url, token).get('publications/search?search=glacier');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ results: [], total: 0, cursor: null });
+    });
+  });
+
+  describe('filters return exactly the matching documents', () => {
+    const cases: [string, unknown, number[]][] = [
+      ['keyword term', { key: 'metadata.flag', term: 'red' }, [1, 3]],
+      ['keyword term list', { key: 'metadata.flag', term: ['red', 'green'] }, [1, 3, 6]],
+      ['integer range gte', { key: 'metadata.priority', range: { gte: 5 } }, [2, 3, 6]],
+      ['integer range gt and lt', { key: 'metadata.priority', range: { gt: 1, lt: 10 } }, [2, 6]],
+      ['integer range lte', { key: 'metadata.priority', range: { lte: 5 } }, [1, 2]],
+      ['float range', { key: 'metadata.score', range: { lte: 2 } }, [1]],
+      ['exists true', { key: 'metadata.score', exists: true }, [1, 2]],
+      ['exists false', { key: 'metadata.score', exists: false }, [3, 4, 5, 6]],
+      ['boolean term', { key: 'metadata.breaking', term: true }, [1]],
+      ['boolean term false', { key: 'metadata.breaking', term: false }, [2]],
+      ['date range', { key: 'metadata.publishDate', range: { lt: '2024-04-01' } }, [2]],
+      ['date range gte', { key: 'metadata.publishDate', range: { gte: '2024-02-01' } }, [1, 2]],
+      ['text term (all words)', { key: 'metadata.summary', term: 'brown fox' }, [1]],
+      ['keyword of another content type', { key: 'metadata.name', term: 'Jane Doe' }, [5]],
+      ['documentId term', { key: 'documentId', term: 0 }, [2]],
+      ['contentType term', { key: 'contentType', term: 'page' }, [4]],
+      ['firstPublicationDate range', { key: 'firstPublicationDate', range: { lt: '2025-01-03' } }, [1, 2]],
+      [
+        'lastPublicationDate range',
+        { key: 'lastPublicationDate', range: { gte: '2025-01-05T00:00:00Z' } },
+        [5, 6],
+      ],
+      [
+        'visiblePublicationDate range',
+        { key: 'visiblePublicationDate', range: { gt: '2025-01-05T12:00:00Z' } },
+        [6],
+      ],
+      [
+        'significantPublicationDate range',
+        { key: 'significantPublicationDate', range: { lte: '2025-01-01T12:00:00Z' } },
+        [1],
+      ],
+      ['component count', { key: 'statistics.componentCount.paragraph', range: { gte: 2 } }, [2, 3]],
+      ['character count', { key: 'statistics.characterCount', range: { gt: 0 } }, [1, 2, 3, 6]],
+      ['embargo enforced', { key: 'publishControl.embargo.enforced', term: true }, [6]],
+      ['embargo until', { key: 'publishControl.embargo.until', range: { gte: '2029-12-31' } }, [6]],
+      [
+        'or',
+        {
+          or: [
+            { key: 'metadata.flag', term: 'blue' },
+            { key: 'contentType', term: 'page' },
+          ],
+        },
+        [2, 4],
+      ],
+      ['not', { not: { key: 'metadata.flag', term: 'red' } }, [2, 4, 5, 6]],
+      [
+        'not over an array (not a and b)',
+        {
+          not: [
+            { key: 'metadata.flag', term: 'red' },
+            { key: 'metadata.priority', range: { gte: 5 } },
+          ],
+        },
+        [1, 2, 4, 5, 6],
+      ],
+      [
+        'nested and/or/not',
+        {
+          and: [
+            {
+              or: [
+                { key: 'metadata.flag', term: 'red' },
+                { key: 'metadata.flag', term: 'blue' },
+              ],
+            },
+            { not: { key: 'metadata.breaking', term: true } },
+          ],
+        },
+        [2, 3],
+      ],
+      [
+        'top-level array means and',
+        [
+          { key: 'metadata.flag', term: 'red' },
+          { key: 'metadata.priority', range: { gte: 5 } },
+        ],
+        [3],
+      ],
+      ['empty array restricts nothing', [], [1, 2, 3, 4, 5, 6]],
+    ];
+
+    it.each(cases)(
+      'when filtering by %s, then exactly the matching documents come back',
+      async (_name, filters, expected) => {
+        const resolved = JSON.parse(JSON.stringify(filters).replace('"term":0', `"term":${d[2]}`)) as unknown;
+        expect(await filtered(resolved)).toEqual(roles(...expected));
+      },
+    );
+  });
+
+  describe('the list parameters', () => {
+    it.each([
+      ['contentTypes=page,author', [4, 5]],
+      ['categories=news,politics', [1, 3]],
+      ['languages=de', [2]],
+      ['languageGroupId=g1', [1, 2]],
+      ['languageGroupId=g1&languages=en', [1]],
+      ['search=glacier', [1, 2]],
+      ['search=%22glacier%20retreat%22', [1]],
+      ['search=%22retreat%20glacier%22', []],
+    ])('when searching with %s, then exactly the matching documents come back', async (query, expected) => {
+      const response = await search(`${query}&sort=documentId`);
+      expect(response.status).toBe(200);
+      expect(ids(response.body)).toEqual(roles(...expected));
+    });
+
+    it('when fields=id, then items are {documentId, projectId} only', async () => {
+      const response = await search('fields=id&sort=documentId&contentTypes=page');
+      expect(response.body.results).toEqual([{ documentId: d[4], projectId }]);
+    });
+
+    it('when fields lists references, then only the named fields come back', async () => {
+      const response = await search('fields=metadata,references&contentTypes=page');
+      expect(response.body.results).toEqual([{ metadata: { title: 'Home' }, references: [] }]);
+    });
+
+    it('when a search has several words, then a document with all of them in its title ranks first', async () => {
+      const response = await search('search=glacier%20tourism');
+      expect(ids(response.body)).toEqual(roles(2));
+    });
+  });
+
+  describe('sort', () => {
+    it.each([
+      ['', [6, 5, 4, 3, 1, 2]],
+      ['-sortDate', [6, 5, 4, 3, 1, 2]],
+      ['sortDate', [2, 1, 3, 4, 5, 6]],
+      ['metadata.priority', [1, 2, 6, 3, 4, 5]],
+      ['-metadata.priority', [3, 6, 2, 1, 4, 5]],
+      ['metadata.score,-documentId', [1, 2, 6, 5, 4, 3]],
+      ['contentType', [5, 4, 1, 2, 3, 6]],
+      ['-firstPublicationDate', [6, 5, 4, 3, 2, 1]],
+      ['lastPublicationDate', [1, 2, 3, 4, 5, 6]],
+      ['-publishControl.embargo.until', [6, 1, 2, 3, 4, 5]],
+      ['-documentId', [6, 5, 4, 3, 2, 1]],
+    ])('when sort=%s, then the documents come in that order, missing values last', async (sort, expected) => {
+      const response = await search(`sort=${sort}&limit=100`);
+      expect(response.status).toBe(200);
+      expect(ids(response.body)).toEqual(roles(...expected));
+    });
+
+    it('when sortDateField is set, then sortDate is that metadata date, else the visible publication date', async () => {
+      const response = await search('sort=sortDate&contentTypes=regular');
+      expect(ids(response.body)).toEqual(roles(2, 1, 3, 6));
+    });
+  });
+
+  describe('paging', () => {
+    it('when paging with after cursors, then every matching document comes exactly once, in sort order', async () => {
+      const seen: number[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 10; page += 1) {
+        const response = await search(`sort=metadata.priority&limit=2${after ? `&after=${after}` : ''}`);
+        expect(response.status).toBe(200);
+        expect(response.body.total).toBe(6);
+        seen.push(...ids(response.body));
+        if (!response.body.cursor) break;
+        after = response.body.cursor as string;
+      }
+      expect(seen).toEqual(roles(1, 2, 6, 3, 4, 5));
+    });
+
+    it('when paging a full-text search by relevance, then no hit repeats', async () => {
+      const first = await search('search=glacier&limit=1');
+      const second = await search(`search=glacier&limit=1&after=${first.body.cursor}`);
+      expect([...ids(first.body), ...ids(second.body)].sort()).toEqual(roles(1, 2).sort());
+    });
+
+    it('when a cursor is reused under another sort, then 400 naming after', async () => {
+      const first = await search('sort=metadata.priority&limit=2');
+      const response = await search(`sort=documentId&limit=2&after=${first.body.cursor}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.after).toMatch(/different sort/);
+    });
+
+    it('when limit and offset are given, then that window comes back', async () => {
+      const response = await search('sort=documentId&limit=2&offset=2');
+      expect(ids(response.body)).toEqual(roles(3, 4));
+      expect(response.body.cursor).toEqual(expect.any(String));
+    });
+  });
+
+  describe('component conditions', () => {
+    const contentIds = (body: { results: { content: { id: string }[] }[] }) =>
+      body.results[0]!.content.map((component) => component.id);
+
+    it('when no conditions are given, then components scheduled for later are left out (dateTime now)', async () => {
+      const response = await search(
+        `filters=${encodeURIComponent(JSON.stringify({ key: 'documentId', term: d[3] }))}`,
+      );
+      expect(contentIds(response.body)).toEqual(['p1']);
+    });
+
+    it('when componentConditions names a later dateTime, then the scheduled component is there', async () => {
+      const conditions = encodeURIComponent(JSON.stringify({ dateTime: '2099-06-01T00:00:00Z' }));
+      const filters = encodeURIComponent(JSON.stringify({ key: 'documentId', term: d[3] }));
+      const response = await search(`filters=${filters}&componentConditions=${conditions}`);
+      expect(contentIds(response.body)).toEqual(['p1', 'future']);
+    });
+
+    it('when ignoreComponentConditions=true, then every component is there', async () => {
+      const filters = encodeURIComponent(JSON.stringify({ key: 'documentId', term: d[3] }));
+      const response = await search(`filters=${filters}&ignoreComponentConditions=true`);
+      expect(contentIds(response.body)).toEqual(['p1', 'future']);
+    });
+  });
+
+  describe('versions', () => {
+    it('when the version is 2025-11, then a bare array of {systemdata, metadata, content} comes back', async () => {
+      const response = await api.withVersion('2025-11').get('publications/search?contentTypes=page');
+      expect(Array.isArray(response.body)).toBe(true);
+      expect(Object.keys(response.body[0]).sort()).toEqual(['content', 'metadata', 'systemdata']);
+      expect(response.body[0].systemdata).toMatchObject({ documentId: d[4], projectId, contentType: 'page' });
+    });
+
+    it('when the version is 2025-11 and after is given, then 400: cursors start in 2026-01', async () => {
+      const response = await api.withVersion('2025-11').get('publications/search?after=abc');
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.after).toMatch(/2026-01/);
+    });
+
+    it('when the version is 2026-01, then {results, total, cursor} comes back', async () => {
+      const response = await api.withVersion('2026-01').get('publications/search?limit=4');
+      expect(response.body).toEqual({ results: expect.any(Array), total: 6, cursor: expect.any(String) });
+      expect(response.body.results).toHaveLength(4);
+    });
+
+    it('when another project searches, then none of these documents come back', async () => {
+      const other = await createTestProject(app.ctx);
+      await createPublishedDocument(app.ctx, other.projectId, { metadata: { title: 'Glacier elsewhere' } });
+      const { token } = await tokenFor(app.ctx, other.projectId, ['public-api:read']);
+      const response = await apiClient(app.url, token).get('publications/search?search=glacier&fields=id');
+      expect(
+        response.body.results.every((item: { projectId: number }) => item.projectId === other.projectId),
+      ).toBe(true);
+    });
+  });
+});
