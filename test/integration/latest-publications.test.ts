@@ -1,0 +1,175 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+describe('GET documents/latestPublications', () => {
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+  /** Document ids in publish order: ids[0] published first. */
+  const ids: number[] = [];
+  const COUNT = 30;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    projectId = (await createTestProject(app.ctx)).projectId;
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    for (let n = 0; n < COUNT; n += 1) {
+      const page = n % 10 === 9;
+      const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+        now: new Date(Date.UTC(2025, 1, 1, 0, n)),
+        contentType: page ? 'page' : 'regular',
+        documentType: page ? 'page' : 'article',
+        metadata: { title: `Doc ${n}` },
+        content: [
+          { id: 'p', component: 'paragraph', content: { text: 'always' } },
+          {
+            id: 'later',
+            component: 'paragraph',
+            content: { text: 'later' },
+            conditions: { dateTime: { gte: '2099-01-01T00:00:00Z' } },
+          },
+        ],
+      });
+      ids.push(documentId);
+    }
+    // The homepage is the project config's homepageDocumentId.
+    await app.ctx.pool.query(
+      `UPDATE projects SET config = jsonb_set(config, '{settings,homepageDocumentId}', to_jsonb($2::int)) WHERE id = $1`,
+      [projectId, ids[9]],
+    );
+    await indexNow(app.ctx, projectId, ids);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const list = async (query = '') => {
+    const response = await api.get(`documents/latestPublications?${query}`);
+    expect(response.status).toBe(200);
+    return (response.body.results as { systemdata: { documentId: number } }[]).map(
+      (item) => item.systemdata.documentId,
+    );
+  };
+  const newestFirst = () => [...ids].reverse();
+
+  describe('access and validation', () => {
+    it('when no token is sent, then 401', async () => {
+      expect((await apiClient(app.url).get('documents/latestPublications')).status).toBe(401);
+    });
+
+    it('when the token lacks public-api:read, then 403', async () => {
+      const { token } = await tokenFor(app.ctx, projectId, ['public-api:write']);
+      expect((await apiClient(app.url, token).get('documents/latestPublications')).status).toBe(403);
+    });
+
+    it.each([
+      ['limit=101', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=ten', 'limit'],
+      ['offset=10001', 'offset'],
+      ['fields=systemdata,bogus', 'fields'],
+      ['reverse=yes', 'reverse'],
+      ['documentTypes=article,blog', 'documentTypes'],
+      ['id=1,x', 'id'],
+      ['id.gt=-3', 'id.gt'],
+      ['publishedAt.gte=2025-02-30', 'publishedAt.gte'],
+      ['componentConditions=%5B%5D', 'componentConditions'],
+    ])('when the query is %s, then 400 naming %s', async (query, key) => {
+      const response = await api.get(`documents/latestPublications?${query}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details[key]).toEqual(expect.any(String));
+    });
+  });
+
+  it('when called without parameters, then every document comes newest publication first with references', async () => {
+    const response = await api.get('documents/latestPublications');
+    expect(
+      response.body.results.map((item: { systemdata: { documentId: number } }) => item.systemdata.documentId),
+    ).toEqual(newestFirst());
+    expect(Object.keys(response.body.results[0]).sort()).toEqual([
+      'content',
+      'metadata',
+      'references',
+      'systemdata',
+    ]);
+    expect(response.body.results[0].systemdata).toMatchObject({
+      projectId,
+      documentId: ids[COUNT - 1],
+      lastPublicationDate: new Date(Date.UTC(2025, 1, 1, 0, COUNT - 1)).toISOString(),
+    });
+  });
+
+  it.each([
+    ['reverse=true', () => ids],
+    ['limit=3&offset=2', () => newestFirst().slice(2, 5)],
+    ['limit=0', () => []],
+    ['contentTypes=page', () => [ids[29], ids[19], ids[9]]],
+    ['documentTypes=page', () => [ids[29], ids[19], ids[9]]],
+    ['homepage=true', () => [ids[9]]],
+    ['id={IDS}', () => [ids[7], ids[3]]],
+    ['id={ONE}', () => [ids[5]]],
+    ['id.gte={A}&id.lt={B}&reverse=true', () => ids.slice(10, 20)],
+    ['id.gt={A}&id.lte={B}', () => ids.slice(11, 21).reverse()],
+    [
+      'publishedAt.gte=2025-02-01T00:05:00Z&publishedAt.lt=2025-02-01T00:08:00Z',
+      () => [ids[7], ids[6], ids[5]],
+    ],
+    ['publishedAt.gt=2025-02-01T00:28:00Z', () => [ids[29]]],
+    ['publishedAt.lte=2025-02-01T00:01:00Z', () => [ids[1], ids[0]]],
+  ])('when the query is %s, then exactly those documents come back in order', async (query, expected) => {
+    const resolved = query
+      .replace('{IDS}', `${ids[3]},${ids[7]}`)
+      .replace('{ONE}', String(ids[5]))
+      .replace('{A}', String(ids[10]))
+      .replace('{B}', String(ids[20]));
+    expect(await list(resolved)).toEqual(expected());
+  });
+
+  it('when four pullers read disjoint id ranges in parallel, then together they see every document exactly once', async () => {
+    const min = ids[0]!;
+    const max = ids[COUNT - 1]! + 1;
+    const step = Math.ceil((max - min) / 4);
+    const pull = async (from: number, to: number) => {
+      const seen: number[] = [];
+      for (let offset = 0; ; offset += 4) {
+        const page = await list(`id.gte=${from}&id.lt=${to}&limit=4&offset=${offset}&fields=systemdata`);
+        seen.push(...page);
+        if (page.length < 4) return seen;
+      }
+    };
+    const parts = await Promise.all(
+      [0, 1, 2, 3].map((i) => pull(min + i * step, Math.min(max, min + (i + 1) * step))),
+    );
+    const all = parts.flat();
+    expect(all).toHaveLength(COUNT);
+    expect([...all].sort((a, b) => a - b)).toEqual(ids);
+  });
+
+  it('when fields=systemdata, then only systemdata comes back', async () => {
+    const response = await api.get('documents/latestPublications?limit=1&fields=systemdata');
+    expect(Object.keys(response.body.results[0])).toEqual(['systemdata']);
+  });
+
+  it('when component conditions are left at their defaults, then components scheduled for later are dropped', async () => {
+    const response = await api.get('documents/latestPublications?limit=1');
+    expect(response.body.results[0].content.map((c: { id: string }) => c.id)).toEqual(['p']);
+    const ignored = await api.get('documents/latestPublications?limit=1&ignoreComponentConditions=true');
+    expect(ignored.body.results[0].content.map((c: { id: string }) => c.id)).toEqual(['p', 'later']);
+  });
+
+  it('when the version is 2025-11, then a bare array comes back; v1 leaves out references', async () => {
+    const bare = await api.withVersion('2025-11').get('documents/latestPublications?limit=2');
+    expect(Array.isArray(bare.body)).toBe(true);
+    expect(bare.body).toHaveLength(2);
+    const v1 = await api.withVersion('v1').get('documents/latestPublications?limit=1');
+    expect(Object.keys(v1.body[0]).sort()).toEqual(['content', 'metadata', 'systemdata']);
+  });
+
+  it('when the version is 2026-01, then {results} comes back', async () => {
+    const response = await api.withVersion('2026-01').get('documents/latestPublications?limit=2');
+    expect(Object.keys(response.body)).toEqual(['results']);
+  });
+});
