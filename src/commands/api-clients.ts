@@ -4,7 +4,7 @@ import type { Pool } from '../db/pool';
 import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
-import { isScope, type Scope } from '../domain/scopes';
+import { isScope } from '../domain/scopes';
 
 export interface CreateApiClientInput {
   projectId: number;
@@ -29,7 +29,7 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
     projectId: project.id,
     channelId: project.defaultChannelId,
     name: input.name,
-    scopes: input.scopes as Scope[],
+    scopes: input.scopes,
     expiresAt,
   });
   const token = signClientToken(jwtSecret, {

@@ -50,7 +50,8 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
   const clients = apiClientQueries(db);
 
   const verifyToken: RequestHandler = (req, res, next) => {
-    verify(req, res, (error?: unknown) => next(error ? translateJwtError(error) : undefined));
+    // express-jwt reports every outcome through the callback; its promise never rejects.
+    void verify(req, res, (error?: unknown) => next(error ? translateJwtError(error) : undefined));
   };
 
   const loadClient: RequestHandler = async (req: Request, _res: Response, next: NextFunction) => {
