@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { clientCommands } from './commands/clients';
+import { demoCommand } from './commands/demo';
+import { importCommand } from './commands/import';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
 
@@ -15,6 +17,8 @@ const program = new Command()
 migrateCommand(program);
 projectCommands(program);
 clientCommands(program);
+importCommand(program);
+demoCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`broadsheet: ${error instanceof Error ? error.message : String(error)}`);

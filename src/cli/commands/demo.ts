@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { loadDemo } from '../../commands/load-demo';
+import { describeError, withContext } from '../run';
+
+export function demoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('Create the demo project and load deterministic demo content, all published (idempotent)')
+    .option('-d, --documents <count>', 'how many documents to generate', '2000')
+    .option('--seed <number>', 'seed of the generator (same seed, same content)', '20260115')
+    .action(async (options: { documents: string; seed: string }) => {
+      const documents = Number(options.documents);
+      const seed = Number(options.seed);
+      if (!Number.isInteger(documents) || documents < 1)
+        throw new Error('--documents must be a positive integer');
+      if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
+      await withContext(async (ctx) => {
+        const publicBaseUrl =
+          ctx.config.http.publicBaseUrl ?? `http://${ctx.config.http.host}:${ctx.config.http.port}`;
+        try {
+          const summary = await loadDemo(ctx, {
+            documents,
+            seed,
+            publicBaseUrl,
+            onProgress: (phase, done, total) => {
+              if (done % 100 === 0 || done === total) process.stderr.write(`\r${phase}: ${done}/${total}   `);
+            },
+          });
+          process.stderr.write('\n');
+          console.log(JSON.stringify(summary, null, 2));
+        } catch (error) {
+          throw new Error(describeError(error));
+        }
+      });
+    });
+}

@@ -1,0 +1,157 @@
+import { withTransaction } from '../db/pool';
+import { demoContentQueries } from '../db/queries/demo-content';
+import { designQueries } from '../db/queries/designs';
+import { projectQueries } from '../db/queries/projects';
+import { ApiVersion } from '../domain/api-versions';
+import type { ImportDocument, ImportLog } from '../domain/import-request';
+import { MAX_IMPORT_DOCUMENTS } from '../domain/import-request';
+import {
+  DEMO_DESIGN,
+  DEMO_HANDLE,
+  DEMO_SYSTEM,
+  demoArticles,
+  demoAuthors,
+  demoConfig,
+  demoMedia,
+  demoPages,
+} from '../demo/content';
+import { solidPng } from '../demo/png';
+import { Random } from '../demo/random';
+import { applyProjectConfig } from './apply-project-config';
+import { createProject } from './create-project';
+import { importDocumentsNow, type ImportDeps } from './import-documents';
+
+export interface DemoOptions {
+  documents: number;
+  seed?: number;
+  /** Base URL of the API, for the image URLs of the media entries. */
+  publicBaseUrl: string;
+  onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+export interface DemoSummary {
+  projectId: number;
+  created: boolean;
+  documents: { authors: number; articles: number; pages: number; published: number; failed: number };
+  languages: Record<string, number>;
+  media: number;
+  lists: number;
+  categories: number;
+  homepageDocumentId: number;
+}
+
+const MEDIA_COUNT = 24;
+
+/**
+ * `broadsheet demo`: creates the demo project (once) and loads deterministic content through the same import
+ * use case the API runs, published with autoPublish. Re-running updates the same documents by external id.
+ */
+export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<DemoSummary> {
+  const random = new Random(options.seed ?? 20260115);
+  const existing = await projectQueries(deps.pool).findByHandle(DEMO_HANDLE);
+  const projectId = existing
+    ? existing.id
+    : (await createProject(deps.pool, { config: demoConfig(), designs: [DEMO_DESIGN] })).projectId;
+  if (existing) await designQueries(deps.pool).insert(projectId, DEMO_DESIGN, true);
+
+  const media = demoMedia(random, MEDIA_COUNT);
+  const imageUrl = (key: string) => `${options.publicBaseUrl}/api/2026-03/mediaLibrary/serve-image/${key}`;
+  await withTransaction(deps.pool, async (tx) => {
+    for (const item of media) {
+      const bytes = solidPng(8, 8, item.rgb);
+      await demoContentQueries(tx).upsertMediaEntry({
+        projectId,
+        id: item.id,
+        systemName: DEMO_SYSTEM,
+        metadata: { title: item.title, caption: item.title },
+        asset: {
+          key: item.key,
+          filename: item.key.split('/').pop(),
+          mimeType: 'image/png',
+          size: bytes.length,
+          width: 8,
+          height: 8,
+          url: imageUrl(item.key),
+        },
+        mimeType: 'image/png',
+        bytes,
+      });
+    }
+  });
+
+  const total = Math.max(options.documents, 30);
+  const authorCount = Math.max(10, Math.round(total * 0.02));
+  const pageCount = Math.max(5, Math.round(total * 0.01));
+  const articleCount = total - authorCount - pageCount;
+
+  const version = ApiVersion.latest();
+  const failed: ImportLog[] = [];
+  const run = async (phase: string, documents: ImportDocument[]): Promise<number[]> => {
+    const ids: number[] = [];
+    for (let start = 0; start < documents.length; start += MAX_IMPORT_DOCUMENTS) {
+      const batch = documents.slice(start, start + MAX_IMPORT_DOCUMENTS);
+      const job = await importDocumentsNow(
+        deps,
+        projectId,
+        version,
+        { systemName: DEMO_SYSTEM, documents: batch },
+        (done) => options.onProgress?.(phase, start + done, documents.length),
+      );
+      for (const log of job.logs) {
+        if (log.state === 'failed') failed.push(log);
+        else if (log.document_id !== null) ids.push(log.document_id);
+      }
+    }
+    return ids;
+  };
+
+  const authorIds = await run('authors', demoAuthors(random, authorCount));
+  const articles = demoArticles(random, articleCount, authorIds, media, imageUrl);
+  const articleIds = await run('articles', articles);
+  const pageIds = await run('pages', demoPages(random, pageCount, articleIds));
+  if (failed.length > 0) {
+    throw new Error(
+      `${failed.length} demo documents failed, first: ${failed[0]!.external_id}: ${failed[0]!.reason ?? ''}`,
+    );
+  }
+  const homepageDocumentId = pageIds[0]!;
+
+  const project = (await projectQueries(deps.pool).findById(projectId))!;
+  if (project.config.settings.homepageDocumentId !== homepageDocumentId) {
+    await applyProjectConfig(deps.pool, projectId, {
+      plan: false,
+      projectConfig: demoConfig(homepageDocumentId),
+    });
+  }
+
+  const lists = [
+    { name: 'Front page', ids: articleIds.slice(0, 20) },
+    { name: 'Editor picks', ids: random.sample(articleIds, 15) },
+    { name: 'Weekend reads', ids: random.sample(articleIds, 10) },
+  ];
+  await withTransaction(deps.pool, async (tx) => {
+    for (const list of lists) await demoContentQueries(tx).replaceList(projectId, list.name, list.ids);
+  });
+
+  const languages: Record<string, number> = {};
+  for (const article of articles) {
+    const locale = (article.metadata.language as { locale: string }).locale;
+    languages[locale] = (languages[locale] ?? 0) + 1;
+  }
+  return {
+    projectId,
+    created: !existing,
+    documents: {
+      authors: authorIds.length,
+      articles: articleIds.length,
+      pages: pageIds.length,
+      published: authorIds.length + articleIds.length + pageIds.length,
+      failed: failed.length,
+    },
+    languages,
+    media: media.length,
+    lists: lists.length,
+    categories: project.config.categories.length,
+    homepageDocumentId,
+  };
+}
