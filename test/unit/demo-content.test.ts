@@ -1,0 +1,61 @@
+import { parseDocumentsFile } from '../../src/cli/commands/import';
+import { demoArticles, demoAuthors, demoConfig, demoMedia, DEMO_DESIGN } from '../../src/demo/content';
+import { solidPng } from '../../src/demo/png';
+import { Random } from '../../src/demo/random';
+import { validateContentAgainstDesign } from '../../src/domain/design-validation';
+import { ProjectConfigSchema } from '../../src/domain/project-config';
+
+function generate(seed: number) {
+  const random = new Random(seed);
+  const media = demoMedia(random, 5);
+  const authors = demoAuthors(random, 3);
+  const articles = demoArticles(random, 60, [1, 2, 3], media, (key) => `http://x/${key}`);
+  return { media, authors, articles };
+}
+
+describe('demo content', () => {
+  it('when generated twice with the same seed, then it is identical; another seed differs', () => {
+    expect(generate(7)).toEqual(generate(7));
+    expect(generate(8).articles[0]!.metadata.title).not.toEqual(generate(7).articles[0]!.metadata.title);
+  });
+
+  it('when articles are generated, then they come in en and de language groups with multi-paragraph real text', () => {
+    const { articles } = generate(1);
+    expect(articles).toHaveLength(60);
+    const languages = articles.map((a) => a.metadata.language as { locale: string; groupId: string });
+    expect(new Set(languages.map((l) => l.locale))).toEqual(new Set(['en', 'de']));
+    const german = languages.find((l) => l.locale === 'de')!;
+    expect(languages.filter((l) => l.groupId === german.groupId).map((l) => l.locale)).toEqual(['en', 'de']);
+    const paragraphs = articles[0]!.content.filter((c) => c.component === 'paragraph');
+    expect(paragraphs.length).toBeGreaterThanOrEqual(3);
+    expect(String((paragraphs[0]!.content as { text: string }).text)).toMatch(/^[A-Z][a-z]+( [a-zäöü]+)+\./);
+  });
+
+  it('when the demo content is checked against the demo design and its config, then both are valid', () => {
+    const { articles, authors } = generate(3);
+    for (const document of [...articles, ...authors]) {
+      expect(validateContentAgainstDesign(document.content as never, DEMO_DESIGN)).toEqual([]);
+    }
+    expect(ProjectConfigSchema.safeParse(demoConfig(5)).success).toBe(true);
+  });
+
+  it('when a PNG is generated, then it has the PNG signature and the requested size', () => {
+    const png = solidPng(8, 4, [255, 0, 0]);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.readUInt32BE(16)).toBe(8);
+    expect(png.readUInt32BE(20)).toBe(4);
+  });
+});
+
+describe('parseDocumentsFile', () => {
+  it('when the file is a JSON array, {documents}, or NDJSON, then the documents are read', () => {
+    expect(parseDocumentsFile('[{"id":"a"},{"id":"b"}]')).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(parseDocumentsFile('{"documents":[{"id":"a"}]}')).toEqual([{ id: 'a' }]);
+    expect(parseDocumentsFile('{"id":"a"}\n\n{"id":"b"}\n')).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(parseDocumentsFile('')).toEqual([]);
+  });
+
+  it('when an NDJSON line is not JSON, then the error names the line', () => {
+    expect(() => parseDocumentsFile('{"id":"a"}\n{oops')).toThrow('line 2 is not JSON');
+  });
+});
