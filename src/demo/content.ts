@@ -178,6 +178,8 @@ const LANGUAGE_LABELS: Record<Locale, string> = { en: 'English', de: 'Deutsch' }
 /** A fixed clock: the demo's dates do not depend on when it runs. */
 const DEMO_EPOCH = Date.UTC(2026, 0, 15, 12, 0, 0);
 
+// Component ids only need to be unique within a document; every generator restarts the count so its output
+// depends on its seed alone, not on what ran before it.
 let componentCounter = 0;
 const componentId = (prefix: string) => `doc-${prefix}${(componentCounter += 1).toString(36)}`;
 const c = (name: string, content: Record<string, unknown>, extra: Partial<Component> = {}): Component => ({
@@ -217,6 +219,7 @@ export function demoArticles(
   media: readonly DemoMedia[],
   imageUrl: (key: string) => string,
 ): ImportDocument[] {
+  componentCounter = 0;
   const articles: ImportDocument[] = [];
   for (let group = 1; articles.length < count; group += 1) {
     const locales: Locale[] = group % 3 === 0 ? ['en', 'de'] : ['en'];
@@ -292,6 +295,7 @@ const teaserOf = (documentId: number): Record<string, unknown> => ({
 
 /** Pages: the homepage (external id `home`) teasing the newest articles, and one section page per category. */
 export function demoPages(random: Random, count: number, articleIds: readonly number[]): ImportDocument[] {
+  componentCounter = 0;
   const home: ImportDocument = {
     id: 'home',
     contentType: 'page',
