@@ -61,6 +61,9 @@ export class ProjectConfigCache {
   }
 }
 
+/** The component names `statistics.componentCount.<name>` filters accept. */
+const COMPONENT_NAME = /^[A-Za-z0-9_-]+$/;
+
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
@@ -151,7 +154,15 @@ export function buildSearchDocument(
   const sortDate = typeof sortDateValue === 'string' && isIsoDate(sortDateValue) ? sortDateValue : visible;
 
   const text = extractSearchText(metadata, content);
-  const statistics = computeStatistics(content);
+  const counted = computeStatistics(content);
+  // Only names a filter can address (supplement §5) become fields: a dotted name would clash with the object
+  // paths of another and make Elasticsearch refuse the whole document.
+  const statistics = {
+    characterCount: counted.characterCount,
+    componentCount: Object.fromEntries(
+      Object.entries(counted.componentCount).filter(([name]) => COMPONENT_NAME.test(name)),
+    ),
+  };
   const until = iso(row.embargoUntil);
   const document: PublicationSearchDocument = {
     documentId: row.documentId,

@@ -23,7 +23,8 @@ export interface RebuildOptions {
   /** Bulk requests in flight at once while Postgres reads the next page. */
   concurrency?: number;
   onStart?(total: number, target: string): void;
-  onProgress?(progress: RebuildProgress): void;
+  /** Awaited before the batch counts as done, so a caller can pace or observe the rebuild. */
+  onProgress?(progress: RebuildProgress): void | Promise<void>;
   logger?: Logger;
 }
 

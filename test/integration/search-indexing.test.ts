@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import { indexSourceQueries } from '../../src/db/queries/index-sources';
+import { searchDocumentId } from '../../src/search/document-builder';
+import { indexStatus, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
+import { rebuildingAlias } from '../../src/search/index-aliases';
+import { bulkWrite, indexDocuments, operationsFor } from '../../src/search/indexer';
+import { startTestApp, type TestApp } from '../helpers/app';
+import {
+  createPublishedDocument,
+  indexNow,
+  republishDocument,
+  startIndexWorker,
+  unpublish,
+} from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, eventually } from '../helpers/http';
+
+jest.setTimeout(30_000);
+
+/** This file rebuilds and verifies, so it gets an alias of its own: other files' searches never notice. */
+describe('indexing: worker, versions, rebuild, verify', () => {
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+  const word = () => `w${randomBytes(5).toString('hex')}`;
+  const deps = () => ({ db: app.ctx.pool, search: app.ctx.search, index: app.ctx.index });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: { ELASTICSEARCH_INDEX_PREFIX: `${process.env.ELASTICSEARCH_INDEX_PREFIX}-ix` },
+    });
+    await startIndexWorker(app.ctx);
+    projectId = (await createTestProject(app.ctx)).projectId;
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const found = async (term: string) => {
+    const response = await api.get(`publications/search?search=${term}&fields=id&limit=100`);
+    expect(response.status).toBe(200);
+    return (response.body.results as { documentId: number }[]).map((item) => item.documentId);
+  };
+
+  it('when a document is published, then the worker makes it searchable within 2 s', async () => {
+    const term = word();
+    const started = Date.now();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Fresh ${term}` },
+    });
+    await eventually(async () => (await found(term)).includes(documentId), 2000, 50);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('when a document is unpublished, then it disappears from search within 2 s', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Going ${term}` },
+    });
+    await eventually(async () => (await found(term)).includes(documentId), 2000, 50);
+    await unpublish(app.ctx, projectId, documentId);
+    await eventually(async () => (await found(term)).length === 0, 2000, 50);
+  });
+
+  it('when an older state is written late, then the index keeps the newer one', async () => {
+    const oldTerm = word();
+    const newTerm = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Old ${oldTerm}` },
+    });
+    const key = { projectId, documentId };
+    const [oldRow] = await indexSourceQueries(app.ctx.pool).findByKeys([key]);
+    await republishDocument(app.ctx, projectId, documentId, { title: `New ${newTerm}` });
+    await indexNow(app.ctx, projectId, [documentId]);
+    // A late job that read Postgres before the republish writes the old state with the old version.
+    const outcome = await bulkWrite(app.ctx.search, [app.ctx.index.alias], operationsFor([oldRow!], [key]));
+    expect(outcome).toEqual({ written: 1, rejected: [], retryable: [] });
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    expect(await found(newTerm)).toEqual([documentId]);
+    expect(await found(oldTerm)).toEqual([]);
+  });
+
+  it('when a late index write arrives after an unpublish, then the document does not come back', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Ghost ${term}` },
+    });
+    const key = { projectId, documentId };
+    const [publishedRow] = await indexSourceQueries(app.ctx.pool).findByKeys([key]);
+    await unpublish(app.ctx, projectId, documentId);
+    await indexNow(app.ctx, projectId, [documentId]);
+    await bulkWrite(app.ctx.search, [app.ctx.index.alias], operationsFor([publishedRow!], [key]));
+    // A duplicated job re-reads Postgres and deletes again.
+    await indexDocuments(deps(), [key, key]);
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    expect(await found(term)).toEqual([]);
+  });
+
+  it('when one document of a batch is refused, then the others are written and only it is reported', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Good ${term}` },
+    });
+    const [row] = await indexSourceQueries(app.ctx.pool).findByKeys([{ projectId, documentId }]);
+    const operations = operationsFor([row!], []);
+    const badKey = { projectId, documentId: 999_999_001 };
+    operations.push({ kind: 'index', key: badKey, version: 1, document: { documentId: 'not a number' } });
+    const outcome = await bulkWrite(app.ctx.search, [app.ctx.index.alias], operations);
+    expect(outcome.rejected.map((item) => item.key)).toEqual([badKey]);
+    expect(outcome.retryable).toEqual([]);
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    expect(await found(term)).toEqual([documentId]);
+  });
+
+  it('when the index is rebuilt while documents are published and searched, then searches keep answering and nothing is lost', async () => {
+    const term = word();
+    const before: number[] = [];
+    for (let n = 0; n < 12; n += 1) {
+      before.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Rebuild ${term} ${n}` } }))
+          .documentId,
+      );
+    }
+    await eventually(async () => (await found(term)).length === 12, 3000, 50);
+    const [oldIndex] = Object.keys(await app.ctx.search.indices.getAlias({ name: app.ctx.index.alias }));
+
+    const during: number[] = [];
+    let publishedMidway = false;
+    const statuses: number[] = [];
+    let searching = true;
+    const searchLoop = (async () => {
+      while (searching) {
+        const response = await api.get(`publications/search?search=${term}&fields=id&limit=100`);
+        statuses.push(response.status);
+        expect(response.body.results.length).toBeGreaterThanOrEqual(12);
+      }
+    })();
+    const result = await rebuildIndex(deps(), {
+      batchSize: 5,
+      onProgress: async ({ done }) => {
+        if (done > 10 || publishedMidway) return;
+        publishedMidway = true;
+        // Published mid-rebuild: the worker must reach the new index through the rebuilding alias.
+        expect(
+          Object.keys(await app.ctx.search.indices.getAlias({ name: rebuildingAlias(app.ctx.index) })),
+        ).toHaveLength(1);
+        const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+          metadata: { title: `Rebuild ${term} late` },
+        });
+        during.push(documentId);
+        await eventually(
+          async () => {
+            const hit = await app.ctx.search.get(
+              { index: rebuildingAlias(app.ctx.index), id: searchDocumentId(projectId, documentId) },
+              { ignore: [404] },
+            );
+            return hit.found;
+          },
+          3000,
+          50,
+        );
+      },
+    });
+    searching = false;
+    await searchLoop;
+
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect(result.previous).toEqual([oldIndex]);
+    expect(Object.keys(await app.ctx.search.indices.getAlias({ name: app.ctx.index.alias }))).toEqual([
+      result.index,
+    ]);
+    expect(await app.ctx.search.indices.exists({ index: oldIndex! })).toBe(false);
+    expect(await app.ctx.search.indices.existsAlias({ name: rebuildingAlias(app.ctx.index) })).toBe(false);
+    const settings = await app.ctx.search.indices.getSettings({ index: result.index });
+    expect(settings[result.index]?.settings?.index?.refresh_interval).toBe('1s');
+    await eventually(async () => (await found(term)).length === 13, 3000, 50);
+    expect((await found(term)).sort((a, b) => a - b)).toEqual([...before, ...during].sort((a, b) => a - b));
+  });
+
+  it('when the index drifts from Postgres, then verify reports it and --repair fixes it', async () => {
+    // Drift as a lost job leaves it: Postgres changes without the outbox, so no index job ever runs.
+    const { documentId: missingId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: word() },
+    });
+    const { documentId: staleId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: word() },
+    });
+    await eventually(
+      async () => {
+        const status = await indexSourceQueries(app.ctx.pool).findByKeys([
+          { projectId, documentId: staleId },
+        ]);
+        const hit = await app.ctx.search.get(
+          { index: app.ctx.index.alias, id: searchDocumentId(projectId, staleId) },
+          { ignore: [404] },
+        );
+        return hit.found && status.length === 1;
+      },
+      3000,
+      50,
+    );
+    await app.ctx.pool.query(
+      `WITH p AS (
+         INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata, content)
+         SELECT project_id, id, version, content_type, document_type, metadata, content FROM documents WHERE id = ANY($1)
+         RETURNING id, document_id)
+       UPDATE documents d SET latest_publication_id = p.id, index_version = index_version + 100
+       FROM p WHERE d.id = p.document_id`,
+      [[missingId, staleId]],
+    );
+    await app.ctx.search.delete({
+      index: app.ctx.index.alias,
+      id: searchDocumentId(projectId, missingId),
+      refresh: true,
+    });
+    // An entry whose document was never published (e.g. written by hand).
+    await app.ctx.search.index({
+      index: app.ctx.index.alias,
+      id: searchDocumentId(projectId, 999_999_002),
+      document: { projectId, documentId: 999_999_002, publicationId: 1 },
+      refresh: true,
+    });
+    const mine = (keys: { projectId: number; documentId: number }[]) =>
+      keys.filter((key) => key.projectId === projectId).map((key) => key.documentId);
+
+    const report = await verifyIndex(deps());
+    expect(mine(report.missing)).toEqual([missingId]);
+    expect(mine(report.stale)).toEqual([staleId]);
+    expect(mine(report.extra)).toEqual([999_999_002]);
+
+    const repaired = await verifyIndex(deps(), { repair: true });
+    expect(repaired.repaired).toBeGreaterThanOrEqual(3);
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    const after = await verifyIndex(deps());
+    expect(mine(after.missing)).toEqual([]);
+    expect(mine(after.stale)).toEqual([]);
+    expect(mine(after.extra)).toEqual([]);
+  });
+
+  it('when status is asked, then it names the alias, its index and the counts', async () => {
+    const status = await indexStatus(deps());
+    expect(status.alias).toBe(app.ctx.index.alias);
+    expect(status.indices).toHaveLength(1);
+    expect(status.rebuilding).toEqual([]);
+    expect(status.indexedCount).toBeGreaterThan(0);
+    expect(status.publishedCount).toBeGreaterThanOrEqual(status.indexedCount - 1);
+  });
+});
