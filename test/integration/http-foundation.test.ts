@@ -51,6 +51,14 @@ describe('versions and unknown routes', () => {
     expect(outside.body).toEqual({ status: 404, error: 'Not Found', error_details: { url: '/nowhere' } });
   });
 
+  it('when a route does not exist in the requested version, then the plain unknown-route 404', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, READ);
+    const path = '/api/2025-09/documents/1/latestPublication/renditions/web';
+    const response = await apiClient(app.url, token).get(path);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ status: 404, error: 'Not Found', error_details: { url: path } });
+  });
+
   it('when readiness is asked, then it reports Postgres and Elasticsearch', async () => {
     const response = await apiClient(app.url).get('/api/2026-03/health/ready');
     expect(response.status).toBe(200);
