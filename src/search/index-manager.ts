@@ -78,16 +78,18 @@ export async function rebuildIndex(
       const last = rows[rows.length - 1]!;
       after = { projectId: last.projectId, documentId: last.documentId };
       const operations = operationsFor(rows, []);
-      const write = bulkWrite(search, [target], operations, { logger: options.logger }).then((outcome) => {
-        if (outcome.retryable.length > 0) {
-          throw new Error(
-            `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
-          );
-        }
-        rejected += outcome.rejected.length;
-        done += rows.length;
-        options.onProgress?.({ done, total: Math.max(total, done) });
-      });
+      const write = bulkWrite(search, [target], operations, { logger: options.logger }).then(
+        async (outcome) => {
+          if (outcome.retryable.length > 0) {
+            throw new Error(
+              `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
+            );
+          }
+          rejected += outcome.rejected.length;
+          done += rows.length;
+          await options.onProgress?.({ done, total: Math.max(total, done) });
+        },
+      );
       inFlight.add(write);
       void write.finally(() => inFlight.delete(write)).catch(() => undefined);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
