@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { buildProjectConfig, TEST_DESIGN } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+/** The operators' CLI, run as an operator runs it: a separate process on the run's database. */
+const run = promisify(execFile);
+const cli = (...args: string[]) =>
+  run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+    timeout: 60_000,
+  });
+
+let app: TestApp;
+let dir: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  dir = await mkdtemp(path.join(tmpdir(), 'broadsheet-cli-'));
+});
+afterAll(() => app.close());
+
+describe('broadsheet CLI', () => {
+  it('when migrate runs on an up-to-date database, then it says so and exits 0', async () => {
+    const { stderr } = await cli('migrate');
+    expect(stderr).toContain('database is up to date');
+  });
+
+  it('when an operator creates a project, a client and imports a file, then the API serves the result', async () => {
+    const config = buildProjectConfig();
+    const configFile = path.join(dir, 'project.json');
+    const designFile = path.join(dir, 'design.json');
+    await writeFile(configFile, JSON.stringify(config));
+    await writeFile(designFile, JSON.stringify(TEST_DESIGN));
+    const created = await cli('project', 'create', '--config', configFile, '--design', designFile);
+    const project = JSON.parse(created.stdout) as { projectId: number; handle: string };
+    expect(project.handle).toBe(config.settings.handle);
+
+    const client = await cli(
+      'client',
+      'create',
+      '--project',
+      project.handle,
+      '--name',
+      'ops',
+      '--scopes',
+      'public-api:read,public-api:write',
+    );
+    const token = client.stdout.trim();
+    expect(token.split('.')).toHaveLength(3);
+    expect(client.stdout).toBe(`${token}\n`);
+    expect(client.stderr).toContain('scopes: public-api:read public-api:write');
+
+    const ndjson = [
+      {
+        id: 'a-1',
+        contentType: 'regular',
+        title: 'First from the CLI',
+        metadata: { title: 'First from the CLI' },
+        content: [],
+      },
+      {
+        id: 'a-2',
+        contentType: 'regular',
+        title: 'Second from the CLI',
+        metadata: { title: 'Second from the CLI' },
+        content: [],
+      },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n');
+    const file = path.join(dir, 'docs.ndjson');
+    await writeFile(file, ndjson);
+    await cli('import', file, '--project', project.handle, '--system-name', 'cli-test', '--auto-publish');
+    const { rows } = await app.ctx.pool.query<{ id: number }>(
+      `SELECT id FROM documents WHERE project_id = $1 AND system_name = 'cli-test' ORDER BY external_id`,
+      [project.projectId],
+    );
+    expect(rows).toHaveLength(2);
+    const read = await apiClient(app.url, token).get(`documents/${rows[0]!.id}/latestPublication`);
+    expect(read.status).toBe(200);
+    expect(read.body.metadata.title).toBe('First from the CLI');
+
+    const clientId = (client.stderr.match(/client ([0-9a-f-]{36})/) ?? [])[1]!;
+    await cli('client', 'revoke', clientId);
+    const revoked = await apiClient(app.url, token).get(`documents/${rows[0]!.id}/latestPublication`);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error_details).toEqual({ access_token: 'The access token was revoked.' });
+  });
+
+  it('when a command gets bad input, then it exits non-zero with a message and writes nothing', async () => {
+    const bad = path.join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ v: 2, settings: { handle: '1 not a handle' } }));
+    await expect(cli('project', 'create', '--config', bad)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('settings.handle'),
+    });
+    await expect(
+      cli('client', 'create', '--project', 'no-such-project', '--name', 'x'),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("project 'no-such-project' does not exist"),
+    });
+  });
+});
