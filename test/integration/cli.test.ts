@@ -92,7 +92,7 @@ describe('broadsheet CLI', () => {
     expect(revoked.body.error_details).toEqual({ access_token: 'The access token was revoked.' });
   });
 
-  it('when a command gets bad input, then it exits non-zero with a message and writes nothing', async () => {
+  it('when a command gets bad input, then it exits non-zero with a message naming the problem', async () => {
     const bad = path.join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ v: 2, settings: { handle: '1 not a handle' } }));
     await expect(cli('project', 'create', '--config', bad)).rejects.toMatchObject({
