@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { clientCommands } from './commands/clients';
 import { demoCommand } from './commands/demo';
 import { importCommand } from './commands/import';
+import { indexCommands } from './commands/index';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
 
@@ -19,6 +20,7 @@ projectCommands(program);
 clientCommands(program);
 importCommand(program);
 demoCommand(program);
+indexCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`broadsheet: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,0 +1,98 @@
+import { Presets, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { indexStatus, rebuildIndex, verifyIndex } from '../../search/index-manager';
+import { withContext } from '../run';
+
+/** `broadsheet index rebuild|verify [--repair]|status`: operate the publications search index. */
+export function indexCommands(program: Command): void {
+  const index = program.command('index').description('Operate the publications search index');
+
+  index
+    .command('rebuild')
+    .description(
+      'Build a new index from Postgres and swap the alias to it atomically; searches keep answering',
+    )
+    .option('-b, --batch-size <n>', 'documents per Postgres page and bulk request', '1000')
+    .action(async (options: { batchSize: string }) => {
+      await withContext(async (ctx) => {
+        const bar = new SingleBar(
+          {
+            format: 'rebuild [{bar}] {value}/{total} docs | {rate} docs/s | ETA {eta_formatted}',
+            hideCursor: true,
+          },
+          Presets.shades_classic,
+        );
+        const started = Date.now();
+        const result = await rebuildIndex(
+          { db: ctx.pool, search: ctx.search, index: ctx.index },
+          {
+            batchSize: Number(options.batchSize),
+            logger: ctx.logger,
+            onStart: (total, target) => {
+              console.error(`building ${target} from ${total} published documents`);
+              bar.start(total, 0, { rate: '0' });
+            },
+            onProgress: ({ done, total }) => {
+              const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
+              bar.setTotal(total);
+              bar.update(done, { rate: rate.toFixed(0) });
+            },
+          },
+        ).finally(() => bar.stop());
+        console.error(
+          `alias ${ctx.index.alias} → ${result.index} (${result.indexed} documents, ${result.rejected} rejected, ` +
+            `${(result.indexed / result.seconds).toFixed(0)} docs/s); dropped ${result.previous.join(', ') || 'nothing'}`,
+        );
+        if (result.rejected > 0) process.exitCode = 1;
+      });
+    });
+
+  index
+    .command('verify')
+    .description(
+      'Compare Postgres with the index (document and publication ids); --repair re-indexes the drift',
+    )
+    .option('--repair', 'index missing and stale documents, remove extra ones')
+    .action(async (options: { repair?: boolean }) => {
+      await withContext(async (ctx) => {
+        const report = await verifyIndex(
+          { db: ctx.pool, search: ctx.search, index: ctx.index, logger: ctx.logger },
+          { repair: options.repair ?? false },
+        );
+        const sample = (keys: { projectId: number; documentId: number }[]) =>
+          keys
+            .slice(0, 20)
+            .map((key) => `${key.projectId}:${key.documentId}`)
+            .join(', ') + (keys.length > 20 ? ', ...' : '');
+        console.log(`checked ${report.checked} published documents`);
+        console.log(`missing from the index: ${report.missing.length} ${sample(report.missing)}`);
+        console.log(`stale publication in the index: ${report.stale.length} ${sample(report.stale)}`);
+        console.log(`in the index but not published: ${report.extra.length} ${sample(report.extra)}`);
+        const drift = report.missing.length + report.stale.length + report.extra.length;
+        if (options.repair) console.log(`repaired: ${report.repaired} writes`);
+        else if (drift > 0) process.exitCode = 1;
+      });
+    });
+
+  index
+    .command('status')
+    .description('Show the alias, its indices, document counts, indexing lag and queue depth')
+    .action(async () => {
+      await withContext(async (ctx) => {
+        const status = await indexStatus({ db: ctx.pool, search: ctx.search, index: ctx.index });
+        const [queue] = await ctx.boss.getQueueStats('index-document').catch(() => []);
+        console.log(
+          JSON.stringify(
+            {
+              ...status,
+              queue: queue
+                ? { queued: queue.queuedCount, active: queue.activeCount, failed: queue.failedCount }
+                : null,
+            },
+            null,
+            2,
+          ),
+        );
+      });
+    });
+}
