@@ -1,0 +1,74 @@
+/** What every bench module returns and the helpers they share. bench/main.ts runs a list of modules. */
+
+/** One line of `npm run bench`: our figure beside the same work done the plainest way, in the same run. */
+export interface BenchRow {
+  name: string;
+  ours: number;
+  raw: number;
+  unit: string;
+  /**
+   * How much of the plain figure the real path keeps: ours / raw for rates (higher is better), raw / ours for
+   * times (lower is better), so 1.0 means "as good as raw" either way.
+   */
+  ratio: number;
+}
+
+export interface BenchModule {
+  name: string;
+  run(): Promise<BenchRow[]>;
+}
+
+export const rate = (name: string, ours: number, raw: number, unit: string): BenchRow => ({
+  name,
+  ours: round(ours),
+  raw: round(raw),
+  unit,
+  ratio: round(ours / raw, 3),
+});
+
+export const time = (name: string, ours: number, raw: number, unit = 'ms'): BenchRow => ({
+  name,
+  ours: round(ours),
+  raw: round(raw),
+  unit,
+  ratio: round(raw / ours, 3),
+});
+
+export function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export interface LoadResult {
+  perSecond: number;
+  latencies: number[];
+}
+
+/** Runs `call` in `concurrency` loops for `durationMs`; throughput and every call's latency in ms. */
+export async function load(
+  durationMs: number,
+  concurrency: number,
+  call: (i: number) => Promise<void>,
+): Promise<LoadResult> {
+  const started = performance.now();
+  const deadline = started + durationMs;
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let i = worker; performance.now() < deadline; i += concurrency) {
+        const t = performance.now();
+        await call(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { perSecond: latencies.length / ((performance.now() - started) / 1000), latencies };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

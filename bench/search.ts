@@ -1,0 +1,426 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { estypes } from '@elastic/elasticsearch';
+import { createApiClient } from '../src/commands/api-clients';
+import { createProject } from '../src/commands/create-project';
+import { publishDocument } from '../src/commands/publish-document';
+import { loadConfig } from '../src/config';
+import { createContext, type AppContext } from '../src/context';
+import { withTransaction } from '../src/db/pool';
+import { documentQueries } from '../src/db/queries/documents';
+import { indexSourceQueries, type DocumentKey } from '../src/db/queries/index-sources';
+import { indexedMetadataFields, ProjectConfigSchema } from '../src/domain/project-config';
+import { searchDocumentId } from '../src/search/document-builder';
+import { publicationsIndexDefinition } from '../src/search/index-aliases';
+import { rebuildIndex } from '../src/search/index-manager';
+import { operationsFor, type IndexOperation } from '../src/search/indexer';
+import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
+import { startWorkers } from '../workers/main';
+import { load, percentile, rate, sleep, time, type BenchRow } from './bench';
+
+export interface SearchBenchOptions {
+  documents?: number;
+  concurrency?: number;
+  durationMs?: number;
+  lagSamples?: number;
+}
+
+const VOCABULARY = (
+  'election budget glacier harbour orchestra vaccine railway drought festival senate referendum ' +
+  'museum bakery tunnel pension striker goalkeeper inflation startup satellite volcano wildfire ' +
+  'parliament minister hospital teacher farmer tourism bridge airport vineyard avalanche marathon ' +
+  'climate energy solar wind nuclear coal carbon forest river lake mountain valley village city ' +
+  'council mayor police court judge verdict prison border customs export import market shares bank ' +
+  'currency franc euro dollar rent housing tenant landlord school student exam university research ' +
+  'science robot software privacy data hacker password network mobile phone camera cinema theatre ' +
+  'novel poet painter gallery auction fashion design architect chef restaurant wine cheese chocolate'
+).split(' ');
+
+const CONFIG = {
+  settings: { handle: 'bench-search', label: 'Search bench' },
+  contentTypes: [
+    {
+      handle: 'regular',
+      documentType: 'article',
+      metadata: [
+        { handle: 'title', type: 'string' },
+        { handle: 'flag', type: 'string', index: true },
+        { handle: 'priority', type: 'integer', index: true },
+        { handle: 'category', type: 'category' },
+      ],
+    },
+  ],
+  categories: [
+    { id: 'news', label: 'News', path: '/news' },
+    { id: 'sport', label: 'Sport', path: '/sport' },
+    { id: 'culture', label: 'Culture', path: '/culture' },
+  ],
+};
+
+const log = (message: string) => console.error(`bench search: ${message}`);
+
+/**
+ * Search, export, publish lag and rebuild on a generated set of publications, each beside the plainest
+ * way to do the same against Elasticsearch in the same run.
+ */
+export async function searchBench(options: SearchBenchOptions = {}): Promise<BenchRow[]> {
+  const documents = options.documents ?? 100_000;
+  const concurrency = options.concurrency ?? 16;
+  const durationMs = options.durationMs ?? 8_000;
+  const ctx = await createContext(loadConfig());
+  let api: ChildProcess | undefined;
+  try {
+    const { projectId, channelId } = await createProject(ctx.pool, { config: CONFIG });
+    const { token } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
+      projectId,
+      name: 'bench',
+      scopes: ['public-api:read'],
+    });
+    const started = performance.now();
+    await seed(ctx, projectId, channelId, documents);
+    log(`seeded ${documents} publications in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const rows: BenchRow[] = [];
+    rows.push(await rebuildRows(ctx, documents));
+
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    api = await startApi(port);
+    const url = `http://127.0.0.1:${port}`;
+    rows.push(...(await searchRows(ctx, url, token, projectId, concurrency, durationMs)));
+    rows.push(await exportRows(ctx, url, token, projectId));
+    await startWorkers(ctx);
+    rows.push(...(await lagRows(ctx, projectId, channelId, options.lagSamples ?? 60)));
+    return rows;
+  } finally {
+    api?.kill('SIGTERM');
+    await ctx.close();
+  }
+}
+
+/** Documents and their publications straight in SQL: generate_series, no per-row round trips. */
+async function seed(ctx: AppContext, projectId: number, channelId: number, count: number): Promise<void> {
+  const words = (salt: number, n: number) =>
+    `(SELECT string_agg(($3::text[])[1 + ((g * ${salt} + i * 7919) % ${VOCABULARY.length})], ' ')
+      FROM generate_series(1, ${n}) i)`;
+  await ctx.pool.query(
+    `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content, updated_at,
+       first_publication_date, last_publication_date, index_version)
+     SELECT $1, $2, 'article', 'regular',
+       jsonb_build_object('title', initcap(${words(31, 6)}), 'flag', (ARRAY['red','blue','green'])[1 + g % 3],
+         'priority', g % 100, 'category', jsonb_build_object('id', (ARRAY['news','sport','culture'])[1 + g % 3])),
+       jsonb_build_array(
+         jsonb_build_object('id', 'p1', 'component', 'paragraph', 'content', jsonb_build_object('text', ${words(17, 60)})),
+         jsonb_build_object('id', 'p2', 'component', 'paragraph', 'content', jsonb_build_object('text', ${words(13, 60)})),
+         jsonb_build_object('id', 'i1', 'component', 'image', 'content',
+           jsonb_build_object('caption', ${words(11, 8)}))),
+       ts, ts, ts, 1
+     FROM generate_series(1, $4::int) g, LATERAL (SELECT timestamptz '2020-01-01' + g * interval '17 minutes' AS ts) t`,
+    [projectId, channelId, VOCABULARY, count],
+  );
+  await ctx.pool.query(
+    `WITH p AS (
+       INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata,
+         content, published_at)
+       SELECT project_id, id, version, content_type, document_type, metadata, content, last_publication_date
+       FROM documents WHERE project_id = $1
+       RETURNING id, document_id)
+     UPDATE documents d SET latest_publication_id = p.id, published_version = 1 FROM p WHERE d.id = p.document_id`,
+    [projectId],
+  );
+  await ctx.pool.query('ANALYZE documents; ANALYZE publications');
+}
+
+/** Ours: `rebuildIndex` (Postgres pages → documents → bulk → swap). Raw: the same documents, prebuilt, bulk-loaded. */
+async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow> {
+  const batches: IndexOperation[][] = [];
+  const sources = indexSourceQueries(ctx.pool);
+  let after: DocumentKey | undefined;
+  for (;;) {
+    const page = await sources.findPublishedPage(after, 1000);
+    if (page.length === 0) break;
+    batches.push(operationsFor(page, []));
+    const last = page[page.length - 1]!;
+    after = { projectId: last.projectId, documentId: last.documentId };
+  }
+  const bodies = batches.map((batch) =>
+    batch.flatMap((op) =>
+      op.kind === 'index'
+        ? [
+            {
+              index: {
+                _id: searchDocumentId(op.key.projectId, op.key.documentId),
+                version: op.version,
+                version_type: 'external',
+              },
+            },
+            op.document,
+          ]
+        : [],
+    ),
+  );
+  const { settings, mappings } = publicationsIndexDefinition();
+  const scratch = `${ctx.index.alias}-rawload`;
+  await ctx.search.indices.delete({ index: scratch }, { ignore: [404] });
+  log('raw bulk load');
+  let started = performance.now();
+  await ctx.search.indices.create({
+    index: scratch,
+    settings: {
+      index: {
+        ...settings.index,
+        refresh_interval: '-1',
+        number_of_replicas: 0,
+        auto_expand_replicas: 'false',
+      },
+    },
+    mappings,
+  });
+  let next = 0;
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const response = await ctx.search.bulk({
+          index: scratch,
+          operations: body,
+        });
+        if (response.errors) throw new Error('raw bulk load: Elasticsearch refused documents');
+      }
+    }),
+  );
+  await ctx.search.indices.putSettings({ index: scratch, settings: { index: { refresh_interval: '1s' } } });
+  await ctx.search.indices.refresh({ index: scratch });
+  const raw = documents / ((performance.now() - started) / 1000);
+  await ctx.search.indices.delete({ index: scratch });
+  bodies.length = 0;
+  batches.length = 0;
+
+  log('rebuild');
+  started = performance.now();
+  const result = await rebuildIndex(
+    { db: ctx.pool, search: ctx.search, index: ctx.index },
+    { batchSize: 1000, concurrency: 2 },
+  );
+  const ours = result.indexed / ((performance.now() - started) / 1000);
+  return rate('rebuild', ours, raw, 'docs/s');
+}
+
+async function startApi(port: number): Promise<ChildProcess> {
+  const child = spawn(resolve(__dirname, '../node_modules/.bin/tsx'), ['src/main.ts'], {
+    cwd: resolve(__dirname, '..'),
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`http://127.0.0.1:${port}/api/2026-03/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return child;
+    await sleep(200);
+  }
+  child.kill('SIGTERM');
+  throw new Error('the API did not start within 30 s');
+}
+
+/** Three typical widget queries: a category teaser list, a filtered list, a two-word full-text search. */
+function widgetQueries(): {
+  name: string;
+  query: string;
+  params: Omit<SearchParams, 'projectId' | 'indexedMetadata'>;
+}[] {
+  const base = {
+    idsOnly: false,
+    fields: ['systemdata', 'metadata', 'content'] as const,
+    limit: 10,
+    offset: 0,
+    withTotal: true,
+  };
+  const filters = JSON.stringify([
+    { key: 'metadata.flag', term: 'red' },
+    { key: 'metadata.priority', range: { gte: 50 } },
+  ]);
+  return [
+    {
+      name: 'teaser list',
+      query: 'categories=news',
+      params: { ...base, fields: [...base.fields], categories: ['news'] },
+    },
+    {
+      name: 'filtered list',
+      query: `filters=${encodeURIComponent(filters)}&sort=-lastPublicationDate`,
+      params: { ...base, fields: [...base.fields], filters, sort: '-lastPublicationDate' },
+    },
+    {
+      name: 'full text',
+      query: 'search=glacier%20tourism',
+      params: { ...base, fields: [...base.fields], search: 'glacier tourism' },
+    },
+  ];
+}
+
+async function searchRows(
+  ctx: AppContext,
+  url: string,
+  token: string,
+  projectId: number,
+  concurrency: number,
+  durationMs: number,
+): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const indexedMetadata = indexedMetadataFields(ProjectConfigSchema.parse(CONFIG));
+  for (const widget of widgetQueries()) {
+    const { request } = buildSearchRequest({ ...widget.params, projectId, indexedMetadata });
+    const headers = { authorization: `Bearer ${token}` };
+    const probe = await fetch(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
+    const probeBody = (await probe.json()) as { total?: number };
+    if (!probe.ok)
+      throw new Error(`search ${widget.name} answered ${probe.status}: ${JSON.stringify(probeBody)}`);
+    log(`${widget.name}: ${probeBody.total} matches`);
+    // Warm both paths the same way before measuring.
+    await load(1000, concurrency, async () => {
+      await ctx.search.search({ index: ctx.index.alias, ...request });
+    });
+    const ours = await load(durationMs, concurrency, async () => {
+      const response = await fetch(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
+      if (!response.ok) throw new Error(`search answered ${response.status}`);
+      await response.json();
+    });
+    const raw = await load(durationMs, concurrency, async () => {
+      await ctx.search.search({ index: ctx.index.alias, ...request });
+    });
+    rows.push(
+      rate(`search ${widget.name} throughput (c=${concurrency})`, ours.perSecond, raw.perSecond, 'req/s'),
+    );
+    rows.push(
+      time(`search ${widget.name} p50`, percentile(ours.latencies, 50), percentile(raw.latencies, 50)),
+    );
+    rows.push(
+      time(`search ${widget.name} p99`, percentile(ours.latencies, 99), percentile(raw.latencies, 99)),
+    );
+  }
+  return rows;
+}
+
+/**
+ * Ours: four pullers over disjoint id ranges of documents/latestPublications, each in id chunks small enough
+ * for offset paging. Raw: one search_after dump of the same `_source` straight from Elasticsearch.
+ */
+async function exportRows(ctx: AppContext, url: string, token: string, projectId: number): Promise<BenchRow> {
+  const bounds = await ctx.pool.query<{ min: number; max: number; count: number }>(
+    'SELECT min(id)::int AS min, max(id)::int AS max, count(*)::int AS count FROM documents WHERE project_id = $1 AND latest_publication_id IS NOT NULL',
+    [projectId],
+  );
+  const { min, max, count } = bounds.rows[0]!;
+  const headers = { authorization: `Bearer ${token}` };
+  const chunk = 1000;
+  log('export');
+  let started = performance.now();
+  const quarter = Math.ceil((max + 1 - min) / 4);
+  const pulled = await Promise.all(
+    [0, 1, 2, 3].map(async (part) => {
+      let seen = 0;
+      const end = Math.min(max + 1, min + (part + 1) * quarter);
+      for (let from = min + part * quarter; from < end; from += chunk) {
+        const to = Math.min(end, from + chunk);
+        for (let offset = 0; ; offset += 100) {
+          const response = await fetch(
+            `${url}/api/2026-03/documents/latestPublications?id.gte=${from}&id.lt=${to}&reverse=true&limit=100&offset=${offset}`,
+            { headers },
+          );
+          const body = (await response.json()) as { results: unknown[] };
+          seen += body.results.length;
+          if (body.results.length < 100) break;
+        }
+      }
+      return seen;
+    }),
+  );
+  const ours = pulled.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
+  if (pulled.reduce((a, b) => a + b, 0) !== count)
+    throw new Error(`export saw ${pulled.join('+')} of ${count}`);
+
+  started = performance.now();
+  let dumped = 0;
+  let searchAfter: estypes.SortResults | undefined;
+  for (;;) {
+    const response = await ctx.search.search({
+      index: ctx.index.alias,
+      size: 1000,
+      query: { bool: { filter: [{ term: { projectId } }] } },
+      sort: [{ documentId: 'asc' }],
+      _source: ['body.systemdata', 'body.metadata', 'body.content', 'body.references'],
+      ...(searchAfter ? { search_after: searchAfter } : {}),
+    });
+    const hits = response.hits.hits;
+    dumped += hits.length;
+    if (hits.length < 1000) break;
+    searchAfter = hits[hits.length - 1]!.sort;
+  }
+  const raw = dumped / ((performance.now() - started) / 1000);
+  return rate('export (4 id-range pullers vs search_after dump)', ours, raw, 'docs/s');
+}
+
+/**
+ * Ours: publish (transaction with outbox) → worker → bulk → refresh, until a search finds it. Raw: index the
+ * same kind of document straight into an index with the same settings and wait until a search finds it (the refresh alone).
+ */
+async function lagRows(
+  ctx: AppContext,
+  projectId: number,
+  channelId: number,
+  samples: number,
+): Promise<BenchRow[]> {
+  log('publish lag');
+  const visible = async (documentId: number, startedAt: number, index = ctx.index.alias): Promise<number> => {
+    for (;;) {
+      const response = await ctx.search.count({
+        index,
+        query: { bool: { filter: [{ term: { projectId } }, { term: { documentId } }] } },
+      });
+      if (response.count > 0) return performance.now() - startedAt;
+      await sleep(10);
+    }
+  };
+  const ours: number[] = [];
+  await Promise.all(
+    Array.from({ length: samples }, async (_, n) => {
+      await sleep(n * 100);
+      const startedAt = performance.now();
+      const documentId = await withTransaction(ctx.pool, async (tx) => {
+        const inserted = await tx.query<{ id: number }>(
+          `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
+           VALUES ($1, $2, 'article', 'regular', $3, '[]') RETURNING id`,
+          [projectId, channelId, JSON.stringify({ title: `Lag ${n}`, flag: 'red', priority: n })],
+        );
+        const document = (await documentQueries(tx).findByIdForUpdate(projectId, inserted.rows[0]!.id))!;
+        await publishDocument(tx, ctx.boss, document, { now: new Date() });
+        return document.id;
+      });
+      ours.push(await visible(documentId, startedAt));
+    }),
+  );
+  const raw: number[] = [];
+  const scratch = `${ctx.index.alias}-rawlag`;
+  const { settings, mappings } = publicationsIndexDefinition();
+  await ctx.search.indices.create({ index: scratch, settings, mappings });
+  await Promise.all(
+    Array.from({ length: samples }, async (_, n) => {
+      await sleep(n * 100);
+      const documentId = 900_000_000 + n;
+      const startedAt = performance.now();
+      await ctx.search.index({
+        index: scratch,
+        id: searchDocumentId(projectId, documentId),
+        document: { projectId, documentId, publicationId: documentId, contentType: 'regular', text: 'lag' },
+      });
+      raw.push(await visible(documentId, startedAt, scratch));
+    }),
+  );
+  await ctx.search.indices.delete({ index: scratch });
+  return [
+    time('publish → searchable lag p50', percentile(ours, 50), percentile(raw, 50)),
+    time('publish → searchable lag p99', percentile(ours, 99), percentile(raw, 99)),
+  ];
+}
