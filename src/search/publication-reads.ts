@@ -6,6 +6,7 @@ import {
   resolveConditions,
   type ConditionQuery,
 } from '../domain/component-conditions';
+import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { defaultBrand, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
@@ -17,6 +18,12 @@ import {
   type LatestPublicationsParams,
   type SearchParams,
 } from './query-builder';
+
+/** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
+function hasConditions(content: Content): boolean {
+  for (const component of walkComponents(content)) if (component.conditions) return true;
+  return false;
+}
 
 /** How long a process trusts its copy of a project's config: a config apply shows up within this time. */
 const CONFIG_TTL_MS = 5_000;
@@ -48,10 +55,15 @@ export function publicationReads(ctx: AppContext) {
 
   async function run(request: estypes.SearchRequest) {
     await ensurePublicationsIndex(ctx.search, ctx.index);
-    return ctx.search.search<{ body?: Item; documentId?: number; projectId?: number }>({
+    const response = await ctx.search.search<{ body?: Item; documentId?: number; projectId?: number }>({
       index: ctx.index.alias,
+      // Only what the answer needs crosses the wire and gets parsed.
+      filter_path: ['hits.hits._source', 'hits.hits.sort', 'hits.total'],
       ...request,
     });
+    // filter_path drops `hits.hits` when nothing matched, and `hits` as well when no total was asked for.
+    const hits = response.hits as Partial<typeof response.hits> | undefined;
+    return { hits: hits?.hits ?? [], total: hits?.total };
   }
 
   function toItems(
@@ -68,7 +80,9 @@ export function publicationReads(ctx: AppContext) {
       const body = hit._source?.body ?? {};
       const item: Item = {};
       for (const field of fields) (item as Record<string, unknown>)[field] = body[field];
-      if (conditions && item.content) item.content = applyComponentConditions(item.content, conditions);
+      if (conditions && item.content && hasConditions(item.content)) {
+        item.content = applyComponentConditions(item.content, conditions);
+      }
       return item;
     });
   }
@@ -83,7 +97,7 @@ export function publicationReads(ctx: AppContext) {
       resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
       const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
       const response = await run(buildLatestPublicationsRequest({ ...params, homepageDocumentId }));
-      return toItems(response.hits.hits, params.fields, config, conditionQuery);
+      return toItems(response.hits, params.fields, config, conditionQuery);
     },
 
     async search(
@@ -94,7 +108,7 @@ export function publicationReads(ctx: AppContext) {
       const built = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
       resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
       const response = await run(built.request);
-      const hits = response.hits.hits;
+      const hits = response.hits;
       const results = params.idsOnly
         ? hits.map((hit) => ({
             documentId: hit._source?.documentId ?? 0,
@@ -103,7 +117,7 @@ export function publicationReads(ctx: AppContext) {
         : toItems(hits, params.fields, config, conditionQuery);
       const last = hits[hits.length - 1];
       const full = params.limit > 0 && hits.length === params.limit;
-      const total = response.hits.total;
+      const total = response.total;
       return {
         results,
         total: typeof total === 'number' ? total : total?.value,
