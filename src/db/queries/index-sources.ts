@@ -36,12 +36,30 @@ const COLUMNS = `d.project_id AS "projectId", d.id AS "documentId", d.channel_id
   d.visible_publication_date_override AS "visiblePublicationDateOverride",
   d.embargo_set AS "embargoSet", d.embargo_until AS "embargoUntil",
   p.id AS "publicationId", p.content_type AS "contentType", p.document_type AS "documentType", p.layout,
-  p.design_name AS "designName", p.design_version AS "designVersion", p.metadata, p.content,
-  pr.config AS "projectConfig", pr.revision_number AS "projectRevision"`;
+  p.design_name AS "designName", p.design_version AS "designVersion", p.metadata, p.content`;
 
 const FROM = `documents d
-  JOIN projects pr ON pr.id = d.project_id
   LEFT JOIN publications p ON p.id = d.latest_publication_id`;
+
+type RowWithoutProject = Omit<IndexSourceRow, 'projectConfig' | 'projectRevision'>;
+
+/**
+ * Each project's config is read once per page and shared by its rows: joining it in would make Postgres
+ * send, and the driver parse, the same config once per document.
+ */
+async function withProjectConfigs(db: Queryable, rows: RowWithoutProject[]): Promise<IndexSourceRow[]> {
+  if (rows.length === 0) return [];
+  const projectIds = [...new Set(rows.map((row) => row.projectId))];
+  const projects = await db.query<{ id: number; config: unknown; revision: number }>(
+    'SELECT id, config, revision_number AS revision FROM projects WHERE id = ANY($1::int[])',
+    [projectIds],
+  );
+  const byId = new Map(projects.rows.map((project) => [project.id, project]));
+  return rows.flatMap((row) => {
+    const project = byId.get(row.projectId);
+    return project ? [{ ...row, projectConfig: project.config, projectRevision: project.revision }] : [];
+  });
+}
 
 export interface DocumentKey {
   projectId: number;
@@ -53,23 +71,23 @@ export function indexSourceQueries(db: Queryable) {
     /** The current truth for every key in one query; keys whose document no longer exists are simply absent. */
     async findByKeys(keys: readonly DocumentKey[]): Promise<IndexSourceRow[]> {
       if (keys.length === 0) return [];
-      const result = await db.query<IndexSourceRow>(
+      const result = await db.query<RowWithoutProject>(
         `SELECT ${COLUMNS} FROM ${FROM}
          WHERE (d.project_id, d.id) IN (SELECT * FROM unnest($1::int[], $2::bigint[]))`,
         [keys.map((key) => key.projectId), keys.map((key) => key.documentId)],
       );
-      return result.rows;
+      return withProjectConfigs(db, result.rows);
     },
 
     /** One page of published documents in (project, id) order, for rebuilds: keyset paging, no offset. */
     async findPublishedPage(after: DocumentKey | undefined, limit: number): Promise<IndexSourceRow[]> {
-      const result = await db.query<IndexSourceRow>(
+      const result = await db.query<RowWithoutProject>(
         `SELECT ${COLUMNS} FROM ${FROM}
          WHERE d.latest_publication_id IS NOT NULL AND (d.project_id, d.id) > ($1, $2)
          ORDER BY d.project_id, d.id LIMIT $3`,
         [after?.projectId ?? 0, after?.documentId ?? 0, limit],
       );
-      return result.rows;
+      return withProjectConfigs(db, result.rows);
     },
 
     async countPublished(): Promise<number> {
