@@ -1,28 +1,11 @@
 import { z } from 'zod';
 import type { ApiVersion } from '../../../domain/api-versions';
 import type { ViewField } from '../../../domain/document-view';
-
-const VIEW_FIELDS = ['systemdata', 'metadata', 'content', 'references'] as const;
-
-const queryBoolean = z
-  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
-  .transform((v) => v === 'true');
-
-const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()))
-  .refine((items) => items.every((item) => item !== ''), {
-    message: 'must be a comma separated list without empty items',
-  });
+import { commaList, queryBoolean, viewFields } from '../../query-params';
 
 export function latestDraftQuery(version: ApiVersion) {
   return z.strictObject({
-    fields: commaList
-      .refine((items) => items.every((item) => (VIEW_FIELDS as readonly string[]).includes(item)), {
-        message: `must be a comma separated list of ${VIEW_FIELDS.join(', ')}`,
-      })
-      .transform((items) => [...new Set(items)] as ViewField[])
-      .optional(),
+    fields: viewFields.optional(),
     // Renditions were removed in 2025-09 (api-spec §9): from then on the parameter itself is an error.
     renditions: version.atMost('2025-07')
       ? commaList.optional()

@@ -1,24 +1,7 @@
 import { z } from 'zod';
 import type { ApiVersion } from '../../../domain/api-versions';
-import { MAX_LIMIT, MAX_OFFSET, viewFields } from '../documents/latest-publications.schema';
-
-const queryBoolean = z
-  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
-  .transform((v) => v === 'true');
-
-const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()))
-  .refine((items) => items.every((item) => item !== ''), {
-    message: 'must be a comma separated list without empty items',
-  });
-
-const integerParam = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^-?\d+$/, { message: 'must be an integer' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+import { MAX_LIMIT, MAX_OFFSET } from '../documents/latest-publications.schema';
+import { commaList, integerParam, queryBoolean, viewFields } from '../../query-params';
 
 const MAX_SEARCH_LENGTH = 1000;
 

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { parseIsoDateTime } from '../domain/component-conditions';
+import type { ViewField } from '../domain/document-view';
+
+/**
+ * zod pieces for query strings, shared by every route schema so that the same parameter is parsed, and
+ * its 400 worded, the same way everywhere.
+ */
+export const VIEW_FIELDS = ['systemdata', 'metadata', 'content', 'references'] as const;
+export const DOCUMENT_TYPES = ['article', 'page', 'data-record'] as const;
+
+export const queryBoolean = z
+  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+  .transform((v) => v === 'true');
+
+export const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()))
+  .refine((items) => items.every((item) => item !== ''), {
+    message: 'must be a comma separated list without empty items',
+  });
+
+export const integerParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, { message: 'must be an integer' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** A non-negative id (documents, events) as a number. */
+export const idParam = z
+  .string()
+  .regex(/^\d{1,15}$/, { message: 'must be a non-negative integer id' })
+  .transform(Number);
+
+/** A date-time without an offset is read as UTC, so answers never depend on the server's zone. */
+export const dateTimeParam = z.string().transform((value, ctx) => {
+  const parsed = parseIsoDateTime(value);
+  if (parsed === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+export const viewFields = commaList
+  .refine((items) => items.every((item) => (VIEW_FIELDS as readonly string[]).includes(item)), {
+    message: `must be a comma separated list of ${VIEW_FIELDS.join(', ')}`,
+  })
+  .transform((items) => [...new Set(items)] as ViewField[]);
+
+export const documentTypesList = commaList.refine(
+  (items) => items.every((item) => (DOCUMENT_TYPES as readonly string[]).includes(item)),
+  { message: `must be a comma separated list of ${DOCUMENT_TYPES.join(', ')}` },
+);
