@@ -15,7 +15,9 @@ export interface TestApp {
  * The real app, in-process on port 0, against the run's Postgres database and Elasticsearch; with
  * `workers: true` the queue handlers run in the same process (as `npm run workers` would).
  */
-export async function startTestApp(options: { workers?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { workers?: boolean; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const config = loadConfig({ ...process.env, ...options.env });
   const ctx = await createContext(config);
   if (options.workers) await startWorkers(ctx);

@@ -7,7 +7,9 @@ export default async function globalTeardown(): Promise<void> {
   const prefix = process.env.ELASTICSEARCH_INDEX_PREFIX;
   if (prefix && process.env.ELASTICSEARCH_URL) {
     const es = new Client({ node: process.env.ELASTICSEARCH_URL });
-    await es.indices.delete({ index: `${prefix}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+    // Elasticsearch refuses wildcard deletes (action.destructive_requires_name): name every index of the run.
+    const indices = Object.keys(await es.indices.get({ index: `${prefix}-*`, allow_no_indices: true }));
+    if (indices.length > 0) await es.indices.delete({ index: indices });
     await es.close();
   }
   if (databaseUrl && process.env.KEEP_TEST_DATABASE !== '1') {
