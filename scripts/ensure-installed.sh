@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] \
   || [ ! -x node_modules/.bin/node ]; then
-  echo "broadsheet: installing dependencies (npm ci)" >&2
-  npm ci --no-audit --no-fund
+  echo "broadsheet: installing dependencies" >&2
+  # `npm install`, not `npm ci`: the lock file cannot list the other platforms' optional binaries (swc's,
+  # for instance) when the registry in reach does not serve them, and `npm ci` refuses such a lock file.
+  # With the lock file present, `npm install` installs exactly what it pins.
+  npm install --no-audit --no-fund
 fi
