@@ -7,7 +7,8 @@ USER node
 
 # Manifests first, so that a source change does not reinstall dependencies.
 COPY --chown=node:node package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+# npm install, not npm ci: see scripts/ensure-installed.sh (the lock file lacks other platforms' optional binaries).
+RUN npm install --no-audit --no-fund
 
 COPY --chown=node:node . .
 
