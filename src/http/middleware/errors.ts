@@ -46,13 +46,11 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
     const appError = toAppError(error);
     if (!appError) {
       logger.error({ err: error, requestId: req.id, url: req.originalUrl }, 'unhandled error');
-      res
-        .status(500)
-        .json({
-          status: 500,
-          error: 'Internal Server Error',
-          error_details: { message: 'Internal Server Error' },
-        });
+      res.status(500).json({
+        status: 500,
+        error: 'Internal Server Error',
+        error_details: { message: 'Internal Server Error' },
+      });
       return;
     }
     if (appError.status === 401) res.set('WWW-Authenticate', 'Bearer');
