@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { closeApiClientLookup } from './db/api-client-cache';
 import { createPool, type Pool } from './db/pool';
 import { startBoss, type Boss } from './jobs/boss';
 import { createLogger, type Logger } from './logger';
@@ -34,6 +35,7 @@ export async function createContext(
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });
       await search.close();
+      await closeApiClientLookup(pool);
       await pool.end();
     },
   };

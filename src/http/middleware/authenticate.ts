@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressjwt, UnauthorizedError, type GetVerificationKey } from 'express-jwt';
 import jwksRsa from 'jwks-rsa';
@@ -5,7 +6,7 @@ import type { Algorithm, JwtPayload } from 'jsonwebtoken';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../../domain/scopes';
-import { apiClientQueries } from '../../db/queries/api-clients';
+import { apiClientLookup } from '../../db/api-client-cache';
 import type { Queryable } from '../../db/pool';
 
 export interface AuthOptions {
@@ -33,8 +34,11 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
   const jwks = options.jwksUrl
     ? jwksRsa.expressJwtSecret({ jwksUri: options.jwksUrl, cache: true, rateLimit: true })
     : undefined;
+  // A key object, not the string: given a string, jsonwebtoken first tries (and fails) to read it as a
+  // public key on every request before treating it as a secret.
+  const hsKey = createSecretKey(Buffer.from(options.jwtSecret));
   const secret: GetVerificationKey = (req, token) => {
-    if (token?.header.alg === 'HS256') return options.jwtSecret;
+    if (token?.header.alg === 'HS256') return hsKey;
     if (jwks) return jwks(req, token);
     return undefined;
   };
@@ -47,7 +51,8 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
     requestProperty: 'jwt',
     ...(options.issuer ? { issuer: options.issuer } : {}),
   });
-  const clients = apiClientQueries(db);
+  // Cached per process; a revocation evicts it in every process at commit (src/db/api-client-cache.ts).
+  const clients = apiClientLookup(db);
 
   const verifyToken: RequestHandler = (req, res, next) => {
     // express-jwt reports every outcome through the callback; its promise never rejects.
