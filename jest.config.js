@@ -2,6 +2,8 @@
 const swc = ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } } }];
 
 module.exports = {
+  // Integration tests wait for workers and Elasticsearch refreshes; jest reads the timeout from the root only.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -17,7 +19,6 @@ module.exports = {
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
       setupFiles: ['<rootDir>/test/helpers/env.ts'],
-      testTimeout: 60000,
     },
   ],
 };

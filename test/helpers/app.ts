@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config';
 import { createContext, type AppContext } from '../../src/context';
+import { ensureDatabase, migrate } from '../../src/db/migrate';
 import { createApp } from '../../src/http/app';
 import { startWorkers } from '../../workers/main';
 
@@ -34,5 +35,22 @@ export async function startTestApp(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await ctx.close();
     },
+  };
+}
+
+/**
+ * An environment of its own for a test file that rebuilds or verifies the index: a fresh database (so its
+ * queue jobs are taken by its own workers only) and its own index prefix (so other files' searches never
+ * notice its alias swaps). Dropped with the run by global-teardown's prefix and the database name pattern.
+ */
+export async function isolatedEnv(suffix: string): Promise<Record<string, string>> {
+  const base = new URL(process.env.DATABASE_URL ?? '');
+  base.pathname = `${base.pathname}_${suffix}`;
+  const databaseUrl = base.toString();
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl);
+  return {
+    DATABASE_URL: databaseUrl,
+    ELASTICSEARCH_INDEX_PREFIX: `${process.env.ELASTICSEARCH_INDEX_PREFIX}-${suffix}`,
   };
 }

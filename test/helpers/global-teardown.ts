@@ -18,7 +18,14 @@ export default async function globalTeardown(): Promise<void> {
     url.pathname = '/postgres';
     const client = new pg.Client({ connectionString: url.toString() });
     await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+    // The run's database and the isolated ones some files make beside it (`<name>_<suffix>`).
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`,
+      [name],
+    );
+    for (const { datname } of rows) {
+      await client.query(`DROP DATABASE IF EXISTS "${datname.replaceAll('"', '""')}" WITH (FORCE)`);
+    }
     await client.end();
   }
 }

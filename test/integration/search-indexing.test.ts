@@ -4,7 +4,7 @@ import { searchDocumentId } from '../../src/search/document-builder';
 import { indexStatus, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
 import { rebuildingAlias } from '../../src/search/index-aliases';
 import { bulkWrite, indexDocuments, operationsFor } from '../../src/search/indexer';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import {
   createPublishedDocument,
   indexNow,
@@ -17,7 +17,10 @@ import { apiClient, eventually } from '../helpers/http';
 
 jest.setTimeout(30_000);
 
-/** This file rebuilds and verifies, so it gets an alias of its own: other files' searches never notice. */
+/**
+ * This file rebuilds and verifies, so it gets a database and an alias of its own: other files' searches
+ * never notice, and no other file's worker takes its index jobs into another index.
+ */
 describe('indexing: worker, versions, rebuild, verify', () => {
   let app: TestApp;
   let projectId: number;
@@ -26,9 +29,7 @@ describe('indexing: worker, versions, rebuild, verify', () => {
   const deps = () => ({ db: app.ctx.pool, search: app.ctx.search, index: app.ctx.index });
 
   beforeAll(async () => {
-    app = await startTestApp({
-      env: { ELASTICSEARCH_INDEX_PREFIX: `${process.env.ELASTICSEARCH_INDEX_PREFIX}-ix` },
-    });
+    app = await startTestApp({ env: await isolatedEnv('ix') });
     await startIndexWorker(app.ctx);
     projectId = (await createTestProject(app.ctx)).projectId;
     api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
