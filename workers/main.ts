@@ -11,7 +11,12 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
     const queue = QUEUES[handler.queue];
     await ctx.boss.work(
       queue.name,
-      { batchSize: handler.batchSize, pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5 },
+      {
+        batchSize: handler.batchSize,
+        pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
+        // While LISTEN/NOTIFY is up, notifications wake the worker; polling is only the backstop.
+        notifyPollingIntervalSeconds: 2,
+      },
       async (jobs) => {
         const parsed = jobs.map((job) => ({ id: job.id, data: queue.payload.parse(job.data) }));
         await handler.handle(ctx, parsed);

@@ -6,7 +6,14 @@ export type Boss = PgBoss;
 
 /** The pg-boss instance on the app's own database. `start()` creates its schema and every queue. */
 export async function startBoss(databaseUrl: string, options: { supervise: boolean } = { supervise: false }) {
-  const boss = new PgBoss({ connectionString: databaseUrl, supervise: options.supervise, schedule: false });
+  // LISTEN/NOTIFY: a job sent on a notify queue wakes its workers at the sender's commit instead of at their
+  // next poll (one dedicated listening connection per process).
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    supervise: options.supervise,
+    schedule: false,
+    useListenNotify: true,
+  });
   boss.on('error', (error: unknown) => {
     // Surface, never crash: pg-boss retries its own maintenance work.
     console.error('pg-boss error', error);
@@ -14,7 +21,11 @@ export async function startBoss(databaseUrl: string, options: { supervise: boole
   await boss.start();
   for (const queue of Object.values(QUEUES)) {
     const existing = await boss.getQueue(queue.name);
-    if (!existing) await boss.createQueue(queue.name, { retryLimit: 10, retryDelay: 1, retryBackoff: true });
+    if (!existing) {
+      await boss.createQueue(queue.name, { retryLimit: 10, retryDelay: 1, retryBackoff: true, notify: true });
+    } else if (!existing.notify) {
+      await boss.updateQueue(queue.name, { notify: true });
+    }
   }
   return boss;
 }
