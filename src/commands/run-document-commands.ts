@@ -16,6 +16,8 @@ export interface RunDocumentCommandsInput {
   projectId: number;
   documentId: number;
   request: CommandRequest;
+  /** The API client that sent the request, recorded with the transaction. */
+  clientId?: string;
   /** Injected so tests can pin time; production passes `new Date()`. */
   now: Date;
 }
@@ -95,6 +97,21 @@ export async function runDocumentCommands(
         normalise(outcome.embargo?.until ?? null),
         publishSchedule,
         unpublishSchedule,
+      ],
+    );
+    await tx.query(
+      `INSERT INTO document_command_transactions (project_id, document_id, client_id, version_before, version_after,
+         commands, preconditions, preserve_updated_at, created_at)
+       VALUES ($1, $2, $3, $4, $4 + 1, $5, $6, $7, $8)`,
+      [
+        row.projectId,
+        row.id,
+        input.clientId ?? null,
+        row.version,
+        JSON.stringify(input.request.commands),
+        JSON.stringify(input.request.preconditions ?? []),
+        preserveUpdatedAt,
+        input.now,
       ],
     );
     if (outcome.draftChanged) {

@@ -8,11 +8,14 @@ describe('PATCH documents/{documentId}/commands', () => {
   let app: TestApp;
   let api: ReturnType<typeof apiClient>;
   let project: { projectId: number; channelId: number };
+  let clientId: string;
 
   beforeAll(async () => {
     app = await startTestApp();
     project = await createTestProject(app.ctx);
-    api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId)).token);
+    const client = await tokenFor(app.ctx, project.projectId);
+    clientId = client.clientId;
+    api = apiClient(app.url, client.token);
   });
   afterAll(async () => {
     await app.close();
@@ -28,6 +31,8 @@ describe('PATCH documents/{documentId}/commands', () => {
     Number((await app.ctx.pool.query<{ n: string }>(sql, [id])).rows[0]!.n);
   const eventCount = (id: number) =>
     countRows('SELECT count(*) AS n FROM publication_events WHERE document_id = $1', id);
+  const transactionCount = (id: number) =>
+    countRows('SELECT count(*) AS n FROM document_command_transactions WHERE document_id = $1', id);
   const publicationCount = (id: number) =>
     countRows('SELECT count(*) AS n FROM publications WHERE document_id = $1', id);
   const jobCount = (queue: string, id: number) =>
@@ -417,6 +422,7 @@ describe('PATCH documents/{documentId}/commands', () => {
       const before = await load(doc.id);
       const eventsBefore = await eventCount(doc.id);
       const publicationsBefore = await publicationCount(doc.id);
+      const transactionsBefore = await transactionCount(doc.id);
       const response = await commands(doc.id, {
         version: before.version,
         commands: [
@@ -439,6 +445,36 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(after.latestPublicationId).toBe(before.latestPublicationId);
       expect(await eventCount(doc.id)).toBe(eventsBefore);
       expect(await publicationCount(doc.id)).toBe(publicationsBefore);
+      expect(await transactionCount(doc.id)).toBe(transactionsBefore);
+    });
+
+    it('when a request succeeds, then one command transaction records the client, the commands and the versions', async () => {
+      const doc = await draft();
+      const sent = [
+        { operation: 'setMetadataProperty', propertyName: 'title', value: 'recorded' },
+        { operation: 'publish' },
+      ];
+      const response = await commands(doc.id, {
+        version: doc.version,
+        preconditions: [{ type: 'isPublished', value: false }],
+        commands: sent,
+      });
+      expect(response.status).toBe(204);
+      const { rows } = await app.ctx.pool.query(
+        `SELECT client_id, version_before, version_after, commands, preconditions, preserve_updated_at
+         FROM document_command_transactions WHERE document_id = $1`,
+        [doc.id],
+      );
+      expect(rows).toEqual([
+        {
+          client_id: clientId,
+          version_before: doc.version,
+          version_after: doc.version + 1,
+          commands: sent,
+          preconditions: [{ type: 'isPublished', value: false }],
+          preserve_updated_at: false,
+        },
+      ]);
     });
 
     it('when 20 requests carry the same version at once, then exactly one 204, nineteen 409s, and the winner’s change stays', async () => {
@@ -458,6 +494,7 @@ describe('PATCH documents/{documentId}/commands', () => {
       const after = await load(doc.id);
       expect(after.metadata.title).toBe(`writer ${winner}`);
       expect(after.version).toBe(doc.version + 1);
+      expect(await transactionCount(doc.id)).toBe(1);
       for (const loser of responses.filter((r) => r.status === 409)) {
         expect(loser.body.error_details).toMatchObject({
           expectedVersion: doc.version,

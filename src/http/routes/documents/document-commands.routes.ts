@@ -21,6 +21,7 @@ export function documentCommandsRoutes(router: Router, ctx: AppContext): void {
         projectId: req.auth.projectId,
         documentId,
         request,
+        clientId: req.auth.clientId,
         now: new Date(),
       });
       res.status(204).end();
