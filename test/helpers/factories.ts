@@ -4,6 +4,7 @@ import { createProject } from '../../src/commands/create-project';
 import type { AppContext } from '../../src/context';
 import type { Design } from '../../src/domain/design';
 import type { ProjectConfig } from '../../src/domain/project-config';
+import { SCOPES } from '../../src/domain/scopes';
 
 export const TEST_DESIGN: Design = {
   name: 'test-design',
@@ -111,15 +112,7 @@ export async function createTestProject(
 
 export const READ = ['public-api:read'];
 export const WRITE = ['public-api:read', 'public-api:write'];
-export const ALL_SCOPES = [
-  'public-api:read',
-  'public-api:write',
-  'public-api:drafts:read',
-  'public-api:config:read',
-  'public-api:config:write',
-  'enrichment',
-  'planner',
-];
+export const ALL_SCOPES: string[] = [...SCOPES];
 
 /** A real signed token of a real API client of the project. */
 export async function tokenFor(
