@@ -102,13 +102,23 @@ function decodeEntities(text: string): string {
 
 /** The words of an HTML fragment as a reader sees them: tags gone, entities decoded, whitespace collapsed. */
 export function htmlToPlainText(html: string): string {
-  const withoutTags = html
+  // Fast paths (most directive values are plain text): with no '<' there is no tag or comment to remove,
+  // with no '&' no entity to decode, and with no whitespace but single spaces nothing to collapse.
+  const withoutTags = !html.includes('<') ? html : stripTags(html);
+  const decoded = withoutTags.includes('&') ? decodeEntities(withoutTags) : withoutTags;
+  return COLLAPSIBLE_SPACE.test(decoded) ? decoded.replace(/\s+/g, ' ').trim() : decoded.trim();
+}
+
+/** Whitespace that `\s+` → ' ' would change: any whitespace but a plain space, or two spaces in a row. */
+const COLLAPSIBLE_SPACE = /[^\S ]| {2}/;
+
+/** Comments, script-like elements and tags out; entities are decoded after, so "&lt;b&gt;" stays text. */
+function stripTags(html: string): string {
+  return html
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(script|style|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(BLOCK_TAG, ' ')
     .replace(/<\/?[a-z][^>]*>/gi, '');
-  // Decoding last means an escaped "&lt;b&gt;" stays text instead of being stripped as a tag.
-  return decodeEntities(withoutTags).replace(/\s+/g, ' ').trim();
 }
 
 function isMachineText(key: string, value: string): boolean {
@@ -176,7 +186,11 @@ export function extractSearchText(metadata: Metadata, content: Content): SearchT
  * `characterCount` counts the characters (code points, so an emoji is one) of the content's plain text as
  * `extractSearchText` builds it; `componentCount` counts components by name, nested ones included.
  */
-export function computeStatistics(content: Content): PublicationStatistics {
+export function computeStatistics(
+  content: Content,
+  /** `extractSearchText(…, content).text` when the caller has it already: it is the costly part. */
+  text: string = contentText(content),
+): PublicationStatistics {
   const counts = new Map<string, number>();
   for (const component of walkComponents(content)) {
     const name = componentName(component);
@@ -185,5 +199,19 @@ export function computeStatistics(content: Content): PublicationStatistics {
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   // fromEntries defines own properties, so even a component named "__proto__" is just counted.
-  return { characterCount: [...contentText(content)].length, componentCount: Object.fromEntries(counts) };
+  return { characterCount: codePointCount(text), componentCount: Object.fromEntries(counts) };
+}
+
+/** `[...text].length` without building the array: a surrogate pair is one code point, a lone half is one. */
+function codePointCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
+    }
+    count += 1;
+  }
+  return count;
 }

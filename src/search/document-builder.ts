@@ -154,7 +154,7 @@ export function buildSearchDocument(
   const sortDate = typeof sortDateValue === 'string' && isIsoDate(sortDateValue) ? sortDateValue : visible;
 
   const text = extractSearchText(metadata, content);
-  const counted = computeStatistics(content);
+  const counted = computeStatistics(content, text.text);
   // Only names a filter can address (supplement §5) become fields: a dotted name would clash with the object
   // paths of another and make Elasticsearch refuse the whole document.
   const statistics = {
