@@ -13,7 +13,7 @@ import { indexedMetadataFields, ProjectConfigSchema } from '../src/domain/projec
 import { searchDocumentId } from '../src/search/document-builder';
 import { publicationsIndexDefinition } from '../src/search/index-aliases';
 import { rebuildIndex } from '../src/search/index-manager';
-import { operationsFor, type IndexOperation } from '../src/search/indexer';
+import { BULK_RESPONSE_FIELDS, operationsFor, type IndexOperation } from '../src/search/indexer';
 import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
 import { startWorkers } from '../workers/main';
 import { load, percentile, rate, sleep, time, type BenchRow } from './bench';
@@ -183,6 +183,7 @@ async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow
         const response = await ctx.search.bulk({
           index: scratch,
           operations: body,
+          filter_path: BULK_RESPONSE_FIELDS,
         });
         if (response.errors) throw new Error('raw bulk load: Elasticsearch refused documents');
       }
