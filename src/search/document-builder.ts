@@ -1,6 +1,6 @@
 import type { IndexSourceRow } from '../db/queries/index-sources';
-import { walkComponents, type Content, type Metadata } from '../domain/content';
-import { buildDocumentView, type ViewField } from '../domain/document-view';
+import type { Content, Metadata } from '../domain/content';
+import { buildDocumentView, type DocumentView } from '../domain/document-view';
 import {
   findContentType,
   indexedMetadataFields,
@@ -39,18 +39,7 @@ export interface PublicationSearchDocument {
   title?: string;
   description?: string;
   text: string;
-  /**
-   * The response view, each part pre-serialised with the JSON.stringify the API used to apply to it: the read
-   * endpoints assemble their answers from these strings without parsing them (publication-reads.ts).
-   */
-  bodyJson: Record<ViewField, string>;
-  /** Whether any component carries `conditions`: only those hits' content is parsed to apply them. */
-  hasConditions: boolean;
-}
-
-function hasComponentConditions(content: Content): boolean {
-  for (const component of walkComponents(content)) if (component.conditions) return true;
-  return false;
+  body: DocumentView;
 }
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
@@ -187,13 +176,7 @@ export function buildSearchDocument(
     publishControl: { embargo: { enforced: row.embargoSet, ...(until ? { until } : {}) } },
     ...typed,
     text: text.text,
-    bodyJson: {
-      systemdata: JSON.stringify(view.systemdata),
-      metadata: JSON.stringify(view.metadata),
-      content: JSON.stringify(view.content),
-      references: JSON.stringify(view.references),
-    },
-    hasConditions: hasComponentConditions(view.content),
+    body: view,
   };
   const optional: Partial<PublicationSearchDocument> = {
     categoryId:

@@ -6,8 +6,8 @@ import {
   resolveConditions,
   type ConditionQuery,
 } from '../domain/component-conditions';
-import type { Content } from '../domain/content';
-import type { ViewField } from '../domain/document-view';
+import { walkComponents, type Content } from '../domain/content';
+import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { defaultBrand, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { encodeCursor } from '../domain/search-cursor';
@@ -19,35 +19,21 @@ import {
   type SearchParams,
 } from './query-builder';
 
+/** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
+function hasConditions(content: Content): boolean {
+  for (const component of walkComponents(content)) if (component.conditions) return true;
+  return false;
+}
+
 /** How long a process trusts its copy of a project's config: a config apply shows up within this time. */
 const CONFIG_TTL_MS = 5_000;
 
-/** What the reads ask of a hit's `_source` (index-mappings/publications.json). */
-interface StoredHit {
-  bodyJson?: Partial<Record<ViewField, string>>;
-  hasConditions?: boolean;
-  documentId?: number;
-  projectId?: number;
-}
-
-/** One result item, already serialised: the exact text JSON.stringify gives for it. */
-export type ItemJson = string;
+type Item = Partial<DocumentView>;
 
 export interface SearchPage {
-  results: ItemJson[];
+  results: (Item | { documentId: number; projectId: number })[];
   total: number | undefined;
   cursor: string | null;
-}
-
-/** `[a,b]` of already-serialised items: what JSON.stringify gives for the array of their values. */
-export function jsonArray(items: readonly ItemJson[]): string {
-  return `[${items.join(',')}]`;
-}
-
-/** The search page as JSON text, keys in the order JSON.stringify({results, total, cursor}) writes them. */
-export function searchPageJson(page: SearchPage): string {
-  const total = page.total === undefined ? '' : `,"total":${JSON.stringify(page.total)}`;
-  return `{"results":${jsonArray(page.results)}${total},"cursor":${JSON.stringify(page.cursor)}}`;
 }
 
 /**
@@ -69,7 +55,7 @@ export function publicationReads(ctx: AppContext) {
 
   async function run(request: estypes.SearchRequest) {
     await ensurePublicationsIndex(ctx.search, ctx.index);
-    const response = await ctx.search.search<StoredHit>({
+    const response = await ctx.search.search<{ body?: Item; documentId?: number; projectId?: number }>({
       index: ctx.index.alias,
       // Only what the answer needs crosses the wire and gets parsed.
       filter_path: ['hits.hits._source', 'hits.hits.sort', 'hits.total'],
@@ -80,33 +66,24 @@ export function publicationReads(ctx: AppContext) {
     return { hits: hits?.hits ?? [], total: hits?.total };
   }
 
-  /**
-   * Each item is assembled from the stored JSON of its parts, in the requested order, without parsing them;
-   * only the content of a hit with conditions is parsed, filtered and serialised again when conditions apply.
-   */
   function toItems(
-    hits: estypes.SearchHit<StoredHit>[],
+    hits: estypes.SearchHit<{ body?: Item }>[],
     fields: readonly ViewField[],
     config: ProjectConfig,
     conditionQuery: ConditionQuery,
-  ): ItemJson[] {
+  ): Item[] {
     const conditions = resolveConditions(conditionQuery, {
       now: new Date(),
       defaultBrand: defaultBrand(config),
     });
     return hits.map((hit) => {
-      const stored = hit._source?.bodyJson ?? {};
-      const filter = conditions && hit._source?.hasConditions === true;
-      const parts: string[] = [];
-      for (const field of fields) {
-        let json = stored[field];
-        if (json === undefined) continue;
-        if (filter && field === 'content') {
-          json = JSON.stringify(applyComponentConditions(JSON.parse(json) as Content, conditions));
-        }
-        parts.push(`${JSON.stringify(field)}:${json}`);
+      const body = hit._source?.body ?? {};
+      const item: Item = {};
+      for (const field of fields) (item as Record<string, unknown>)[field] = body[field];
+      if (conditions && item.content && hasConditions(item.content)) {
+        item.content = applyComponentConditions(item.content, conditions);
       }
-      return `{${parts.join(',')}}`;
+      return item;
     });
   }
 
@@ -114,7 +91,7 @@ export function publicationReads(ctx: AppContext) {
     async latestPublications(
       params: Omit<LatestPublicationsParams, 'homepageDocumentId'> & { homepage: boolean },
       conditionQuery: ConditionQuery,
-    ): Promise<ItemJson[]> {
+    ): Promise<Item[]> {
       const config = await projectConfig(params.projectId);
       // Validate the conditions before asking Elasticsearch, so a bad parameter is a 400 however many hits.
       resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
@@ -133,12 +110,10 @@ export function publicationReads(ctx: AppContext) {
       const response = await run(built.request);
       const hits = response.hits;
       const results = params.idsOnly
-        ? hits.map((hit) =>
-            JSON.stringify({
-              documentId: hit._source?.documentId ?? 0,
-              projectId: hit._source?.projectId ?? 0,
-            }),
-          )
+        ? hits.map((hit) => ({
+            documentId: hit._source?.documentId ?? 0,
+            projectId: hit._source?.projectId ?? 0,
+          }))
         : toItems(hits, params.fields, config, conditionQuery);
       const last = hits[hits.length - 1];
       const full = params.limit > 0 && hits.length === params.limit;

@@ -26,13 +26,9 @@ function rangeQuery<T extends estypes.FieldValue>(field: string, bounds: Bounds<
 
 const present = <T>(value: T | undefined): value is T => value !== undefined;
 
-/**
- * The `_source` paths of the requested view fields: the stored JSON of each part (under `bodyJson`), and
- * `hasConditions` when the content is asked for (component conditions may have to be applied to it).
- */
+/** The `_source` paths of the requested view fields (the stored response lives under `body`). */
 export function sourceFields(fields: readonly ViewField[]): string[] {
-  const paths = fields.map((field) => `bodyJson.${field}`);
-  return fields.includes('content') ? [...paths, 'hasConditions'] : paths;
+  return fields.map((field) => `body.${field}`);
 }
 
 export interface LatestPublicationsParams {

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { AppContext } from '../../../context';
 import type { ViewField } from '../../../domain/document-view';
 import { parseOrThrow } from '../../../domain/validation';
-import { jsonArray, publicationReads } from '../../../search/publication-reads';
+import { publicationReads } from '../../../search/publication-reads';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { latestPublicationsQuery } from './latest-publications.schema';
 
@@ -45,8 +45,6 @@ export function latestPublicationsRoutes(router: Router, ctx: AppContext): void 
         componentConditions: query.componentConditions,
       },
     );
-    // The items arrive serialised (stored pre-serialised in the index): sent as res.json would send them.
-    const json = jsonArray(results);
-    res.type('application/json').send(req.apiVersion.wrapsLists ? `{"results":${json}}` : json);
+    res.json(req.apiVersion.wrapsLists ? { results } : results);
   });
 }

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../context';
 import { parseOrThrow } from '../../../domain/validation';
-import { jsonArray, publicationReads, searchPageJson } from '../../../search/publication-reads';
+import { publicationReads } from '../../../search/publication-reads';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { searchQuery } from './publications.schema';
 
@@ -40,9 +40,6 @@ export function publicationsRoutes(router: Router, ctx: AppContext): void {
         componentConditions: query.componentConditions,
       },
     );
-    // The items arrive serialised (stored pre-serialised in the index): sent as res.json would send them.
-    res
-      .type('application/json')
-      .send(req.apiVersion.wrapsLists ? searchPageJson(page) : jsonArray(page.results));
+    res.json(req.apiVersion.wrapsLists ? page : page.results);
   });
 }
