@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { forgetApiClient } from '../db/api-client-cache';
 import type { Pool } from '../db/pool';
 import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
@@ -74,5 +75,6 @@ export function signClientToken(
 export async function revokeApiClient(pool: Pool, clientId: string) {
   const client = await apiClientQueries(pool).revoke(clientId);
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
+  forgetApiClient(pool, clientId);
   return client;
 }

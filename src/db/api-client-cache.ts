@@ -51,15 +51,21 @@ class ListeningApiClientCache implements ApiClientLookup {
     return row;
   }
 
+  /** Drops one client at once, without waiting for its notification (the change was made in this process). */
+  forget(id: string): void {
+    this.generation += 1;
+    this.entries.delete(id);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     const listener = this.listener;
-    this.forget();
+    this.forgetAll();
     await listener?.end().catch(() => undefined);
   }
 
-  private forget(): void {
+  private forgetAll(): void {
     this.listener = undefined;
     this.generation += 1;
     this.entries.clear();
@@ -72,7 +78,7 @@ class ListeningApiClientCache implements ApiClientLookup {
     const onLost = () => {
       if (lost) return;
       lost = true;
-      if (this.listener === client) this.forget();
+      if (this.listener === client) this.forgetAll();
       void client.end().catch(() => undefined);
       this.scheduleReconnect();
     };
@@ -123,6 +129,15 @@ export function apiClientLookup(db: Queryable): ApiClientLookup {
     caches.set(db, cache);
   }
   return cache;
+}
+
+/**
+ * Evicts a client this process just changed. Other processes evict it when the trigger's notification
+ * arrives, milliseconds after the commit; this process must not serve a request from the old entry even
+ * for that long, so that a revocation is refused by the very next request.
+ */
+export function forgetApiClient(db: Queryable, id: string): void {
+  caches.get(db)?.forget(id);
 }
 
 /** Stops the pool's listener, if one was started; call before ending the pool. */
