@@ -307,8 +307,10 @@ async function searchRows(
 }
 
 /**
- * Ours: four pullers over disjoint id ranges of documents/latestPublications, each in id chunks small enough
- * for offset paging. Raw: four search_after pullers over the same ranges with the same page size, sort and
+ * Ours: four pullers over disjoint id ranges of documents/latestPublications, each walking its range in
+ * chunks of 100 ids, so one page of the API's maximum size holds a whole chunk and no offset is needed (what
+ * an exporter does with this API: deep offsets cost Elasticsearch a sort of every skipped hit, and a full
+ * page would otherwise need one more request to find the end of the chunk). Raw: four search_after pullers over the same ranges with the same page size, sort and
  * `_source`, straight from Elasticsearch; plus, for information, one dump in pages of 1000.
  */
 async function exportRows(
@@ -323,7 +325,7 @@ async function exportRows(
   );
   const { min, max, count } = bounds.rows[0]!;
   const headers = { authorization: `Bearer ${token}` };
-  const chunk = 1000;
+  const chunk = 100;
   log('export');
   let started = performance.now();
   const quarter = Math.ceil((max + 1 - min) / 4);
@@ -333,15 +335,12 @@ async function exportRows(
       const end = Math.min(max + 1, min + (part + 1) * quarter);
       for (let from = min + part * quarter; from < end; from += chunk) {
         const to = Math.min(end, from + chunk);
-        for (let offset = 0; ; offset += 100) {
-          const response = await fetch(
-            `${url}/api/2026-03/documents/latestPublications?id.gte=${from}&id.lt=${to}&reverse=true&limit=100&offset=${offset}`,
-            { headers },
-          );
-          const body = (await response.json()) as { results: unknown[] };
-          seen += body.results.length;
-          if (body.results.length < 100) break;
-        }
+        const response = await fetch(
+          `${url}/api/2026-03/documents/latestPublications?id.gte=${from}&id.lt=${to}&reverse=true&limit=${chunk}`,
+          { headers },
+        );
+        const body = (await response.json()) as { results: unknown[] };
+        seen += body.results.length;
       }
       return seen;
     }),
