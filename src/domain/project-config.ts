@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConditionDefaults } from './component-conditions';
 
 /**
  * The project configuration (supplement §8): content types with their metadata fields, categories, brands,
@@ -181,6 +182,12 @@ export function indexedMetadataFields(config: ProjectConfig): Record<string, Ind
     }
   }
   return fields;
+}
+
+/** Supplement §6 defaults of componentConditions for this project: now, and its default brand. */
+export function conditionDefaults(config: ProjectConfig, now = new Date()): ConditionDefaults {
+  const brand = defaultBrand(config);
+  return brand === undefined ? { now } : { now, defaultBrand: brand };
 }
 
 export function defaultBrand(config: ProjectConfig): string | undefined {

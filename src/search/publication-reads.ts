@@ -4,12 +4,13 @@ import { projectQueries } from '../db/queries/projects';
 import {
   applyComponentConditions,
   resolveConditions,
+  type ConditionContext,
   type ConditionQuery,
 } from '../domain/component-conditions';
 import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
-import { defaultBrand, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
+import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { encodeCursor } from '../domain/search-cursor';
 import { ensurePublicationsIndex } from './index-aliases';
 import {
@@ -69,13 +70,8 @@ export function publicationReads(ctx: AppContext) {
   function toItems(
     hits: estypes.SearchHit<{ body?: Item }>[],
     fields: readonly ViewField[],
-    config: ProjectConfig,
-    conditionQuery: ConditionQuery,
+    conditions: ConditionContext | null,
   ): Item[] {
-    const conditions = resolveConditions(conditionQuery, {
-      now: new Date(),
-      defaultBrand: defaultBrand(config),
-    });
     return hits.map((hit) => {
       const body = hit._source?.body ?? {};
       const item: Item = {};
@@ -93,11 +89,11 @@ export function publicationReads(ctx: AppContext) {
       conditionQuery: ConditionQuery,
     ): Promise<Item[]> {
       const config = await projectConfig(params.projectId);
-      // Validate the conditions before asking Elasticsearch, so a bad parameter is a 400 however many hits.
-      resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
+      // Resolved before asking Elasticsearch, so a bad parameter is a 400 however many hits.
+      const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
       const response = await run(buildLatestPublicationsRequest({ ...params, homepageDocumentId }));
-      return toItems(response.hits, params.fields, config, conditionQuery);
+      return toItems(response.hits, params.fields, conditions);
     },
 
     async search(
@@ -106,7 +102,7 @@ export function publicationReads(ctx: AppContext) {
     ): Promise<SearchPage> {
       const config = await projectConfig(params.projectId);
       const built = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
-      resolveConditions(conditionQuery, { now: new Date(), defaultBrand: defaultBrand(config) });
+      const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const response = await run(built.request);
       const hits = response.hits;
       const results = params.idsOnly
@@ -114,7 +110,7 @@ export function publicationReads(ctx: AppContext) {
             documentId: hit._source?.documentId ?? 0,
             projectId: hit._source?.projectId ?? 0,
           }))
-        : toItems(hits, params.fields, config, conditionQuery);
+        : toItems(hits, params.fields, conditions);
       const last = hits[hits.length - 1];
       const full = params.limit > 0 && hits.length === params.limit;
       const total = response.total;

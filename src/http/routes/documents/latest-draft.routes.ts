@@ -5,7 +5,7 @@ import { projectQueries } from '../../../db/queries/projects';
 import { applyComponentConditions, resolveConditions } from '../../../domain/component-conditions';
 import { buildDocumentView, pickFields } from '../../../domain/document-view';
 import { AppError } from '../../../domain/errors';
-import { defaultBrand } from '../../../domain/project-config';
+import { conditionDefaults } from '../../../domain/project-config';
 import { renderRenditions } from '../../../domain/renditions';
 import { parseOrThrow } from '../../../domain/validation';
 import { authenticate, requireScope } from '../../middleware/authenticate';
@@ -31,10 +31,7 @@ export function latestDraftRoutes(router: Router, ctx: AppContext): void {
       if (project === undefined || document === undefined) {
         throw AppError.notFound(`Document ${documentId} not found`);
       }
-      const conditions = resolveConditions(query, {
-        now: new Date(),
-        defaultBrand: defaultBrand(project.config),
-      });
+      const conditions = resolveConditions(query, conditionDefaults(project.config));
       const view = buildDocumentView({
         ...document,
         documentId: document.id,

@@ -7,9 +7,9 @@ import {
   resolveConditions,
   type ConditionQuery,
 } from '../../../domain/component-conditions';
-import { buildDocumentView, type DocumentView } from '../../../domain/document-view';
+import { buildDocumentView, pickFields, type DocumentView } from '../../../domain/document-view';
 import { AppError } from '../../../domain/errors';
-import { defaultBrand } from '../../../domain/project-config';
+import { conditionDefaults } from '../../../domain/project-config';
 import { renderRenditions } from '../../../domain/renditions';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
@@ -35,10 +35,7 @@ export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
       latestPublicationQueries(ctx.pool).findViewSource(projectId, documentId),
     ]);
     if (!project || !source) throw AppError.notFound(`Document ${documentId} has no publication`);
-    const conditions = resolveConditions(query, {
-      now: new Date(),
-      defaultBrand: defaultBrand(project.config),
-    });
+    const conditions = resolveConditions(query, conditionDefaults(project.config));
     return buildDocumentView({
       ...source,
       content: conditions === null ? source.content : applyComponentConditions(source.content, conditions),
@@ -53,8 +50,10 @@ export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const query = parseOrThrow(latestPublicationQuery(req.apiVersion), req.query);
       const view = await loadView(req, documentId, query);
-      const body: Record<string, unknown> = {};
-      for (const field of query.fields ?? defaultViewFields(req.apiVersion)) body[field] = view[field];
+      const body: Record<string, unknown> = pickFields(
+        view,
+        query.fields ?? defaultViewFields(req.apiVersion),
+      );
       if (query.renditions !== undefined) body.renditions = renderRenditions(view.content, query.renditions);
       res.json(body);
     },
