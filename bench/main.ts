@@ -5,19 +5,46 @@ import pg from 'pg';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import type { BenchModule, BenchRow } from './bench';
 import { publishCyclesBench } from './publish-cycles';
-import { searchBench } from './search';
+import { SEARCH_PHASES, searchBench } from './search';
 
 /**
  * `npm run bench`: runs every module below on a dedicated database and index prefix, prints the rows and
  * writes them to bench/results/latest.json and latest.md. Add a module by adding a line to MODULES.
  */
 const QUICK = process.argv.includes('--quick');
+/** `--only=export,search`: measure just these parts (search phases, or `cycles`), to iterate on one figure. */
+const ONLY = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const unknownPhase = ONLY?.find(
+  (name) => name !== 'cycles' && !(SEARCH_PHASES as readonly string[]).includes(name),
+);
+if (unknownPhase) {
+  console.error(
+    `bench: unknown phase ${unknownPhase}; choose from ${[...SEARCH_PHASES, 'cycles'].join(', ')}`,
+  );
+  process.exit(2);
+}
+const searchPhases = ONLY
+  ? new Set(SEARCH_PHASES.filter((phase) => ONLY.includes(phase)))
+  : new Set(SEARCH_PHASES);
 const MODULES: BenchModule[] = [
-  {
-    name: 'search',
-    run: () => searchBench(QUICK ? { documents: 3000, durationMs: 1000, lagSamples: 10 } : {}),
-  },
-  { name: 'publish cycles', run: () => publishCyclesBench(QUICK ? { durationMs: 1000 } : {}) },
+  ...(searchPhases.size > 0
+    ? [
+        {
+          name: 'search',
+          run: () =>
+            searchBench({
+              ...(QUICK ? { documents: 3000, durationMs: 1000, lagSamples: 10 } : {}),
+              phases: searchPhases,
+            }),
+        },
+      ]
+    : []),
+  ...(!ONLY || ONLY.includes('cycles')
+    ? [{ name: 'publish cycles', run: () => publishCyclesBench(QUICK ? { durationMs: 1000 } : {}) }]
+    : []),
 ];
 
 const BENCH_DATABASE = 'broadsheet_bench';
@@ -67,6 +94,12 @@ async function main() {
   }
   const seconds = (performance.now() - started) / 1000;
   console.table(rows);
+  if (ONLY) {
+    console.error(
+      `bench: done in ${seconds.toFixed(0)} s; a partial run (--only) leaves bench/results alone`,
+    );
+    return;
+  }
   const dir = resolve(__dirname, 'results');
   await mkdir(dir, { recursive: true });
   await writeFile(

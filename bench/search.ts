@@ -16,14 +16,19 @@ import { rebuildIndex } from '../src/search/index-manager';
 import { BULK_RESPONSE_FIELDS, operationsFor, type IndexOperation } from '../src/search/indexer';
 import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
 import { startWorkers } from '../workers/main';
-import { load, percentile, rate, sleep, time, type BenchRow } from './bench';
+import { load, percentile, rate, sleep, time, type BenchRow, type LoadResult } from './bench';
 
 export interface SearchBenchOptions {
   documents?: number;
   concurrency?: number;
   durationMs?: number;
   lagSamples?: number;
+  /** Which parts to measure (default all); the index is built either way. */
+  phases?: ReadonlySet<SearchPhase>;
 }
+
+export const SEARCH_PHASES = ['rebuild', 'search', 'export', 'lag'] as const;
+export type SearchPhase = (typeof SEARCH_PHASES)[number];
 
 const VOCABULARY = (
   'election budget glacier harbour orchestra vaccine railway drought festival senate referendum ' +
@@ -80,16 +85,22 @@ export async function searchBench(options: SearchBenchOptions = {}): Promise<Ben
     await seed(ctx, projectId, channelId, documents);
     log(`seeded ${documents} publications in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
+    const phases = options.phases ?? new Set(SEARCH_PHASES);
     const rows: BenchRow[] = [];
-    rows.push(await rebuildRows(ctx, documents));
+    if (phases.has('rebuild')) rows.push(await rebuildRows(ctx, documents));
+    else await rebuildIndex({ db: ctx.pool, search: ctx.search, index: ctx.index });
 
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     api = await startApi(port);
     const url = `http://127.0.0.1:${port}`;
-    rows.push(...(await searchRows(ctx, url, token, projectId, concurrency, durationMs)));
-    rows.push(...(await exportRows(ctx, url, token, projectId)));
-    await startWorkers(ctx);
-    rows.push(...(await lagRows(ctx, projectId, channelId, options.lagSamples ?? 60)));
+    if (phases.has('search')) {
+      rows.push(...(await searchRows(ctx, url, token, projectId, concurrency, durationMs)));
+    }
+    if (phases.has('export')) rows.push(...(await exportRows(ctx, url, token, projectId)));
+    if (phases.has('lag')) {
+      await startWorkers(ctx);
+      rows.push(...(await lagRows(ctx, projectId, channelId, options.lagSamples ?? 60)));
+    }
     return rows;
   } finally {
     api?.kill('SIGTERM');
@@ -281,20 +292,33 @@ async function searchRows(
     if (!probe.ok)
       throw new Error(`search ${widget.name} answered ${probe.status}: ${JSON.stringify(probeBody)}`);
     log(`${widget.name}: ${probeBody.total} matches`);
-    // Warm both paths the same way before measuring.
-    await load(1000, concurrency, async () => {
-      await ctx.search.search({ index: ctx.index.alias, ...request });
-    });
-    const ours = await load(durationMs, concurrency, async () => {
+    const ourCall = async () => {
       const response = await fetch(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
       if (!response.ok) throw new Error(`search answered ${response.status}`);
       await response.json();
-    });
-    const raw = await load(durationMs, concurrency, async () => {
+    };
+    const rawCall = async () => {
       await ctx.search.search({ index: ctx.index.alias, ...request });
-    });
+    };
+    // Warm both paths the same way (JIT, caches, connections), then measure each twice, alternately, for half
+    // the time; each side's better run counts (see exportRows).
+    await load(1000, concurrency, ourCall);
+    await load(1000, concurrency, rawCall);
+    const runs: { ours: LoadResult[]; raw: LoadResult[] } = { ours: [], raw: [] };
+    for (let round = 0; round < 2; round++) {
+      runs.ours.push(await load(durationMs / 2, concurrency, ourCall));
+      runs.raw.push(await load(durationMs / 2, concurrency, rawCall));
+    }
+    const best = (results: LoadResult[]) => results.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+    const ours = best(runs.ours);
+    const raw = best(runs.raw);
     rows.push(
-      rate(`search ${widget.name} throughput (c=${concurrency})`, ours.perSecond, raw.perSecond, 'req/s'),
+      rate(
+        `search ${widget.name} throughput (c=${concurrency}, best of 2)`,
+        ours.perSecond,
+        raw.perSecond,
+        'req/s',
+      ),
     );
     rows.push(
       time(`search ${widget.name} p50`, percentile(ours.latencies, 50), percentile(raw.latencies, 50)),
@@ -310,8 +334,12 @@ async function searchRows(
  * Ours: four pullers over disjoint id ranges of documents/latestPublications, each walking its range in
  * chunks of 100 ids, so one page of the API's maximum size holds a whole chunk and no offset is needed (what
  * an exporter does with this API: deep offsets cost Elasticsearch a sort of every skipped hit, and a full
- * page would otherwise need one more request to find the end of the chunk). Raw: four search_after pullers over the same ranges with the same page size, sort and
- * `_source`, straight from Elasticsearch; plus, for information, one dump in pages of 1000.
+ * page would otherwise need one more request to find the end of the chunk). Raw: four search_after pullers
+ * over the same ranges with the same page size, sort and `_source`, straight from Elasticsearch; plus, for
+ * information, one dump in pages of 1000.
+ *
+ * Both paths are warmed on the first tenth of the ids, then measured twice, alternately; each side's better
+ * run counts, so a burst of noise from a neighbour on these shared cores hurts neither side's figure.
  */
 async function exportRows(
   ctx: AppContext,
@@ -326,52 +354,50 @@ async function exportRows(
   const { min, max, count } = bounds.rows[0]!;
   const headers = { authorization: `Bearer ${token}` };
   const chunk = 100;
-  log('export');
-  let started = performance.now();
-  const quarter = Math.ceil((max + 1 - min) / 4);
-  const pulled = await Promise.all(
-    [0, 1, 2, 3].map(async (part) => {
-      let seen = 0;
-      const end = Math.min(max + 1, min + (part + 1) * quarter);
-      for (let from = min + part * quarter; from < end; from += chunk) {
-        const to = Math.min(end, from + chunk);
-        const response = await fetch(
-          `${url}/api/2026-03/documents/latestPublications?id.gte=${from}&id.lt=${to}&reverse=true&limit=${chunk}`,
-          { headers },
-        );
-        const body = (await response.json()) as { results: unknown[] };
-        seen += body.results.length;
-      }
-      return seen;
-    }),
-  );
-  const ours = pulled.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
-  if (pulled.reduce((a, b) => a + b, 0) !== count)
-    throw new Error(`export saw ${pulled.join('+')} of ${count}`);
+  const source = ['body.systemdata', 'body.metadata', 'body.content', 'body.references'];
+
+  /** Four disjoint id ranges [from, end) covering [first, last]. */
+  const quarters = (first: number, last: number) => {
+    const quarter = Math.ceil((last + 1 - first) / 4);
+    return [0, 1, 2, 3].map((part) => ({
+      from: first + part * quarter,
+      end: Math.min(last + 1, first + (part + 1) * quarter),
+    }));
+  };
+
+  const ourExport = async (first: number, last: number): Promise<number> => {
+    const parts = await Promise.all(
+      quarters(first, last).map(async ({ from, end }) => {
+        let seen = 0;
+        for (let at = from; at < end; at += chunk) {
+          const to = Math.min(end, at + chunk);
+          const response = await fetch(
+            `${url}/api/2026-03/documents/latestPublications?id.gte=${at}&id.lt=${to}&reverse=true&limit=${chunk}`,
+            { headers },
+          );
+          const body = (await response.json()) as { results: unknown[] };
+          seen += body.results.length;
+        }
+        return seen;
+      }),
+    );
+    return parts.reduce((a, b) => a + b, 0);
+  };
 
   // Like for like: the same four id ranges, the same sort and fields, pages of 100 (the API's maximum page),
   // each puller walking its range with search_after straight against Elasticsearch.
-  started = performance.now();
-  const source = ['body.systemdata', 'body.metadata', 'body.content', 'body.references'];
-  const dumpedByPart = await Promise.all(
-    [0, 1, 2, 3].map(async (part) => {
-      const from = min + part * quarter;
-      const end = Math.min(max + 1, min + (part + 1) * quarter);
-      return dump(
-        100,
-        [{ range: { documentId: { gte: from, lt: end } } }],
-        [{ lastPublicationDate: { order: 'asc', missing: '_last' } }, { documentId: { order: 'asc' } }],
-      );
-    }),
-  );
-  const raw = dumpedByPart.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
-  if (dumpedByPart.reduce((a, b) => a + b, 0) !== count)
-    throw new Error(`raw export saw ${dumpedByPart.join('+')} of ${count}`);
-
-  // Informational: one puller, pages of 1000 (more than any API client may ask for), documentId order.
-  started = performance.now();
-  const dumped = await dump(1000, [], [{ documentId: { order: 'asc' } }]);
-  const rawBigPages = dumped / ((performance.now() - started) / 1000);
+  const rawExport = async (first: number, last: number): Promise<number> => {
+    const parts = await Promise.all(
+      quarters(first, last).map(({ from, end }) =>
+        dump(
+          100,
+          [{ range: { documentId: { gte: from, lt: end } } }],
+          [{ lastPublicationDate: { order: 'asc', missing: '_last' } }, { documentId: { order: 'asc' } }],
+        ),
+      ),
+    );
+    return parts.reduce((a, b) => a + b, 0);
+  };
 
   async function dump(
     size: number,
@@ -397,9 +423,39 @@ async function exportRows(
     }
   }
 
+  const measure = async (name: string, pull: () => Promise<number>): Promise<number> => {
+    const started = performance.now();
+    const seen = await pull();
+    if (seen !== count) throw new Error(`${name} export saw ${seen} of ${count}`);
+    return seen / ((performance.now() - started) / 1000);
+  };
+
+  log('export');
+  const warmEnd = min + Math.ceil((max - min) / 10);
+  await ourExport(min, warmEnd);
+  await rawExport(min, warmEnd);
+  const ours: number[] = [];
+  const raw: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    ours.push(await measure('our', () => ourExport(min, max)));
+    raw.push(await measure('raw', () => rawExport(min, max)));
+  }
+  // Informational: one puller, pages of 1000 (more than any API client may ask for), documentId order.
+  const rawBigPages = await measure('raw big-page', () => dump(1000, [], [{ documentId: { order: 'asc' } }]));
+
   return [
-    rate('export (4 id-range pullers vs raw search_after, 100 per page, same ranges)', ours, raw, 'docs/s'),
-    rate('export, informational: vs one raw search_after dump, 1000 per page', ours, rawBigPages, 'docs/s'),
+    rate(
+      'export (4 id-range pullers vs raw search_after, 100 per page, same ranges; best of 2)',
+      Math.max(...ours),
+      Math.max(...raw),
+      'docs/s',
+    ),
+    rate(
+      'export, informational: vs one raw search_after dump, 1000 per page',
+      Math.max(...ours),
+      rawBigPages,
+      'docs/s',
+    ),
   ];
 }
 
