@@ -8,10 +8,11 @@ import {
   type ConditionQuery,
 } from '../domain/component-conditions';
 import { walkComponents, type Content } from '../domain/content';
-import type { DocumentView, ViewField } from '../domain/document-view';
+import type { DocumentView } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { encodeCursor } from '../domain/search-cursor';
+import { searchBytes } from './client';
 import { ensurePublicationsIndex } from './index-aliases';
 import {
   buildLatestPublicationsRequest,
@@ -19,6 +20,7 @@ import {
   type LatestPublicationsParams,
   type SearchParams,
 } from './query-builder';
+import { readRawHits, type RawHits } from './raw-hits';
 
 /** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
 function hasConditions(content: Content): boolean {
@@ -26,13 +28,24 @@ function hasConditions(content: Content): boolean {
   return false;
 }
 
+/**
+ * Whether a body's JSON may hold a component's `conditions`. Inside a JSON string a quote is always escaped,
+ * so `"conditions"` with bare quotes is a key (or the string value "conditions"): never a false negative, and a
+ * false positive only costs a parse.
+ */
+const CONDITIONS_KEY = Buffer.from('"conditions"');
+const EMPTY_ITEM = Buffer.from('{}');
+
 /** How long a process trusts its copy of a project's config: a config apply shows up within this time. */
 const CONFIG_TTL_MS = 5_000;
 
 type Item = Partial<DocumentView>;
 
+/** One item of an answer, already serialised: the bytes of its JSON. */
+export type ItemJson = Buffer;
+
 export interface SearchPage {
-  results: (Item | { documentId: number; projectId: number })[];
+  results: ItemJson[];
   total: number | undefined;
   cursor: string | null;
 }
@@ -54,32 +67,43 @@ export function publicationReads(ctx: AppContext) {
     return project.config;
   }
 
-  async function run(request: estypes.SearchRequest) {
+  async function run(request: estypes.SearchRequest): Promise<RawHits> {
     await ensurePublicationsIndex(ctx.search, ctx.index);
-    const response = await ctx.search.search<{ body?: Item; documentId?: number; projectId?: number }>({
+    const bytes = await searchBytes(ctx.search, {
       index: ctx.index.alias,
-      // Only what the answer needs crosses the wire and gets parsed.
+      // Only what the answer needs crosses the wire.
       filter_path: ['hits.hits._source', 'hits.hits.sort', 'hits.total'],
       ...request,
     });
-    // filter_path drops `hits.hits` when nothing matched, and `hits` as well when no total was asked for.
-    const hits = response.hits as Partial<typeof response.hits> | undefined;
-    return { hits: hits?.hits ?? [], total: hits?.total };
+    return readRawHits(bytes);
   }
 
-  function toItems(
-    hits: estypes.SearchHit<{ body?: Item }>[],
-    fields: readonly ViewField[],
-    conditions: ConditionContext | null,
-  ): Item[] {
-    return hits.map((hit) => {
-      const body = hit._source?.body ?? {};
-      const item: Item = {};
-      for (const field of fields) (item as Record<string, unknown>)[field] = body[field];
-      if (conditions && item.content && hasConditions(item.content)) {
-        item.content = applyComponentConditions(item.content, conditions);
-      }
-      return item;
+  /** Each hit's stored body as it is, unless component conditions have something to remove from it. */
+  function toItems(response: RawHits, conditions: ConditionContext | null): ItemJson[] {
+    return response.hits.map((hit) => {
+      if (!hit.body) return EMPTY_ITEM;
+      const json = response.bytes.subarray(hit.body.start, hit.body.end);
+      if (!conditions || !json.includes(CONDITIONS_KEY)) return json;
+      const item = JSON.parse(json.toString('utf8')) as Item;
+      if (!item.content || !hasConditions(item.content)) return json;
+      return Buffer.from(
+        JSON.stringify({ ...item, content: applyComponentConditions(item.content, conditions) }),
+      );
+    });
+  }
+
+  /** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */
+  function toIds(response: RawHits): ItemJson[] {
+    return response.hits.map((hit) => {
+      const source = hit.source
+        ? (JSON.parse(response.bytes.toString('utf8', hit.source.start, hit.source.end)) as {
+            documentId?: number;
+            projectId?: number;
+          })
+        : {};
+      return Buffer.from(
+        JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
+      );
     });
   }
 
@@ -87,13 +111,13 @@ export function publicationReads(ctx: AppContext) {
     async latestPublications(
       params: Omit<LatestPublicationsParams, 'homepageDocumentId'> & { homepage: boolean },
       conditionQuery: ConditionQuery,
-    ): Promise<Item[]> {
+    ): Promise<ItemJson[]> {
       const config = await projectConfig(params.projectId);
       // Resolved before asking Elasticsearch, so a bad parameter is a 400 however many hits.
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
       const response = await run(buildLatestPublicationsRequest({ ...params, homepageDocumentId }));
-      return toItems(response.hits, params.fields, conditions);
+      return toItems(response, conditions);
     },
 
     async search(
@@ -104,20 +128,15 @@ export function publicationReads(ctx: AppContext) {
       const built = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const response = await run(built.request);
-      const hits = response.hits;
-      const results = params.idsOnly
-        ? hits.map((hit) => ({
-            documentId: hit._source?.documentId ?? 0,
-            projectId: hit._source?.projectId ?? 0,
-          }))
-        : toItems(hits, params.fields, conditions);
-      const last = hits[hits.length - 1];
-      const full = params.limit > 0 && hits.length === params.limit;
-      const total = response.total;
+      const results = params.idsOnly ? toIds(response) : toItems(response, conditions);
+      const full = params.limit > 0 && response.hits.length === params.limit;
       return {
         results,
-        total: typeof total === 'number' ? total : total?.value,
-        cursor: full && last?.sort ? encodeCursor(last.sort, built.sortSignature) : null,
+        total: response.total,
+        cursor:
+          full && response.lastSort
+            ? encodeCursor(response.lastSort as estypes.SortResults, built.sortSignature)
+            : null,
       };
     },
   };

@@ -173,3 +173,66 @@ describe('GET documents/latestPublications', () => {
     expect(Object.keys(response.body)).toEqual(['results']);
   });
 });
+
+describe('GET documents/latestPublications and publications/search with awkward text', () => {
+  let app: TestApp;
+  let api: ReturnType<typeof apiClient>;
+  let documentId: number;
+  // Quotes, backslashes, brackets, the word "conditions" in quotes, and text outside ASCII: the answer copies
+  // stored JSON bytes, so this is where a mistake in finding where one body ends would show.
+  const metadata = { title: 'Er sagte: "}]{[" \\ "conditions": \\" — Zürich 東京 🎉' };
+  const content = [
+    { id: 'p', component: 'paragraph', content: { text: 'Zeile\neins\t"zwei" \\\\ \u2028 ende' } },
+    {
+      id: 'later',
+      component: 'paragraph',
+      content: { text: '"conditions": {"dateTime": "never"}' },
+      conditions: { dateTime: { gte: '2099-01-01T00:00:00Z' } },
+    },
+  ];
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const { projectId } = await createTestProject(app.ctx);
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    documentId = (await createPublishedDocument(app.ctx, projectId, { metadata, content })).documentId;
+    await indexNow(app.ctx, projectId, [documentId]);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('when the text is awkward, then both endpoints answer JSON with exactly the published text', async () => {
+    for (const path of ['documents/latestPublications', 'publications/search']) {
+      const response = await api.get(`${path}?ignoreComponentConditions=true`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('etag')).toMatch(/^W\/".+"$/);
+      expect(response.body.results).toHaveLength(1);
+      expect(response.body.results[0].systemdata.documentId).toBe(documentId);
+      expect(response.body.results[0].metadata).toEqual(metadata);
+      expect(response.body.results[0].content).toEqual(content);
+    }
+  });
+
+  it('when conditions apply, then the later component is dropped and the rest of the text is intact', async () => {
+    for (const path of ['documents/latestPublications', 'publications/search']) {
+      const response = await api.get(path);
+      expect(response.body.results[0].metadata).toEqual(metadata);
+      expect(response.body.results[0].content).toEqual([content[0]]);
+    }
+  });
+
+  it('when the same list is asked for again, then the ETag is the same and If-None-Match gets 304', async () => {
+    const first = await api.get('documents/latestPublications');
+    const etag = first.headers.get('etag')!;
+    // fetch adds `Cache-Control: no-cache` to a conditional request unless told otherwise; a browser
+    // revalidating sends max-age=0.
+    const second = await api.get('documents/latestPublications', {
+      'if-none-match': etag,
+      'cache-control': 'max-age=0',
+    });
+    expect(second.status).toBe(304);
+  });
+});

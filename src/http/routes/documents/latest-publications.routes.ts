@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context';
 import type { ViewField } from '../../../domain/document-view';
 import { parseOrThrow } from '../../../domain/validation';
 import { publicationReads } from '../../../search/publication-reads';
+import { sendJsonItems } from '../../json-items';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { latestPublicationsQuery } from './latest-publications.schema';
 
@@ -45,6 +46,6 @@ export function latestPublicationsRoutes(router: Router, ctx: AppContext): void 
         componentConditions: query.componentConditions,
       },
     );
-    res.json(req.apiVersion.wrapsLists ? { results } : results);
+    sendJsonItems(res, results, req.apiVersion.wrapsLists ? {} : undefined);
   });
 }

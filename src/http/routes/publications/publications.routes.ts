@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { AppContext } from '../../../context';
 import { parseOrThrow } from '../../../domain/validation';
 import { publicationReads } from '../../../search/publication-reads';
+import { sendJsonItems } from '../../json-items';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { searchQuery } from './publications.schema';
 
@@ -40,6 +41,10 @@ export function publicationsRoutes(router: Router, ctx: AppContext): void {
         componentConditions: query.componentConditions,
       },
     );
-    res.json(req.apiVersion.wrapsLists ? page : page.results);
+    sendJsonItems(
+      res,
+      page.results,
+      req.apiVersion.wrapsLists ? { total: page.total, cursor: page.cursor } : undefined,
+    );
   });
 }

@@ -1,0 +1,128 @@
+import { JsonSkimmer, MalformedJsonError, readRawHits } from '../../src/search/raw-hits';
+
+const bytes = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+
+/** What a client would read from each hit's body span. */
+const bodies = (json: unknown) => {
+  const raw = readRawHits(bytes(json));
+  return raw.hits.map((hit) =>
+    hit.body ? (JSON.parse(raw.bytes.toString('utf8', hit.body.start, hit.body.end)) as unknown) : undefined,
+  );
+};
+
+describe('readRawHits', () => {
+  it('when hits carry bodies, then each body span holds exactly that body', () => {
+    const body1 = { systemdata: { documentId: 1 }, content: [{ id: 'p', content: { text: 'a' } }] };
+    const body2 = { metadata: { title: 'b', tags: [], nested: { deep: [[1, 2], { x: null }] } } };
+    expect(bodies({ hits: { hits: [{ _source: { body: body1 } }, { _source: { body: body2 } }] } })).toEqual([
+      body1,
+      body2,
+    ]);
+  });
+
+  it('when strings hold quotes, backslashes, brackets and non-ASCII text, then spans still end in the right place', () => {
+    const awkward = {
+      text: 'He said "}]{[" \\ and \\" then \\\\" — Zürich 東京 🎉 \u0000 \n end',
+      'key with "quotes" }': ['\\', '\\\\', '"', '}', ']'],
+    };
+    expect(
+      bodies({ hits: { hits: [{ _source: { body: awkward } }, { _source: { body: { after: true } } }] } }),
+    ).toEqual([awkward, { after: true }]);
+  });
+
+  it('when the JSON has whitespace between tokens, then it reads the same', () => {
+    const json = JSON.stringify(
+      {
+        hits: {
+          total: { value: 7, relation: 'eq' },
+          hits: [{ _source: { body: { a: [1, 2] } }, sort: [5, 'x'] }],
+        },
+      },
+      null,
+      2,
+    );
+    const raw = readRawHits(bytes(json));
+    expect(raw.total).toBe(7);
+    expect(raw.lastSort).toEqual([5, 'x']);
+    expect(JSON.parse(raw.bytes.toString('utf8', raw.hits[0]!.body!.start, raw.hits[0]!.body!.end))).toEqual({
+      a: [1, 2],
+    });
+  });
+
+  it('when hits have sort values, then the last hit’s are returned', () => {
+    const raw = readRawHits(
+      bytes({
+        hits: {
+          hits: [
+            { _source: {}, sort: [1, 'a'] },
+            { _source: {}, sort: [2.5, null, 'b'] },
+          ],
+        },
+      }),
+    );
+    expect(raw.lastSort).toEqual([2.5, null, 'b']);
+  });
+
+  it('when total is a plain number, a {value} object or absent, then total follows', () => {
+    expect(readRawHits(bytes({ hits: { total: 3, hits: [] } })).total).toBe(3);
+    expect(readRawHits(bytes({ hits: { total: { value: 4, relation: 'gte' }, hits: [] } })).total).toBe(4);
+    expect(readRawHits(bytes({ hits: { hits: [] } })).total).toBeUndefined();
+  });
+
+  it('when nothing matched and filter_path dropped hits (or everything), then there are no hits', () => {
+    expect(readRawHits(bytes({ hits: { total: { value: 0 } } })).hits).toEqual([]);
+    expect(readRawHits(bytes({})).hits).toEqual([]);
+  });
+
+  it('when a hit has no body, or a null body, then its body is undefined and its source is still there', () => {
+    const raw = readRawHits(
+      bytes({ hits: { hits: [{ _source: { documentId: 5, projectId: 1 } }, { _source: { body: null } }] } }),
+    );
+    expect(raw.hits.map((hit) => hit.body)).toEqual([undefined, undefined]);
+    const source = raw.hits[0]!.source!;
+    expect(JSON.parse(raw.bytes.toString('utf8', source.start, source.end))).toEqual({
+      documentId: 5,
+      projectId: 1,
+    });
+  });
+
+  it('when the envelope has other keys (took, _shards, _id, _score), then they are skipped', () => {
+    expect(
+      bodies({
+        took: 3,
+        timed_out: false,
+        _shards: { total: 1, failed: 0 },
+        hits: {
+          max_score: null,
+          hits: [{ _index: 'i', _id: '1', _score: 1.5, _source: { other: 'x', body: { a: 1 } } }],
+        },
+      }),
+    ).toEqual([{ a: 1 }]);
+  });
+
+  it.each([
+    ['{"hits":{"hits":[{"_source":{"body":{"a":1}}]}}', 'a missing brace'],
+    ['{"hits":{"hits":[{"_source":{"body":"unterminated}}]}}', 'an unterminated string'],
+    ['{"hits" {"hits":[]}}', 'a missing colon'],
+    ['{"hits":{"hits":[1 2]}}', 'a missing comma'],
+    ['', 'nothing at all'],
+  ])('when the JSON is malformed (%s: %s), then it throws MalformedJsonError', (json) => {
+    expect(() => readRawHits(bytes(json))).toThrow(MalformedJsonError);
+  });
+});
+
+describe('JsonSkimmer.skipValue', () => {
+  it.each([
+    ['"text"', '"text"'],
+    ['-12.5e3,', '-12.5e3'],
+    ['true}', 'true'],
+    ['null]', 'null'],
+    ['  {"a":[1,{"b":"}"}]} tail', '{"a":[1,{"b":"}"}]}'],
+    ['"ends with backslash \\\\"', '"ends with backslash \\\\"'],
+  ])('when the value is %s, then it spans %s', (json, expected) => {
+    const skimmer = new JsonSkimmer(bytes(json));
+    const span = skimmer.skipValue();
+    expect(skimmer.bytes.toString('utf8', span.start, span.end)).toBe(expected);
+    expect(skimmer.position).toBe(span.end);
+  });
+});
