@@ -20,9 +20,19 @@ interface CursorPayload {
   a: estypes.FieldValue[];
 }
 
+/** Hashes by signature: the sorts a project's clients use are few, and a widget pages with the same one. */
+const signatureHashes = new Map<string, string>();
+const MAX_REMEMBERED_SIGNATURES = 1000;
+
 /** Pass `parseSort(...).fields.join(',')` as the signature. */
 function hashSignature(sortSignature: string): string {
-  return createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10);
+  let hash = signatureHashes.get(sortSignature);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10);
+    if (signatureHashes.size >= MAX_REMEMBERED_SIGNATURES) signatureHashes.clear();
+    signatureHashes.set(sortSignature, hash);
+  }
+  return hash;
 }
 
 function isFieldValue(value: unknown): value is estypes.FieldValue {

@@ -54,9 +54,22 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
   // Cached per process; a revocation evicts it in every process at commit (src/db/api-client-cache.ts).
   const clients = apiClientLookup(db);
 
+  const verified = new VerifiedTokens();
+
   const verifyToken: RequestHandler = (req, res, next) => {
+    const token = bearerToken(req);
+    const known = token === undefined ? undefined : verified.get(token);
+    if (known) {
+      (req as Request & { jwt?: JwtPayload }).jwt = known;
+      next();
+      return;
+    }
     // express-jwt reports every outcome through the callback; its promise never rejects.
-    void verify(req, res, (error?: unknown) => next(error ? translateJwtError(error) : undefined));
+    void verify(req, res, (error?: unknown) => {
+      const payload = (req as Request & { jwt?: JwtPayload }).jwt;
+      if (!error && token !== undefined && payload) verified.set(token, payload);
+      next(error ? translateJwtError(error) : undefined);
+    });
   };
 
   const loadClient: RequestHandler = async (req: Request, _res: Response, next: NextFunction) => {
@@ -81,6 +94,44 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
   };
 
   return [verifyToken, loadClient];
+}
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  return header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
+}
+
+/**
+ * Tokens whose signature, algorithm, issuer and dates were checked recently, by their exact text, so a widget
+ * sending the same token many times a second pays for one HMAC (or RSA) check a minute, not one per request.
+ * Expiry is still checked on every use; revocation is checked per request after this (loadClient). Entries
+ * live at most a minute so that a key dropped from the JWKS stops being honoured soon after.
+ */
+class VerifiedTokens {
+  private static readonly TTL_MS = 60_000;
+  private static readonly MAX_ENTRIES = 10_000;
+  private readonly entries = new Map<string, { payload: JwtPayload; until: number }>();
+
+  get(token: string): JwtPayload | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (entry.until <= Date.now()) {
+      this.entries.delete(token);
+      return undefined;
+    }
+    return entry.payload;
+  }
+
+  set(token: string, payload: JwtPayload): void {
+    const now = Date.now();
+    const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
+    // Oldest first: a Map iterates in insertion order.
+    if (this.entries.size >= VerifiedTokens.MAX_ENTRIES) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(token, { payload, until: Math.min(now + VerifiedTokens.TTL_MS, expires) });
+  }
 }
 
 function translateJwtError(error: unknown): unknown {
