@@ -42,6 +42,13 @@ export interface PublicationSearchDocument {
   body: DocumentView;
 }
 
+/**
+ * The version of what buildSearchDocument makes from a given row and config. Stored search documents built by
+ * another version are built again by the next rebuild, so bump it whenever the output changes for the same
+ * input; test/unit/document-builder-version.test.ts fails until you do.
+ */
+export const SEARCH_DOCUMENT_VERSION = 1;
+
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {
   return `${projectId}:${documentId}`;

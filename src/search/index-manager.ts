@@ -1,10 +1,11 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
+import { searchDocumentQueries } from '../db/queries/search-documents';
 import type { Logger } from '../logger';
 import type { SearchClient } from './client';
-import { searchDocumentId } from './document-builder';
-import { bulkWrite, indexDocuments, operationsFor } from './indexer';
+import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
+import { bulkWrite, indexDocuments, operationsFor, storeBuilt, type IndexOperation } from './indexer';
 import {
   ensurePublicationsIndex,
   indicesBehind,
@@ -65,6 +66,7 @@ export async function rebuildIndex(
     aliases: { [rebuildingAlias(index)]: {} },
   });
   const sources = indexSourceQueries(deps.db);
+  const stored = searchDocumentQueries(deps.db);
   try {
     const total = await sources.countPublished();
     options.onStart?.(total, target);
@@ -73,23 +75,33 @@ export async function rebuildIndex(
     let after: DocumentKey | undefined;
     const inFlight = new Set<Promise<void>>();
     for (;;) {
-      const rows = await sources.findPublishedPage(after, batchSize);
+      const rows = await stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
       after = { projectId: last.projectId, documentId: last.documentId };
-      const operations = operationsFor(rows, []);
-      const write = bulkWrite(search, [target], operations, { logger: options.logger }).then(
-        async (outcome) => {
-          if (outcome.retryable.length > 0) {
-            throw new Error(
-              `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
-            );
-          }
-          rejected += outcome.rejected.length;
-          done += rows.length;
-          await options.onProgress?.({ done, total: Math.max(total, done) });
-        },
-      );
+      // A stored search document with a current stamp goes out as it is; the rest are built (and stored).
+      const operations: IndexOperation[] = [];
+      const stale: DocumentKey[] = [];
+      for (const row of rows) {
+        const key = { projectId: row.projectId, documentId: row.documentId };
+        if (row.body === null) stale.push(key);
+        else operations.push({ kind: 'index', key, version: row.indexVersion, document: row.body });
+      }
+      const built = stale.length > 0 ? operationsFor(await sources.findByKeys(stale), []) : [];
+      operations.push(...built);
+      const write = Promise.all([
+        bulkWrite(search, [target], operations, { logger: options.logger }),
+        storeBuilt(deps.db, built),
+      ]).then(async ([outcome]) => {
+        if (outcome.retryable.length > 0) {
+          throw new Error(
+            `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
+          );
+        }
+        rejected += outcome.rejected.length;
+        done += rows.length;
+        await options.onProgress?.({ done, total: Math.max(total, done) });
+      });
       inFlight.add(write);
       void write.finally(() => inFlight.delete(write)).catch(() => undefined);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);

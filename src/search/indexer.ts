@@ -3,14 +3,28 @@ import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey, type IndexSourceRow } from '../db/queries/index-sources';
 import type { Logger } from '../logger';
 import type { SearchClient } from './client';
-import { buildSearchDocument, ProjectConfigCache, searchDocumentId } from './document-builder';
+import { searchDocumentQueries, type StoredSearchDocument } from '../db/queries/search-documents';
+import {
+  buildSearchDocument,
+  ProjectConfigCache,
+  SEARCH_DOCUMENT_VERSION,
+  searchDocumentId,
+} from './document-builder';
 import { writeTargets } from './index-aliases';
 import type { PublicationsIndex } from './index-names';
 
-/** One write for one document: its current search document, or its removal, at its external version. */
+/**
+ * One write for one document: its current search document (as JSON text, serialised once for Elasticsearch
+ * and search_documents alike), or its removal, at its external version.
+ */
 export type IndexOperation =
-  | { kind: 'index'; key: DocumentKey; version: number; document: object }
+  | { kind: 'index'; key: DocumentKey; version: number; document: string }
   | { kind: 'delete'; key: DocumentKey; version: number | undefined };
+
+/** An index operation built here, with the config revision it was built from, so it can be stored. */
+type BuiltOperation =
+  | (Extract<IndexOperation, { kind: 'index' }> & { projectRevision: number })
+  | Extract<IndexOperation, { kind: 'delete' }>;
 
 export interface BulkOutcome {
   written: number;
@@ -49,17 +63,23 @@ function statusOf(error: unknown): number | undefined {
 export function operationsFor(
   rows: readonly IndexSourceRow[],
   keys: readonly DocumentKey[],
-): IndexOperation[] {
+): BuiltOperation[] {
   const configs = new ProjectConfigCache();
   const found = new Set(rows.map((row) => searchDocumentId(row.projectId, row.documentId)));
-  const operations: IndexOperation[] = rows.map((row) => {
+  const operations: BuiltOperation[] = rows.map((row) => {
     const key = { projectId: row.projectId, documentId: row.documentId };
     const document = buildSearchDocument(
       row,
       configs.get(row.projectId, row.projectRevision, row.projectConfig),
     );
     return document
-      ? { kind: 'index', key, version: row.indexVersion, document }
+      ? {
+          kind: 'index',
+          key,
+          version: row.indexVersion,
+          projectRevision: row.projectRevision,
+          document: JSON.stringify(document),
+        }
       : { kind: 'delete', key, version: row.indexVersion };
   });
   // A document that no longer exists at all has no version left to compare: remove it unconditionally.
@@ -183,5 +203,34 @@ export async function indexDocuments(
   const rows = await indexSourceQueries(deps.db).findByKeys(unique);
   const operations = operationsFor(rows, unique);
   const targets = await writeTargets(deps.search, deps.index);
-  return bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options });
+  const [outcome] = await Promise.all([
+    bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options }),
+    storeBuilt(deps.db, operations),
+  ]);
+  return outcome;
+}
+
+/**
+ * Keeps what was just built in search_documents, so the next rebuild can send it without building it again;
+ * forgets what left the index.
+ */
+export async function storeBuilt(db: Queryable, operations: readonly BuiltOperation[]): Promise<void> {
+  const stored = searchDocumentQueries(db);
+  const built: StoredSearchDocument[] = [];
+  const gone: { key: DocumentKey; indexVersion: number | undefined }[] = [];
+  for (const operation of operations) {
+    if (operation.kind === 'index') {
+      built.push({
+        key: operation.key,
+        indexVersion: operation.version,
+        projectRevision: operation.projectRevision,
+        builderVersion: SEARCH_DOCUMENT_VERSION,
+        body: operation.document,
+      });
+    } else {
+      gone.push({ key: operation.key, indexVersion: operation.version });
+    }
+  }
+  await stored.save(built);
+  await stored.remove(gone);
 }

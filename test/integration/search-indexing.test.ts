@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { indexSourceQueries } from '../../src/db/queries/index-sources';
-import { searchDocumentId } from '../../src/search/document-builder';
+import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from '../../src/search/document-builder';
 import { indexStatus, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
 import { rebuildingAlias } from '../../src/search/index-aliases';
 import { bulkWrite, indexDocuments, operationsFor } from '../../src/search/indexer';
@@ -107,7 +107,13 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     const [row] = await indexSourceQueries(app.ctx.pool).findByKeys([{ projectId, documentId }]);
     const operations = operationsFor([row!], []);
     const badKey = { projectId, documentId: 999_999_001 };
-    operations.push({ kind: 'index', key: badKey, version: 1, document: { documentId: 'not a number' } });
+    operations.push({
+      kind: 'index',
+      key: badKey,
+      version: 1,
+      projectRevision: 1,
+      document: JSON.stringify({ documentId: 'not a number' }),
+    });
     const outcome = await bulkWrite(app.ctx.search, [app.ctx.index.alias], operations);
     expect(outcome.rejected.map((item) => item.key)).toEqual([badKey]);
     expect(outcome.retryable).toEqual([]);
@@ -179,6 +185,71 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect(settings[result.index]?.settings?.index?.refresh_interval).toBe('1s');
     await eventually(async () => (await found(term)).length === 13, 3000, 50);
     expect((await found(term)).sort((a, b) => a - b)).toEqual([...before, ...during].sort((a, b) => a - b));
+  });
+
+  describe('stored search documents (search_documents)', () => {
+    const storedRow = async (documentId: number) =>
+      (
+        await app.ctx.pool.query<{ index_version: number; builder_version: number; body: string }>(
+          'SELECT index_version, builder_version, body FROM search_documents WHERE document_id = $1',
+          [documentId],
+        )
+      ).rows[0];
+
+    it('when the worker indexes a document, then what it sent is stored with the current stamp; an unpublish forgets it', async () => {
+      const term = word();
+      const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+        metadata: { title: `Stored ${term}` },
+      });
+      await eventually(async () => (await found(term)).includes(documentId), 2000, 50);
+      const row = await storedRow(documentId);
+      expect(row?.builder_version).toBe(SEARCH_DOCUMENT_VERSION);
+      const { rows } = await app.ctx.pool.query<{ index_version: number }>(
+        'SELECT index_version FROM documents WHERE id = $1',
+        [documentId],
+      );
+      expect(row?.index_version).toBe(rows[0]!.index_version);
+      const indexed = await app.ctx.search.get<{ title: string }>({
+        index: app.ctx.index.alias,
+        id: searchDocumentId(projectId, documentId),
+      });
+      expect(JSON.parse(row!.body)).toEqual(indexed._source);
+
+      await unpublish(app.ctx, projectId, documentId);
+      await eventually(async () => !(await found(term)).includes(documentId), 2000, 50);
+      await eventually(async () => (await storedRow(documentId)) === undefined, 2000, 50);
+    });
+
+    it('when a rebuild finds a stored document with a current stamp, then it sends that; a stale stamp is built again', async () => {
+      const current = word();
+      const stale = word();
+      const a = await createPublishedDocument(app.ctx, projectId, {
+        metadata: { title: `Current ${current}` },
+      });
+      const b = await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Stale ${stale}` } });
+      await eventually(async () => (await found(current)).includes(a.documentId), 2000, 50);
+      await eventually(async () => (await found(stale)).includes(b.documentId), 2000, 50);
+      // Tamper with both stored texts; only a's stamp still says it is current.
+      const marked = word();
+      await app.ctx.pool.query(
+        `UPDATE search_documents SET body = replace(body, $2, $3) WHERE document_id = ANY($1::bigint[])`,
+        [[a.documentId, b.documentId], 'Current', marked],
+      );
+      await app.ctx.pool.query(
+        `UPDATE search_documents SET body = replace(body, 'Stale', $2), builder_version = 0 WHERE document_id = $1`,
+        [b.documentId, marked],
+      );
+
+      await rebuildIndex(deps());
+      // a went out as stored (so the marker is what the index has); b was built again from its publication.
+      expect(await found(marked)).toEqual([a.documentId]);
+      expect(await found(stale)).toEqual([b.documentId]);
+      const rebuilt = await storedRow(b.documentId);
+      expect(rebuilt?.builder_version).toBe(SEARCH_DOCUMENT_VERSION);
+      expect(rebuilt?.body).toContain(`Stale ${stale}`);
+      // Put a right again for the tests that follow.
+      await indexDocuments(deps(), [{ projectId, documentId: a.documentId }]);
+    });
   });
 
   it('when the index drifts from Postgres, then verify reports it and --repair fixes it', async () => {
