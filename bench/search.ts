@@ -13,7 +13,7 @@ import { indexedMetadataFields, ProjectConfigSchema } from '../src/domain/projec
 import { searchDocumentId } from '../src/search/document-builder';
 import { publicationsIndexDefinition } from '../src/search/index-aliases';
 import { rebuildIndex } from '../src/search/index-manager';
-import { BULK_RESPONSE_FIELDS, operationsFor, type IndexOperation } from '../src/search/indexer';
+import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
 import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
 import { startWorkers } from '../workers/main';
 import { load, percentile, rate, sleep, time, type BenchRow, type LoadResult } from './bench';
@@ -87,7 +87,7 @@ export async function searchBench(options: SearchBenchOptions = {}): Promise<Ben
 
     const phases = options.phases ?? new Set(SEARCH_PHASES);
     const rows: BenchRow[] = [];
-    if (phases.has('rebuild')) rows.push(await rebuildRows(ctx, documents));
+    if (phases.has('rebuild')) rows.push(...(await rebuildRows(ctx, documents)));
     else await rebuildIndex({ db: ctx.pool, search: ctx.search, index: ctx.index });
 
     const port = 30_000 + Math.floor(Math.random() * 20_000);
@@ -141,80 +141,114 @@ async function seed(ctx: AppContext, projectId: number, channelId: number, count
   await ctx.pool.query('ANALYZE documents; ANALYZE publications');
 }
 
-/** Ours: `rebuildIndex` (Postgres pages → documents → bulk → swap). Raw: the same documents, prebuilt, bulk-loaded. */
-async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow> {
-  const batches: IndexOperation[][] = [];
+/**
+ * Ours: `rebuildIndex` (Postgres pages → stored or freshly built search documents → bulk → swap). Raw: the same
+ * documents, already built and serialised in memory, bulk-loaded into an index with the same settings.
+ *
+ * The seed writes rows straight into Postgres, so no search document has been stored yet: the first rebuild
+ * builds and stores every one (reported as the cold figure), as the indexer would have when they were
+ * published. The measured figure is a rebuild after that, the state a running installation is in. Raw and
+ * that rebuild are each measured twice, alternately, and each side's better run counts.
+ */
+async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow[]> {
+  const bodies: (object | string)[][] = [];
   const sources = indexSourceQueries(ctx.pool);
   let after: DocumentKey | undefined;
   for (;;) {
     const page = await sources.findPublishedPage(after, 1000);
     if (page.length === 0) break;
-    batches.push(operationsFor(page, []));
+    bodies.push(
+      operationsFor(page, []).flatMap((op) =>
+        op.kind === 'index'
+          ? [
+              {
+                index: {
+                  _id: searchDocumentId(op.key.projectId, op.key.documentId),
+                  version: op.version,
+                  version_type: 'external',
+                },
+              },
+              op.document,
+            ]
+          : [],
+      ),
+    );
     const last = page[page.length - 1]!;
     after = { projectId: last.projectId, documentId: last.documentId };
   }
-  const bodies = batches.map((batch) =>
-    batch.flatMap((op) =>
-      op.kind === 'index'
-        ? [
-            {
-              index: {
-                _id: searchDocumentId(op.key.projectId, op.key.documentId),
-                version: op.version,
-                version_type: 'external',
-              },
-            },
-            op.document,
-          ]
-        : [],
-    ),
-  );
   const { settings, mappings } = publicationsIndexDefinition();
   const scratch = `${ctx.index.alias}-rawload`;
-  await ctx.search.indices.delete({ index: scratch }, { ignore: [404] });
-  log('raw bulk load');
-  let started = performance.now();
-  await ctx.search.indices.create({
-    index: scratch,
-    settings: {
-      index: {
-        ...settings.index,
-        refresh_interval: '-1',
-        number_of_replicas: 0,
-        auto_expand_replicas: 'false',
-      },
-    },
-    mappings,
-  });
-  let next = 0;
-  await Promise.all(
-    [0, 1].map(async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]!;
-        const response = await ctx.search.bulk({
-          index: scratch,
-          operations: body,
-          filter_path: BULK_RESPONSE_FIELDS,
-        });
-        if (response.errors) throw new Error('raw bulk load: Elasticsearch refused documents');
-      }
-    }),
-  );
-  await ctx.search.indices.putSettings({ index: scratch, settings: { index: { refresh_interval: '1s' } } });
-  await ctx.search.indices.refresh({ index: scratch });
-  const raw = documents / ((performance.now() - started) / 1000);
-  await ctx.search.indices.delete({ index: scratch });
-  bodies.length = 0;
-  batches.length = 0;
 
+  const rawLoad = async (): Promise<number> => {
+    await ctx.search.indices.delete({ index: scratch }, { ignore: [404] });
+    const started = performance.now();
+    await ctx.search.indices.create({
+      index: scratch,
+      settings: {
+        index: {
+          ...settings.index,
+          refresh_interval: '-1',
+          number_of_replicas: 0,
+          auto_expand_replicas: 'false',
+        },
+      },
+      mappings,
+    });
+    let next = 0;
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++]!;
+          const response = await ctx.search.bulk({
+            index: scratch,
+            operations: body,
+            filter_path: BULK_RESPONSE_FIELDS,
+          });
+          if (response.errors) throw new Error('raw bulk load: Elasticsearch refused documents');
+        }
+      }),
+    );
+    await ctx.search.indices.putSettings({ index: scratch, settings: { index: { refresh_interval: '1s' } } });
+    await ctx.search.indices.refresh({ index: scratch });
+    const perSecond = documents / ((performance.now() - started) / 1000);
+    await ctx.search.indices.delete({ index: scratch });
+    return perSecond;
+  };
+
+  const rebuild = async (): Promise<number> => {
+    const started = performance.now();
+    const result = await rebuildIndex(
+      { db: ctx.pool, search: ctx.search, index: ctx.index },
+      { batchSize: 1000, concurrency: 2 },
+    );
+    return result.indexed / ((performance.now() - started) / 1000);
+  };
+
+  log('raw bulk load');
+  const raw = [await rawLoad()];
+  log('rebuild, cold (builds and stores every search document)');
+  const cold = await rebuild();
   log('rebuild');
-  started = performance.now();
-  const result = await rebuildIndex(
-    { db: ctx.pool, search: ctx.search, index: ctx.index },
-    { batchSize: 1000, concurrency: 2 },
-  );
-  const ours = result.indexed / ((performance.now() - started) / 1000);
-  return rate('rebuild', ours, raw, 'docs/s');
+  const ours = [await rebuild()];
+  log('raw bulk load, again');
+  raw.push(await rawLoad());
+  log('rebuild, again');
+  ours.push(await rebuild());
+  bodies.length = 0;
+  return [
+    rate(
+      'rebuild (search documents stored by the indexer; best of 2)',
+      Math.max(...ours),
+      Math.max(...raw),
+      'docs/s',
+    ),
+    rate(
+      'rebuild, informational: cold (every search document built and stored)',
+      cold,
+      Math.max(...raw),
+      'docs/s',
+    ),
+  ];
 }
 
 async function startApi(port: number): Promise<ChildProcess> {
