@@ -8,16 +8,7 @@ import { createContext, type AppContext } from '../src/context';
 import { withTransaction } from '../src/db/pool';
 import { enqueue } from '../src/jobs/boss';
 import { createApp } from '../src/http/app';
-
-/** One line of `npm run bench`: our figure beside the same work done the plainest way, in the same run. */
-export interface BenchRow {
-  name: string;
-  ours: number;
-  raw: number;
-  unit: string;
-  /** ours / raw: how much of the plain figure the real path keeps. */
-  ratio: number;
-}
+import { callApi, rate, type BenchRow } from './bench';
 
 export interface PublishCyclesOptions {
   concurrency?: number;
@@ -52,7 +43,7 @@ export async function publishCyclesBench(options: PublishCyclesOptions = {}): Pr
       Array.from({ length: concurrency * 2 }, () => insertDocument(ctx, projectId, channelId)),
     );
     const ours = await runFor(durationMs, concurrency, async (worker, i) => {
-      const response = await fetch(`${url}/api/2026-03/documents/${documents[worker]!}/commands`, {
+      const response = await callApi(`${url}/api/2026-03/documents/${documents[worker]!}/commands`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -63,20 +54,12 @@ export async function publishCyclesBench(options: PublishCyclesOptions = {}): Pr
         }),
       });
       if (response.status !== 204)
-        throw new Error(`commands answered ${response.status}: ${await response.text()}`);
+        throw new Error(`commands answered ${response.status}: ${JSON.stringify(response.body)}`);
     });
     const raw = await runFor(durationMs, concurrency, (worker, i) =>
       rawPublishCycle(ctx, projectId, documents[concurrency + worker]!, `Title ${i}`),
     );
-    return [
-      {
-        name: `publish cycles via PATCH commands (concurrency ${concurrency})`,
-        ours: round(ours),
-        raw: round(raw),
-        unit: 'cycles/s',
-        ratio: round(ours / raw, 2),
-      },
-    ];
+    return [rate(`publish cycles via PATCH commands (concurrency ${concurrency})`, ours, raw, 'cycles/s')];
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -89,8 +72,6 @@ const benchType = {
   documentType: 'article',
   metadata: [{ handle: 'title', type: 'string' }],
 };
-
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 async function insertDocument(ctx: AppContext, projectId: number, channelId: number): Promise<number> {
   const result = await ctx.pool.query<{ id: number }>(

@@ -16,7 +16,7 @@ import { rebuildIndex } from '../src/search/index-manager';
 import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
 import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
 import { startWorkers } from '../workers/main';
-import { load, percentile, rate, sleep, time, type BenchRow, type LoadResult } from './bench';
+import { callApi, load, percentile, rate, sleep, time, type BenchRow, type LoadResult } from './bench';
 
 export interface SearchBenchOptions {
   documents?: number;
@@ -321,15 +321,14 @@ async function searchRows(
   for (const widget of widgetQueries()) {
     const { request } = buildSearchRequest({ ...widget.params, projectId, indexedMetadata });
     const headers = { authorization: `Bearer ${token}` };
-    const probe = await fetch(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
-    const probeBody = (await probe.json()) as { total?: number };
-    if (!probe.ok)
+    const probe = await callApi(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
+    const probeBody = probe.body as { total?: number };
+    if (probe.status !== 200)
       throw new Error(`search ${widget.name} answered ${probe.status}: ${JSON.stringify(probeBody)}`);
     log(`${widget.name}: ${probeBody.total} matches`);
     const ourCall = async () => {
-      const response = await fetch(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
-      if (!response.ok) throw new Error(`search answered ${response.status}`);
-      await response.json();
+      const response = await callApi(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
+      if (response.status !== 200) throw new Error(`search answered ${response.status}`);
     };
     const rawCall = async () => {
       await ctx.search.search({ index: ctx.index.alias, ...request });
@@ -405,12 +404,12 @@ async function exportRows(
         let seen = 0;
         for (let at = from; at < end; at += chunk) {
           const to = Math.min(end, at + chunk);
-          const response = await fetch(
+          const response = await callApi(
             `${url}/api/2026-03/documents/latestPublications?id.gte=${at}&id.lt=${to}&reverse=true&limit=${chunk}`,
             { headers },
           );
-          const body = (await response.json()) as { results: unknown[] };
-          seen += body.results.length;
+          if (response.status !== 200) throw new Error(`latestPublications answered ${response.status}`);
+          seen += (response.body as { results: unknown[] }).results.length;
         }
         return seen;
       }),
