@@ -1,8 +1,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { randomUUID } from 'node:crypto';
-import { pinoHttp } from 'pino-http';
 import type { AppContext } from '../context';
+import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
 import { renderErrors, unknownRoute } from './middleware/errors';
 import { registerRoutes } from './routes';
@@ -14,18 +13,7 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback');
   app.use(helmet());
-  app.use(
-    pinoHttp({
-      logger: ctx.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && incoming.length <= 200 ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      autoLogging: { ignore: (req) => req.url?.endsWith('/health') ?? false },
-    }),
-  );
+  app.use(accessLog(ctx.logger));
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
 
   const api = express.Router({ mergeParams: true });
