@@ -28,12 +28,6 @@ function hasConditions(content: Content): boolean {
   return false;
 }
 
-/**
- * Whether a body's JSON may hold a component's `conditions`. Inside a JSON string a quote is always escaped,
- * so `"conditions"` with bare quotes is a key (or the string value "conditions"): never a false negative, and a
- * false positive only costs a parse.
- */
-const CONDITIONS_KEY = Buffer.from('"conditions"');
 const EMPTY_ITEM = Buffer.from('{}');
 
 /** How long a process trusts its copy of a project's config: a config apply shows up within this time. */
@@ -67,6 +61,7 @@ export function publicationReads(ctx: AppContext) {
     return project.config;
   }
 
+  /** Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them. */
   async function run(request: estypes.SearchRequest): Promise<RawHits> {
     await ensurePublicationsIndex(ctx.search, ctx.index);
     const bytes = await searchBytes(ctx.search, {
@@ -75,7 +70,7 @@ export function publicationReads(ctx: AppContext) {
       filter_path: ['hits.hits._source', 'hits.hits.sort', 'hits.total'],
       ...request,
     });
-    return readRawHits(bytes);
+    return readRawHits(bytes, 'conditions');
   }
 
   /** Each hit's stored body as it is, unless component conditions have something to remove from it. */
@@ -83,7 +78,7 @@ export function publicationReads(ctx: AppContext) {
     return response.hits.map((hit) => {
       if (!hit.body) return EMPTY_ITEM;
       const json = response.bytes.subarray(hit.body.start, hit.body.end);
-      if (!conditions || !json.includes(CONDITIONS_KEY)) return json;
+      if (!conditions || !hit.bodyHasKey) return json;
       const item = JSON.parse(json.toString('utf8')) as Item;
       if (!item.content || !hasConditions(item.content)) return json;
       return Buffer.from(

@@ -30,6 +30,8 @@ export interface Span {
 export interface RawHit {
   source: Span | undefined;
   body: Span | undefined;
+  /** Whether the body has, at any depth, the key asked for with `readRawHits(bytes, key)`. */
+  bodyHasKey: boolean;
 }
 
 export interface RawHits {
@@ -82,8 +84,11 @@ export class JsonSkimmer {
     }
   }
 
-  /** Skips the value at the cursor and returns where it was. */
-  skipValue(): Span {
+  /**
+   * Skips the value at the cursor and returns where it was. With `key` (its bytes, quotes included), also
+   * tells whether an object anywhere inside has that key, at no extra pass over the bytes.
+   */
+  skipValue(key?: Buffer): Span & { hasKey: boolean } {
     this.skipWhitespace();
     const bytes = this.bytes;
     const start = this.position;
@@ -91,16 +96,24 @@ export class JsonSkimmer {
     if (first === undefined) throw new MalformedJsonError('expected a value', start);
     if (first === QUOTE) {
       this.position = this.stringEnd(start);
-      return { start, end: this.position };
+      return { start, end: this.position, hasKey: false };
     }
     if (first === OPEN_OBJECT || first === OPEN_ARRAY) {
       let depth = 0;
       let at = start;
+      let hasKey = false;
       for (;;) {
         const byte = bytes[at];
         if (byte === undefined) throw new MalformedJsonError('unterminated object or array', start);
         if (byte === QUOTE) {
-          at = this.stringEnd(at);
+          const end = this.stringEnd(at);
+          if (key && !hasKey && end - at === key.length && bytes.compare(key, 0, key.length, at, end) === 0) {
+            // The same bytes as a value are possible too ("conditions"); only a colon after it makes it a key.
+            let next = end;
+            while (isWhitespace(bytes[next])) next++;
+            hasKey = bytes[next] === COLON;
+          }
+          at = end;
           continue;
         }
         if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) depth++;
@@ -108,7 +121,7 @@ export class JsonSkimmer {
           depth--;
           if (depth === 0) {
             this.position = at + 1;
-            return { start, end: this.position };
+            return { start, end: this.position, hasKey };
           }
         }
         at++;
@@ -131,7 +144,7 @@ export class JsonSkimmer {
     }
     if (at === start) throw new MalformedJsonError('expected a value', start);
     this.position = at;
-    return { start, end: at };
+    return { start, end: at, hasKey: false };
   }
 
   /**
@@ -196,8 +209,12 @@ export class JsonSkimmer {
   }
 }
 
-/** Reads `{hits: {total?, hits: [{_source: {body?, ...}, sort?}, ...]}}`; any other key is skipped. */
-export function readRawHits(bytes: Buffer): RawHits {
+/**
+ * Reads `{hits: {total?, hits: [{_source: {body?, ...}, sort?}, ...]}}`; any other key is skipped. With
+ * `bodyKey`, each hit also tells whether its body has that key anywhere (see RawHit.bodyHasKey).
+ */
+export function readRawHits(bytes: Buffer, bodyKey?: string): RawHits {
+  const flag = bodyKey === undefined ? undefined : Buffer.from(JSON.stringify(bodyKey));
   const reader = new JsonSkimmer(bytes);
   const hits: RawHit[] = [];
   let lastSortSpan: Span | undefined;
@@ -213,14 +230,19 @@ export function readRawHits(bytes: Buffer): RawHits {
         total = typeof value === 'number' ? value : value?.value;
       } else if (hitsKey === 'hits') {
         reader.forEachElement(() => {
-          const hit: RawHit = { source: undefined, body: undefined };
+          const hit: RawHit = { source: undefined, body: undefined, bodyHasKey: false };
           let sort: Span | undefined;
           reader.forEachEntry((hitKey) => {
             if (hitKey === '_source') {
               const start = reader.skipWhitespace();
               reader.forEachEntry((sourceKey) => {
-                if (sourceKey === 'body' && !reader.atNull()) hit.body = reader.skipValue();
-                else reader.skipValue();
+                if (sourceKey === 'body' && !reader.atNull()) {
+                  const { start: bodyStart, end, hasKey } = reader.skipValue(flag);
+                  hit.body = { start: bodyStart, end };
+                  hit.bodyHasKey = hasKey;
+                } else {
+                  reader.skipValue();
+                }
               });
               hit.source = { start, end: reader.position };
             } else if (hitKey === 'sort') {

@@ -111,6 +111,38 @@ describe('readRawHits', () => {
   });
 });
 
+describe('readRawHits with a body key to look for', () => {
+  const flags = (bodiesJson: unknown[]) =>
+    readRawHits(
+      bytes({ hits: { hits: bodiesJson.map((body) => ({ _source: { body } })) } }),
+      'conditions',
+    ).hits.map((hit) => hit.bodyHasKey);
+
+  it('when a body has the key at any depth, then that hit says so; the others do not', () => {
+    expect(
+      flags([
+        { content: [{ id: 'a', containers: { x: [{ id: 'b', conditions: { brands: ['x'] } }] } }] },
+        { content: [{ id: 'c' }] },
+        { conditions: null },
+      ]),
+    ).toEqual([true, false, true]);
+  });
+
+  it('when the word is only a value or inside text, then it is not a key', () => {
+    expect(
+      flags([
+        { title: 'conditions', text: 'the "conditions": apply', tags: ['conditions'] },
+        { 'conditions-x': 1, xconditions: 2 },
+      ]),
+    ).toEqual([false, false]);
+  });
+
+  it('when whitespace sits between the key and its colon, then it is still found', () => {
+    const json = '{"hits":{"hits":[{"_source":{"body":{"content":[{"conditions" : {}}]}}}]}}';
+    expect(readRawHits(Buffer.from(json), 'conditions').hits[0]!.bodyHasKey).toBe(true);
+  });
+});
+
 describe('JsonSkimmer.skipValue', () => {
   it.each([
     ['"text"', '"text"'],
