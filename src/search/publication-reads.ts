@@ -64,12 +64,9 @@ export function publicationReads(ctx: AppContext) {
   /** Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them. */
   async function run(request: estypes.SearchRequest): Promise<RawHits> {
     await ensurePublicationsIndex(ctx.search, ctx.index);
-    const bytes = await searchBytes(ctx.search, {
-      index: ctx.index.alias,
-      // Only what the answer needs crosses the wire.
-      filter_path: ['hits.hits._source', 'hits.hits.sort', 'hits.total'],
-      ...request,
-    });
+    // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
+    // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
+    const bytes = await searchBytes(ctx.search, { index: ctx.index.alias, ...request });
     return readRawHits(bytes, 'conditions');
   }
 
