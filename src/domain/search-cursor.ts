@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
+import { BoundedCache } from './bounded-cache';
 import { AppError } from './errors';
 
 /**
@@ -21,18 +22,13 @@ interface CursorPayload {
 }
 
 /** Hashes by signature: the sorts a project's clients use are few, and a widget pages with the same one. */
-const signatureHashes = new Map<string, string>();
-const MAX_REMEMBERED_SIGNATURES = 1000;
+const signatureHashes = new BoundedCache<string, string>(1000);
 
 /** Pass `parseSort(...).fields.join(',')` as the signature. */
 function hashSignature(sortSignature: string): string {
-  let hash = signatureHashes.get(sortSignature);
-  if (hash === undefined) {
-    hash = createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10);
-    if (signatureHashes.size >= MAX_REMEMBERED_SIGNATURES) signatureHashes.clear();
-    signatureHashes.set(sortSignature, hash);
-  }
-  return hash;
+  return signatureHashes.get(sortSignature, () =>
+    createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10),
+  );
 }
 
 function isFieldValue(value: unknown): value is estypes.FieldValue {

@@ -53,3 +53,9 @@ export const documentTypesList = commaList.refine(
   (items) => items.every((item) => (DOCUMENT_TYPES as readonly string[]).includes(item)),
   { message: `must be a comma separated list of ${DOCUMENT_TYPES.join(', ')}` },
 );
+
+/** The query string of a request URL as sent (without the `?`), e.g. to key a cache of parsed queries. */
+export function rawQueryString(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+}

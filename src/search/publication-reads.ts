@@ -7,6 +7,7 @@ import {
   type ConditionContext,
   type ConditionQuery,
 } from '../domain/component-conditions';
+import { BoundedCache } from '../domain/bounded-cache';
 import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView } from '../domain/document-view';
 import { AppError } from '../domain/errors';
@@ -17,6 +18,7 @@ import { ensurePublicationsIndex } from './index-aliases';
 import {
   buildLatestPublicationsRequest,
   buildSearchRequest,
+  type BuiltSearch,
   type LatestPublicationsParams,
   type SearchParams,
 } from './query-builder';
@@ -51,6 +53,18 @@ export interface SearchPage {
 export function publicationReads(ctx: AppContext) {
   const projects = projectQueries(ctx.pool);
   const cache = new Map<number, { config: ProjectConfig; at: number }>();
+
+  // Built Elasticsearch requests by the config they were built with (a new config object after each reload)
+  // and the parameters: a widget's repeated search is parsed, checked and built once.
+  const builtByConfig = new WeakMap<ProjectConfig, BoundedCache<string, BuiltSearch>>();
+  function builtSearches(config: ProjectConfig): BoundedCache<string, BuiltSearch> {
+    let built = builtByConfig.get(config);
+    if (!built) {
+      built = new BoundedCache(1000);
+      builtByConfig.set(config, built);
+    }
+    return built;
+  }
 
   async function projectConfig(projectId: number): Promise<ProjectConfig> {
     const cached = cache.get(projectId);
@@ -117,7 +131,9 @@ export function publicationReads(ctx: AppContext) {
       conditionQuery: ConditionQuery,
     ): Promise<SearchPage> {
       const config = await projectConfig(params.projectId);
-      const built = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
+      const built = builtSearches(config).get(JSON.stringify(params), () =>
+        buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) }),
+      );
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const response = await run(built.request);
       const results = params.idsOnly ? toIds(response) : toItems(response, conditions);

@@ -393,6 +393,21 @@ describe('GET publications/search', () => {
       expect(response.body.results).toHaveLength(4);
     });
 
+    it('when the same query string comes under two versions, and again, then each version answers by its own rules every time', async () => {
+      for (let round = 0; round < 2; round++) {
+        const older = await api.withVersion('2025-11').get('publications/search?limit=2&after=abc');
+        expect(older.status).toBe(400);
+        expect(older.body.error_details.after).toMatch(/2026-01/);
+        const newer = await api.withVersion('2026-03').get('publications/search?limit=2&after=abc');
+        expect(newer.status).toBe(400);
+        expect(newer.body.error_details.after).not.toMatch(/2026-01/);
+        const bare = await api.withVersion('2025-11').get('publications/search?limit=2');
+        expect(Array.isArray(bare.body)).toBe(true);
+        const wrapped = await api.withVersion('2026-03').get('publications/search?limit=2');
+        expect(wrapped.body.results).toHaveLength(2);
+      }
+    });
+
     it('when another project searches, then none of these documents come back', async () => {
       const other = await createTestProject(app.ctx);
       await createPublishedDocument(app.ctx, other.projectId, { metadata: { title: 'Glacier elsewhere' } });

@@ -1,6 +1,8 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../context';
+import { BoundedCache } from '../../../domain/bounded-cache';
 import { parseOrThrow } from '../../../domain/validation';
+import { rawQueryString } from '../../query-params';
 import { publicationReads } from '../../../search/publication-reads';
 import { sendJsonItems } from '../../json-items';
 import { authenticate, requireScope } from '../../middleware/authenticate';
@@ -13,9 +15,14 @@ import { searchQuery } from './publications.schema';
 export function publicationsRoutes(router: Router, ctx: AppContext): void {
   const auth = authenticate(ctx.pool, ctx.config.auth);
   const reads = publicationReads(ctx);
+  // Widgets repeat the same query string many times a second: parse and validate each one once. A bad one
+  // throws and is not remembered.
+  const parsedQueries = new BoundedCache<string, ReturnType<typeof searchQuery>['_output']>(1000);
 
   router.get('/publications/search', ...auth, requireScope('public-api:read'), async (req, res) => {
-    const query = parseOrThrow(searchQuery(req.apiVersion), req.query);
+    const query = parsedQueries.get(`${req.apiVersion.label}?${rawQueryString(req.originalUrl)}`, () =>
+      Object.freeze(parseOrThrow(searchQuery(req.apiVersion), req.query)),
+    );
     const page = await reads.search(
       {
         projectId: req.auth.projectId,
