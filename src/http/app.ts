@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from '../context';
+import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
 import { renderErrors, unknownRoute } from './middleware/errors';
@@ -12,6 +13,7 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback');
+  app.set('etag', weakEtag);
   app.use(helmet());
   app.use(accessLog(ctx.logger));
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
