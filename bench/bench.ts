@@ -36,6 +36,34 @@ export const time = (name: string, ours: number, raw: number, unit = 'ms'): Benc
   ratio: round(raw / ours, 3),
 });
 
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * A rate measured in rounds, ours then raw back to back in each: the median of each side, and as the ratio
+ * the median of the rounds' own ratios. The two runs of a round share the machine's state (its other load
+ * comes and goes over minutes), so their ratio is steadier than one of two separately picked figures.
+ */
+export const pairedRate = (name: string, ours: number[], raw: number[], unit: string): BenchRow => ({
+  name,
+  ours: round(median(ours)),
+  raw: round(median(raw)),
+  unit,
+  ratio: round(median(ours.map((value, i) => value / raw[i]!)), 3),
+});
+
+/** pairedRate for times (lower is better): the ratio is the median of raw / ours per round. */
+export const pairedTime = (name: string, ours: number[], raw: number[], unit = 'ms'): BenchRow => ({
+  name,
+  ours: round(median(ours)),
+  raw: round(median(raw)),
+  unit,
+  ratio: round(median(ours.map((value, i) => raw[i]! / value)), 3),
+});
+
 export function round(value: number, digits = 1): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;

@@ -16,7 +16,19 @@ import { rebuildIndex } from '../src/search/index-manager';
 import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
 import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
 import { startWorkers } from '../workers/main';
-import { callApi, load, percentile, rate, sleep, time, type BenchRow, type LoadResult } from './bench';
+import {
+  callApi,
+  load,
+  median,
+  pairedRate,
+  pairedTime,
+  percentile,
+  rate,
+  sleep,
+  time,
+  type BenchRow,
+  type LoadResult,
+} from './bench';
 
 export interface SearchBenchOptions {
   documents?: number;
@@ -63,6 +75,13 @@ const CONFIG = {
 };
 
 const log = (message: string) => console.error(`bench search: ${message}`);
+
+/**
+ * Rebuild, search and export are measured in rounds of ours then raw, back to back; a row shows the median of
+ * each side and, as its ratio, the median of the rounds' ratios (see pairedRate). The cores are shared with
+ * whatever else the machine runs, and its speed drifts over minutes: single runs moved a list ratio by ±0.15.
+ */
+const ROUNDS = 3;
 
 /**
  * Search, export, publish lag and rebuild on a generated set of publications, each beside the plainest
@@ -147,8 +166,8 @@ async function seed(ctx: AppContext, projectId: number, channelId: number, count
  *
  * The seed writes rows straight into Postgres, so no search document has been stored yet: the first rebuild
  * builds and stores every one (reported as the cold figure), as the indexer would have when they were
- * published. The measured figure is a rebuild after that, the state a running installation is in. Raw and
- * that rebuild are each measured twice, alternately, and each side's better run counts.
+ * published. The measured figure is a rebuild after that, the state a running installation is in, in ROUNDS
+ * rounds of rebuild then raw load.
  */
 async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow[]> {
   const bodies: (object | string)[][] = [];
@@ -224,28 +243,22 @@ async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow
     return result.indexed / ((performance.now() - started) / 1000);
   };
 
-  log('raw bulk load');
-  const raw = [await rawLoad()];
   log('rebuild, cold (builds and stores every search document)');
   const cold = await rebuild();
-  log('rebuild');
-  const ours = [await rebuild()];
-  log('raw bulk load, again');
-  raw.push(await rawLoad());
-  log('rebuild, again');
-  ours.push(await rebuild());
+  const ours: number[] = [];
+  const raw: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`rebuild and raw bulk load, round ${round} of ${ROUNDS}`);
+    ours.push(await rebuild());
+    raw.push(await rawLoad());
+  }
   bodies.length = 0;
   return [
-    rate(
-      'rebuild (search documents stored by the indexer; best of 2)',
-      Math.max(...ours),
-      Math.max(...raw),
-      'docs/s',
-    ),
+    pairedRate('rebuild (search documents stored by the indexer)', ours, raw, 'docs/s'),
     rate(
       'rebuild, informational: cold (every search document built and stored)',
       cold,
-      Math.max(...raw),
+      median(raw),
       'docs/s',
     ),
   ];
@@ -333,35 +346,30 @@ async function searchRows(
     const rawCall = async () => {
       await ctx.search.search({ index: ctx.index.alias, ...request });
     };
-    // Warm both paths the same way (JIT, caches, connections), then measure each twice, alternately, for half
-    // the time; each side's better run counts (see exportRows).
+    // Warm both paths the same way (JIT, caches, connections), then measure ROUNDS rounds of ours then raw, each
+    // for half the time (see ROUNDS).
     // The API process is new; V8 needs a few seconds of load to optimise its hot paths (an API call costs
     // ~2.0 ms of API CPU in the first seconds, ~1.3 ms after), while Elasticsearch has been running all along.
     const warmUpMs = Math.min(3000, durationMs / 2);
     await load(warmUpMs, concurrency, ourCall);
     await load(warmUpMs, concurrency, rawCall);
     const runs: { ours: LoadResult[]; raw: LoadResult[] } = { ours: [], raw: [] };
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       runs.ours.push(await load(durationMs / 2, concurrency, ourCall));
       runs.raw.push(await load(durationMs / 2, concurrency, rawCall));
     }
-    const best = (results: LoadResult[]) => results.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
-    const ours = best(runs.ours);
-    const raw = best(runs.raw);
+    const throughput = (results: LoadResult[]) => results.map((result) => result.perSecond);
+    const at = (results: LoadResult[], p: number) => results.map((result) => percentile(result.latencies, p));
     rows.push(
-      rate(
-        `search ${widget.name} throughput (c=${concurrency}, best of 2)`,
-        ours.perSecond,
-        raw.perSecond,
+      pairedRate(
+        `search ${widget.name} throughput (c=${concurrency})`,
+        throughput(runs.ours),
+        throughput(runs.raw),
         'req/s',
       ),
     );
-    rows.push(
-      time(`search ${widget.name} p50`, percentile(ours.latencies, 50), percentile(raw.latencies, 50)),
-    );
-    rows.push(
-      time(`search ${widget.name} p99`, percentile(ours.latencies, 99), percentile(raw.latencies, 99)),
-    );
+    rows.push(pairedTime(`search ${widget.name} p50`, at(runs.ours, 50), at(runs.raw, 50)));
+    rows.push(pairedTime(`search ${widget.name} p99`, at(runs.ours, 99), at(runs.raw, 99)));
   }
   return rows;
 }
@@ -374,8 +382,7 @@ async function searchRows(
  * over the same ranges with the same page size, sort and `_source`, straight from Elasticsearch; plus, for
  * information, one dump in pages of 1000.
  *
- * Both paths are warmed on the first tenth of the ids, then measured twice, alternately; each side's better
- * run counts, so a burst of noise from a neighbour on these shared cores hurts neither side's figure.
+ * Both paths are warmed on the first tenth of the ids, then measured in ROUNDS rounds of ours then raw (see ROUNDS).
  */
 async function exportRows(
   ctx: AppContext,
@@ -472,7 +479,7 @@ async function exportRows(
   await rawExport(min, warmEnd);
   const ours: number[] = [];
   const raw: number[] = [];
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     ours.push(await measure('our', () => ourExport(min, max)));
     raw.push(await measure('raw', () => rawExport(min, max)));
   }
@@ -480,18 +487,13 @@ async function exportRows(
   const rawBigPages = await measure('raw big-page', () => dump(1000, [], [{ documentId: { order: 'asc' } }]));
 
   return [
-    rate(
-      'export (4 id-range pullers vs raw search_after, 100 per page, same ranges; best of 2)',
-      Math.max(...ours),
-      Math.max(...raw),
+    pairedRate(
+      'export (4 id-range pullers vs raw search_after, 100 per page, same ranges)',
+      ours,
+      raw,
       'docs/s',
     ),
-    rate(
-      'export, informational: vs one raw search_after dump, 1000 per page',
-      Math.max(...ours),
-      rawBigPages,
-      'docs/s',
-    ),
+    rate('export vs one raw search_after dump, 1000 per page', median(ours), rawBigPages, 'docs/s'),
   ];
 }
 
