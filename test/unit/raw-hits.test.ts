@@ -144,6 +144,21 @@ describe('readRawHits with a body key to look for', () => {
 });
 
 describe('JsonSkimmer.skipValue', () => {
+  it('when escapes sit anywhere in strings of any length (short ones are scanned differently), then the span is right', () => {
+    for (let length = 0; length <= 80; length++) {
+      for (const escape of ['\\"', '\\\\', '\\n']) {
+        for (let at = 0; at <= length; at++) {
+          const text = `${'a'.repeat(at)}${escape}${'b'.repeat(length - at)}`;
+          const json = `["${text}","next"]`;
+          const skimmer = new JsonSkimmer(Buffer.from(json));
+          const span = skimmer.skipValue();
+          expect(span.end).toBe(json.length);
+          expect(JSON.parse(json)).toEqual([JSON.parse(`"${text}"`), 'next']);
+        }
+      }
+    }
+  });
+
   it.each([
     ['"text"', '"text"'],
     ['-12.5e3,', '-12.5e3'],
