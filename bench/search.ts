@@ -379,7 +379,7 @@ async function searchRows(
  * chunks of 100 ids, so one page of the API's maximum size holds a whole chunk and no offset is needed (what
  * an exporter does with this API: deep offsets cost Elasticsearch a sort of every skipped hit, and a full
  * page would otherwise need one more request to find the end of the chunk). Raw: four search_after pullers
- * over the same ranges with the same page size, sort and `_source`, straight from Elasticsearch; plus, for
+ * over the same ranges with the same page size, sort, `_source` and versions, straight from Elasticsearch; plus, for
  * information, one dump in pages of 1000.
  *
  * Both paths are warmed on the first tenth of the ids, then measured in ROUNDS rounds of ours then raw (see ROUNDS).
@@ -457,6 +457,7 @@ async function exportRows(
         query: { bool: { filter: [{ term: { projectId } }, ...filter] } },
         sort,
         _source: source,
+        version: true,
         ...(searchAfter ? { search_after: searchAfter } : {}),
       });
       const hits = response.hits.hits;

@@ -9,7 +9,7 @@ import {
 } from '../domain/component-conditions';
 import { BoundedCache } from '../domain/bounded-cache';
 import { walkComponents, type Content } from '../domain/content';
-import type { DocumentView } from '../domain/document-view';
+import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { encodeCursor } from '../domain/search-cursor';
@@ -22,7 +22,7 @@ import {
   type LatestPublicationsParams,
   type SearchParams,
 } from './query-builder';
-import { readRawHits, type RawHits } from './raw-hits';
+import { readRawHits, type RawHit, type RawHits } from './raw-hits';
 
 /** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
 function hasConditions(content: Content): boolean {
@@ -40,8 +40,18 @@ type Item = Partial<DocumentView>;
 /** One item of an answer, already serialised: the bytes of its JSON. */
 export type ItemJson = Buffer;
 
-export interface SearchPage {
-  results: ItemJson[];
+/**
+ * Items and a fingerprint that changes whenever their bytes could: the field selection, and for each hit its
+ * physical index, `_id` and `_version` (within one index a document's source changes only with a higher
+ * external version, and a rebuild makes a new index), or the item's own bytes where component conditions
+ * rewrote it. Hashing that instead of ~170 kB of answer makes the ETag cheap (see sendJsonItems).
+ */
+export interface Items {
+  items: ItemJson[];
+  fingerprint: string;
+}
+
+export interface SearchPage extends Items {
   total: number | undefined;
   cursor: string | null;
 }
@@ -84,46 +94,72 @@ export function publicationReads(ctx: AppContext) {
     return readRawHits(bytes, 'conditions');
   }
 
+  /** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
+  function identity(response: RawHits, hit: RawHit): string | undefined {
+    const { index, id, version } = hit;
+    if (!index || !id || version === undefined) return undefined;
+    const bytes = response.bytes;
+    return `${bytes.toString('latin1', index.start, index.end)}/${bytes.toString('latin1', id.start, id.end)}@${version}`;
+  }
+
   /** Each hit's stored body as it is, unless component conditions have something to remove from it. */
-  function toItems(response: RawHits, conditions: ConditionContext | null): ItemJson[] {
-    return response.hits.map((hit) => {
-      if (!hit.body) return EMPTY_ITEM;
+  function toItems(
+    response: RawHits,
+    conditions: ConditionContext | null,
+    fields: readonly ViewField[],
+  ): Items {
+    const parts = [fields.join(',')];
+    const items = response.hits.map((hit) => {
+      if (!hit.body) {
+        parts.push('{}');
+        return EMPTY_ITEM;
+      }
       const json = response.bytes.subarray(hit.body.start, hit.body.end);
-      if (!conditions || !hit.bodyHasKey) return json;
-      const item = JSON.parse(json.toString('utf8')) as Item;
-      if (!item.content || !hasConditions(item.content)) return json;
-      return Buffer.from(
-        JSON.stringify({ ...item, content: applyComponentConditions(item.content, conditions) }),
-      );
+      let item = json;
+      if (conditions && hit.bodyHasKey) {
+        const parsed = JSON.parse(json.toString('utf8')) as Item;
+        if (parsed.content && hasConditions(parsed.content)) {
+          item = Buffer.from(
+            JSON.stringify({ ...parsed, content: applyComponentConditions(parsed.content, conditions) }),
+          );
+        }
+      }
+      parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
+      return item;
     });
+    return { items, fingerprint: parts.join('\n') };
   }
 
   /** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */
-  function toIds(response: RawHits): ItemJson[] {
-    return response.hits.map((hit) => {
+  function toIds(response: RawHits): Items {
+    const parts = ['id'];
+    const items = response.hits.map((hit) => {
       const source = hit.source
         ? (JSON.parse(response.bytes.toString('utf8', hit.source.start, hit.source.end)) as {
             documentId?: number;
             projectId?: number;
           })
         : {};
-      return Buffer.from(
+      const item = Buffer.from(
         JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
       );
+      parts.push(identity(response, hit) ?? item.toString('latin1'));
+      return item;
     });
+    return { items, fingerprint: parts.join('\n') };
   }
 
   return {
     async latestPublications(
       params: Omit<LatestPublicationsParams, 'homepageDocumentId'> & { homepage: boolean },
       conditionQuery: ConditionQuery,
-    ): Promise<ItemJson[]> {
+    ): Promise<Items> {
       const config = await projectConfig(params.projectId);
       // Resolved before asking Elasticsearch, so a bad parameter is a 400 however many hits.
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
       const response = await run(buildLatestPublicationsRequest({ ...params, homepageDocumentId }));
-      return toItems(response, conditions);
+      return toItems(response, conditions, params.fields);
     },
 
     async search(
@@ -136,10 +172,13 @@ export function publicationReads(ctx: AppContext) {
       );
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
       const response = await run(built.request);
-      const results = params.idsOnly ? toIds(response) : toItems(response, conditions);
+      const { items, fingerprint } = params.idsOnly
+        ? toIds(response)
+        : toItems(response, conditions, params.fields);
       const full = params.limit > 0 && response.hits.length === params.limit;
       return {
-        results,
+        items,
+        fingerprint,
         total: response.total,
         cursor:
           full && response.lastSort

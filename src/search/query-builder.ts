@@ -72,6 +72,9 @@ export function buildLatestPublicationsRequest(params: LatestPublicationsParams)
     query: { bool: { filter } },
     sort: [{ lastPublicationDate: { order, missing: '_last' } }, { documentId: { order } }],
     _source: sourceFields(params.fields),
+    // Each hit's external version (the document's index_version): with its _id it names the stored body, which
+    // is what the answer's ETag is computed from (see publication-reads.ts).
+    version: true,
   };
 }
 
@@ -124,6 +127,7 @@ export function buildSearchRequest(params: SearchParams): BuiltSearch {
     query: { bool: { filter, ...(fullText ? { must: [fullText] } : {}) } },
     sort: sort.sort,
     _source: params.idsOnly ? ['documentId', 'projectId'] : sourceFields(params.fields),
+    version: true,
     ...(searchAfter ? { search_after: searchAfter } : {}),
   };
   return { request, sortSignature };

@@ -28,6 +28,10 @@ export interface Span {
 }
 
 export interface RawHit {
+  /** The hit's `_index` and `_id` (JSON strings, quotes included) and `_version` when the search asked for it. */
+  index: Span | undefined;
+  id: Span | undefined;
+  version: number | undefined;
   source: Span | undefined;
   body: Span | undefined;
   /** Whether the body has, at any depth, the key asked for with `readRawHits(bytes, key)`. */
@@ -230,7 +234,14 @@ export function readRawHits(bytes: Buffer, bodyKey?: string): RawHits {
         total = typeof value === 'number' ? value : value?.value;
       } else if (hitsKey === 'hits') {
         reader.forEachElement(() => {
-          const hit: RawHit = { source: undefined, body: undefined, bodyHasKey: false };
+          const hit: RawHit = {
+            index: undefined,
+            id: undefined,
+            version: undefined,
+            source: undefined,
+            body: undefined,
+            bodyHasKey: false,
+          };
           let sort: Span | undefined;
           reader.forEachEntry((hitKey) => {
             if (hitKey === '_source') {
@@ -247,6 +258,13 @@ export function readRawHits(bytes: Buffer, bodyKey?: string): RawHits {
               hit.source = { start, end: reader.position };
             } else if (hitKey === 'sort') {
               sort = reader.skipValue();
+            } else if (hitKey === '_index') {
+              hit.index = reader.skipValue();
+            } else if (hitKey === '_id') {
+              hit.id = reader.skipValue();
+            } else if (hitKey === '_version') {
+              const value = reader.parseValue();
+              hit.version = typeof value === 'number' ? value : undefined;
             } else {
               reader.skipValue();
             }

@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { createPublishedDocument, indexNow, republishDocument } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 
@@ -178,6 +178,7 @@ describe('GET documents/latestPublications and publications/search with awkward 
   let app: TestApp;
   let api: ReturnType<typeof apiClient>;
   let documentId: number;
+  let projectId: number;
   // Quotes, backslashes, brackets, the word "conditions" in quotes, and text outside ASCII: the answer copies
   // stored JSON bytes, so this is where a mistake in finding where one body ends would show.
   const metadata = { title: 'Er sagte: "}]{[" \\ "conditions": \\" — Zürich 東京 🎉' };
@@ -193,7 +194,7 @@ describe('GET documents/latestPublications and publications/search with awkward 
 
   beforeAll(async () => {
     app = await startTestApp();
-    const { projectId } = await createTestProject(app.ctx);
+    projectId = (await createTestProject(app.ctx)).projectId;
     api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
     documentId = (await createPublishedDocument(app.ctx, projectId, { metadata, content })).documentId;
     await indexNow(app.ctx, projectId, [documentId]);
@@ -222,6 +223,27 @@ describe('GET documents/latestPublications and publications/search with awkward 
       expect(response.body.results[0].metadata).toEqual(metadata);
       expect(response.body.results[0].content).toEqual([content[0]]);
     }
+  });
+
+  it('when what a list would hold changes (a republish, other fields, another version, other conditions), then its ETag changes too', async () => {
+    const etagOf = async (path: string, version = '2026-03') =>
+      (await api.withVersion(version).get(path)).headers.get('etag');
+    for (const path of ['documents/latestPublications', 'publications/search']) {
+      const before = await etagOf(path);
+      expect(await etagOf(path)).toBe(before);
+      expect(await etagOf(`${path}?fields=systemdata`)).not.toBe(before);
+      expect(await etagOf(path, '2025-11')).not.toBe(before);
+      expect(await etagOf(`${path}?ignoreComponentConditions=true`)).not.toBe(before);
+    }
+    const listBefore = await etagOf('documents/latestPublications');
+    const searchBefore = await etagOf('publications/search');
+    await republishDocument(app.ctx, projectId, documentId, {
+      ...metadata,
+      title: `${metadata.title} (updated)`,
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    expect(await etagOf('documents/latestPublications')).not.toBe(listBefore);
+    expect(await etagOf('publications/search')).not.toBe(searchBefore);
   });
 
   it('when the same list is asked for again, then the ETag is the same and If-None-Match gets 304', async () => {

@@ -22,7 +22,7 @@ export function latestPublicationsRoutes(router: Router, ctx: AppContext): void 
       (req.apiVersion.isV1
         ? ['systemdata', 'metadata', 'content']
         : ['systemdata', 'metadata', 'content', 'references']);
-    const results = await reads.latestPublications(
+    const answer = await reads.latestPublications(
       {
         projectId: req.auth.projectId,
         fields,
@@ -46,6 +46,6 @@ export function latestPublicationsRoutes(router: Router, ctx: AppContext): void 
         componentConditions: query.componentConditions,
       },
     );
-    sendJsonItems(res, results, req.apiVersion.wrapsLists ? {} : undefined);
+    sendJsonItems(res, answer, req.apiVersion.wrapsLists ? {} : undefined);
   });
 }

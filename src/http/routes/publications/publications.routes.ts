@@ -50,7 +50,7 @@ export function publicationsRoutes(router: Router, ctx: AppContext): void {
     );
     sendJsonItems(
       res,
-      page.results,
+      page,
       req.apiVersion.wrapsLists ? { total: page.total, cursor: page.cursor } : undefined,
     );
   });
