@@ -11,7 +11,7 @@ import { documentQueries } from '../src/db/queries/documents';
 import { indexSourceQueries, type DocumentKey } from '../src/db/queries/index-sources';
 import { indexedMetadataFields, ProjectConfigSchema } from '../src/domain/project-config';
 import { searchDocumentId } from '../src/search/document-builder';
-import { publicationsIndexDefinition } from '../src/search/index-aliases';
+import { bulkLoadSettings, publicationsIndexDefinition } from '../src/search/index-aliases';
 import { rebuildIndex } from '../src/search/index-manager';
 import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
 import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
@@ -195,24 +195,13 @@ async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow
     const last = page[page.length - 1]!;
     after = { projectId: last.projectId, documentId: last.documentId };
   }
-  const { settings, mappings } = publicationsIndexDefinition();
+  const { mappings } = publicationsIndexDefinition();
   const scratch = `${ctx.index.alias}-rawload`;
 
   const rawLoad = async (): Promise<number> => {
     await ctx.search.indices.delete({ index: scratch }, { ignore: [404] });
     const started = performance.now();
-    await ctx.search.indices.create({
-      index: scratch,
-      settings: {
-        index: {
-          ...settings.index,
-          refresh_interval: '-1',
-          number_of_replicas: 0,
-          auto_expand_replicas: 'false',
-        },
-      },
-      mappings,
-    });
+    await ctx.search.indices.create({ index: scratch, settings: bulkLoadSettings(), mappings });
     let next = 0;
     await Promise.all(
       [0, 1].map(async () => {

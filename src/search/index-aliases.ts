@@ -19,6 +19,22 @@ export function publicationsIndexDefinition(): IndexDefinition {
   return definition;
 }
 
+/**
+ * The definition's settings for an index being bulk-loaded before anyone searches it: no refresh and no
+ * replicas until the load is done (a rebuild restores both before the swap).
+ */
+export function bulkLoadSettings(): { index: Record<string, unknown> } {
+  const { settings } = publicationsIndexDefinition();
+  return {
+    index: {
+      ...settings.index,
+      refresh_interval: '-1',
+      number_of_replicas: 0,
+      auto_expand_replicas: 'false',
+    },
+  };
+}
+
 /** The alias a rebuild puts on its target index, so live writes reach it before the swap. */
 export function rebuildingAlias(index: PublicationsIndex): string {
   return `${index.alias}-rebuilding`;

@@ -7,6 +7,7 @@ import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import { bulkWrite, indexDocuments, operationsFor, storeBuilt, type IndexOperation } from './indexer';
 import {
+  bulkLoadSettings,
   ensurePublicationsIndex,
   indicesBehind,
   publicationsIndexDefinition,
@@ -54,14 +55,7 @@ export async function rebuildIndex(
   const target = index.newPhysicalName();
   await search.indices.create({
     index: target,
-    settings: {
-      index: {
-        ...settings.index,
-        refresh_interval: '-1',
-        number_of_replicas: 0,
-        auto_expand_replicas: 'false',
-      },
-    },
+    settings: bulkLoadSettings(),
     mappings,
     aliases: { [rebuildingAlias(index)]: {} },
   });
