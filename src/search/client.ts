@@ -1,4 +1,4 @@
-import { Client, errors, type estypes } from '@elastic/elasticsearch';
+import { Client, errors } from '@elastic/elasticsearch';
 
 export type SearchClient = Client;
 
@@ -7,22 +7,26 @@ export function createSearchClient(url: string): SearchClient {
 }
 
 /**
- * A search whose answer stays bytes (see raw-hits.ts for why). An error status still throws the client's
- * ResponseError, with the parsed error body, as a plain `search` would.
+ * A search whose answer stays bytes (see raw-hits.ts for why), sent as an already serialised body so a
+ * repeated search is not serialised again. An error status still throws the client's ResponseError, with the
+ * parsed error body, as a plain `search` would.
  */
-export async function searchBytes(search: SearchClient, request: estypes.SearchRequest): Promise<Buffer> {
-  const response = await search.search(request, { asStream: true, meta: true });
+export async function searchBytes(search: SearchClient, index: string, body: string): Promise<Buffer> {
+  const response = await search.transport.request(
+    { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body },
+    { asStream: true, meta: true, headers: { 'content-type': 'application/json' } },
+  );
   const chunks: Buffer[] = [];
-  for await (const chunk of response.body as unknown as AsyncIterable<Buffer>) chunks.push(chunk);
+  for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);
   if (response.statusCode !== null && response.statusCode >= 400) {
-    let body: unknown = bytes.toString('utf8');
+    let parsed: unknown = bytes.toString('utf8');
     try {
-      body = JSON.parse(bytes.toString('utf8'));
+      parsed = JSON.parse(bytes.toString('utf8'));
     } catch {
       // Not JSON: keep the text.
     }
-    throw new errors.ResponseError({ ...response, body });
+    throw new errors.ResponseError({ ...response, body: parsed });
   }
   return bytes;
 }
