@@ -107,6 +107,11 @@ export async function bulkWrite(
   let pending = targets.flatMap((index) => operations.map((operation) => ({ index, operation })));
   const rejected = new Map<string, { key: DocumentKey; reason: string }>();
   let written = 0;
+  const outcome = (retryable: DocumentKey[]): BulkOutcome => ({
+    written,
+    rejected: [...rejected.values()],
+    retryable,
+  });
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     const body: unknown[] = [];
     for (const { index, operation } of pending) {
@@ -129,13 +134,7 @@ export async function bulkWrite(
     } catch (error) {
       const status = statusOf(error);
       if (status !== undefined && !isRetryableStatus(status)) throw error;
-      if (attempt >= attempts) {
-        return {
-          written,
-          rejected: [...rejected.values()],
-          retryable: uniqueKeys(pending.map((p) => p.operation.key)),
-        };
-      }
+      if (attempt >= attempts) return outcome(uniqueKeys(pending.map((p) => p.operation.key)));
       await sleep(baseDelay * 2 ** (attempt - 1));
       continue;
     }
@@ -164,17 +163,11 @@ export async function bulkWrite(
     });
     pending = retry;
     if (pending.length > 0) {
-      if (attempt >= attempts) {
-        return {
-          written,
-          rejected: [...rejected.values()],
-          retryable: uniqueKeys(pending.map((p) => p.operation.key)),
-        };
-      }
+      if (attempt >= attempts) return outcome(uniqueKeys(pending.map((p) => p.operation.key)));
       await sleep(baseDelay * 2 ** (attempt - 1));
     }
   }
-  return { written, rejected: [...rejected.values()], retryable: [] };
+  return outcome([]);
 }
 
 function uniqueKeys(keys: readonly DocumentKey[]): DocumentKey[] {
