@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Response } from 'express';
+import type { Items } from '../search/publication-reads';
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
@@ -7,20 +8,13 @@ const CLOSE = Buffer.from(']');
 const RESULTS = Buffer.from('{"results":');
 const END = Buffer.from('}');
 
-/** Items that are already JSON bytes (search/raw-hits.ts says why) and a fingerprint that names them all. */
-export interface JsonItems {
-  items: readonly Buffer[];
-  /** Changes whenever any item's bytes could (see Items in search/publication-reads.ts). */
-  fingerprint: string;
-}
-
 /**
- * Answers with the items as a bare array, or as `{"results": [...], ...rest}` when an envelope is given, with
- * the Content-Type `res.json` gives. The weak ETag hashes the fingerprint and the envelope instead of the
- * whole answer (up to ~170 kB for a page of 100): same guarantees, a fraction of the work; If-None-Match and
- * 304 work as for any other answer.
+ * Answers with items that are already JSON bytes (search/raw-hits.ts says why) as a bare array, or as
+ * `{"results": [...], ...rest}` when an envelope is given, with the Content-Type `res.json` gives. The weak
+ * ETag hashes the items' fingerprint and the envelope instead of the whole answer (up to ~170 kB for a page
+ * of 100): same guarantees, a fraction of the work; If-None-Match and 304 work as for any other answer.
  */
-export function sendJsonItems(res: Response, answer: JsonItems, envelope?: Record<string, unknown>): void {
+export function sendJsonItems(res: Response, answer: Items, envelope?: Record<string, unknown>): void {
   const parts: Buffer[] = envelope ? [RESULTS, OPEN] : [OPEN];
   answer.items.forEach((item, i) => {
     if (i > 0) parts.push(COMMA);
