@@ -256,7 +256,8 @@ async function rebuildRows(ctx: AppContext, documents: number): Promise<BenchRow
 async function startApi(port: number): Promise<ChildProcess> {
   // BENCH_API_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the API process under the bench's load.
   const nodeArgs = process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(resolve(__dirname, '../node_modules/.bin/tsx'), [...nodeArgs, 'src/main.ts'], {
+  // The compiled API, run as production runs it (`npm run bench` builds first).
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     cwd: resolve(__dirname, '..'),
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],

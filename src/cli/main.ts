@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { Command } from 'commander';
 import { clientCommands } from './commands/clients';
 import { demoCommand } from './commands/demo';

@@ -1,13 +1,12 @@
-import path from 'node:path';
 import { runner } from 'node-pg-migrate';
-
-export const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
+import { packagePath } from '../package-root';
 
 /** Applies every pending migration (timestamped SQL files, never edited after they land). */
 export async function migrate(databaseUrl: string, log: (message: string) => void = () => undefined) {
   const applied = await runner({
     databaseUrl,
-    dir: MIGRATIONS_DIR,
+    // The SQL files stay in src/ (the build compiles TypeScript only): found from the package root.
+    dir: packagePath('src', 'db', 'migrations'),
     direction: 'up',
     migrationsTable: 'pgmigrations',
     count: Infinity,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { estypes } from '@elastic/elasticsearch';
+import { packagePath } from '../package-root';
 import type { SearchClient } from './client';
 import type { PublicationsIndex } from './index-names';
 
@@ -14,7 +14,7 @@ let definition: IndexDefinition | undefined;
 
 export function publicationsIndexDefinition(): IndexDefinition {
   definition ??= JSON.parse(
-    readFileSync(resolve(__dirname, '../../index-mappings/publications.json'), 'utf8'),
+    readFileSync(packagePath('index-mappings', 'publications.json'), 'utf8'),
   ) as IndexDefinition;
   return definition;
 }

@@ -9,6 +9,13 @@ import { ensureDatabase, migrate } from '../../src/db/migrate';
  * otherwise the project's own scripts/services.sh (local Postgres, Elasticsearch from Maven Central).
  */
 export default async function globalSetup(): Promise<void> {
+  // Jest loads the ESM-only pg-boss and node-pg-migrate through its vm modules; only the test scripts set it.
+  if (!`${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`.includes('--experimental-vm-modules')) {
+    throw new Error(
+      'run the integration tests through npm (npm run test:integration -- <files>), or set ' +
+        'NODE_OPTIONS=--experimental-vm-modules: jest needs it to load pg-boss and node-pg-migrate',
+    );
+  }
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl && !process.env.ELASTICSEARCH_URL && dockerAnswers()) {
