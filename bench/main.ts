@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
@@ -62,6 +63,8 @@ async function prepare(): Promise<void> {
   process.env.DATABASE_URL = base.toString();
   process.env.ELASTICSEARCH_INDEX_PREFIX = BENCH_PREFIX;
   process.env.LOG_LEVEL ??= 'warn';
+  // The API process the bench starts refuses to run without a key; the bench signs its tokens with the same.
+  process.env.JWT_SECRET ??= randomBytes(32).toString('hex');
   await ensureDatabase(process.env.DATABASE_URL);
   await migrate(process.env.DATABASE_URL);
   const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command from a fresh clone to a running Broadsheet on a demo project: installs dependencies, starts
-# Postgres/Elasticsearch when missing, migrates, loads the demo content, creates a read/write token, then
-# runs the API and the workers until Ctrl-C.
+# Postgres/Elasticsearch when missing, builds, migrates, loads the demo content, creates a read/write token,
+# then runs the API and the workers until Ctrl-C. Everything runs as production does: plain `node` on the
+# compiled JavaScript in dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,8 +10,19 @@ bash scripts/ensure-installed.sh
 bash scripts/services.sh
 # Every step below runs on the Node version the project pins (node_modules/.bin/node).
 export PATH="$PWD/node_modules/.bin:$PATH"
+npm run -s build
 
-cli() { node_modules/.bin/tsx src/cli/main.ts "$@"; }
+# The API and the workers refuse to start without a secret. The demo makes one, once per clone, in a file git
+# ignores; the API, the workers and the CLI that signs the demo token all read it. A JWT_SECRET already in the
+# environment wins (node's --env-file never overrides a variable that is set).
+secrets=.broadsheet.env
+if [ ! -s "$secrets" ]; then
+  (umask 077 && node -e "console.log('JWT_SECRET=' + require('node:crypto').randomBytes(32).toString('hex'))" >"$secrets")
+  echo "broadsheet: wrote a new random JWT_SECRET to $secrets" >&2
+fi
+run() { node --env-file="$secrets" "$@"; }
+cli() { run dist/src/cli/main.js "$@"; }
+
 cli migrate
 cli demo
 token=$(cli client create --project demo --name "demo $(date -u +%FT%TZ)" \
@@ -18,11 +30,11 @@ token=$(cli client create --project demo --name "demo $(date -u +%FT%TZ)" \
 
 port="${PORT:-3000}"
 export PORT="$port"
-node_modules/.bin/tsx workers/main.ts &
+run dist/workers/main.js &
 workers=$!
 trap 'kill "$workers" 2>/dev/null || true' EXIT INT TERM
 
-node_modules/.bin/tsx src/main.ts &
+run dist/src/main.js &
 api=$!
 for _ in $(seq 1 100); do
   curl -fsS "http://127.0.0.1:${port}/api/2026-03/health" >/dev/null 2>&1 && break
@@ -39,6 +51,7 @@ ${token}
   Try:
   curl -H "Authorization: Bearer \$TOKEN" 'http://127.0.0.1:${port}/api/2026-03/publications/search?search=market&limit=3'
 
+  More tokens: node --env-file=${secrets} dist/src/cli/main.js client create --project demo --name me
 Ctrl-C stops the API and the workers.
 INFO
 wait "$api"

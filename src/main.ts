@@ -1,15 +1,23 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { server: true });
   const ctx = await createContext(config);
+  if (!config.auth.jwtSecretConfigured && !config.auth.jwksUrl) {
+    ctx.logger.warn(
+      'BROADSHEET_INSECURE_DEV_SECRET: no JWT_SECRET, only tokens signed by this process are accepted',
+    );
+  }
   const app = createApp(ctx);
   const server: Server = app.listen(config.http.port, config.http.host, () => {
-    ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${config.http.port}`);
+    // The bound port, not the configured one: PORT=0 picks a free port.
+    const { port } = server.address() as AddressInfo;
+    ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${port}`);
   });
 
   let stopping = false;

@@ -26,9 +26,7 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
 }
 
 async function main() {
-  const ctx = await createContext(loadConfig(), { supervise: true });
-  await startWorkers(ctx);
-  ctx.logger.info(`Broadsheet workers running: ${HANDLERS.map((h) => QUEUES[h.queue].name).join(', ')}`);
+  const ctx = await createContext(loadConfig(process.env, { server: true }), { supervise: true });
   const shutdown = () => {
     ctx.logger.info('workers shutting down: finishing active jobs');
     ctx.close().then(
@@ -36,8 +34,11 @@ async function main() {
       () => process.exit(1),
     );
   };
+  // Before saying "running": a SIGTERM that follows the line at once must find the handler in place.
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  await startWorkers(ctx);
+  ctx.logger.info(`Broadsheet workers running: ${HANDLERS.map((h) => QUEUES[h.queue].name).join(', ')}`);
 }
 
 if (require.main === module) {

@@ -19,7 +19,7 @@ export interface TestApp {
 export async function startTestApp(
   options: { workers?: boolean; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ ...process.env, ...options.env });
+  const config = loadConfig({ ...process.env, ...options.env }, { server: true });
   const ctx = await createContext(config);
   if (options.workers) await startWorkers(ctx);
   const app = createApp(ctx);

@@ -10,7 +10,9 @@ import { ensureDatabase, migrate } from '../../src/db/migrate';
  */
 export default async function globalSetup(): Promise<void> {
   // Jest loads the ESM-only pg-boss and node-pg-migrate through its vm modules; only the test scripts set it.
-  if (!`${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`.includes('--experimental-vm-modules')) {
+  if (
+    !`${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`.includes('--experimental-vm-modules')
+  ) {
     throw new Error(
       'run the integration tests through npm (npm run test:integration -- <files>), or set ' +
         'NODE_OPTIONS=--experimental-vm-modules: jest needs it to load pg-boss and node-pg-migrate',
@@ -35,8 +37,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.ELASTICSEARCH_URL ??= 'http://127.0.0.1:9200';
   process.env.ELASTICSEARCH_INDEX_PREFIX = `bs-test-${runId}`;
   process.env.LOG_LEVEL ??= 'silent';
-  process.env.NODE_ENV = 'test';
   process.env.BROADSHEET_TEST_RUN = runId;
+  // The run's own key: the app in-process, the CLI the tests spawn and the tokens they sign all use it.
+  process.env.JWT_SECRET = randomBytes(32).toString('hex');
 }
 
 function dockerAnswers(): boolean {

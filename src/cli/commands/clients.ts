@@ -25,6 +25,10 @@ export function clientCommands(program: Command): void {
     .option('-e, --expires-in <seconds>', 'token lifetime in seconds (default: no expiry)')
     .action(async (options: { project: string; name: string; scopes: string; expiresIn?: string }) => {
       await withContext(async (ctx) => {
+        if (!ctx.config.auth.jwtSecretConfigured) {
+          // Signed with a random key of this process, the token would verify nowhere.
+          throw new Error("JWT_SECRET is not set: set it to the API processes' JWT_SECRET to sign tokens");
+        }
         const projectId = await resolveProjectId(ctx, options.project);
         try {
           const { client, token } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
