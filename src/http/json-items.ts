@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Response } from 'express';
-import type { Items } from '../search/publication-reads';
+import type { Items } from '../reads/publications';
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');

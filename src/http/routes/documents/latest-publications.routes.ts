@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { AppContext } from '../../../context';
 import type { ViewField } from '../../../domain/document-view';
 import { parseOrThrow } from '../../../domain/validation';
-import { publicationReads } from '../../../search/publication-reads';
+import { publicationReads } from '../../../reads/publications';
 import { sendJsonItems } from '../../json-items';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { latestPublicationsQuery } from './latest-publications.schema';

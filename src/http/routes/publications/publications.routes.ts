@@ -3,7 +3,7 @@ import type { AppContext } from '../../../context';
 import { BoundedCache } from '../../../domain/bounded-cache';
 import { parseOrThrow } from '../../../domain/validation';
 import { rawQueryString } from '../../query-params';
-import { publicationReads } from '../../../search/publication-reads';
+import { publicationReads } from '../../../reads/publications';
 import { sendJsonItems } from '../../json-items';
 import { authenticate, requireScope } from '../../middleware/authenticate';
 import { searchQuery } from './publications.schema';

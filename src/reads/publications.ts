@@ -13,16 +13,16 @@ import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { encodeCursor } from '../domain/search-cursor';
-import { searchBytes } from './client';
-import { ensurePublicationsIndex } from './index-aliases';
+import { searchBytes } from '../search/client';
+import { ensurePublicationsIndex } from '../search/index-aliases';
 import {
   buildLatestPublicationsRequest,
   buildSearchRequest,
   type BuiltSearch,
   type LatestPublicationsParams,
   type SearchParams,
-} from './query-builder';
-import { readRawHits, type RawHit, type RawHits } from './raw-hits';
+} from '../search/query-builder';
+import { readRawHits, type RawHit, type RawHits } from '../search/raw-hits';
 
 /** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
 function hasConditions(content: Content): boolean {
