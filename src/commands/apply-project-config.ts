@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { withTransaction, type Pool } from '../db/pool';
-import { projectConfigQueries } from '../db/queries/project-config';
+import { categoryQueries } from '../db/queries/categories';
+import { channelQueries } from '../db/queries/channels';
+import { designQueries } from '../db/queries/designs';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { diffJson, escapePointerToken, type JsonPatch } from '../domain/json-diff';
@@ -54,10 +56,11 @@ export async function applyProjectConfig(
   if (!parsed.success) throw invalidConfig(schemaErrorsOf(parsed.error.issues));
   const next = parsed.data;
 
-  return withTransaction(pool, async (tx) => {
-    const configs = projectConfigQueries(tx);
-    const currentRevision = await configs.lockRevision(projectId);
-    const project = await projectQueries(tx).findById(projectId);
+  const result = await withTransaction<ApplyProjectConfigResult>(pool, async (tx) => {
+    const projects = projectQueries(tx);
+    const designs = designQueries(tx);
+    const currentRevision = await projects.lockRevision(projectId);
+    const project = await projects.findById(projectId);
     if (currentRevision === undefined || !project)
       throw AppError.notFound(`Project ${projectId} does not exist`);
     if (next.$baseRevision !== undefined && next.$baseRevision !== currentRevision) {
@@ -70,7 +73,7 @@ export async function applyProjectConfig(
     if (next.settings.handle !== project.handle) {
       problems.push({ pointer: '/settings/handle', message: `cannot be changed (is '${project.handle}')` });
     }
-    if (next.design && !(await configs.designExists(projectId, next.design.name, next.design.version))) {
+    if (next.design && !(await designs.exists(projectId, next.design.name, next.design.version))) {
       problems.push({
         pointer: '/design',
         message: `unknown design ${next.design.name}@${next.design.version} in this project`,
@@ -83,10 +86,13 @@ export async function applyProjectConfig(
     if (input.plan || patches.length === 0) {
       return { ok: true, plan: input.plan, patches, revisionNumber: currentRevision };
     }
-    const revisionNumber = await configs.storeRevision(projectId, stored);
-    await projectQueries(tx).replaceCategories(projectId, stored);
-    await configs.updateDefaultChannel(projectId, stored);
-    if (stored.design) await configs.makeDesignCurrent(projectId, stored.design.name, stored.design.version);
+    const revisionNumber = await projects.storeRevision(projectId, stored);
+    await categoryQueries(tx).replaceAll(projectId, stored);
+    await channelQueries(tx).updateDefault(projectId, stored);
+    if (stored.design) await designs.makeCurrent(projectId, stored.design.name, stored.design.version);
     return { ok: true, plan: false, patches, revisionNumber };
   });
+  // Committed: this process's caches drop the project's config at once.
+  if (!result.plan) pool.changes.emit('project', projectId);
+  return result;
 }

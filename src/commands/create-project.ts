@@ -1,6 +1,8 @@
 import { withTransaction, type Pool } from '../db/pool';
-import { projectQueries } from '../db/queries/projects';
+import { categoryQueries } from '../db/queries/categories';
+import { channelQueries } from '../db/queries/channels';
 import { designQueries } from '../db/queries/designs';
+import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { ProjectConfigSchema } from '../domain/project-config';
 import type { Design } from '../domain/design';
@@ -25,7 +27,7 @@ export async function createProject(pool: Pool, input: CreateProjectInput) {
       name: input.name ?? config.settings.label ?? config.settings.handle,
       config,
     });
-    const channelId = await projects.insertChannel({
+    const channelId = await channelQueries(tx).insert({
       projectId,
       handle: 'web',
       label: 'Web',
@@ -34,7 +36,7 @@ export async function createProject(pool: Pool, input: CreateProjectInput) {
       contentTypes: config.contentTypes.map((type) => type.handle),
       isDefault: true,
     });
-    await projects.replaceCategories(projectId, config);
+    await categoryQueries(tx).replaceAll(projectId, config);
     const designs = designQueries(tx);
     for (const design of input.designs ?? []) {
       const current = design.name === config.design?.name && design.version === config.design.version;

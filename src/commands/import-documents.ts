@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '../db/pool';
 import { designQueries } from '../db/queries/designs';
-import { documentImportQueries, type ImportedDraft } from '../db/queries/document-imports';
-import { documentQueries } from '../db/queries/documents';
+import { documentReferenceQueries } from '../db/queries/document-references';
+import { documentQueries, type ImportedDraft } from '../db/queries/documents';
 import { importJobQueries, type ImportJobRow } from '../db/queries/import-jobs';
 import { projectQueries, type ProjectRow } from '../db/queries/projects';
 import { ApiVersion } from '../domain/api-versions';
@@ -167,7 +167,6 @@ async function importOne(
   try {
     const draft = await prepareDraft(project, designs, version, document);
     return await withTransaction(deps.pool, async (tx) => {
-      const imports = documentImportQueries(tx);
       const documents = documentQueries(tx);
       let existing;
       if (document.documentId !== undefined) {
@@ -175,20 +174,20 @@ async function importOne(
         if (!existing)
           throw new ImportFailure(`document ${document.documentId} does not exist in this project`);
       } else {
-        existing = await imports.findByExternalIdForUpdate(project.id, systemName, document.id);
+        existing = await documents.findByExternalIdForUpdate(project.id, systemName, document.id);
       }
       let documentId: number;
       if (existing) {
         documentId = existing.id;
-        await imports.update(documentId, { ...draft, channelId: existing.channelId });
+        await documents.replaceImportedDraft(documentId, { ...draft, channelId: existing.channelId });
       } else {
-        documentId = await imports.insert(draft, systemName, document.id);
+        documentId = await documents.insertImported(draft, systemName, document.id);
       }
       const references = extractReferences(draft.metadata, draft.content);
-      await documents.replaceReferences(project.id, documentId, 'draft', references.rows);
+      await documentReferenceQueries(tx).replace(project.id, documentId, 'draft', references.rows);
 
       const dates = document.publishControl ?? {};
-      await imports.setPublicationDates(project.id, documentId, {
+      await documents.setPublicationDates(project.id, documentId, {
         firstPublicationDate: dates.firstPublicationDate,
         significantPublicationDate: dates.significantPublicationDate,
         visiblePublicationDateOverride: dates.visiblePublicationDateOverride,
@@ -204,7 +203,7 @@ async function importOne(
       }
       // After publishing, which sets lastPublicationDate to now: the imported date wins.
       if (dates.lastPublicationDate) {
-        await imports.setPublicationDates(project.id, documentId, {
+        await documents.setPublicationDates(project.id, documentId, {
           lastPublicationDate: dates.lastPublicationDate,
         });
       }

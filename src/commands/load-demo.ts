@@ -1,6 +1,7 @@
 import { withTransaction } from '../db/pool';
-import { demoContentQueries } from '../db/queries/demo-content';
 import { designQueries } from '../db/queries/designs';
+import { documentListQueries } from '../db/queries/document-lists';
+import { mediaQueries } from '../db/queries/media';
 import { projectQueries } from '../db/queries/projects';
 import { ApiVersion } from '../domain/api-versions';
 import type { ImportDocument, ImportLog } from '../domain/import-request';
@@ -59,7 +60,7 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
   await withTransaction(deps.pool, async (tx) => {
     for (const item of media) {
       const bytes = solidPng(8, 8, item.rgb);
-      await demoContentQueries(tx).upsertMediaEntry({
+      await mediaQueries(tx).upsertImage({
         projectId,
         id: item.id,
         systemName: DEMO_SYSTEM,
@@ -130,7 +131,7 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
     { name: 'Weekend reads', ids: random.sample(articleIds, 10) },
   ];
   await withTransaction(deps.pool, async (tx) => {
-    for (const list of lists) await demoContentQueries(tx).replaceList(projectId, list.name, list.ids);
+    for (const list of lists) await documentListQueries(tx).replace(projectId, list.name, list.ids);
   });
 
   const languages: Record<string, number> = {};

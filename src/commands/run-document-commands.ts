@@ -1,4 +1,6 @@
 import { withTransaction, type Pool, type Transaction } from '../db/pool';
+import { documentCommandTransactionQueries } from '../db/queries/document-command-transactions';
+import { documentReferenceQueries } from '../db/queries/document-references';
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
 import {
   embargoBlocksPublish,
@@ -78,45 +80,31 @@ export async function runDocumentCommands(
     const publishSchedule = normalise(outcome.publishSchedule);
     const unpublishSchedule = normalise(outcome.unpublishSchedule);
     const preserveUpdatedAt = input.request.preserveUpdatedAt ?? false;
-    await tx.query(
-      `UPDATE documents SET
-         metadata = $3, content = $4, version = version + 1,
-         updated_at = CASE WHEN $5 THEN updated_at ELSE $6 END,
-         embargo_set = $7, embargo_reason = $8, embargo_until = $9,
-         publish_schedule_at = $10, unpublish_schedule_at = $11
-       WHERE project_id = $1 AND id = $2`,
-      [
-        row.projectId,
-        row.id,
-        JSON.stringify(outcome.metadata),
-        JSON.stringify(outcome.content),
-        preserveUpdatedAt,
-        input.now,
-        outcome.embargo !== null,
-        outcome.embargo?.reason ?? null,
-        normalise(outcome.embargo?.until ?? null),
-        publishSchedule,
-        unpublishSchedule,
-      ],
-    );
-    await tx.query(
-      `INSERT INTO document_command_transactions (project_id, document_id, client_id, version_before, version_after,
-         commands, preconditions, preserve_updated_at, created_at)
-       VALUES ($1, $2, $3, $4, $4 + 1, $5, $6, $7, $8)`,
-      [
-        row.projectId,
-        row.id,
-        input.clientId ?? null,
-        row.version,
-        JSON.stringify(input.request.commands),
-        JSON.stringify(input.request.preconditions ?? []),
-        preserveUpdatedAt,
-        input.now,
-      ],
-    );
+    await documents.saveCommandedDraft(row.projectId, row.id, {
+      metadata: outcome.metadata,
+      content: outcome.content,
+      preserveUpdatedAt,
+      now: input.now,
+      embargo: outcome.embargo && {
+        reason: outcome.embargo.reason,
+        until: normalise(outcome.embargo.until),
+      },
+      publishSchedule,
+      unpublishSchedule,
+    });
+    await documentCommandTransactionQueries(tx).insert({
+      projectId: row.projectId,
+      documentId: row.id,
+      clientId: input.clientId ?? null,
+      versionBefore: row.version,
+      commands: input.request.commands,
+      preconditions: input.request.preconditions ?? [],
+      preserveUpdatedAt,
+      createdAt: input.now,
+    });
     if (outcome.draftChanged) {
       const references = extractReferences(outcome.metadata, outcome.content);
-      await documents.replaceReferences(row.projectId, row.id, 'draft', references.rows);
+      await documentReferenceQueries(tx).replace(row.projectId, row.id, 'draft', references.rows);
     }
     await scheduleJobs(tx, boss, row, state, publishSchedule, unpublishSchedule);
 

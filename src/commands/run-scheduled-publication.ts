@@ -24,17 +24,14 @@ export async function runScheduledPublish(
   now: Date,
 ): Promise<ScheduledOutcome> {
   return withTransaction(pool, async (tx) => {
-    const row = await documentQueries(tx).findByIdForUpdate(job.projectId, job.documentId);
+    const documents = documentQueries(tx);
+    const row = await documents.findByIdForUpdate(job.projectId, job.documentId);
     if (row === undefined || !sameInstant(row.publishScheduleAt, job.at)) return 'skipped';
 
     const { embargo } = toDraftState(row);
     if (embargoBlocksPublish(embargo, now)) {
       const until = embargo?.until ?? null;
-      await tx.query('UPDATE documents SET publish_schedule_at = $3 WHERE project_id = $1 AND id = $2', [
-        row.projectId,
-        row.id,
-        until,
-      ]);
+      await documents.setPublishSchedule(row.projectId, row.id, until);
       if (until === null) return 'skipped';
       await enqueue(
         boss,
@@ -46,10 +43,7 @@ export async function runScheduledPublish(
       return 'postponed';
     }
 
-    await tx.query('UPDATE documents SET publish_schedule_at = NULL WHERE project_id = $1 AND id = $2', [
-      row.projectId,
-      row.id,
-    ]);
+    await documents.setPublishSchedule(row.projectId, row.id, null);
     await publishDocument(tx, boss, row, { now });
     return 'published';
   });
@@ -63,12 +57,10 @@ export async function runScheduledUnpublish(
   now: Date,
 ): Promise<ScheduledOutcome> {
   return withTransaction(pool, async (tx) => {
-    const row = await documentQueries(tx).findByIdForUpdate(job.projectId, job.documentId);
+    const documents = documentQueries(tx);
+    const row = await documents.findByIdForUpdate(job.projectId, job.documentId);
     if (row === undefined || !sameInstant(row.unpublishScheduleAt, job.at)) return 'skipped';
-    await tx.query('UPDATE documents SET unpublish_schedule_at = NULL WHERE project_id = $1 AND id = $2', [
-      row.projectId,
-      row.id,
-    ]);
+    await documents.clearUnpublishSchedule(row.projectId, row.id);
     if (row.latestPublicationId === null) return 'skipped';
     await unpublishDocument(tx, boss, row, now);
     return 'unpublished';

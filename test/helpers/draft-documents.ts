@@ -1,6 +1,7 @@
 import { publishDocument } from '../../src/commands/publish-document';
 import type { AppContext } from '../../src/context';
 import { withTransaction } from '../../src/db/pool';
+import { documentReferenceQueries } from '../../src/db/queries/document-references';
 import { documentQueries, type DocumentRow } from '../../src/db/queries/documents';
 import type { Content, Metadata } from '../../src/domain/content';
 import { extractReferences } from '../../src/domain/references';
@@ -64,9 +65,9 @@ export async function createDraftDocument(ctx: AppContext, input: DraftDocumentI
     ],
   );
   const id = result.rows[0]!.id;
-  const documents = documentQueries(ctx.pool);
-  await documents.replaceReferences(input.projectId, id, 'draft', extractReferences(metadata, content).rows);
-  return (await documents.findById(input.projectId, id))!;
+  const references = extractReferences(metadata, content).rows;
+  await documentReferenceQueries(ctx.pool).replace(input.projectId, id, 'draft', references);
+  return (await documentQueries(ctx.pool).findById(input.projectId, id))!;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Design } from '../../domain/design';
 import type { Queryable } from '../pool';
 
+/** The one writer of `designs`. */
 export function designQueries(db: Queryable) {
   return {
     async insert(projectId: number, design: Design, current: boolean): Promise<void> {
@@ -27,6 +28,24 @@ export function designQueries(db: Queryable) {
         [projectId, version, name ?? null],
       );
       return result.rows[0]?.definition;
+    },
+
+    async exists(projectId: number, name: string, version: string): Promise<boolean> {
+      const result = await db.query(
+        'SELECT 1 FROM designs WHERE project_id = $1 AND name = $2 AND version = $3',
+        [projectId, name, version],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async makeCurrent(projectId: number, name: string, version: string): Promise<void> {
+      await db.query('UPDATE designs SET is_current = false WHERE project_id = $1 AND is_current', [
+        projectId,
+      ]);
+      await db.query(
+        'UPDATE designs SET is_current = true WHERE project_id = $1 AND name = $2 AND version = $3',
+        [projectId, name, version],
+      );
     },
   };
 }

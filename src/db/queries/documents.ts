@@ -1,5 +1,4 @@
 import type { Content, Metadata } from '../../domain/content';
-import type { ReferenceRow } from '../../domain/references';
 import type { Queryable } from '../pool';
 
 /** A document row: its draft, its publication state and its publish control. */
@@ -46,6 +45,38 @@ export const DOCUMENT_COLUMNS = `d.id, d.project_id AS "projectId", d.channel_id
   d.publish_schedule_at AS "publishScheduleAt", d.unpublish_schedule_at AS "unpublishScheduleAt",
   d.index_version AS "indexVersion"`;
 
+/** The draft an import writes: everything the import body decides about a document. */
+export interface ImportedDraft {
+  projectId: number;
+  channelId: number;
+  documentType: string;
+  contentType: string;
+  designName: string | null;
+  designVersion: string | null;
+  metadata: Metadata;
+  content: Content;
+}
+
+export interface PublicationDates {
+  firstPublicationDate?: string | undefined;
+  significantPublicationDate?: string | undefined;
+  visiblePublicationDateOverride?: string | undefined;
+  lastPublicationDate?: string | undefined;
+}
+
+/** The draft and publish control a document commands request leaves behind (PATCH documents/{id}/commands). */
+export interface CommandedDraft {
+  metadata: Metadata;
+  content: Content;
+  /** Keep updated_at as it is (2026-03 `preserveUpdatedAt`) instead of setting it to `now`. */
+  preserveUpdatedAt: boolean;
+  now: Date;
+  embargo: { reason: string; until: string | null } | null;
+  publishSchedule: string | null;
+  unpublishSchedule: string | null;
+}
+
+/** The one writer of `documents`: drafts, publication state, publish control and the index version. */
 export function documentQueries(db: Queryable) {
   return {
     /** Another project's document is simply not found (never 403: existence does not leak). */
@@ -66,43 +97,149 @@ export function documentQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    /** Replaces the stored outgoing references of the document's draft or latest publication. */
-    async replaceReferences(
+    /** An imported document by (project, system name, external id), locked (supplement §10). */
+    async findByExternalIdForUpdate(
       projectId: number,
-      documentId: number,
-      sourceKind: 'draft' | 'publication',
-      rows: ReferenceRow[],
-    ): Promise<void> {
-      await db.query('DELETE FROM document_references WHERE source_document_id = $1 AND source_kind = $2', [
-        documentId,
-        sourceKind,
-      ]);
-      if (rows.length === 0) return;
+      systemName: string,
+      externalId: string,
+    ): Promise<DocumentRow | undefined> {
+      const result = await db.query<DocumentRow>(
+        `SELECT ${DOCUMENT_COLUMNS} FROM documents d
+         WHERE d.project_id = $1 AND d.system_name = $2 AND d.external_id = $3 FOR UPDATE`,
+        [projectId, systemName, externalId],
+      );
+      return result.rows[0];
+    },
+
+    async insertImported(draft: ImportedDraft, systemName: string, externalId: string): Promise<number> {
+      const result = await db.query<{ id: number }>(
+        `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version,
+           system_name, external_id, metadata, content)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+        [
+          draft.projectId,
+          draft.channelId,
+          draft.documentType,
+          draft.contentType,
+          draft.designName,
+          draft.designVersion,
+          systemName,
+          externalId,
+          JSON.stringify(draft.metadata),
+          JSON.stringify(draft.content),
+        ],
+      );
+      return result.rows[0]!.id;
+    },
+
+    /** Replaces the draft of an existing document with an imported one and bumps its version. */
+    async replaceImportedDraft(documentId: number, draft: ImportedDraft): Promise<void> {
       await db.query(
-        `INSERT INTO document_references (project_id, source_document_id, source_kind, target_type, target_id,
-           location, property_name, component_id, component_name, directive_name, service_name)
-         SELECT $1, $2, $3, r.target_type, r.target_id, r.location, r.property_name, r.component_id,
-           r.component_name, r.directive_name, r.service_name
-         FROM jsonb_to_recordset($4::jsonb) AS r(target_type text, target_id text, location text,
-           property_name text, component_id text, component_name text, directive_name text, service_name text)`,
+        `UPDATE documents SET document_type = $3, content_type = $4, design_name = $5, design_version = $6,
+           metadata = $7, content = $8, version = version + 1, updated_at = now()
+         WHERE project_id = $1 AND id = $2`,
+        [
+          draft.projectId,
+          documentId,
+          draft.documentType,
+          draft.contentType,
+          draft.designName,
+          draft.designVersion,
+          JSON.stringify(draft.metadata),
+          JSON.stringify(draft.content),
+        ],
+      );
+    },
+
+    /** Sets the publication dates an import names; the others stay as they are. */
+    async setPublicationDates(projectId: number, documentId: number, dates: PublicationDates): Promise<void> {
+      await db.query(
+        `UPDATE documents SET
+           first_publication_date = coalesce($3, first_publication_date),
+           significant_publication_date = coalesce($4, significant_publication_date),
+           visible_publication_date_override = coalesce($5, visible_publication_date_override),
+           last_publication_date = coalesce($6, last_publication_date)
+         WHERE project_id = $1 AND id = $2`,
         [
           projectId,
           documentId,
-          sourceKind,
-          JSON.stringify(
-            rows.map((row) => ({
-              target_type: row.targetType,
-              target_id: row.targetId,
-              location: row.location,
-              property_name: row.propertyName ?? null,
-              component_id: row.componentId ?? null,
-              component_name: row.componentName ?? null,
-              directive_name: row.directiveName ?? null,
-              service_name: row.serviceName ?? null,
-            })),
-          ),
+          dates.firstPublicationDate ?? null,
+          dates.significantPublicationDate ?? null,
+          dates.visiblePublicationDateOverride ?? null,
+          dates.lastPublicationDate ?? null,
         ],
       );
+    },
+
+    /** Stores what a commands request made of the draft: version + 1, exactly once per request. */
+    async saveCommandedDraft(projectId: number, documentId: number, draft: CommandedDraft): Promise<void> {
+      await db.query(
+        `UPDATE documents SET
+           metadata = $3, content = $4, version = version + 1,
+           updated_at = CASE WHEN $5 THEN updated_at ELSE $6 END,
+           embargo_set = $7, embargo_reason = $8, embargo_until = $9,
+           publish_schedule_at = $10, unpublish_schedule_at = $11
+         WHERE project_id = $1 AND id = $2`,
+        [
+          projectId,
+          documentId,
+          JSON.stringify(draft.metadata),
+          JSON.stringify(draft.content),
+          draft.preserveUpdatedAt,
+          draft.now,
+          draft.embargo !== null,
+          draft.embargo?.reason ?? null,
+          draft.embargo?.until ?? null,
+          draft.publishSchedule,
+          draft.unpublishSchedule,
+        ],
+      );
+    },
+
+    /**
+     * The document now has this publication: the publication dates move (lastPublicationDate to `now`, or to
+     * the kept updated_at with `preserveUpdatedAt`) and the index version grows.
+     */
+    async markPublished(
+      projectId: number,
+      documentId: number,
+      publication: { id: number; now: Date; preserveUpdatedAt: boolean },
+    ): Promise<void> {
+      await db.query(
+        `UPDATE documents SET
+           latest_publication_id = $3,
+           published_version = version,
+           first_publication_date = coalesce(first_publication_date, $4),
+           last_publication_date = CASE WHEN $5 THEN updated_at ELSE $4 END,
+           index_version = index_version + 1
+         WHERE project_id = $1 AND id = $2`,
+        [projectId, documentId, publication.id, publication.now, publication.preserveUpdatedAt],
+      );
+    },
+
+    async markUnpublished(projectId: number, documentId: number): Promise<void> {
+      await db.query(
+        `UPDATE documents SET latest_publication_id = NULL, published_version = NULL,
+           index_version = index_version + 1
+         WHERE project_id = $1 AND id = $2`,
+        [projectId, documentId],
+      );
+    },
+
+    /** Moves (or with null clears) the publish schedule. */
+    async setPublishSchedule(projectId: number, documentId: number, at: string | null): Promise<void> {
+      await db.query('UPDATE documents SET publish_schedule_at = $3 WHERE project_id = $1 AND id = $2', [
+        projectId,
+        documentId,
+        at,
+      ]);
+    },
+
+    async clearUnpublishSchedule(projectId: number, documentId: number): Promise<void> {
+      await db.query('UPDATE documents SET unpublish_schedule_at = NULL WHERE project_id = $1 AND id = $2', [
+        projectId,
+        documentId,
+      ]);
     },
   };
 }

@@ -21,6 +21,7 @@ function toProject(row: ProjectRow): ProjectRow {
   return { ...row, config: ProjectConfigSchema.parse(row.config) };
 }
 
+/** The one writer of `projects` and of their config history, `project_config_revisions`. */
 export function projectQueries(db: Queryable) {
   return {
     async findById(id: number): Promise<ProjectRow | undefined> {
@@ -46,49 +47,28 @@ export function projectQueries(db: Queryable) {
       return id;
     },
 
-    async insertChannel(channel: {
-      projectId: number;
-      handle: string;
-      label: string;
-      designName: string | null;
-      designVersion: string | null;
-      contentTypes: string[];
-      isDefault: boolean;
-    }): Promise<number> {
-      const result = await db.query<{ id: number }>(
-        `INSERT INTO channels (project_id, handle, label, design_name, design_version, content_types, is_default)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-        [
-          channel.projectId,
-          channel.handle,
-          channel.label,
-          channel.designName,
-          channel.designVersion,
-          channel.contentTypes,
-          channel.isDefault,
-        ],
+    /** Locks the project row so two applies of the same base revision serialise and the second sees a conflict. */
+    async lockRevision(projectId: number): Promise<number | undefined> {
+      const result = await db.query<{ revisionNumber: number }>(
+        'SELECT revision_number AS "revisionNumber" FROM projects WHERE id = $1 FOR UPDATE',
+        [projectId],
       );
-      return result.rows[0]!.id;
+      return result.rows[0]?.revisionNumber;
     },
 
-    /** Replaces the project's categories with those of its config (the config is their source). */
-    async replaceCategories(projectId: number, config: ProjectConfig): Promise<void> {
-      await db.query('DELETE FROM categories WHERE project_id = $1', [projectId]);
-      for (const [position, category] of config.categories.entries()) {
-        await db.query(
-          `INSERT INTO categories (project_id, id, label, path, parent_id, metadata, position)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [
-            projectId,
-            category.id,
-            category.label,
-            category.path,
-            category.parentId ?? null,
-            category.metadata ?? {},
-            position,
-          ],
-        );
-      }
+    /** Stores the config as the next revision and keeps its history row; returns the new revision number. */
+    async storeRevision(projectId: number, config: ProjectConfig): Promise<number> {
+      const result = await db.query<{ revisionNumber: number }>(
+        `UPDATE projects SET config = $2, revision_number = revision_number + 1, channel_mode = $3, updated_at = now()
+         WHERE id = $1 RETURNING revision_number AS "revisionNumber"`,
+        [projectId, config, config.settings.channelMode],
+      );
+      const revisionNumber = result.rows[0]!.revisionNumber;
+      await db.query(
+        'INSERT INTO project_config_revisions (project_id, revision_number, config) VALUES ($1, $2, $3)',
+        [projectId, revisionNumber, config],
+      );
+      return revisionNumber;
     },
   };
 }

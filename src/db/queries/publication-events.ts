@@ -27,9 +27,45 @@ export interface PublicationEventFilter {
 
 const OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+export interface NewPublicationEvent {
+  projectId: number;
+  channelId: number;
+  documentId: number;
+  documentType: string;
+  contentType: string;
+  eventType: 'publish' | 'unpublish' | 'update';
+  publicationId: number | null;
+  createdAt: Date;
+}
+
+/** The one writer of `publication_events`. */
 export function publicationEventQueries(db: Queryable) {
   return {
-    /** Events in id order; ids only grow and become visible in id order (see publish-document.ts). */
+    /**
+     * Appends an event inside the caller's transaction. Event ids must become visible in id order, or a reader
+     * paging by id.gt could skip an event whose transaction commits late: holding a per-project lock until
+     * commit makes id order commit order.
+     */
+    async insert(event: NewPublicationEvent): Promise<void> {
+      await db.query(`SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1)`, [event.projectId]);
+      await db.query(
+        `INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
+           event_type, publication_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          event.projectId,
+          event.channelId,
+          event.documentId,
+          event.documentType,
+          event.contentType,
+          event.eventType,
+          event.publicationId,
+          event.createdAt,
+        ],
+      );
+    },
+
+    /** Events in id order; ids only grow and become visible in id order (see insert). */
     async list(filter: PublicationEventFilter): Promise<PublicationEventRow[]> {
       const values: unknown[] = [filter.projectId];
       const where = ['e.project_id = $1'];
@@ -60,14 +96,6 @@ export function publicationEventQueries(db: Queryable) {
         values,
       );
       return result.rows;
-    },
-
-    async findChannelId(projectId: number, channelHandle: string): Promise<number | undefined> {
-      const result = await db.query<{ id: number }>(
-        'SELECT id FROM channels WHERE project_id = $1 AND handle = $2',
-        [projectId, channelHandle],
-      );
-      return result.rows[0]?.id;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import type { AppContext } from '../../../context';
+import { channelQueries } from '../../../db/queries/channels';
 import { publicationEventQueries } from '../../../db/queries/publication-events';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
@@ -20,7 +21,7 @@ export function publicationEventsRoutes(router: Router, ctx: AppContext): void {
     let channelId: number | undefined;
     if (req.params.channelHandle !== undefined) {
       const handle = String(req.params.channelHandle);
-      channelId = await events.findChannelId(projectId, handle);
+      channelId = await channelQueries(ctx.pool).findIdByHandle(projectId, handle);
       if (channelId === undefined) throw AppError.notFound(`Channel '${handle}' not found`);
     }
     const rows = await events.list({

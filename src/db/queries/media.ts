@@ -1,9 +1,10 @@
 import type { Queryable } from '../pool';
 
-/** Writes the demo loader needs beyond documents: media entries with their bytes, and document lists. */
-export function demoContentQueries(db: Queryable) {
+/** The one writer of `media_entries` and of their bytes, `media_blobs`. */
+export function mediaQueries(db: Queryable) {
   return {
-    async upsertMediaEntry(entry: {
+    /** Creates or updates an image entry with its bytes under the asset's key (the demo's media). */
+    async upsertImage(entry: {
       projectId: number;
       id: string;
       systemName: string;
@@ -31,22 +32,6 @@ export function demoContentQueries(db: Queryable) {
           JSON.stringify(entry.asset),
         ],
       );
-    },
-
-    /** Replaces the list of that name (so a re-run does not duplicate it) and fills it in editor order. */
-    async replaceList(projectId: number, name: string, documentIds: readonly number[]): Promise<number> {
-      await db.query('DELETE FROM document_lists WHERE project_id = $1 AND name = $2', [projectId, name]);
-      const result = await db.query<{ id: number }>(
-        'INSERT INTO document_lists (project_id, name) VALUES ($1, $2) RETURNING id',
-        [projectId, name],
-      );
-      const listId = result.rows[0]!.id;
-      await db.query(
-        `INSERT INTO document_list_items (list_id, document_id, position)
-         SELECT $1, document_id, position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(document_id, position)`,
-        [listId, documentIds],
-      );
-      return listId;
     },
   };
 }

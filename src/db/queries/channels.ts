@@ -1,0 +1,55 @@
+import type { ProjectConfig } from '../../domain/project-config';
+import type { Queryable } from '../pool';
+
+/** The one writer of `channels`. */
+export function channelQueries(db: Queryable) {
+  return {
+    async insert(channel: {
+      projectId: number;
+      handle: string;
+      label: string;
+      designName: string | null;
+      designVersion: string | null;
+      contentTypes: string[];
+      isDefault: boolean;
+    }): Promise<number> {
+      const result = await db.query<{ id: number }>(
+        `INSERT INTO channels (project_id, handle, label, design_name, design_version, content_types, is_default)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+        [
+          channel.projectId,
+          channel.handle,
+          channel.label,
+          channel.designName,
+          channel.designVersion,
+          channel.contentTypes,
+          channel.isDefault,
+        ],
+      );
+      return result.rows[0]!.id;
+    },
+
+    /** The default channel follows the config's design and content types. */
+    async updateDefault(projectId: number, config: ProjectConfig): Promise<void> {
+      await db.query(
+        `UPDATE channels SET design_name = coalesce($2, design_name), design_version = coalesce($3, design_version),
+           content_types = $4
+         WHERE project_id = $1 AND is_default`,
+        [
+          projectId,
+          config.design?.name ?? null,
+          config.design?.version ?? null,
+          config.contentTypes.map((type) => type.handle),
+        ],
+      );
+    },
+
+    async findIdByHandle(projectId: number, handle: string): Promise<number | undefined> {
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM channels WHERE project_id = $1 AND handle = $2',
+        [projectId, handle],
+      );
+      return result.rows[0]?.id;
+    },
+  };
+}
