@@ -2,6 +2,8 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
 import { searchDocumentQueries } from '../db/queries/search-documents';
+import type { Boss } from '../jobs/boss';
+import { QUEUES } from '../jobs/queues';
 import type { Logger } from '../logger';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
@@ -233,20 +235,18 @@ export async function indexStatus(deps: {
   db: Queryable;
   search: SearchClient;
   index: PublicationsIndex;
+  /** Without it, oldestPendingJobSeconds is null. */
+  boss?: Boss;
 }): Promise<IndexStatus> {
   const indices = await indicesBehind(deps.search, deps.index.alias);
   const rebuilding = await indicesBehind(deps.search, rebuildingAlias(deps.index));
   const indexedCount = indices.length > 0 ? (await deps.search.count({ index: deps.index.alias })).count : 0;
   const publishedCount = await indexSourceQueries(deps.db).countPublished();
-  const oldest = await deps.db
-    .query<{ seconds: number | null }>(
-      `SELECT extract(epoch FROM now() - min(created_on))::float AS seconds FROM pgboss.job
-       WHERE name = 'index-document' AND state IN ('created', 'retry', 'active')`,
-    )
-    .then(
-      (result) => result.rows[0]?.seconds ?? null,
-      () => null,
-    );
+  // pg-boss's API, not its tables: the oldest job still waiting to be indexed (findJobs is oldest first).
+  const [oldestJob] = deps.boss
+    ? await deps.boss.findJobs(QUEUES.indexDocument.name, { queued: true, limit: 1 }).catch(() => [])
+    : [];
+  const oldest = oldestJob ? (Date.now() - oldestJob.createdOn.getTime()) / 1000 : null;
   return {
     alias: deps.index.alias,
     indices,

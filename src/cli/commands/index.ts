@@ -79,7 +79,12 @@ export function indexCommands(program: Command): void {
     .description('Show the alias, its indices, document counts, indexing lag and queue depth')
     .action(async () => {
       await withContext(async (ctx) => {
-        const status = await indexStatus({ db: ctx.pool, search: ctx.search, index: ctx.index });
+        const status = await indexStatus({
+          db: ctx.pool,
+          search: ctx.search,
+          index: ctx.index,
+          boss: ctx.boss,
+        });
         const [queue] = await ctx.boss.getQueueStats('index-document').catch(() => []);
         console.log(
           JSON.stringify(
