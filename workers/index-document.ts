@@ -1,11 +1,10 @@
-import { loadConfig } from '../src/config';
 import { QUEUES } from '../src/jobs/queues';
 import { searchDocumentId } from '../src/search/document-builder';
 import { indexDocuments } from '../src/search/indexer';
 import type { QueueHandler } from './registry';
 
 /**
- * Outbox jobs of publish/unpublish → one bulk request per batch. Jobs whose document Elasticsearch rejects
+ * Outbox jobs of publish/unpublish → one bulk request per batch of `batchSize` (INDEXER_BATCH_SIZE). Jobs whose document Elasticsearch rejects
  * or keeps refusing (429/5xx after in-process backoff) are failed alone, so pg-boss retries just them;
  * the rest of the batch completes.
  */
@@ -35,6 +34,3 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
     },
   };
 }
-
-/** The registered handler; its batch size is the configured INDEXER_BATCH_SIZE. */
-export const indexDocumentQueueHandler = indexDocumentHandler(loadConfig().indexer.batchSize);

@@ -1,13 +1,14 @@
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
-import { HANDLERS } from './handlers';
+import { queueHandlers } from './handlers';
 import { checkHandlers } from './registry';
 
 /** Registers every queue handler on the context's pg-boss. Used by the worker process and by tests. */
-export async function startWorkers(ctx: AppContext): Promise<void> {
-  checkHandlers(HANDLERS);
-  for (const handler of HANDLERS) {
+export async function startWorkers(ctx: AppContext): Promise<string[]> {
+  const handlers = queueHandlers(ctx.config);
+  checkHandlers(handlers);
+  for (const handler of handlers) {
     const queue = QUEUES[handler.queue];
     await ctx.boss.work(
       queue.name,
@@ -23,6 +24,7 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
       },
     );
   }
+  return handlers.map((handler) => QUEUES[handler.queue].name);
 }
 
 async function main() {
@@ -37,8 +39,8 @@ async function main() {
   // Before saying "running": a SIGTERM that follows the line at once must find the handler in place.
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  await startWorkers(ctx);
-  ctx.logger.info(`Broadsheet workers running: ${HANDLERS.map((h) => QUEUES[h.queue].name).join(', ')}`);
+  const queues = await startWorkers(ctx);
+  ctx.logger.info(`Broadsheet workers running: ${queues.join(', ')}`);
 }
 
 if (require.main === module) {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { forgetApiClient } from '../db/api-client-cache';
 import type { Pool } from '../db/pool';
 import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
@@ -75,6 +74,8 @@ export function signClientToken(
 export async function revokeApiClient(pool: Pool, clientId: string) {
   const client = await apiClientQueries(pool).revoke(clientId);
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
-  forgetApiClient(pool, clientId);
+  // Other processes evict it when the trigger's notification arrives, milliseconds after the commit; this
+  // process must not serve even one more request from its cached entry.
+  pool.changes.emit('apiClient', clientId);
   return client;
 }

@@ -1,6 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { apiClientQueries, type ApiClientRow } from './queries/api-clients';
-import type { Queryable } from './pool';
+import type { Pool } from './pool';
 
 /** The channel a trigger on api_clients notifies with the client id on every update or delete. */
 export const API_CLIENTS_CHANNEL = 'broadsheet_api_clients';
@@ -15,39 +16,41 @@ export interface ApiClientLookup {
 }
 
 /**
- * A per-process cache of API clients in front of Postgres, for the lookup every authenticated request makes.
- * Revocation still takes effect at once in every process: each process LISTENs on one dedicated connection
- * and evicts a client when the trigger on api_clients notifies its id (at the revoking transaction's commit).
- * The cache is used only while that connection is listening; when it drops, everything is forgotten and
- * lookups go to Postgres until LISTEN is back. Expiry is still checked by the caller on every request.
+ * The process's cache of API clients in front of Postgres, for the lookup every authenticated request makes.
+ * Revocation still takes effect at once in every process: the cache LISTENs on one dedicated connection and
+ * evicts a client when the trigger on api_clients notifies its id (at the revoking transaction's commit), and
+ * a change this process made evicts at once (pool.changes). The cache is used only while that connection is
+ * listening; when it drops, everything is forgotten and lookups go to Postgres until LISTEN is back. Expiry is
+ * still checked by the caller on every request. It starts listening at the first lookup, so a process that
+ * authenticates nothing (workers, CLI) holds no extra connection.
  */
-class ListeningApiClientCache implements ApiClientLookup {
-  private readonly entries = new Map<string, { row: ApiClientRow; at: number }>();
+export class ApiClientCache implements ApiClientLookup {
+  private readonly entries = new LRUCache<string, ApiClientRow>({ max: MAX_ENTRIES, ttl: TTL_MS });
   /** Bumped by every notification and every lost connection: a read that raced one is not cached. */
   private generation = 0;
   private listener: pg.Client | undefined;
+  private started = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failures = 0;
   private closed = false;
+  private readonly onLocalChange = (id: string) => this.forget(id);
 
-  constructor(
-    private readonly db: Queryable,
-    private readonly connection: pg.ClientConfig,
-  ) {
-    void this.listen();
+  constructor(private readonly pool: Pool) {
+    pool.changes.on('apiClient', this.onLocalChange);
   }
 
   async findById(id: string): Promise<ApiClientRow | undefined> {
+    if (!this.started) {
+      this.started = true;
+      void this.listen();
+    }
     if (this.listener) {
       const cached = this.entries.get(id);
-      if (cached && Date.now() - cached.at < TTL_MS) return cached.row;
+      if (cached) return cached;
     }
     const generation = this.generation;
-    const row = await apiClientQueries(this.db).findById(id);
-    if (row && this.listener && generation === this.generation) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(id, { row, at: Date.now() });
-    }
+    const row = await apiClientQueries(this.pool).findById(id);
+    if (row && this.listener && generation === this.generation) this.entries.set(id, row);
     return row;
   }
 
@@ -59,6 +62,7 @@ class ListeningApiClientCache implements ApiClientLookup {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.pool.changes.off('apiClient', this.onLocalChange);
     clearTimeout(this.reconnectTimer);
     const listener = this.listener;
     this.forgetAll();
@@ -73,7 +77,7 @@ class ListeningApiClientCache implements ApiClientLookup {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ ...this.connection, keepAlive: true });
+    const client = new pg.Client({ ...this.pool.options, keepAlive: true });
     let lost = false;
     const onLost = () => {
       if (lost) return;
@@ -113,36 +117,4 @@ class ListeningApiClientCache implements ApiClientLookup {
     this.reconnectTimer = setTimeout(() => void this.listen(), delay);
     this.reconnectTimer.unref();
   }
-}
-
-const caches = new WeakMap<object, ListeningApiClientCache>();
-
-/**
- * The process's cache for this pool (one listener per pool however many route files authenticate), or the
- * plain query when `db` is not a pool (a transaction client has no connection settings to listen with).
- */
-export function apiClientLookup(db: Queryable): ApiClientLookup {
-  if (!(db instanceof pg.Pool)) return apiClientQueries(db);
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new ListeningApiClientCache(db, db.options);
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
-/**
- * Evicts a client this process just changed. Other processes evict it when the trigger's notification
- * arrives, milliseconds after the commit; this process must not serve a request from the old entry even
- * for that long, so that a revocation is refused by the very next request.
- */
-export function forgetApiClient(db: Queryable, id: string): void {
-  caches.get(db)?.forget(id);
-}
-
-/** Stops the pool's listener, if one was started; call before ending the pool. */
-export async function closeApiClientLookup(db: Queryable): Promise<void> {
-  const cache = caches.get(db);
-  caches.delete(db);
-  await cache?.close();
 }

@@ -3,11 +3,11 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressjwt, UnauthorizedError, type GetVerificationKey } from 'express-jwt';
 import jwksRsa from 'jwks-rsa';
 import type { Algorithm, JwtPayload } from 'jsonwebtoken';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../../domain/scopes';
-import { apiClientLookup } from '../../db/api-client-cache';
-import type { Queryable } from '../../db/pool';
+import type { ApiClientLookup } from '../../db/api-client-cache';
 
 export interface AuthOptions {
   jwtSecret: string;
@@ -29,8 +29,9 @@ const unauthorized = (message: string) => new AppError(401, { access_token: mess
 /**
  * Verifies the bearer JWT (HS256 with the server secret; RS256/ES256/EdDSA from the JWKS when configured),
  * then checks that its `jti` names a known, unrevoked API client of the token's project. Sets `req.auth`.
+ * Built once per process (src/context.ts): one verified-token cache and one JWKS client for every route.
  */
-export function authenticate(db: Queryable, options: AuthOptions): RequestHandler[] {
+export function authenticate(clients: ApiClientLookup, options: AuthOptions): RequestHandler[] {
   const jwks = options.jwksUrl
     ? jwksRsa.expressJwtSecret({ jwksUri: options.jwksUrl, cache: true, rateLimit: true })
     : undefined;
@@ -51,9 +52,7 @@ export function authenticate(db: Queryable, options: AuthOptions): RequestHandle
     requestProperty: 'jwt',
     ...(options.issuer ? { issuer: options.issuer } : {}),
   });
-  // Cached per process; a revocation evicts it in every process at commit (src/db/api-client-cache.ts).
-  const clients = apiClientLookup(db);
-
+  // `clients` is the process's cache; a revocation evicts it in every process at commit (api-client-cache.ts).
   const verified = new VerifiedTokens();
 
   const verifyToken: RequestHandler = (req, res, next) => {
@@ -109,28 +108,22 @@ function bearerToken(req: Request): string | undefined {
  */
 class VerifiedTokens {
   private static readonly TTL_MS = 60_000;
-  private static readonly MAX_ENTRIES = 10_000;
-  private readonly entries = new Map<string, { payload: JwtPayload; until: number }>();
+  private readonly entries = new LRUCache<string, JwtPayload>({ max: 10_000, ttl: VerifiedTokens.TTL_MS });
 
   get(token: string): JwtPayload | undefined {
-    const entry = this.entries.get(token);
-    if (!entry) return undefined;
-    if (entry.until <= Date.now()) {
+    const payload = this.entries.get(token);
+    if (payload && typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now()) {
       this.entries.delete(token);
       return undefined;
     }
-    return entry.payload;
+    return payload;
   }
 
   set(token: string, payload: JwtPayload): void {
-    const now = Date.now();
-    const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
-    // Oldest first: a Map iterates in insertion order.
-    if (this.entries.size >= VerifiedTokens.MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(token, { payload, until: Math.min(now + VerifiedTokens.TTL_MS, expires) });
+    const left = typeof payload.exp === 'number' ? payload.exp * 1000 - Date.now() : VerifiedTokens.TTL_MS;
+    // lru-cache reads a ttl of 0 as "forever": a token about to expire is simply not remembered.
+    if (left < 1000) return;
+    this.entries.set(token, payload, { ttl: Math.min(left, VerifiedTokens.TTL_MS) });
   }
 }
 

@@ -3,7 +3,7 @@ import type { AppContext } from '../../../context';
 import { designQueries } from '../../../db/queries/designs';
 import { AppError } from '../../../domain/errors';
 import type { Design } from '../../../domain/design';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 
 /** The design as the API shows it (supplement §8): every key present, empty where the design has none. */
 function designView(design: Design) {
@@ -26,7 +26,7 @@ function designView(design: Design) {
 
 /** GET design and GET design/{designVersion} (api-spec §4.5, §4.6). */
 export function designRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   router.get('/design', ...auth, requireScope('public-api:read'), async (req, res) => {
     const design = await designQueries(ctx.pool).findCurrent(req.auth.projectId);

@@ -2,13 +2,13 @@ import type { Router } from 'express';
 import type { AppContext } from '../../../context';
 import { addDeliveryStatus } from '../../../commands/add-delivery-status';
 import { parseOrThrow } from '../../../domain/validation';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { addDeliveryStatusBody } from './delivery-status.schema';
 import { documentIdParams } from './document-commands.schema';
 
 /** POST documents/{documentId}/addDeliveryStatus (api-spec §4.10): creates or updates a report. */
 export function deliveryStatusRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   router.post(
     '/documents/:documentId/addDeliveryStatus',

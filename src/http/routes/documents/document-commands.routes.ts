@@ -3,12 +3,12 @@ import type { AppContext } from '../../../context';
 import { runDocumentCommands } from '../../../commands/run-document-commands';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { documentIdParams } from './document-commands.schema';
 
 /** PATCH documents/{documentId}/commands (api-spec §4.11): every command in one transaction, 204 on success. */
 export function documentCommandsRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   router.patch(
     '/documents/:documentId/commands',

@@ -8,13 +8,13 @@ import { AppError } from '../../../domain/errors';
 import { conditionDefaults } from '../../../domain/project-config';
 import { renderRenditions } from '../../../domain/renditions';
 import { parseOrThrow } from '../../../domain/validation';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { documentIdParams } from './document-commands.schema';
 import { defaultViewFields, latestDraftQuery } from './latest-draft.schema';
 
 /** GET documents/{documentId}/latestDraft (api-spec §4.14): the draft as it is now, no publicationId. */
 export function latestDraftRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   router.get(
     '/documents/:documentId/latestDraft',

@@ -13,7 +13,7 @@ import { conditionDefaults } from '../../../domain/project-config';
 import { renderRenditions } from '../../../domain/renditions';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { documentIdParams } from './document-commands.schema';
 import {
   defaultViewFields,
@@ -26,7 +26,7 @@ import {
  * (only up to 2025-07). Unpublished, unknown and other projects' documents are 404.
  */
 export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   async function loadView(req: Request, documentId: number, query: ConditionQuery): Promise<DocumentView> {
     const { projectId } = req.auth;

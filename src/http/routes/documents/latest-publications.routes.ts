@@ -4,7 +4,7 @@ import type { ViewField } from '../../../domain/document-view';
 import { parseOrThrow } from '../../../domain/validation';
 import { publicationReads } from '../../../reads/publications';
 import { sendJsonItems } from '../../json-items';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { latestPublicationsQuery } from './latest-publications.schema';
 
 /**
@@ -12,7 +12,7 @@ import { latestPublicationsQuery } from './latest-publications.schema';
  * documents, newest first, answered from Elasticsearch alone. Registered before `/documents/:documentId`.
  */
 export function latestPublicationsRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
   const reads = publicationReads(ctx);
 
   router.get('/documents/latestPublications', ...auth, requireScope('public-api:read'), async (req, res) => {

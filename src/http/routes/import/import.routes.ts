@@ -4,12 +4,12 @@ import type { AppContext } from '../../../context';
 import { importJobQueries } from '../../../db/queries/import-jobs';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { ImportDocumentsBody, ImportStatusQuery } from './import.schema';
 
 /** POST import/documents and GET import/documents/status (supplement §10). */
 export function importRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   router.post('/import/documents', ...auth, requireScope('public-api:write'), async (req, res) => {
     const body = parseOrThrow(ImportDocumentsBody, req.body);

@@ -4,12 +4,12 @@ import type { AppContext } from '../../../context';
 import { projectQueries } from '../../../db/queries/projects';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { ApplyProjectConfigBody } from './project-config.schema';
 
 /** GET and POST projectConfig (api-spec §4.19, supplement §8). */
 export function projectConfigRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
 
   router.get('/projectConfig', ...auth, requireScope('public-api:config:read'), async (req, res) => {
     const project = await projectQueries(ctx.pool).findById(req.auth.projectId);

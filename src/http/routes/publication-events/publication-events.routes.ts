@@ -4,7 +4,7 @@ import { channelQueries } from '../../../db/queries/channels';
 import { publicationEventQueries } from '../../../db/queries/publication-events';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { publicationEventsQuery } from './publication-events.schema';
 
 /**
@@ -12,7 +12,7 @@ import { publicationEventsQuery } from './publication-events.schema';
  * unpublish events in id order, for clients that page with id.gt to stay in sync.
  */
 export function publicationEventsRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
   const events = publicationEventQueries(ctx.pool);
 
   const listEvents = async (req: Request, res: Response) => {

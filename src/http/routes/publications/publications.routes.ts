@@ -5,7 +5,7 @@ import { parseOrThrow } from '../../../domain/validation';
 import { rawQueryString } from '../../query-params';
 import { publicationReads } from '../../../reads/publications';
 import { sendJsonItems } from '../../json-items';
-import { authenticate, requireScope } from '../../middleware/authenticate';
+import { requireScope } from '../../middleware/authenticate';
 import { searchQuery } from './publications.schema';
 
 /**
@@ -13,7 +13,7 @@ import { searchQuery } from './publications.schema';
  * project's published documents, answered from Elasticsearch alone.
  */
 export function publicationsRoutes(router: Router, ctx: AppContext): void {
-  const auth = authenticate(ctx.pool, ctx.config.auth);
+  const { auth } = ctx;
   const reads = publicationReads(ctx);
   // Widgets repeat the same query string many times a second: parse and validate each one once. A bad one
   // throws and is not remembered.
