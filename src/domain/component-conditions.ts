@@ -1,7 +1,7 @@
 import type { Component, ComponentConditions, Content } from './content';
-import { AppError } from './errors';
+import { invalid, valid, type Checked } from './validation';
 
-/** What a request asks the conditions to be checked against (supplement §6). */
+/** What conditions are checked against (supplement §6). */
 export interface ConditionContext {
   dateTime: Date;
   brand?: string;
@@ -13,10 +13,16 @@ export interface ConditionDefaults {
   defaultBrand?: string;
 }
 
+/** What a request asks for; the defaults fill the rest (conditionContext). */
+export interface ConditionRequest {
+  dateTime?: Date;
+  brand?: string;
+}
+
 /** The query-string pair every read endpoint that supports component conditions accepts. */
 export interface ConditionQuery {
-  ignoreComponentConditions?: boolean;
-  componentConditions?: string;
+  ignoreComponentConditions?: boolean | undefined;
+  componentConditions?: string | undefined;
 }
 
 const REQUEST_KEYS = ['dateTime', 'brand'] as const;
@@ -48,78 +54,65 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Validates an already-parsed conditions object (the composition body carries one directly) and fills the
- * gaps from the defaults. Every error is reported under `paramName`.
- */
-export function parseComponentConditionsObject(
-  value: unknown,
-  defaults: ConditionDefaults,
-  paramName = 'componentConditions',
-): ConditionContext {
-  const fail = (message: string): AppError => AppError.validation({ [paramName]: message });
-  if (value === undefined) return withDefaults({}, defaults);
-  if (!isPlainObject(value)) {
-    throw fail('must be an object such as {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}');
-  }
+const problem = (message: string) => invalid([{ path: [], message }]);
 
+/**
+ * Checks a conditions object (the composition body carries one directly); absent asks for nothing. Problems
+ * are reported at the root path, keyed by the parameter or body field the caller names.
+ */
+export function checkConditionRequest(value: unknown): Checked<ConditionRequest> {
+  if (value === undefined) return valid({});
+  if (!isPlainObject(value)) {
+    return problem('must be an object such as {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}');
+  }
   const unknownKeys = Object.keys(value).filter((key) => !(REQUEST_KEYS as readonly string[]).includes(key));
   if (unknownKeys.length > 0) {
     const listed = unknownKeys.map((key) => `'${key}'`).join(', ');
-    throw fail(
+    return problem(
       `unknown key${unknownKeys.length > 1 ? 's' : ''} ${listed}; allowed keys are dateTime and brand`,
     );
   }
-
-  const requested: Partial<ConditionContext> = {};
+  const request: ConditionRequest = {};
   if (value.dateTime !== undefined) {
     const dateTime = typeof value.dateTime === 'string' ? parseIsoDateTime(value.dateTime) : undefined;
-    if (!dateTime) throw fail('dateTime must be an ISO 8601 date-time string, e.g. "2025-01-31T12:00:00Z"');
-    requested.dateTime = dateTime;
+    if (!dateTime)
+      return problem('dateTime must be an ISO 8601 date-time string, e.g. "2025-01-31T12:00:00Z"');
+    request.dateTime = dateTime;
   }
   if (value.brand !== undefined) {
     if (typeof value.brand !== 'string' || value.brand.trim() === '') {
-      throw fail('brand must be a non-empty string (a brand handle)');
+      return problem('brand must be a non-empty string (a brand handle)');
     }
-    requested.brand = value.brand;
+    request.brand = value.brand;
   }
-  return withDefaults(requested, defaults);
+  return valid(request);
 }
 
-function withDefaults(requested: Partial<ConditionContext>, defaults: ConditionDefaults): ConditionContext {
-  const brand = requested.brand ?? defaults.defaultBrand;
-  return { dateTime: requested.dateTime ?? defaults.now, ...(brand !== undefined ? { brand } : {}) };
-}
-
-/** Parses the JSON-stringified `componentConditions` query parameter; absent or empty means the defaults. */
-export function parseComponentConditionsParam(
-  raw: string | undefined,
-  defaults: ConditionDefaults,
-  paramName = 'componentConditions',
-): ConditionContext {
-  if (raw === undefined || raw.trim() === '') return withDefaults({}, defaults);
+/** Parses the JSON-stringified `componentConditions` query parameter; absent or blank asks for nothing. */
+export function parseConditionRequest(raw: string | undefined): Checked<ConditionRequest> {
+  if (raw === undefined || raw.trim() === '') return valid({});
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw AppError.validation({
-      [paramName]: 'must be valid JSON, e.g. {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}',
-    });
+    return problem('must be valid JSON, e.g. {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}');
   }
-  return parseComponentConditionsObject(parsed, defaults, paramName);
+  return checkConditionRequest(parsed);
 }
 
 /**
- * The conditions a read endpoint applies, or null when the client asked to ignore them. An ignored
+ * The conditions a read endpoint's query asks for, or null when the client asked to ignore them. An ignored
  * `componentConditions` value is not validated: the client said it does not matter.
  */
-export function resolveConditions(
-  query: ConditionQuery,
-  defaults: ConditionDefaults,
-  paramName = 'componentConditions',
-): ConditionContext | null {
-  if (query.ignoreComponentConditions === true) return null;
-  return parseComponentConditionsParam(query.componentConditions, defaults, paramName);
+export function conditionRequestOf(query: ConditionQuery): Checked<ConditionRequest | null> {
+  if (query.ignoreComponentConditions === true) return valid(null);
+  return parseConditionRequest(query.componentConditions);
+}
+
+/** What conditions are checked against: what the request asks for, the defaults for the rest. */
+export function conditionContext(request: ConditionRequest, defaults: ConditionDefaults): ConditionContext {
+  const brand = request.brand ?? defaults.defaultBrand;
+  return { dateTime: request.dateTime ?? defaults.now, ...(brand !== undefined ? { brand } : {}) };
 }
 
 /** Whether one component's own conditions hold; its ancestors are the caller's business. */

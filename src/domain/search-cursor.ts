@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
-import { BoundedCache } from './bounded-cache';
-import { AppError } from './errors';
+import { invalid, valid, type Checked } from './validation';
 
 /**
  * The opaque `cursor` of publications/search (supplement §5): base64url of `{v, s, a}`, where `a` is the last
@@ -21,14 +20,9 @@ interface CursorPayload {
   a: estypes.FieldValue[];
 }
 
-/** Hashes by signature: the sorts a project's clients use are few, and a widget pages with the same one. */
-const signatureHashes = new BoundedCache<string, string>(1000);
-
-/** Pass `parseSort(...).fields.join(',')` as the signature. */
+/** Pass the sort's normalised fields joined by ',' (SortSpec.fields) as the signature. */
 function hashSignature(sortSignature: string): string {
-  return signatureHashes.get(sortSignature, () =>
-    createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10),
-  );
+  return createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10);
 }
 
 function isFieldValue(value: unknown): value is estypes.FieldValue {
@@ -63,15 +57,16 @@ function parsePayload(raw: string): CursorPayload | undefined {
   return { v, s, a };
 }
 
-/** The search_after values of a cursor issued under the same sort; otherwise a 400 keyed `after`. */
-export function decodeCursor(raw: string, sortSignature: string): estypes.FieldValue[] {
+/** The search_after values of a cursor issued under the same sort (problems at the root: keyed `after`). */
+export function decodeCursor(raw: string, sortSignature: string): Checked<estypes.FieldValue[]> {
   const payload = parsePayload(raw);
-  if (!payload)
-    throw AppError.validation({ after: 'invalid cursor: pass the cursor of a previous response' });
-  if (payload.s !== hashSignature(sortSignature)) {
-    throw AppError.validation({
-      after: 'invalid cursor: it was issued for a different sort; start again without after',
-    });
+  if (!payload) {
+    return invalid([{ path: [], message: 'invalid cursor: pass the cursor of a previous response' }]);
   }
-  return payload.a;
+  if (payload.s !== hashSignature(sortSignature)) {
+    return invalid([
+      { path: [], message: 'invalid cursor: it was issued for a different sort; start again without after' },
+    ]);
+  }
+  return valid(payload.a);
 }

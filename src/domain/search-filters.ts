@@ -1,10 +1,12 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { AppError } from './errors';
+import { invalid, valid, type Checked, type Issue } from './validation';
 
 /**
  * The search filter language of publications/search (supplement §5) → one Elasticsearch query for the
- * filter context. Every problem is reported as a 400 keyed by its path in the JSON (`filters.1.range`,
- * `filters.and.0.key`); problems in sibling conditions are collected so a client can fix them in one go.
+ * filter context. The query string's JSON is parsed at the edge (parseFilterJson); the expression is compiled
+ * against the project's indexed metadata (compileFilters), which alone knows the keys and their types. Every
+ * problem is reported with its path in the JSON (`1.range`, `and.0.key`, keyed `filters.1.range` in the 400);
+ * problems in sibling conditions are collected so a client can fix them in one go.
  */
 
 type Query = estypes.QueryDslQueryContainer;
@@ -137,10 +139,11 @@ function valueProblem(value: unknown, key: string, type: SearchFieldType): strin
   }
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+/** A parsed `filters` parameter: any JSON, judged by compileFilters. */
+export type FilterJson = null | boolean | number | string | FilterJson[] | { [key: string]: FilterJson };
+type FilterObject = { [key: string]: FilterJson };
 
-function isObject(value: Json | undefined): value is JsonObject {
+function isObject(value: FilterJson | undefined): value is FilterObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -160,22 +163,36 @@ function isCombinator(name: string): name is Combinator {
 
 type Path = readonly (string | number)[];
 
+/** A problem that stops the whole compilation (too deep, too many conditions): it alone is reported. */
+class Abort extends Error {
+  constructor(readonly issue: Issue) {
+    super(issue.message);
+  }
+}
+
 class FilterCompiler {
-  private readonly issues: Record<string, string> = {};
+  private readonly issues: Issue[] = [];
+  private readonly reported = new Set<string>();
   private conditions = 0;
 
   constructor(private readonly indexedMetadata: IndexedMetadata) {}
 
-  compileRoot(root: Json): Query {
-    const query = Array.isArray(root) ? this.conjunction(root) : this.expression(root, [], 0);
-    if (Object.keys(this.issues).length > 0) throw AppError.validation(this.issues);
+  compileRoot(root: FilterJson): Checked<Query> {
+    let query: Query | undefined;
+    try {
+      query = Array.isArray(root) ? this.conjunction(root) : this.expression(root, [], 0);
+    } catch (error) {
+      if (error instanceof Abort) return invalid([error.issue]);
+      throw error;
+    }
+    if (this.issues.length > 0) return invalid(this.issues);
     // Every failing branch reported an issue, so an absent query here would be a bug.
     if (!query) throw new Error('filter compiled to nothing without reporting an issue');
-    return query;
+    return valid(query);
   }
 
   /** The top-level array means AND; an empty one restricts nothing. */
-  private conjunction(root: Json[]): Query | undefined {
+  private conjunction(root: FilterJson[]): Query | undefined {
     if (root.length === 0) return { match_all: {} };
     this.checkDepth(1, []);
     const queries = this.each(root, [], 1);
@@ -183,25 +200,28 @@ class FilterCompiler {
   }
 
   private report(path: Path, message: string): undefined {
-    const key = ['filters', ...path].join('.');
-    this.issues[key] ??= message;
+    // The first problem of a path wins.
+    const key = path.join('.');
+    if (!this.reported.has(key)) {
+      this.reported.add(key);
+      this.issues.push({ path, message });
+    }
     return undefined;
   }
 
   private checkDepth(level: number, path: Path): void {
     if (level <= MAX_FILTER_DEPTH) return;
-    const key = ['filters', ...path].join('.');
-    throw AppError.validation({ [key]: `filters may nest at most ${MAX_FILTER_DEPTH} levels deep` });
+    throw new Abort({ path, message: `filters may nest at most ${MAX_FILTER_DEPTH} levels deep` });
   }
 
   /** The queries of an array of expressions, or undefined when any of them is invalid. */
-  private each(items: Json[], path: Path, level: number): Query[] | undefined {
+  private each(items: FilterJson[], path: Path, level: number): Query[] | undefined {
     const queries = items.map((item, index) => this.expression(item, [...path, index], level));
     return queries.every((query): query is Query => query !== undefined) ? queries : undefined;
   }
 
   /** `level` counts the combinators (and arrays) around this node. */
-  private expression(node: Json, path: Path, level: number): Query | undefined {
+  private expression(node: FilterJson, path: Path, level: number): Query | undefined {
     if (!isObject(node)) {
       return this.report(
         path,
@@ -221,7 +241,12 @@ class FilterCompiler {
     );
   }
 
-  private combinator(node: JsonObject, combinator: Combinator, path: Path, level: number): Query | undefined {
+  private combinator(
+    node: FilterObject,
+    combinator: Combinator,
+    path: Path,
+    level: number,
+  ): Query | undefined {
     this.checkDepth(level, path);
     let valid = true;
     for (const name of Object.keys(node)) {
@@ -252,10 +277,10 @@ class FilterCompiler {
     return { bool: { must_not: [{ bool: { filter: queries } }] } };
   }
 
-  private condition(node: JsonObject, path: Path): Query | undefined {
+  private condition(node: FilterObject, path: Path): Query | undefined {
     this.conditions += 1;
     if (this.conditions > MAX_FILTER_CONDITIONS) {
-      throw AppError.validation({ filters: `at most ${MAX_FILTER_CONDITIONS} conditions are allowed` });
+      throw new Abort({ path: [], message: `at most ${MAX_FILTER_CONDITIONS} conditions are allowed` });
     }
     let valid = true;
     const operators: Operator[] = [];
@@ -305,7 +330,12 @@ class FilterCompiler {
     return operand ? exists : { bool: { must_not: [exists] } };
   }
 
-  private term(operand: Json | undefined, key: string, target: SearchField, path: Path): Query | undefined {
+  private term(
+    operand: FilterJson | undefined,
+    key: string,
+    target: SearchField,
+    path: Path,
+  ): Query | undefined {
     const values = Array.isArray(operand) ? operand : [operand];
     if (Array.isArray(operand)) {
       if (operand.length === 0)
@@ -334,7 +364,12 @@ class FilterCompiler {
     return { terms: { [target.field]: scalars } };
   }
 
-  private range(operand: Json | undefined, key: string, target: SearchField, path: Path): Query | undefined {
+  private range(
+    operand: FilterJson | undefined,
+    key: string,
+    target: SearchField,
+    path: Path,
+  ): Query | undefined {
     if (target.type === 'boolean' || target.type === 'text') {
       const allowed =
         target.type === 'boolean' ? 'term or exists' : 'term or exists (text fields have no order)';
@@ -371,18 +406,21 @@ class FilterCompiler {
   }
 }
 
-/**
- * Compiles the `filters` query parameter into a query for the filter context (no scoring). An empty array means
- * no restriction (match_all). Throws a 400 AppError keyed `filters` or `filters.<path>` on any problem.
- */
-export function buildFilterQuery(raw: string, indexedMetadata: IndexedMetadata): Query {
-  let parsed: Json;
+/** The `filters` query parameter's JSON; its meaning is judged by compileFilters. */
+export function parseFilterJson(raw: string): Checked<FilterJson> {
   try {
-    parsed = JSON.parse(raw) as Json;
+    return valid(JSON.parse(raw) as FilterJson);
   } catch {
-    throw AppError.validation({
-      filters: 'must be valid JSON: a condition, a combinator or an array of them',
-    });
+    return invalid([
+      { path: [], message: 'must be valid JSON: a condition, a combinator or an array of them' },
+    ]);
   }
-  return new FilterCompiler(indexedMetadata).compileRoot(parsed);
+}
+
+/**
+ * Compiles a filter expression into a query for the filter context (no scoring), against the project's
+ * indexed metadata. An empty array means no restriction (match_all).
+ */
+export function compileFilters(filters: FilterJson, indexedMetadata: IndexedMetadata): Checked<Query> {
+  return new FilterCompiler(indexedMetadata).compileRoot(filters);
 }

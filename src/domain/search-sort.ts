@@ -1,29 +1,32 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { AppError } from './errors';
 import {
   metadataSearchField,
   type IndexedMetadata,
   type SearchField,
   type SearchFieldType,
 } from './search-filters';
+import { invalid, valid, type Checked } from './validation';
 
 /**
- * The `sort` parameter of publications/search (supplement §5) → Elasticsearch sort clauses.
+ * The `sort` parameter of publications/search (supplement §5) → Elasticsearch sort clauses, in two steps: the
+ * edge reads what the request says (parseSortSpec), the read resolves the field names against the project's
+ * indexed metadata (resolveSort). Problems are reported at the root path: keyed `sort` in the 400.
  *
  * `relevance` is `_score` descending (best match first); `-relevance` is a 400 because "worst match first"
  * is never what a teaser list wants. documentId is always the final tiebreaker, so every sort is total and
  * a search_after cursor continues exactly after the last hit.
  */
 
-export interface SortInput {
-  hasSearch: boolean;
-  indexedMetadata: IndexedMetadata;
+/** The sort as the request says it: its entries in order, the tiebreaker appended. */
+export interface SortSpec {
+  entries: readonly { name: string; descending: boolean }[];
+  /** The normalised sort, e.g. `['relevance', '-sortDate', '-documentId']`; joined, it is the cursor's signature. */
+  fields: readonly string[];
 }
 
 export interface ParsedSort {
   sort: estypes.SortCombinations[];
-  /** The normalised sort, e.g. `['relevance', '-sortDate', '-documentId']`; joined, it is the cursor's signature. */
-  fields: string[];
+  fields: readonly string[];
 }
 
 export const DEFAULT_SORT = '-sortDate,-documentId';
@@ -63,20 +66,15 @@ function sortableNames(indexedMetadata: IndexedMetadata): string {
   return [RELEVANCE, ...FIXED_SORT_FIELDS.keys(), ...metadata].join(', ');
 }
 
-function resolveSortField(name: string, indexedMetadata: IndexedMetadata): SearchField {
+/** The field behind a sort name, or why it cannot be sorted by. */
+function resolveSortField(name: string, indexedMetadata: IndexedMetadata): SearchField | string {
   const fixed = FIXED_SORT_FIELDS.get(name);
   if (fixed) return { field: name, type: fixed };
   const target = name.startsWith('metadata.')
     ? metadataSearchField(name.slice('metadata.'.length), indexedMetadata)
     : undefined;
-  if (!target) {
-    throw AppError.validation({
-      sort: `unknown sort field '${name}'; sortable fields are ${sortableNames(indexedMetadata)}`,
-    });
-  }
-  if (target.type === 'text') {
-    throw AppError.validation({ sort: `'${name}' is a text field and cannot be sorted` });
-  }
+  if (!target) return `unknown sort field '${name}'; sortable fields are ${sortableNames(indexedMetadata)}`;
+  if (target.type === 'text') return `'${name}' is a text field and cannot be sorted`;
   return target;
 }
 
@@ -86,51 +84,56 @@ function fieldSort(target: SearchField, order: estypes.SortOrder): estypes.SortC
   return { [target.field]: { order, missing, unmapped_type: target.type } };
 }
 
+const problem = (message: string) => invalid([{ path: [], message }]);
+
 /**
- * Parses the comma-separated `sort` parameter; `-name` sorts descending. Absent or blank means the default:
- * `relevance,-sortDate,-documentId` with a search term, `-sortDate,-documentId` without. Throws a 400 keyed
- * `sort` for an unknown, unsortable, duplicate or empty entry and for relevance without a search term.
+ * Reads the comma-separated `sort` parameter; `-name` sorts descending. Absent or blank means the default:
+ * `relevance,-sortDate,-documentId` with a search term, `-sortDate,-documentId` without. Refuses a duplicate or
+ * empty entry, `-relevance`, and relevance without a search term.
  */
-export function parseSort(raw: string | undefined, opts: SortInput): ParsedSort {
-  const given = raw?.trim() ? raw : opts.hasSearch ? DEFAULT_SEARCH_SORT : DEFAULT_SORT;
-  const entries = given.split(',').map((entry) => entry.trim());
-  const sort: estypes.SortCombinations[] = [];
+export function parseSortSpec(raw: string | undefined, hasSearch: boolean): Checked<SortSpec> {
+  const given = raw?.trim() ? raw : hasSearch ? DEFAULT_SEARCH_SORT : DEFAULT_SORT;
+  const entries: { name: string; descending: boolean }[] = [];
   const fields: string[] = [];
   const seen = new Set<string>();
-
-  entries.forEach((entry, index) => {
+  for (const [index, entry] of given
+    .split(',')
+    .map((part) => part.trim())
+    .entries()) {
     const descending = entry.startsWith('-');
     const name = descending ? entry.slice(1) : entry;
-    if (name === '') {
-      throw AppError.validation({ sort: `entry ${index + 1} of '${given}' is empty; expected a field name` });
-    }
-    if (seen.has(name)) throw AppError.validation({ sort: `'${name}' is given more than once` });
+    if (name === '') return problem(`entry ${index + 1} of '${given}' is empty; expected a field name`);
+    if (seen.has(name)) return problem(`'${name}' is given more than once`);
     seen.add(name);
-
-    if (name === RELEVANCE) {
-      if (descending) {
-        throw AppError.validation({
-          sort: "'-relevance' is not supported: relevance always puts the best match first; use 'relevance'",
-        });
-      }
-      if (!opts.hasSearch) {
-        throw AppError.validation({
-          sort: "sorting by 'relevance' needs a search term; pass search or sort by another field",
-        });
-      }
-      sort.push({ _score: { order: 'desc' } });
-      fields.push(RELEVANCE);
-      return;
+    if (name === RELEVANCE && descending) {
+      return problem(
+        "'-relevance' is not supported: relevance always puts the best match first; use 'relevance'",
+      );
     }
-
-    const order = descending ? 'desc' : 'asc';
-    sort.push(fieldSort(resolveSortField(name, opts.indexedMetadata), order));
+    if (name === RELEVANCE && !hasSearch) {
+      return problem("sorting by 'relevance' needs a search term; pass search or sort by another field");
+    }
+    entries.push({ name, descending });
     fields.push(descending ? `-${name}` : name);
-  });
-
+  }
   if (!seen.has(TIEBREAKER)) {
-    sort.push(fieldSort({ field: TIEBREAKER, type: 'long' }, 'asc'));
+    entries.push({ name: TIEBREAKER, descending: false });
     fields.push(TIEBREAKER);
   }
-  return { sort, fields };
+  return valid({ entries, fields });
+}
+
+/** The Elasticsearch sort of a sort spec; refuses a field the project cannot sort by (unknown or text). */
+export function resolveSort(spec: SortSpec, indexedMetadata: IndexedMetadata): Checked<ParsedSort> {
+  const sort: estypes.SortCombinations[] = [];
+  for (const { name, descending } of spec.entries) {
+    if (name === RELEVANCE) {
+      sort.push({ _score: { order: 'desc' } });
+      continue;
+    }
+    const target = resolveSortField(name, indexedMetadata);
+    if (typeof target === 'string') return problem(target);
+    sort.push(fieldSort(target, descending ? 'desc' : 'asc'));
+  }
+  return valid({ sort, fields: spec.fields });
 }

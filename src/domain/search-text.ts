@@ -28,6 +28,13 @@ export function splitSearch(search: string): SearchParts {
   return { words: words.join(' '), phrases };
 }
 
+/** Whether a search has anything to search for: a blank one sorts and scores like no search at all. */
+export function hasSearchTerms(search: string | undefined): boolean {
+  if (search === undefined) return false;
+  const { words, phrases } = splitSearch(search);
+  return words !== '' || phrases.length > 0;
+}
+
 /**
  * cross_fields with operator and: every word must occur, but the words may be spread over title, description
  * and text (best_fields would demand them all in one field and miss "merkel" in the title plus "berlin" in

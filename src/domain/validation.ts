@@ -4,30 +4,96 @@ import { AppError } from './errors';
 /** The key of an issue that concerns the whole input rather than one field of it. */
 const ROOT_KEY = 'body';
 
+/** One problem with an input: where it is (path segments inside the value checked) and what is wrong. */
+export interface Issue {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
 /**
- * Turns zod issues into the spec's 400 `error_details`: one key per offending path, segments joined by '.'
- * (`commands.0.operation`), the first issue of a path wins. An unknown field gets its own key, so the
- * client sees `commands.0.foo: "is not allowed"` rather than a complaint about the whole command.
- * `prefix` is prepended to every path and names issues at the root (default `body`).
+ * What a domain check of an input gives back: the typed value, or every problem it found. Checks report; they
+ * do not throw the 400 themselves. At the edge a zod transform turns the issues into zod issues
+ * (`fromCheck`), elsewhere `valueOrThrow` turns them into the spec's 400: the same keys and wording either way.
  */
+export type Checked<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
+export const valid = <T>(value: T): Checked<T> => ({ ok: true, value });
+export const invalid = (issues: Issue[]): { ok: false; issues: Issue[] } => ({ ok: false, issues });
+
+/** The same outcome with its issues moved under `key`: for a check of one field run on the whole input. */
+export function under<T>(key: PropertyKey, checked: Checked<T>): Checked<T> {
+  if (checked.ok) return checked;
+  return invalid(checked.issues.map((issue) => ({ path: [key, ...issue.path], message: issue.message })));
+}
+
+/** Several checks at once: every value, or the issues of all that failed. */
+export function checkAll<T extends Record<string, unknown>>(checks: {
+  [K in keyof T]: Checked<T[K]>;
+}): Checked<T> {
+  const issues: Issue[] = [];
+  const values: Partial<T> = {};
+  for (const key of Object.keys(checks) as (keyof T)[]) {
+    const checked = checks[key];
+    if (checked.ok) values[key] = checked.value;
+    else issues.push(...checked.issues);
+  }
+  return issues.length > 0 ? invalid(issues) : valid(values as T);
+}
+
+/**
+ * Turns issues into the spec's 400 `error_details`: one key per offending path, segments joined by '.'
+ * (`commands.0.operation`), the first issue of a path wins. `prefix` is prepended to every path and names
+ * issues at the root (default `body`).
+ */
+export function issuesToPaths(issues: readonly Issue[], prefix?: string): Record<string, string> {
+  const byPath: Record<string, string> = {};
+  for (const issue of issues) {
+    const segments = [
+      ...(prefix === undefined ? [] : [prefix]),
+      ...issue.path.map((segment) => String(segment)),
+    ];
+    const key = segments.length > 0 ? segments.join('.') : ROOT_KEY;
+    if (!Object.hasOwn(byPath, key)) byPath[key] = issue.message;
+  }
+  return byPath;
+}
+
+/** Zod's issues as ours. An unknown field gets its own path, so the client sees `commands.0.foo: "is not allowed"`. */
+function fromZodIssues(issues: readonly z.core.$ZodIssue[]): Issue[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'is not allowed' }))
+      : [{ path: issue.path, message: issue.message }],
+  );
+}
+
+/** `issuesToPaths` for zod issues (see fromZodIssues). */
 export function zodIssuesToPaths(
   issues: readonly z.core.$ZodIssue[],
   prefix?: string,
 ): Record<string, string> {
-  const byPath: Record<string, string> = {};
-  const add = (path: readonly PropertyKey[], message: string) => {
-    const segments = [...(prefix === undefined ? [] : [prefix]), ...path.map((segment) => String(segment))];
-    const key = segments.length > 0 ? segments.join('.') : ROOT_KEY;
-    if (!Object.hasOwn(byPath, key)) byPath[key] = message;
-  };
-  for (const issue of issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) add([...issue.path, key], 'is not allowed');
-    } else {
-      add(issue.path, issue.message);
+  return issuesToPaths(fromZodIssues(issues), prefix);
+}
+
+/** The checked value, or the spec's 400 with one key per issue (see `issuesToPaths`). */
+export function valueOrThrow<T>(checked: Checked<T>, prefix?: string): T {
+  if (!checked.ok) throw AppError.validation(issuesToPaths(checked.issues, prefix));
+  return checked.value;
+}
+
+/**
+ * A zod transform that runs a domain check: its issues become zod issues at their paths below the value, so a
+ * route schema reports them like any other parameter problem.
+ */
+export function fromCheck<I, O>(check: (input: I) => Checked<O>) {
+  return (input: I, ctx: z.RefinementCtx<I>): O => {
+    const checked = check(input);
+    if (checked.ok) return checked.value;
+    for (const issue of checked.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path], input });
     }
-  }
-  return byPath;
+    return z.NEVER;
+  };
 }
 
 const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : String(value));
@@ -80,7 +146,7 @@ export const readableIssueMessage: z.core.$ZodErrorMap = (issue) => {
   }
 };
 
-/** Parses `input` or throws the spec's 400 with one key per offending path (see `zodIssuesToPaths`). */
+/** Parses `input` or throws the spec's 400 with one key per offending path (see `issuesToPaths`). */
 export function parseOrThrow<Schema extends z.ZodType>(
   schema: Schema,
   input: unknown,

@@ -3,7 +3,8 @@ import type { AppContext } from '../context';
 import { projectQueries } from '../db/queries/projects';
 import {
   applyComponentConditions,
-  resolveConditions,
+  conditionContext,
+  conditionRequestOf,
   type ConditionContext,
   type ConditionQuery,
 } from '../domain/component-conditions';
@@ -13,6 +14,7 @@ import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { encodeCursor } from '../domain/search-cursor';
+import { valueOrThrow } from '../domain/validation';
 import { searchBytes } from '../search/client';
 import { ensurePublicationsIndex } from '../search/index-aliases';
 import {
@@ -156,7 +158,8 @@ export function publicationReads(ctx: AppContext) {
     ): Promise<Items> {
       const config = await projectConfig(params.projectId);
       // Resolved before asking Elasticsearch, so a bad parameter is a 400 however many hits.
-      const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
+      const request = valueOrThrow(conditionRequestOf(conditionQuery), 'componentConditions');
+      const conditions = request && conditionContext(request, conditionDefaults(config));
       const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
       const response = await run(
         JSON.stringify(buildLatestPublicationsRequest({ ...params, homepageDocumentId })),
@@ -173,7 +176,8 @@ export function publicationReads(ctx: AppContext) {
         const search = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
         return { ...search, body: JSON.stringify(search.request) };
       });
-      const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
+      const request = valueOrThrow(conditionRequestOf(conditionQuery), 'componentConditions');
+      const conditions = request && conditionContext(request, conditionDefaults(config));
       const response = await run(built.body);
       const { items, fingerprint } = params.idsOnly
         ? toIds(response)

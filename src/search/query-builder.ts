@@ -1,9 +1,10 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { ViewField } from '../domain/document-view';
-import { buildFilterQuery, type IndexedMetadata } from '../domain/search-filters';
-import { parseSort } from '../domain/search-sort';
+import { compileFilters, parseFilterJson, type IndexedMetadata } from '../domain/search-filters';
+import { parseSortSpec, resolveSort } from '../domain/search-sort';
 import { decodeCursor } from '../domain/search-cursor';
 import { buildFullTextQuery } from '../domain/search-text';
+import { valueOrThrow } from '../domain/validation';
 
 /**
  * Pure builders of the Elasticsearch requests behind documents/latestPublications and publications/search.
@@ -106,19 +107,23 @@ export interface BuiltSearch {
 /** Builds the search request; throws the spec's 400 for a bad filter, sort or cursor. */
 export function buildSearchRequest(params: SearchParams): BuiltSearch {
   const fullText = params.search === undefined ? undefined : buildFullTextQuery(params.search);
-  const sort = parseSort(params.sort, {
-    hasSearch: fullText !== undefined,
-    indexedMetadata: params.indexedMetadata,
-  });
+  const spec = valueOrThrow(parseSortSpec(params.sort, fullText !== undefined), 'sort');
+  const sort = valueOrThrow(resolveSort(spec, params.indexedMetadata), 'sort');
   const sortSignature = sort.fields.join(',');
-  const searchAfter = params.after === undefined ? undefined : decodeCursor(params.after, sortSignature);
+  const searchAfter =
+    params.after === undefined ? undefined : valueOrThrow(decodeCursor(params.after, sortSignature), 'after');
   const filter: Query[] = [
     { term: { projectId: params.projectId } },
     params.contentTypes ? { terms: { contentType: [...params.contentTypes] } } : undefined,
     params.categories ? { terms: { categoryId: [...params.categories] } } : undefined,
     params.languages ? { terms: { languageLocale: [...params.languages] } } : undefined,
     params.languageGroupId === undefined ? undefined : { term: { languageGroupId: params.languageGroupId } },
-    params.filters === undefined ? undefined : buildFilterQuery(params.filters, params.indexedMetadata),
+    params.filters === undefined
+      ? undefined
+      : valueOrThrow(
+          compileFilters(valueOrThrow(parseFilterJson(params.filters), 'filters'), params.indexedMetadata),
+          'filters',
+        ),
   ].filter(present);
   const request: estypes.SearchRequest = {
     size: params.limit,

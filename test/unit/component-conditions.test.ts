@@ -2,15 +2,35 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   applyComponentConditions,
-  parseComponentConditionsObject,
-  parseComponentConditionsParam,
+  checkConditionRequest,
+  conditionContext,
+  conditionRequestOf,
+  parseConditionRequest,
   parseIsoDateTime,
-  resolveConditions,
   satisfiesConditions,
   type ConditionContext,
+  type ConditionDefaults,
+  type ConditionQuery,
 } from '../../src/domain/component-conditions';
 import { findComponent, walkComponents, type Component, type Content } from '../../src/domain/content';
 import { AppError } from '../../src/domain/errors';
+import { valueOrThrow } from '../../src/domain/validation';
+
+// The checks report issues; the 400 keyed by the parameter is what a caller makes of them (valueOrThrow).
+const parseComponentConditionsParam = (
+  raw: string | undefined,
+  defaults: ConditionDefaults,
+  paramName = 'componentConditions',
+) => conditionContext(valueOrThrow(parseConditionRequest(raw), paramName), defaults);
+const parseComponentConditionsObject = (
+  value: unknown,
+  defaults: ConditionDefaults,
+  paramName = 'componentConditions',
+) => conditionContext(valueOrThrow(checkConditionRequest(value), paramName), defaults);
+const resolveConditions = (query: ConditionQuery, defaults: ConditionDefaults) => {
+  const request = valueOrThrow(conditionRequestOf(query), 'componentConditions');
+  return request && conditionContext(request, defaults);
+};
 
 const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/magazine-example/publications');
 

@@ -1,5 +1,9 @@
 import { AppError } from '../../src/domain/errors';
-import { decodeCursor, encodeCursor } from '../../src/domain/search-cursor';
+import { decodeCursor as checkCursor, encodeCursor } from '../../src/domain/search-cursor';
+import { valueOrThrow } from '../../src/domain/validation';
+
+/** The cursor's values, or the 400 keyed `after` a read makes of the check's issues. */
+const decodeCursor = (raw: string, signature: string) => valueOrThrow(checkCursor(raw, signature), 'after');
 
 const SIGNATURE = '-sortDate,-documentId';
 

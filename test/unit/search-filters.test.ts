@@ -1,12 +1,20 @@
 import { AppError } from '../../src/domain/errors';
 import {
-  buildFilterQuery,
+  compileFilters,
   isIsoDate,
+  parseFilterJson,
   MAX_FILTER_CONDITIONS,
   MAX_FILTER_DEPTH,
   MAX_TERM_VALUES,
   type IndexedMetadata,
 } from '../../src/domain/search-filters';
+import { valueOrThrow } from '../../src/domain/validation';
+
+/** The query string's JSON (the edge) then the expression (the read), as the 400 keyed `filters` they make. */
+function buildFilterQuery(raw: string, indexedMetadata: IndexedMetadata) {
+  const json = valueOrThrow(parseFilterJson(raw), 'filters');
+  return valueOrThrow(compileFilters(json, indexedMetadata), 'filters');
+}
 
 const METADATA: IndexedMetadata = {
   author: 'keyword',

@@ -1,6 +1,13 @@
 import { AppError } from '../../src/domain/errors';
 import type { IndexedMetadata } from '../../src/domain/search-filters';
-import { parseSort } from '../../src/domain/search-sort';
+import { parseSortSpec, resolveSort } from '../../src/domain/search-sort';
+import { valueOrThrow } from '../../src/domain/validation';
+
+/** What the request says (the edge) then its fields against the indexed metadata (the read), keyed `sort`. */
+function parseSort(raw: string | undefined, opts: { hasSearch: boolean; indexedMetadata: IndexedMetadata }) {
+  const spec = valueOrThrow(parseSortSpec(raw, opts.hasSearch), 'sort');
+  return valueOrThrow(resolveSort(spec, opts.indexedMetadata), 'sort');
+}
 
 const METADATA: IndexedMetadata = {
   author: 'keyword',

@@ -2,12 +2,16 @@ import type { Router } from 'express';
 import type { AppContext } from '../../../context';
 import { documentQueries } from '../../../db/queries/documents';
 import { projectQueries } from '../../../db/queries/projects';
-import { applyComponentConditions, resolveConditions } from '../../../domain/component-conditions';
+import {
+  applyComponentConditions,
+  conditionContext,
+  conditionRequestOf,
+} from '../../../domain/component-conditions';
 import { buildDocumentView, pickFields } from '../../../domain/document-view';
 import { AppError } from '../../../domain/errors';
 import { conditionDefaults } from '../../../domain/project-config';
 import { renderRenditions } from '../../../domain/renditions';
-import { parseOrThrow } from '../../../domain/validation';
+import { parseOrThrow, valueOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { documentIdParams } from './document-commands.schema';
 import { defaultViewFields, latestDraftQuery } from './latest-draft.schema';
@@ -31,7 +35,8 @@ export function latestDraftRoutes(router: Router, ctx: AppContext): void {
       if (project === undefined || document === undefined) {
         throw AppError.notFound(`Document ${documentId} not found`);
       }
-      const conditions = resolveConditions(query, conditionDefaults(project.config));
+      const request = valueOrThrow(conditionRequestOf(query), 'componentConditions');
+      const conditions = request && conditionContext(request, conditionDefaults(project.config));
       const view = buildDocumentView({
         ...document,
         documentId: document.id,

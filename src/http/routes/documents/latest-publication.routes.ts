@@ -4,14 +4,15 @@ import { latestPublicationQueries } from '../../../db/queries/latest-publication
 import { projectQueries } from '../../../db/queries/projects';
 import {
   applyComponentConditions,
-  resolveConditions,
+  conditionContext,
+  conditionRequestOf,
   type ConditionQuery,
 } from '../../../domain/component-conditions';
 import { buildDocumentView, pickFields, type DocumentView } from '../../../domain/document-view';
 import { AppError } from '../../../domain/errors';
 import { conditionDefaults } from '../../../domain/project-config';
 import { renderRenditions } from '../../../domain/renditions';
-import { parseOrThrow } from '../../../domain/validation';
+import { parseOrThrow, valueOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { documentIdParams } from './document-commands.schema';
@@ -35,7 +36,8 @@ export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
       latestPublicationQueries(ctx.pool).findViewSource(projectId, documentId),
     ]);
     if (!project || !source) throw AppError.notFound(`Document ${documentId} has no publication`);
-    const conditions = resolveConditions(query, conditionDefaults(project.config));
+    const request = valueOrThrow(conditionRequestOf(query), 'componentConditions');
+    const conditions = request && conditionContext(request, conditionDefaults(project.config));
     return buildDocumentView({
       ...source,
       content: conditions === null ? source.content : applyComponentConditions(source.content, conditions),
