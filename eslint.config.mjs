@@ -13,7 +13,8 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'import-x/no-cycle': 'error',
+      // External packages cannot close a cycle of ours, and lru-cache's '#' subpath imports trip the resolver.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

@@ -37,8 +37,8 @@ function startNode(script: string, env: Record<string, string>): Started {
     text += chunk.toString('utf8');
     for (const listener of listeners) listener();
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
