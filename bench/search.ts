@@ -9,12 +9,15 @@ import { createContext, type AppContext } from '../src/context';
 import { withTransaction } from '../src/db/pool';
 import { documentQueries } from '../src/db/queries/documents';
 import { indexSourceQueries, type DocumentKey } from '../src/db/queries/index-sources';
-import { indexedMetadataFields, ProjectConfigSchema } from '../src/domain/project-config';
+import { projectQueries } from '../src/db/queries/projects';
+import type { FilterJson } from '../src/domain/search-filters';
+import { parseSortSpec } from '../src/domain/search-sort';
+import { valueOrThrow } from '../src/domain/validation';
+import { buildPublicationSearch, type PublicationSearchRead } from '../src/reads/publications';
 import { searchDocumentId } from '../src/search/document-builder';
 import { bulkLoadSettings, publicationsIndexDefinition } from '../src/search/index-aliases';
 import { rebuildIndex } from '../src/search/index-manager';
 import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
-import { buildSearchRequest, type SearchParams } from '../src/search/query-builder';
 import { startWorkers } from '../workers/main';
 import {
   callApi,
@@ -279,7 +282,8 @@ async function startApi(port: number): Promise<ChildProcess> {
 function widgetQueries(): {
   name: string;
   query: string;
-  params: Omit<SearchParams, 'projectId' | 'indexedMetadata'>;
+  /** What the API reads from `query` (the raw side sends the same request, built by the same code). */
+  params: Omit<PublicationSearchRead, 'conditions'>;
 }[] {
   const base = {
     idsOnly: false,
@@ -287,11 +291,13 @@ function widgetQueries(): {
     limit: 10,
     offset: 0,
     withTotal: true,
+    sort: valueOrThrow(parseSortSpec(undefined, false)),
   };
-  const filters = JSON.stringify([
+  const filterExpression: FilterJson = [
     { key: 'metadata.flag', term: 'red' },
     { key: 'metadata.priority', range: { gte: 50 } },
-  ]);
+  ];
+  const filters = JSON.stringify(filterExpression);
   return [
     {
       name: 'teaser list',
@@ -301,12 +307,22 @@ function widgetQueries(): {
     {
       name: 'filtered list',
       query: `filters=${encodeURIComponent(filters)}&sort=-lastPublicationDate`,
-      params: { ...base, fields: [...base.fields], filters, sort: '-lastPublicationDate' },
+      params: {
+        ...base,
+        fields: [...base.fields],
+        filters: filterExpression,
+        sort: valueOrThrow(parseSortSpec('-lastPublicationDate', false)),
+      },
     },
     {
       name: 'full text',
       query: 'search=glacier%20tourism',
-      params: { ...base, fields: [...base.fields], search: 'glacier tourism' },
+      params: {
+        ...base,
+        fields: [...base.fields],
+        search: 'glacier tourism',
+        sort: valueOrThrow(parseSortSpec(undefined, true)),
+      },
     },
   ];
 }
@@ -320,9 +336,9 @@ async function searchRows(
   durationMs: number,
 ): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const indexedMetadata = indexedMetadataFields(ProjectConfigSchema.parse(CONFIG));
+  const project = (await projectQueries(ctx.pool).findById(projectId))!;
   for (const widget of widgetQueries()) {
-    const { request } = buildSearchRequest({ ...widget.params, projectId, indexedMetadata });
+    const { request } = buildPublicationSearch(project, widget.params);
     const headers = { authorization: `Bearer ${token}` };
     const probe = await callApi(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
     const probeBody = probe.body as { total?: number };

@@ -1,9 +1,13 @@
 import type { Config } from './config';
+import { createCommands, type Commands } from './commands';
 import { ApiClientCache } from './db/api-client-cache';
 import { createPool, type Pool } from './db/pool';
+import { ProjectConfigCache } from './db/project-config-cache';
 import { authenticate } from './http/middleware/authenticate';
+import { QueryCache } from './http/query-cache';
 import { startBoss, type Boss } from './jobs/boss';
 import { createLogger, type Logger } from './logger';
+import { createReads, type Reads } from './reads';
 import { createSearchClient, type SearchClient } from './search/client';
 import { publicationsIndex, type PublicationsIndex } from './search/index-names';
 
@@ -21,8 +25,14 @@ export interface AppContext {
   index: PublicationsIndex;
   /** API clients by id in front of Postgres, evicted by Postgres notifications (starts at the first lookup). */
   apiClients: ApiClientCache;
+  /** Projects (config and revision) in front of Postgres, for reads whose answer depends on the config. */
+  projectConfigs: ProjectConfigCache;
   /** The one authentication middleware, with its verified-token cache and JWKS client. */
   auth: ReturnType<typeof authenticate>;
+  /** Parsed query strings of the hot list routes. */
+  queryCache: QueryCache;
+  reads: Reads;
+  commands: Commands;
   close(): Promise<void>;
 }
 
@@ -34,20 +44,27 @@ export async function createContext(
   const pool = createPool(config.database.url, config.database.poolSize);
   const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false });
   const search = createSearchClient(config.elasticsearch.url);
+  const index = publicationsIndex(config.elasticsearch.indexPrefix);
   const apiClients = new ApiClientCache(pool);
+  const projectConfigs = new ProjectConfigCache(pool);
   return {
     config,
     logger,
     pool,
     boss,
     search,
-    index: publicationsIndex(config.elasticsearch.indexPrefix),
+    index,
     apiClients,
+    projectConfigs,
     auth: authenticate(apiClients, config.auth),
+    queryCache: new QueryCache(),
+    reads: createReads({ pool, search, index }),
+    commands: createCommands({ pool, boss }),
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });
       await search.close();
       await apiClients.close();
+      projectConfigs.close();
       await pool.end();
     },
   };

@@ -57,3 +57,18 @@ export class ApiVersion {
 }
 
 export const ALL_VERSION_LABELS: readonly string[] = ['v1', 'beta', ...VERSION_LABELS];
+
+/**
+ * One value per API version label, built when the module that asks for it loads: for the schemas that differ
+ * by version (a zod schema costs far more to build than to parse with). A constant table, not a cache.
+ */
+export function perVersion<T>(build: (version: ApiVersion) => T): (version: ApiVersion) => T {
+  const table: ReadonlyMap<string, T> = new Map(
+    ALL_VERSION_LABELS.map((label) => [label, build(ApiVersion.parse(label)!)]),
+  );
+  return (version) => {
+    const value = table.get(version.label);
+    if (value === undefined) throw new Error(`no value for API version ${version.label}`);
+    return value;
+  };
+}

@@ -19,7 +19,13 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
 
   const api = express.Router({ mergeParams: true });
-  registerRoutes(api, ctx);
+  registerRoutes(api, {
+    auth: ctx.auth,
+    projectConfigs: ctx.projectConfigs,
+    queryCache: ctx.queryCache,
+    reads: ctx.reads,
+    commands: ctx.commands,
+  });
   app.use('/api/:apiVersion', apiVersion, api);
 
   app.use(unknownRoute);

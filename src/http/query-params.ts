@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { parseIsoDateTime } from '../domain/component-conditions';
+import {
+  conditionRequestOf,
+  parseIsoDateTime,
+  type ConditionQuery,
+  type ConditionRequest,
+} from '../domain/component-conditions';
 import type { ViewField } from '../domain/document-view';
+import { under, valid, type Checked } from '../domain/validation';
 
 /**
  * zod pieces for query strings, shared by every route schema so that the same parameter is parsed, and
@@ -58,4 +64,25 @@ export const documentTypesList = commaList.refine(
 export function rawQueryString(url: string): string {
   const at = url.indexOf('?');
   return at < 0 ? '' : url.slice(at + 1);
+}
+
+/**
+ * ignoreComponentConditions and componentConditions (supplement §6), which every read that applies component
+ * conditions accepts; a schema with them ends in `.transform(fromCheck(withConditions))`.
+ */
+export const conditionParams = {
+  ignoreComponentConditions: queryBoolean.optional(),
+  componentConditions: z.string().optional(),
+};
+
+export type WithConditions<Q> = Omit<Q, keyof ConditionQuery> & { conditions: ConditionRequest | null };
+
+/** The pair read into `conditions` (null: ignore them), a problem keyed componentConditions. */
+export function withConditions<Q extends ConditionQuery>(query: Q): Checked<WithConditions<Q>> {
+  const { ignoreComponentConditions, componentConditions, ...rest } = query;
+  const conditions = under(
+    'componentConditions',
+    conditionRequestOf({ ignoreComponentConditions, componentConditions }),
+  );
+  return conditions.ok ? valid({ ...rest, conditions: conditions.value }) : conditions;
 }

@@ -1,30 +1,36 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { AppContext } from '../context';
-import { projectQueries } from '../db/queries/projects';
+import { LRUCache } from 'lru-cache';
+import type { ProjectRow } from '../db/queries/projects';
 import {
   applyComponentConditions,
   conditionContext,
-  conditionRequestOf,
   type ConditionContext,
-  type ConditionQuery,
+  type ConditionRequest,
 } from '../domain/component-conditions';
-import { BoundedCache } from '../domain/bounded-cache';
 import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
-import { AppError } from '../domain/errors';
-import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
-import { encodeCursor } from '../domain/search-cursor';
-import { valueOrThrow } from '../domain/validation';
-import { searchBytes } from '../search/client';
+import { conditionDefaults, indexedMetadataFields } from '../domain/project-config';
+import { decodeCursor, encodeCursor } from '../domain/search-cursor';
+import { compileFilters, type FilterJson } from '../domain/search-filters';
+import { resolveSort, type SortSpec } from '../domain/search-sort';
+import { buildFullTextQuery } from '../domain/search-text';
+import { checkAll, under, valid, valueOrThrow } from '../domain/validation';
+import { searchBytes, type SearchClient } from '../search/client';
 import { ensurePublicationsIndex } from '../search/index-aliases';
+import type { PublicationsIndex } from '../search/index-names';
 import {
   buildLatestPublicationsRequest,
   buildSearchRequest,
-  type BuiltSearch,
   type LatestPublicationsParams,
-  type SearchParams,
 } from '../search/query-builder';
 import { readRawHits, type RawHit, type RawHits } from '../search/raw-hits';
+
+/**
+ * The two read endpoints that answer from Elasticsearch alone: documents/latestPublications and
+ * publications/search. They get the request as the edge parsed it and the project (config and revision) from the
+ * route; what needs the config is judged here with the domain (filters and sort against the indexed metadata,
+ * the cursor against the sort, the conditions' defaults), the request is built and run by the search adapter.
+ */
 
 /** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
 function hasConditions(content: Content): boolean {
@@ -33,9 +39,8 @@ function hasConditions(content: Content): boolean {
 }
 
 const EMPTY_ITEM = Buffer.from('{}');
-
-/** How long a process trusts its copy of a project's config: a config apply shows up within this time. */
-const CONFIG_TTL_MS = 5_000;
+/** Built searches kept per process: a widget's repeated search is checked and built once. */
+const MAX_BUILT_SEARCHES = 1000;
 
 type Item = Partial<DocumentView>;
 
@@ -58,130 +63,186 @@ export interface SearchPage extends Items {
   cursor: string | null;
 }
 
+/** documents/latestPublications as the edge parsed it. */
+export interface LatestPublicationsRead extends Omit<
+  LatestPublicationsParams,
+  'projectId' | 'homepageDocumentId'
+> {
+  homepage: boolean;
+  /** null: the client asked to ignore component conditions. */
+  conditions: ConditionRequest | null;
+}
+
+/** publications/search as the edge parsed it. */
+export interface PublicationSearchRead {
+  search?: string | undefined;
+  contentTypes?: readonly string[] | undefined;
+  categories?: readonly string[] | undefined;
+  languages?: readonly string[] | undefined;
+  languageGroupId?: string | undefined;
+  filters?: FilterJson | undefined;
+  sort: SortSpec;
+  /** `fields=id`: only `{documentId, projectId}` per hit. */
+  idsOnly: boolean;
+  fields: readonly ViewField[];
+  limit: number;
+  offset: number;
+  after?: string | undefined;
+  withTotal: boolean;
+  conditions: ConditionRequest | null;
+}
+
+export interface BuiltSearch {
+  request: estypes.SearchRequest;
+  /** The request as sent: serialised once. */
+  body: string;
+  /** What a cursor of this search is tied to: the normalised sort. */
+  sortSignature: string;
+}
+
 /**
- * The two read endpoints that answer from Elasticsearch alone: documents/latestPublications and
- * publications/search. Postgres is asked only for the project's config (cached briefly).
+ * The Elasticsearch request of a search in one project: filters and sort are judged against the project's
+ * indexed metadata and the cursor against the sort, every problem of the three in one 400 keyed by parameter.
  */
-export function publicationReads(ctx: AppContext) {
-  const projects = projectQueries(ctx.pool);
-  const cache = new Map<number, { config: ProjectConfig; at: number }>();
+export function buildPublicationSearch(
+  project: ProjectRow,
+  read: Omit<PublicationSearchRead, 'conditions'>,
+): BuiltSearch {
+  const indexedMetadata = indexedMetadataFields(project.config);
+  const sortSignature = read.sort.fields.join(',');
+  const { sort, filter, searchAfter } = valueOrThrow(
+    checkAll({
+      sort: under('sort', resolveSort(read.sort, indexedMetadata)),
+      filter:
+        read.filters === undefined
+          ? valid(undefined)
+          : under('filters', compileFilters(read.filters, indexedMetadata)),
+      searchAfter:
+        read.after === undefined ? valid(undefined) : under('after', decodeCursor(read.after, sortSignature)),
+    }),
+  );
+  const request = buildSearchRequest({
+    projectId: project.id,
+    fullText: read.search === undefined ? undefined : buildFullTextQuery(read.search),
+    filter,
+    sort: sort.sort,
+    searchAfter,
+    contentTypes: read.contentTypes,
+    categories: read.categories,
+    languages: read.languages,
+    languageGroupId: read.languageGroupId,
+    idsOnly: read.idsOnly,
+    fields: read.fields,
+    limit: read.limit,
+    offset: read.offset,
+    withTotal: read.withTotal,
+  });
+  return { request, body: JSON.stringify(request), sortSignature };
+}
 
-  // Built Elasticsearch requests by the config they were built with (a new config object after each reload)
-  // and the parameters: a widget's repeated search is parsed, checked and built once.
-  const builtByConfig = new WeakMap<ProjectConfig, BoundedCache<string, BuiltSearch & { body: string }>>();
-  function builtSearches(config: ProjectConfig): BoundedCache<string, BuiltSearch & { body: string }> {
-    let built = builtByConfig.get(config);
-    if (!built) {
-      built = new BoundedCache(1000);
-      builtByConfig.set(config, built);
+/** The conditions a read applies: null when ignored, else the request's with the project's defaults. */
+function conditionsFor(project: ProjectRow, request: ConditionRequest | null): ConditionContext | null {
+  return request && conditionContext(request, conditionDefaults(project.config));
+}
+
+/** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
+function identity(response: RawHits, hit: RawHit): string | undefined {
+  const { index, id, version } = hit;
+  if (!index || !id || version === undefined) return undefined;
+  const bytes = response.bytes;
+  return `${bytes.toString('latin1', index.start, index.end)}/${bytes.toString('latin1', id.start, id.end)}@${version}`;
+}
+
+/** Each hit's stored body as it is, unless component conditions have something to remove from it. */
+function toItems(
+  response: RawHits,
+  conditions: ConditionContext | null,
+  fields: readonly ViewField[],
+): Items {
+  const parts = [fields.join(',')];
+  const items = response.hits.map((hit) => {
+    if (!hit.body) {
+      parts.push('{}');
+      return EMPTY_ITEM;
     }
-    return built;
-  }
+    const json = response.bytes.subarray(hit.body.start, hit.body.end);
+    let item = json;
+    if (conditions && hit.bodyHasKey) {
+      const parsed = JSON.parse(json.toString('utf8')) as Item;
+      if (parsed.content && hasConditions(parsed.content)) {
+        item = Buffer.from(
+          JSON.stringify({ ...parsed, content: applyComponentConditions(parsed.content, conditions) }),
+        );
+      }
+    }
+    parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
+    return item;
+  });
+  return { items, fingerprint: parts.join('\n') };
+}
 
-  async function projectConfig(projectId: number): Promise<ProjectConfig> {
-    const cached = cache.get(projectId);
-    if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
-    const project = await projects.findById(projectId);
-    if (!project) throw AppError.notFound(`Project ${projectId} not found`);
-    cache.set(projectId, { config: project.config, at: Date.now() });
-    return project.config;
-  }
+/** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */
+function toIds(response: RawHits): Items {
+  const parts = ['id'];
+  const items = response.hits.map((hit) => {
+    const source = hit.source
+      ? (JSON.parse(response.bytes.toString('utf8', hit.source.start, hit.source.end)) as {
+          documentId?: number;
+          projectId?: number;
+        })
+      : {};
+    const item = Buffer.from(
+      JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
+    );
+    parts.push(identity(response, hit) ?? item.toString('latin1'));
+    return item;
+  });
+  return { items, fingerprint: parts.join('\n') };
+}
+
+export function publicationReads(deps: { search: SearchClient; index: PublicationsIndex }) {
+  /** Built requests by project revision and parameters (a config apply makes a new revision). */
+  const built = new LRUCache<string, BuiltSearch>({ max: MAX_BUILT_SEARCHES });
+  /** The first search of the process creates the index when there is none yet; retried if that failed. */
+  let ensured: Promise<void> | undefined;
 
   /** Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them. */
   async function run(body: string): Promise<RawHits> {
-    await ensurePublicationsIndex(ctx.search, ctx.index);
+    ensured ??= ensurePublicationsIndex(deps.search, deps.index).catch((error: unknown) => {
+      ensured = undefined;
+      throw error;
+    });
+    await ensured;
     // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
     // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
-    const bytes = await searchBytes(ctx.search, ctx.index.alias, body);
+    const bytes = await searchBytes(deps.search, deps.index.alias, body);
     return readRawHits(bytes, 'conditions');
   }
 
-  /** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
-  function identity(response: RawHits, hit: RawHit): string | undefined {
-    const { index, id, version } = hit;
-    if (!index || !id || version === undefined) return undefined;
-    const bytes = response.bytes;
-    return `${bytes.toString('latin1', index.start, index.end)}/${bytes.toString('latin1', id.start, id.end)}@${version}`;
-  }
-
-  /** Each hit's stored body as it is, unless component conditions have something to remove from it. */
-  function toItems(
-    response: RawHits,
-    conditions: ConditionContext | null,
-    fields: readonly ViewField[],
-  ): Items {
-    const parts = [fields.join(',')];
-    const items = response.hits.map((hit) => {
-      if (!hit.body) {
-        parts.push('{}');
-        return EMPTY_ITEM;
-      }
-      const json = response.bytes.subarray(hit.body.start, hit.body.end);
-      let item = json;
-      if (conditions && hit.bodyHasKey) {
-        const parsed = JSON.parse(json.toString('utf8')) as Item;
-        if (parsed.content && hasConditions(parsed.content)) {
-          item = Buffer.from(
-            JSON.stringify({ ...parsed, content: applyComponentConditions(parsed.content, conditions) }),
-          );
-        }
-      }
-      parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
-      return item;
-    });
-    return { items, fingerprint: parts.join('\n') };
-  }
-
-  /** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */
-  function toIds(response: RawHits): Items {
-    const parts = ['id'];
-    const items = response.hits.map((hit) => {
-      const source = hit.source
-        ? (JSON.parse(response.bytes.toString('utf8', hit.source.start, hit.source.end)) as {
-            documentId?: number;
-            projectId?: number;
-          })
-        : {};
-      const item = Buffer.from(
-        JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
-      );
-      parts.push(identity(response, hit) ?? item.toString('latin1'));
-      return item;
-    });
-    return { items, fingerprint: parts.join('\n') };
-  }
-
   return {
-    async latestPublications(
-      params: Omit<LatestPublicationsParams, 'homepageDocumentId'> & { homepage: boolean },
-      conditionQuery: ConditionQuery,
-    ): Promise<Items> {
-      const config = await projectConfig(params.projectId);
-      // Resolved before asking Elasticsearch, so a bad parameter is a 400 however many hits.
-      const request = valueOrThrow(conditionRequestOf(conditionQuery), 'componentConditions');
-      const conditions = request && conditionContext(request, conditionDefaults(config));
-      const homepageDocumentId = params.homepage ? (config.settings.homepageDocumentId ?? null) : undefined;
+    async latestPublications(project: ProjectRow, read: LatestPublicationsRead): Promise<Items> {
+      const { homepage, conditions, ...params } = read;
+      const homepageDocumentId = homepage ? (project.config.settings.homepageDocumentId ?? null) : undefined;
       const response = await run(
-        JSON.stringify(buildLatestPublicationsRequest({ ...params, homepageDocumentId })),
+        JSON.stringify(
+          buildLatestPublicationsRequest({ ...params, projectId: project.id, homepageDocumentId }),
+        ),
       );
-      return toItems(response, conditions, params.fields);
+      return toItems(response, conditionsFor(project, conditions), params.fields);
     },
 
-    async search(
-      params: Omit<SearchParams, 'indexedMetadata'>,
-      conditionQuery: ConditionQuery,
-    ): Promise<SearchPage> {
-      const config = await projectConfig(params.projectId);
-      const built = builtSearches(config).get(JSON.stringify(params), () => {
-        const search = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
-        return { ...search, body: JSON.stringify(search.request) };
-      });
-      const request = valueOrThrow(conditionRequestOf(conditionQuery), 'componentConditions');
-      const conditions = request && conditionContext(request, conditionDefaults(config));
-      const response = await run(built.body);
+    async search(project: ProjectRow, read: PublicationSearchRead): Promise<SearchPage> {
+      const { conditions, ...params } = read;
+      const key = `${project.id}@${project.revisionNumber}\n${JSON.stringify(params)}`;
+      let search = built.get(key);
+      if (!search) {
+        search = buildPublicationSearch(project, params);
+        built.set(key, search);
+      }
+      const response = await run(search.body);
       const { items, fingerprint } = params.idsOnly
         ? toIds(response)
-        : toItems(response, conditions, params.fields);
+        : toItems(response, conditionsFor(project, conditions), params.fields);
       const full = params.limit > 0 && response.hits.length === params.limit;
       return {
         items,
@@ -189,9 +250,11 @@ export function publicationReads(ctx: AppContext) {
         total: response.total,
         cursor:
           full && response.lastSort
-            ? encodeCursor(response.lastSort as estypes.SortResults, built.sortSignature)
+            ? encodeCursor(response.lastSort as estypes.SortResults, search.sortSignature)
             : null,
       };
     },
   };
 }
+
+export type PublicationReads = ReturnType<typeof publicationReads>;

@@ -54,8 +54,8 @@ export function searchDocumentId(projectId: number, documentId: number): string 
   return `${projectId}:${documentId}`;
 }
 
-/** Parsed project configs, keyed by project and revision, so a batch parses each config once. */
-export class ProjectConfigCache {
+/** Parsed project configs, keyed by project and revision, so one batch of the indexer parses each config once. */
+export class BatchConfigs {
   private readonly byKey = new Map<string, ProjectConfig | null>();
 
   get(projectId: number, revision: number, raw: unknown): ProjectConfig | null {

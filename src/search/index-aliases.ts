@@ -10,13 +10,11 @@ interface IndexDefinition {
   mappings: estypes.MappingTypeMapping;
 }
 
-let definition: IndexDefinition | undefined;
-
+/** Read when an index is created (rarely): the file as it is now, no copy kept. */
 export function publicationsIndexDefinition(): IndexDefinition {
-  definition ??= JSON.parse(
+  return JSON.parse(
     readFileSync(packagePath('index-mappings', 'publications.json'), 'utf8'),
   ) as IndexDefinition;
-  return definition;
 }
 
 /**
@@ -68,28 +66,12 @@ export async function writeTargets(search: SearchClient, index: PublicationsInde
   return targets;
 }
 
-const ensured = new WeakMap<SearchClient, Map<string, Promise<void>>>();
-
 /**
  * Creates the first physical index with the alias when the alias is missing. Idempotent and safe when the
  * API and the workers start together: the first index has a fixed name, so only one of them can create it.
+ * One request when the alias exists: a caller on a hot path asks once (see src/reads/publications.ts).
  */
-export function ensurePublicationsIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
-  let byAlias = ensured.get(search);
-  if (!byAlias) {
-    byAlias = new Map();
-    ensured.set(search, byAlias);
-  }
-  let pending = byAlias.get(index.alias);
-  if (!pending) {
-    pending = createFirstIndex(search, index);
-    byAlias.set(index.alias, pending);
-    pending.catch(() => byAlias.delete(index.alias));
-  }
-  return pending;
-}
-
-async function createFirstIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
+export async function ensurePublicationsIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
   if (await search.indices.existsAlias({ name: index.alias })) return;
   const { settings, mappings } = publicationsIndexDefinition();
   try {

@@ -6,7 +6,7 @@ import type { SearchClient } from './client';
 import { searchDocumentQueries, type StoredSearchDocument } from '../db/queries/search-documents';
 import {
   buildSearchDocument,
-  ProjectConfigCache,
+  BatchConfigs,
   SEARCH_DOCUMENT_VERSION,
   searchDocumentId,
 } from './document-builder';
@@ -64,7 +64,7 @@ export function operationsFor(
   rows: readonly IndexSourceRow[],
   keys: readonly DocumentKey[],
 ): BuiltOperation[] {
-  const configs = new ProjectConfigCache();
+  const configs = new BatchConfigs();
   const found = new Set(rows.map((row) => searchDocumentId(row.projectId, row.documentId)));
   const operations: BuiltOperation[] = rows.map((row) => {
     const key = { projectId: row.projectId, documentId: row.documentId };

@@ -1,14 +1,10 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { ViewField } from '../domain/document-view';
-import { compileFilters, parseFilterJson, type IndexedMetadata } from '../domain/search-filters';
-import { parseSortSpec, resolveSort } from '../domain/search-sort';
-import { decodeCursor } from '../domain/search-cursor';
-import { buildFullTextQuery } from '../domain/search-text';
-import { valueOrThrow } from '../domain/validation';
 
 /**
- * Pure builders of the Elasticsearch requests behind documents/latestPublications and publications/search.
- * Every request filters on the token's project first: one index holds every project.
+ * Pure builders of the Elasticsearch requests behind documents/latestPublications and publications/search, from
+ * values already parsed and checked (src/reads resolves them with the domain). Every request filters on the
+ * token's project first: one index holds every project.
  */
 
 type Query = estypes.QueryDslQueryContainer;
@@ -74,66 +70,49 @@ export function buildLatestPublicationsRequest(params: LatestPublicationsParams)
     sort: [{ lastPublicationDate: { order, missing: '_last' } }, { documentId: { order } }],
     _source: sourceFields(params.fields),
     // Each hit's external version (the document's index_version): with its _id it names the stored body, which
-    // is what the answer's ETag is computed from (see publication-reads.ts).
+    // is what the answer's ETag is computed from (see src/reads/publications.ts).
     version: true,
   };
 }
 
 export interface SearchParams {
   projectId: number;
-  indexedMetadata: IndexedMetadata;
-  search?: string | undefined;
+  /** The scoring query of `search`; absent without search terms. */
+  fullText?: Query | undefined;
+  /** The compiled `filters`. */
+  filter?: Query | undefined;
+  sort: estypes.SortCombinations[];
+  /** The cursor's values. */
+  searchAfter?: estypes.FieldValue[] | undefined;
   contentTypes?: readonly string[] | undefined;
   categories?: readonly string[] | undefined;
   languages?: readonly string[] | undefined;
   languageGroupId?: string | undefined;
-  filters?: string | undefined;
-  sort?: string | undefined;
   /** `fields=id`: only `{documentId, projectId}` per hit. */
   idsOnly: boolean;
   fields: readonly ViewField[];
   limit: number;
   offset: number;
-  after?: string | undefined;
   withTotal: boolean;
 }
 
-export interface BuiltSearch {
-  request: estypes.SearchRequest;
-  /** What a cursor of this search is tied to: the normalised sort. */
-  sortSignature: string;
-}
-
-/** Builds the search request; throws the spec's 400 for a bad filter, sort or cursor. */
-export function buildSearchRequest(params: SearchParams): BuiltSearch {
-  const fullText = params.search === undefined ? undefined : buildFullTextQuery(params.search);
-  const spec = valueOrThrow(parseSortSpec(params.sort, fullText !== undefined), 'sort');
-  const sort = valueOrThrow(resolveSort(spec, params.indexedMetadata), 'sort');
-  const sortSignature = sort.fields.join(',');
-  const searchAfter =
-    params.after === undefined ? undefined : valueOrThrow(decodeCursor(params.after, sortSignature), 'after');
+export function buildSearchRequest(params: SearchParams): estypes.SearchRequest {
   const filter: Query[] = [
     { term: { projectId: params.projectId } },
     params.contentTypes ? { terms: { contentType: [...params.contentTypes] } } : undefined,
     params.categories ? { terms: { categoryId: [...params.categories] } } : undefined,
     params.languages ? { terms: { languageLocale: [...params.languages] } } : undefined,
     params.languageGroupId === undefined ? undefined : { term: { languageGroupId: params.languageGroupId } },
-    params.filters === undefined
-      ? undefined
-      : valueOrThrow(
-          compileFilters(valueOrThrow(parseFilterJson(params.filters), 'filters'), params.indexedMetadata),
-          'filters',
-        ),
+    params.filter,
   ].filter(present);
-  const request: estypes.SearchRequest = {
+  return {
     size: params.limit,
     from: params.offset,
     track_total_hits: params.withTotal,
-    query: { bool: { filter, ...(fullText ? { must: [fullText] } : {}) } },
-    sort: sort.sort,
+    query: { bool: { filter, ...(params.fullText ? { must: [params.fullText] } : {}) } },
+    sort: params.sort,
     _source: params.idsOnly ? ['documentId', 'projectId'] : sourceFields(params.fields),
     version: true,
-    ...(searchAfter ? { search_after: searchAfter } : {}),
+    ...(params.searchAfter ? { search_after: params.searchAfter } : {}),
   };
-  return { request, sortSignature };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApiVersion, VersionLabel } from '../api-versions';
+import { perVersion, type ApiVersion, type VersionLabel } from '../api-versions';
 import { parseOrThrow } from '../validation';
 
 /** Most commands one request may carry; they all run in one transaction. */
@@ -234,17 +234,13 @@ function buildRequestSchema(version: ApiVersion): z.ZodType<CommandRequest> {
   });
 }
 
-const schemaByVersionLabel = new Map<string, z.ZodType<CommandRequest>>();
+/** The request schema of each API version, built once when this module loads. */
+const requestSchema = perVersion(buildRequestSchema);
 
 /**
  * Validates the body of `PATCH documents/{documentId}/commands` for one API version; throws the spec's 400
  * with one key per offending path (`commands.2.operation`, `commands.0.value.overrides`, `preserveUpdatedAt`).
  */
 export function parseCommandRequest(body: unknown, version: ApiVersion): CommandRequest {
-  let schema = schemaByVersionLabel.get(version.label);
-  if (schema === undefined) {
-    schema = buildRequestSchema(version);
-    schemaByVersionLabel.set(version.label, schema);
-  }
-  return parseOrThrow(schema, body);
+  return parseOrThrow(requestSchema(version), body);
 }

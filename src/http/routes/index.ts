@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../context';
+import type { RouteDeps } from './deps';
 import { designRoutes } from './design/design.routes';
 import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
@@ -17,18 +17,18 @@ import { projectConfigRoutes } from './project-config/project-config.routes';
  * Every resource of `/api/{version}`, one folder each. A route that exists only in some versions says so
  * with `onlyIn(...)` in its own pipeline.
  */
-export function registerRoutes(router: Router, ctx: AppContext): void {
-  healthRoutes(router, ctx);
+export function registerRoutes(router: Router, deps: RouteDeps): void {
+  healthRoutes(router, deps);
   openApiRoutes(router);
   // Before any /documents/:documentId route, so 'latestPublications' is never read as a document id.
-  latestPublicationsRoutes(router, ctx);
-  publicationsRoutes(router, ctx);
-  documentCommandsRoutes(router, ctx);
-  latestDraftRoutes(router, ctx);
-  deliveryStatusRoutes(router, ctx);
-  publicationEventsRoutes(router, ctx);
-  projectConfigRoutes(router, ctx);
-  designRoutes(router, ctx);
-  importRoutes(router, ctx);
-  latestPublicationRoutes(router, ctx);
+  latestPublicationsRoutes(router, deps);
+  publicationsRoutes(router, deps);
+  documentCommandsRoutes(router, deps);
+  latestDraftRoutes(router, deps);
+  deliveryStatusRoutes(router, deps);
+  publicationEventsRoutes(router, deps);
+  projectConfigRoutes(router, deps);
+  designRoutes(router, deps);
+  importRoutes(router, deps);
+  latestPublicationRoutes(router, deps);
 }

@@ -1,15 +1,15 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../../context';
-import { addDeliveryStatus } from '../../../commands/add-delivery-status';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
 import { addDeliveryStatusBody } from './delivery-status.schema';
 import { documentIdParams } from './document-commands.schema';
 
 /** POST documents/{documentId}/addDeliveryStatus (api-spec §4.10): creates or updates a report. */
-export function deliveryStatusRoutes(router: Router, ctx: AppContext): void {
-  const { auth } = ctx;
-
+export function deliveryStatusRoutes(
+  router: Router,
+  { auth, commands }: Pick<RouteDeps, 'auth' | 'commands'>,
+): void {
   router.post(
     '/documents/:documentId/addDeliveryStatus',
     ...auth,
@@ -17,7 +17,7 @@ export function deliveryStatusRoutes(router: Router, ctx: AppContext): void {
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const body = parseOrThrow(addDeliveryStatusBody, req.body);
-      const report = await addDeliveryStatus(ctx.pool, {
+      const report = await commands.addDeliveryStatus({
         ...body,
         userChoices: body.userChoices ?? null,
         projectId: req.auth.projectId,

@@ -1,15 +1,15 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../../context';
-import { runDocumentCommands } from '../../../commands/run-document-commands';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 
 /** PATCH documents/{documentId}/commands (api-spec §4.11): every command in one transaction, 204 on success. */
-export function documentCommandsRoutes(router: Router, ctx: AppContext): void {
-  const { auth } = ctx;
-
+export function documentCommandsRoutes(
+  router: Router,
+  { auth, commands }: Pick<RouteDeps, 'auth' | 'commands'>,
+): void {
   router.patch(
     '/documents/:documentId/commands',
     ...auth,
@@ -17,7 +17,7 @@ export function documentCommandsRoutes(router: Router, ctx: AppContext): void {
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const request = parseCommandRequest(req.body, req.apiVersion);
-      await runDocumentCommands(ctx.pool, ctx.boss, {
+      await commands.runDocumentCommands({
         projectId: req.auth.projectId,
         documentId,
         request,

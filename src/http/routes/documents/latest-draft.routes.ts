@@ -1,25 +1,15 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../../context';
-import { documentQueries } from '../../../db/queries/documents';
-import { projectQueries } from '../../../db/queries/projects';
-import {
-  applyComponentConditions,
-  conditionContext,
-  conditionRequestOf,
-} from '../../../domain/component-conditions';
-import { buildDocumentView, pickFields } from '../../../domain/document-view';
-import { AppError } from '../../../domain/errors';
-import { conditionDefaults } from '../../../domain/project-config';
-import { renderRenditions } from '../../../domain/renditions';
-import { parseOrThrow, valueOrThrow } from '../../../domain/validation';
+import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 import { defaultViewFields, latestDraftQuery } from './latest-draft.schema';
 
 /** GET documents/{documentId}/latestDraft (api-spec §4.14): the draft as it is now, no publicationId. */
-export function latestDraftRoutes(router: Router, ctx: AppContext): void {
-  const { auth } = ctx;
-
+export function latestDraftRoutes(
+  router: Router,
+  { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
+): void {
   router.get(
     '/documents/:documentId/latestDraft',
     ...auth,
@@ -27,28 +17,13 @@ export function latestDraftRoutes(router: Router, ctx: AppContext): void {
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const query = parseOrThrow(latestDraftQuery(req.apiVersion), req.query);
-      const { projectId } = req.auth;
-      const [project, document] = await Promise.all([
-        projectQueries(ctx.pool).findById(projectId),
-        documentQueries(ctx.pool).findById(projectId, documentId),
-      ]);
-      if (project === undefined || document === undefined) {
-        throw AppError.notFound(`Document ${documentId} not found`);
-      }
-      const request = valueOrThrow(conditionRequestOf(query), 'componentConditions');
-      const conditions = request && conditionContext(request, conditionDefaults(project.config));
-      const view = buildDocumentView({
-        ...document,
-        documentId: document.id,
-        content:
-          conditions === null ? document.content : applyComponentConditions(document.content, conditions),
-      });
-      const body: Record<string, unknown> = pickFields(
-        view,
-        query.fields ?? defaultViewFields(req.apiVersion),
+      const project = await projectConfigs.get(req.auth.projectId);
+      res.json(
+        await reads.documents.latestDraft(project, documentId, {
+          ...query,
+          fields: query.fields ?? defaultViewFields(req.apiVersion),
+        }),
       );
-      if (query.renditions !== undefined) body.renditions = renderRenditions(view.content, query.renditions);
-      res.json(body);
     },
   );
 }

@@ -1,19 +1,24 @@
 import { z } from 'zod';
-import type { ApiVersion } from '../../../domain/api-versions';
+import { perVersion, type ApiVersion } from '../../../domain/api-versions';
 import type { ViewField } from '../../../domain/document-view';
-import { commaList, queryBoolean, viewFields } from '../../query-params';
+import { fromCheck } from '../../../domain/validation';
+import { commaList, conditionParams, viewFields, withConditions } from '../../query-params';
 
-export function latestDraftQuery(version: ApiVersion) {
-  return z.strictObject({
-    fields: viewFields.optional(),
-    // Renditions were removed in 2025-09 (api-spec §9): from then on the parameter itself is an error.
-    renditions: version.atMost('2025-07')
-      ? commaList.optional()
-      : z.never({ error: `is not available in API version ${version.label}, only up to 2025-07` }).optional(),
-    ignoreComponentConditions: queryBoolean.optional(),
-    componentConditions: z.string().optional(),
-  });
-}
+/** The query of documents/{id}/latestDraft and latestPublication, per API version. */
+export const latestDraftQuery = perVersion((version) =>
+  z
+    .strictObject({
+      fields: viewFields.optional(),
+      // Renditions were removed in 2025-09 (api-spec §9): from then on the parameter itself is an error.
+      renditions: version.atMost('2025-07')
+        ? commaList.optional()
+        : z
+            .never({ error: `is not available in API version ${version.label}, only up to 2025-07` })
+            .optional(),
+      ...conditionParams,
+    })
+    .transform(fromCheck(withConditions)),
+);
 
 /** supplement §4: v1 keeps the older default; beta and 2025-03+ add references. */
 export function defaultViewFields(version: ApiVersion): ViewField[] {

@@ -1,20 +1,8 @@
-import type { Request, Router } from 'express';
-import type { AppContext } from '../../../context';
-import { latestPublicationQueries } from '../../../db/queries/latest-publications';
-import { projectQueries } from '../../../db/queries/projects';
-import {
-  applyComponentConditions,
-  conditionContext,
-  conditionRequestOf,
-  type ConditionQuery,
-} from '../../../domain/component-conditions';
-import { buildDocumentView, pickFields, type DocumentView } from '../../../domain/document-view';
-import { AppError } from '../../../domain/errors';
-import { conditionDefaults } from '../../../domain/project-config';
-import { renderRenditions } from '../../../domain/renditions';
-import { parseOrThrow, valueOrThrow } from '../../../domain/validation';
+import type { Router } from 'express';
+import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 import {
   defaultViewFields,
@@ -26,24 +14,10 @@ import {
  * GET documents/{documentId}/latestPublication (api-spec §4.19) from Postgres, and its renditions route
  * (only up to 2025-07). Unpublished, unknown and other projects' documents are 404.
  */
-export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
-  const { auth } = ctx;
-
-  async function loadView(req: Request, documentId: number, query: ConditionQuery): Promise<DocumentView> {
-    const { projectId } = req.auth;
-    const [project, source] = await Promise.all([
-      projectQueries(ctx.pool).findById(projectId),
-      latestPublicationQueries(ctx.pool).findViewSource(projectId, documentId),
-    ]);
-    if (!project || !source) throw AppError.notFound(`Document ${documentId} has no publication`);
-    const request = valueOrThrow(conditionRequestOf(query), 'componentConditions');
-    const conditions = request && conditionContext(request, conditionDefaults(project.config));
-    return buildDocumentView({
-      ...source,
-      content: conditions === null ? source.content : applyComponentConditions(source.content, conditions),
-    });
-  }
-
+export function latestPublicationRoutes(
+  router: Router,
+  { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
+): void {
   router.get(
     '/documents/:documentId/latestPublication',
     ...auth,
@@ -51,13 +25,13 @@ export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const query = parseOrThrow(latestPublicationQuery(req.apiVersion), req.query);
-      const view = await loadView(req, documentId, query);
-      const body: Record<string, unknown> = pickFields(
-        view,
-        query.fields ?? defaultViewFields(req.apiVersion),
+      const project = await projectConfigs.get(req.auth.projectId);
+      res.json(
+        await reads.documents.latestPublication(project, documentId, {
+          ...query,
+          fields: query.fields ?? defaultViewFields(req.apiVersion),
+        }),
       );
-      if (query.renditions !== undefined) body.renditions = renderRenditions(view.content, query.renditions);
-      res.json(body);
     },
   );
 
@@ -68,8 +42,8 @@ export function latestPublicationRoutes(router: Router, ctx: AppContext): void {
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId, renditionHandles } = parseOrThrow(renditionHandlesParams, req.params);
-      const view = await loadView(req, documentId, {});
-      res.json(renderRenditions(view.content, renditionHandles));
+      const project = await projectConfigs.get(req.auth.projectId);
+      res.json(await reads.documents.latestPublicationRenditions(project, documentId, renditionHandles));
     },
   );
 }

@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { fromCheck } from '../../../domain/validation';
 import {
   commaList,
+  conditionParams,
   dateTimeParam,
   documentTypesList,
   idParam,
   integerParam,
   queryBoolean,
   viewFields,
+  withConditions,
 } from '../../query-params';
 
 export const MAX_LIMIT = 100;
@@ -14,29 +17,30 @@ export const MAX_OFFSET = 10_000;
 const MAX_IDS = 1000;
 
 /** api-spec §4.9 and supplement §4: every query parameter of GET documents/latestPublications. */
-export const latestPublicationsQuery = z.strictObject({
-  fields: viewFields.optional(),
-  limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
-  offset: integerParam(0, MAX_OFFSET).default(0),
-  reverse: queryBoolean.default(false),
-  homepage: queryBoolean.default(false),
-  contentTypes: commaList.optional(),
-  documentTypes: documentTypesList.optional(),
-  id: commaList
-    .refine((items) => items.every((item) => /^\d{1,15}$/.test(item)), {
-      message: 'must be a document id or a comma separated list of document ids',
-    })
-    .refine((items) => items.length <= MAX_IDS, { message: `must list at most ${MAX_IDS} ids` })
-    .transform((items) => items.map(Number))
-    .optional(),
-  'id.gt': idParam.optional(),
-  'id.gte': idParam.optional(),
-  'id.lt': idParam.optional(),
-  'id.lte': idParam.optional(),
-  'publishedAt.gt': dateTimeParam.transform((date) => date.toISOString()).optional(),
-  'publishedAt.gte': dateTimeParam.transform((date) => date.toISOString()).optional(),
-  'publishedAt.lt': dateTimeParam.transform((date) => date.toISOString()).optional(),
-  'publishedAt.lte': dateTimeParam.transform((date) => date.toISOString()).optional(),
-  ignoreComponentConditions: queryBoolean.optional(),
-  componentConditions: z.string().optional(),
-});
+export const latestPublicationsQuery = z
+  .strictObject({
+    fields: viewFields.optional(),
+    limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
+    offset: integerParam(0, MAX_OFFSET).default(0),
+    reverse: queryBoolean.default(false),
+    homepage: queryBoolean.default(false),
+    contentTypes: commaList.optional(),
+    documentTypes: documentTypesList.optional(),
+    id: commaList
+      .refine((items) => items.every((item) => /^\d{1,15}$/.test(item)), {
+        message: 'must be a document id or a comma separated list of document ids',
+      })
+      .refine((items) => items.length <= MAX_IDS, { message: `must list at most ${MAX_IDS} ids` })
+      .transform((items) => items.map(Number))
+      .optional(),
+    'id.gt': idParam.optional(),
+    'id.gte': idParam.optional(),
+    'id.lt': idParam.optional(),
+    'id.lte': idParam.optional(),
+    'publishedAt.gt': dateTimeParam.transform((date) => date.toISOString()).optional(),
+    'publishedAt.gte': dateTimeParam.transform((date) => date.toISOString()).optional(),
+    'publishedAt.lt': dateTimeParam.transform((date) => date.toISOString()).optional(),
+    'publishedAt.lte': dateTimeParam.transform((date) => date.toISOString()).optional(),
+    ...conditionParams,
+  })
+  .transform(fromCheck(withConditions));

@@ -1,24 +1,20 @@
 import type { Router } from 'express';
-import { applyProjectConfig } from '../../../commands/apply-project-config';
-import type { AppContext } from '../../../context';
-import { projectQueries } from '../../../db/queries/projects';
-import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
 import { ApplyProjectConfigBody } from './project-config.schema';
 
 /** GET and POST projectConfig (api-spec §4.19, supplement §8). */
-export function projectConfigRoutes(router: Router, ctx: AppContext): void {
-  const { auth } = ctx;
-
+export function projectConfigRoutes(
+  router: Router,
+  { auth, reads, commands }: Pick<RouteDeps, 'auth' | 'reads' | 'commands'>,
+): void {
   router.get('/projectConfig', ...auth, requireScope('public-api:config:read'), async (req, res) => {
-    const project = await projectQueries(ctx.pool).findById(req.auth.projectId);
-    if (!project) throw AppError.notFound(`Project ${req.auth.projectId} does not exist`);
-    res.json({ ...project.config, $baseRevision: project.revisionNumber });
+    res.json(await reads.projects.config(req.auth.projectId));
   });
 
   router.post('/projectConfig', ...auth, requireScope('public-api:config:write'), async (req, res) => {
     const body = parseOrThrow(ApplyProjectConfigBody, req.body);
-    res.json(await applyProjectConfig(ctx.pool, req.auth.projectId, body));
+    res.json(await commands.applyProjectConfig(req.auth.projectId, body));
   });
 }

@@ -1,27 +1,21 @@
 import { z } from 'zod';
-import type { ApiVersion } from '../../../domain/api-versions';
+import { perVersion } from '../../../domain/api-versions';
+import { parseFilterJson } from '../../../domain/search-filters';
+import { parseSortSpec } from '../../../domain/search-sort';
+import { hasSearchTerms } from '../../../domain/search-text';
+import { checkAll, fromCheck, under, valid } from '../../../domain/validation';
 import { MAX_LIMIT, MAX_OFFSET } from '../documents/latest-publications.schema';
-import { commaList, integerParam, queryBoolean, viewFields } from '../../query-params';
+import { commaList, conditionParams, integerParam, viewFields, withConditions } from '../../query-params';
 
 const MAX_SEARCH_LENGTH = 1000;
 
 /**
- * api-spec §4.15 and supplement §5: every query parameter of GET publications/search. Built once per API
- * version: building a zod schema (and its compiled fast path) costs more than parsing a query with it.
+ * api-spec §4.15 and supplement §5: every query parameter of GET publications/search, per API version.
+ * `filters` comes out as parsed JSON and `sort` as a SortSpec; both are judged against the project's indexed
+ * metadata by the read (src/reads/publications.ts), the cursor against the sort.
  */
-export function searchQuery(version: ApiVersion) {
-  let schema = schemas.get(version.label);
-  if (!schema) {
-    schema = buildSearchQuery(version);
-    schemas.set(version.label, schema);
-  }
-  return schema;
-}
-
-const schemas = new Map<string, ReturnType<typeof buildSearchQuery>>();
-
-function buildSearchQuery(version: ApiVersion) {
-  return z
+export const searchQuery = perVersion((version) =>
+  z
     .strictObject({
       search: z
         .string()
@@ -31,7 +25,7 @@ function buildSearchQuery(version: ApiVersion) {
       categories: commaList.optional(),
       languages: commaList.optional(),
       languageGroupId: z.string().min(1, { message: 'must not be empty' }).optional(),
-      filters: z.string().optional(),
+      filters: z.string().transform(fromCheck(parseFilterJson)).optional(),
       sort: z.string().optional(),
       fields: z
         .string()
@@ -47,11 +41,22 @@ function buildSearchQuery(version: ApiVersion) {
         : z
             .never({ error: `is not available in API version ${version.label}; cursors exist from 2026-01` })
             .optional(),
-      ignoreComponentConditions: queryBoolean.optional(),
-      componentConditions: z.string().optional(),
+      ...conditionParams,
     })
     .refine((query) => query.after === undefined || query.offset === 0, {
       message: 'use after or offset, not both: a cursor already says where the page starts',
       path: ['after'],
-    });
-}
+    })
+    .transform(
+      fromCheck(({ sort, ...query }) => {
+        // The default sort and whether relevance is allowed depend on the search having terms.
+        const checked = checkAll({
+          rest: withConditions(query),
+          sort: under('sort', parseSortSpec(sort, hasSearchTerms(query.search))),
+        });
+        return checked.ok ? valid({ ...checked.value.rest, sort: checked.value.sort }) : checked;
+      }),
+    ),
+);
+
+export type SearchQuery = z.output<ReturnType<typeof searchQuery>>;

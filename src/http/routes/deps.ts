@@ -1,0 +1,21 @@
+import type { RequestHandler } from 'express';
+import type { Commands } from '../../commands';
+import type { ProjectConfigCache } from '../../db/project-config-cache';
+import type { Reads } from '../../reads';
+import type { QueryCache } from '../query-cache';
+
+/**
+ * What routes get from the process (src/context.ts builds each once): never a pool, a pg-boss or a search
+ * client, only reads, commands and the shared HTTP pieces. A route module declares the part it uses with
+ * `Pick<RouteDeps, ...>`.
+ */
+export interface RouteDeps {
+  /** The one authentication middleware: bearer token verified, API client loaded, `req.auth` set. */
+  auth: RequestHandler[];
+  /** The project (config and revision) of `req.auth.projectId`, for reads whose answer depends on the config. */
+  projectConfigs: ProjectConfigCache;
+  /** Parsed query strings of the hot list routes. */
+  queryCache: QueryCache;
+  reads: Reads;
+  commands: Commands;
+}

@@ -1,0 +1,81 @@
+import type { Queryable } from '../db/pool';
+import { documentQueries } from '../db/queries/documents';
+import { latestPublicationQueries } from '../db/queries/latest-publications';
+import type { ProjectRow } from '../db/queries/projects';
+import {
+  applyComponentConditions,
+  conditionContext,
+  type ConditionRequest,
+} from '../domain/component-conditions';
+import {
+  buildDocumentView,
+  pickFields,
+  type DocumentView,
+  type ViewField,
+  type ViewSource,
+} from '../domain/document-view';
+import { AppError } from '../domain/errors';
+import { conditionDefaults } from '../domain/project-config';
+import { renderRenditions, type Rendition } from '../domain/renditions';
+
+/** documents/{id}/latestDraft and latestPublication as the edge parsed them. */
+export interface DocumentViewRead {
+  fields: readonly ViewField[];
+  /** Rendition handles (up to 2025-07): the view gets a `renditions` array of them. */
+  renditions?: readonly string[] | undefined;
+  /** null: the client asked to ignore component conditions. */
+  conditions: ConditionRequest | null;
+}
+
+/** The view with the project's component conditions applied as the request asks. */
+function viewOf(project: ProjectRow, source: ViewSource, conditions: ConditionRequest | null): DocumentView {
+  const context = conditions && conditionContext(conditions, conditionDefaults(project.config));
+  return buildDocumentView({
+    ...source,
+    content: context === null ? source.content : applyComponentConditions(source.content, context),
+  });
+}
+
+function answer(view: DocumentView, read: DocumentViewRead): Record<string, unknown> {
+  const body: Record<string, unknown> = pickFields(view, read.fields);
+  if (read.renditions !== undefined) body.renditions = renderRenditions(view.content, read.renditions);
+  return body;
+}
+
+/** A document's draft and latest publication from Postgres. Another project's document is not found. */
+export function documentReads(db: Queryable) {
+  async function publicationView(
+    project: ProjectRow,
+    documentId: number,
+    conditions: ConditionRequest | null,
+  ): Promise<DocumentView> {
+    const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
+    if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
+    return viewOf(project, source, conditions);
+  }
+
+  return {
+    /** documents/{id}/latestDraft (api-spec §4.14): the draft as it is now, without publicationId. */
+    async latestDraft(project: ProjectRow, documentId: number, read: DocumentViewRead) {
+      const document = await documentQueries(db).findById(project.id, documentId);
+      if (!document) throw AppError.notFound(`Document ${documentId} not found`);
+      return answer(viewOf(project, { ...document, documentId: document.id }, read.conditions), read);
+    },
+
+    /** documents/{id}/latestPublication (api-spec §4.19): unpublished documents are not found. */
+    async latestPublication(project: ProjectRow, documentId: number, read: DocumentViewRead) {
+      return answer(await publicationView(project, documentId, read.conditions), read);
+    },
+
+    /** documents/{id}/latestPublication/renditions/{handles} (up to 2025-07), with the default conditions. */
+    async latestPublicationRenditions(
+      project: ProjectRow,
+      documentId: number,
+      handles: readonly string[],
+    ): Promise<Rendition[]> {
+      return renderRenditions((await publicationView(project, documentId, {})).content, handles);
+    },
+  };
+}
+
+export type DocumentReads = ReturnType<typeof documentReads>;

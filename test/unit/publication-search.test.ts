@@ -1,0 +1,107 @@
+import type { ProjectRow } from '../../src/db/queries/projects';
+import { AppError } from '../../src/domain/errors';
+import { ProjectConfigSchema } from '../../src/domain/project-config';
+import { encodeCursor } from '../../src/domain/search-cursor';
+import { parseSortSpec, type SortSpec } from '../../src/domain/search-sort';
+import { valueOrThrow } from '../../src/domain/validation';
+import { buildPublicationSearch, type PublicationSearchRead } from '../../src/reads/publications';
+
+const project: ProjectRow = {
+  id: 7,
+  handle: 'daily',
+  name: 'Daily',
+  revisionNumber: 3,
+  channelMode: 'configurable',
+  defaultChannelId: 1,
+  config: ProjectConfigSchema.parse({
+    settings: { handle: 'daily' },
+    contentTypes: [
+      {
+        handle: 'regular',
+        documentType: 'article',
+        metadata: [
+          { handle: 'flag', type: 'string', index: true },
+          { handle: 'teaser', type: 'text', index: true },
+        ],
+      },
+    ],
+  }),
+};
+
+const sortOf = (raw: string | undefined, hasSearch = false): SortSpec =>
+  valueOrThrow(parseSortSpec(raw, hasSearch), 'sort');
+
+const read = (overrides: Partial<PublicationSearchRead> = {}): Omit<PublicationSearchRead, 'conditions'> => ({
+  idsOnly: false,
+  fields: ['systemdata'],
+  limit: 10,
+  offset: 0,
+  withTotal: true,
+  sort: sortOf(undefined),
+  ...overrides,
+});
+
+function detailsOf(run: () => unknown): Record<string, unknown> {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).status).toBe(400);
+    return (error as AppError).details;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('buildPublicationSearch', () => {
+  it('when filters, sort and cursor are all wrong for the project, then one 400 names each of them', () => {
+    const details = detailsOf(() =>
+      buildPublicationSearch(
+        project,
+        read({
+          filters: [{ key: 'metadata.nope', term: 'x' }],
+          sort: sortOf('metadata.teaser'),
+          after: 'garbage',
+        }),
+      ),
+    );
+    expect(details).toEqual({
+      name: 'ValidationError',
+      'filters.0.key': expect.stringContaining("unknown filter key 'metadata.nope'"),
+      sort: "'metadata.teaser' is a text field and cannot be sorted",
+      after: 'invalid cursor: pass the cursor of a previous response',
+    });
+  });
+
+  it('when a cursor was issued under another sort, then the 400 on after says so', () => {
+    const cursor = encodeCursor([1, 2], sortOf('documentId').fields.join(','));
+    expect(detailsOf(() => buildPublicationSearch(project, read({ after: cursor })))).toEqual({
+      name: 'ValidationError',
+      after: 'invalid cursor: it was issued for a different sort; start again without after',
+    });
+  });
+
+  it("when everything is valid, then the request filters on the project first and carries the compiled filter, the sort and the cursor's values", () => {
+    const sort = sortOf('metadata.flag');
+    const cursor = encodeCursor(['red', 12], sort.fields.join(','));
+    const built = buildPublicationSearch(
+      project,
+      read({ sort, after: cursor, filters: { key: 'metadata.flag', term: 'red' }, search: 'fox' }),
+    );
+    expect(built.sortSignature).toBe('metadata.flag,documentId');
+    expect(built.body).toBe(JSON.stringify(built.request));
+    expect(built.request).toMatchObject({
+      query: {
+        bool: {
+          filter: [{ term: { projectId: 7 } }, { term: { 'meta_keyword.flag': 'red' } }],
+          must: [expect.any(Object)],
+        },
+      },
+      sort: [
+        { 'meta_keyword.flag': { order: 'asc', missing: '_last', unmapped_type: 'keyword' } },
+        { documentId: { order: 'asc', missing: Number.MAX_SAFE_INTEGER, unmapped_type: 'long' } },
+      ],
+      search_after: ['red', 12],
+      track_total_hits: true,
+    });
+  });
+});
