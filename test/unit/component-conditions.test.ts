@@ -13,8 +13,8 @@ import {
   type ConditionQuery,
 } from '../../src/domain/component-conditions';
 import { findComponent, walkComponents, type Component, type Content } from '../../src/domain/content';
-import { AppError } from '../../src/domain/errors';
 import { valueOrThrow } from '../../src/domain/validation';
+import { validationDetails } from '../helpers/errors';
 
 // The checks report issues; the 400 keyed by the parameter is what a caller makes of them (valueOrThrow).
 const parseComponentConditionsParam = (
@@ -40,17 +40,6 @@ function loadContent(file: string): Content {
 
 const now = new Date('2025-06-15T12:00:00.000Z');
 const defaults = { now, defaultBrand: 'ch' };
-
-function validationDetails(run: () => unknown): Record<string, unknown> {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).status).toBe(400);
-    return (error as AppError).details;
-  }
-  throw new Error('expected a validation error');
-}
 
 function ids(content: Content): string[] {
   return [...walkComponents(content)].map((component) => component.id);

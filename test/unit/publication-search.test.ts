@@ -1,10 +1,10 @@
 import type { ProjectRow } from '../../src/db/queries/projects';
-import { AppError } from '../../src/domain/errors';
 import { ProjectConfigSchema } from '../../src/domain/project-config';
 import { encodeCursor } from '../../src/domain/search-cursor';
 import { parseSortSpec, type SortSpec } from '../../src/domain/search-sort';
 import { valueOrThrow } from '../../src/domain/validation';
 import { buildPublicationSearch, type PublicationSearchRead } from '../../src/reads/publications';
+import { validationDetails } from '../helpers/errors';
 
 const project: ProjectRow = {
   id: 7,
@@ -41,20 +41,9 @@ const read = (overrides: Partial<PublicationSearchRead> = {}): Omit<PublicationS
   ...overrides,
 });
 
-function detailsOf(run: () => unknown): Record<string, unknown> {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).status).toBe(400);
-    return (error as AppError).details;
-  }
-  throw new Error('expected a validation error');
-}
-
 describe('buildPublicationSearch', () => {
   it('when filters, sort and cursor are all wrong for the project, then one 400 names each of them', () => {
-    const details = detailsOf(() =>
+    const details = validationDetails(() =>
       buildPublicationSearch(
         project,
         read({
@@ -74,7 +63,7 @@ describe('buildPublicationSearch', () => {
 
   it('when a cursor was issued under another sort, then the 400 on after says so', () => {
     const cursor = encodeCursor([1, 2], sortOf('documentId').fields.join(','));
-    expect(detailsOf(() => buildPublicationSearch(project, read({ after: cursor })))).toEqual({
+    expect(validationDetails(() => buildPublicationSearch(project, read({ after: cursor })))).toEqual({
       name: 'ValidationError',
       after: 'invalid cursor: it was issued for a different sort; start again without after',
     });
