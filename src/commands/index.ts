@@ -1,4 +1,6 @@
 import type { Pool } from '../db/pool';
+import type { ApiVersion } from '../domain/api-versions';
+import type { ImportRequest } from '../domain/import-request';
 import type { Boss } from '../jobs/boss';
 import { addDeliveryStatus, type AddDeliveryStatusInput } from './add-delivery-status';
 import { applyProjectConfig } from './apply-project-config';
@@ -12,14 +14,13 @@ import { runDocumentCommands, type RunDocumentCommandsInput } from './run-docume
 export function createCommands(deps: { pool: Pool; boss: Boss }) {
   return {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),
-    applyProjectConfig: (projectId: number, input: Parameters<typeof applyProjectConfig>[2]) =>
+    applyProjectConfig: (projectId: number, input: { plan: boolean; projectConfig: unknown }) =>
       applyProjectConfig(deps.pool, projectId, input),
     runDocumentCommands: (input: RunDocumentCommandsInput) =>
       runDocumentCommands(deps.pool, deps.boss, input),
-    startImportJob: (...args: Tail<Parameters<typeof startImportJob>>) => startImportJob(deps, ...args),
+    startImportJob: (projectId: number, version: ApiVersion, body: ImportRequest) =>
+      startImportJob(deps, projectId, version, body),
   };
 }
-
-type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
 
 export type Commands = ReturnType<typeof createCommands>;

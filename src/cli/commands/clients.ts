@@ -18,7 +18,9 @@ export function clientCommands(program: Command): void {
   const clients = program.command('client').description('Manage API clients and their tokens');
   clients
     .command('create')
-    .description('Create an API client and print its token alone on stdout (details go to stderr)')
+    .description(
+      'Create an API client and print its token alone on stdout (details go to stderr); signs with JWT_SECRET',
+    )
     .requiredOption('-p, --project <handle|id>', 'project the client belongs to')
     .requiredOption('-n, --name <name>', 'client name')
     .option('-s, --scopes <scopes>', `comma separated; one of ${SCOPES.join(', ')}`, 'public-api:read')
