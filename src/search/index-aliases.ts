@@ -69,10 +69,15 @@ export async function writeTargets(search: SearchClient, index: PublicationsInde
 /**
  * Creates the first physical index with the alias when the alias is missing. Idempotent and safe when the
  * API and the workers start together: the first index has a fixed name, so only one of them can create it.
- * One request when the alias exists: a caller on a hot path asks once (see src/reads/publications.ts).
+ * Two requests when the alias exists: a caller on a hot path asks once (see src/reads/publications.ts).
  */
 export async function ensurePublicationsIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
-  if (await search.indices.existsAlias({ name: index.alias })) return;
+  if (await search.indices.existsAlias({ name: index.alias })) {
+    // Another caller, in this process or another, may have created it a moment ago: the alias exists before
+    // the index's primaries can answer, and a search in between fails. Wait until they can.
+    await search.cluster.health({ index: index.alias, wait_for_status: 'yellow', timeout: '30s' });
+    return;
+  }
   const { settings, mappings } = publicationsIndexDefinition();
   try {
     await search.indices.create({
