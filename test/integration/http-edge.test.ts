@@ -1,0 +1,105 @@
+import { gzipSync } from 'node:zlib';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
+import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+/**
+ * What an outside probe broke at the HTTP edge (issue 8): malformed percent-encoding, NUL bytes, bodies that
+ * do not decode or are not JSON, Object.prototype names as versions, oversized headers and ids beyond
+ * JavaScript's safe integers. Every answer is the spec's envelope with a 4xx, never a 500.
+ */
+let app: TestApp;
+let projectId: number;
+let documentId: number;
+let readToken: string;
+let writeToken: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  ({ projectId } = await createTestProject(app.ctx));
+  ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Edge' } }));
+  ({ token: readToken } = await tokenFor(app.ctx, projectId, READ));
+  ({ token: writeToken } = await tokenFor(app.ctx, projectId, WRITE));
+});
+afterAll(() => app.close());
+
+const envelope = (status: number, error: string, details: Record<string, unknown>) => ({
+  status,
+  error,
+  error_details: expect.objectContaining(details),
+});
+
+describe('malformed percent-encoding in the path', () => {
+  it('when the version segment does not decode, then 400 naming the segment, no token needed', async () => {
+    const response = await apiClient(app.url).get('/api/%FF/health');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toContain("'%FF'");
+  });
+
+  it('when a path parameter does not decode, then 400 naming it', async () => {
+    const response = await apiClient(app.url, readToken).get(
+      '/api/2025-07/documents/1%E0%A4%A/latestPublication',
+    );
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toContain("'1%E0%A4%A'");
+    const bare = await apiClient(app.url, readToken).get('/api/2025-07/documents/%FF/latestPublication');
+    expect(bare.status).toBe(400);
+  });
+});
+
+describe('NUL bytes in the URL', () => {
+  it('when a NUL in a JSON body reaches a text column, then 400 and nothing is stored', async () => {
+    const count = async () =>
+      (
+        await app.ctx.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM import_jobs WHERE project_id = $1',
+          [projectId],
+        )
+      ).rows[0]!.n;
+    const before = await count();
+    const response = await apiClient(app.url, writeToken).post('import/documents', {
+      systemName: 'wire\u0000',
+      documents: [{ id: 'a', contentType: 'regular' }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(await count()).toBe(before);
+  });
+});
+
+describe('request bodies that are not JSON', () => {
+  const commands = () => `documents/${documentId}/commands`;
+  const body = JSON.stringify({
+    commands: [{ operation: 'setMetadataProperty', propertyName: 'x', value: 1 }],
+  });
+
+  it('when the body is gzip-labelled but plain, then 400 saying it does not decode', async () => {
+    const response = await apiClient(app.url, writeToken).patch(commands(), '{}', {
+      'content-encoding': 'gzip',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toMatch(/gzip/);
+  });
+
+  it('when the content encoding is unknown, then 415; a real gzip body is read', async () => {
+    const unknown = await apiClient(app.url, writeToken).patch(commands(), body, {
+      'content-encoding': 'compress',
+    });
+    expect(unknown.status).toBe(415);
+    expect(unknown.body).toEqual(envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }));
+    const gzipped = await fetch(`${app.url}/api/2026-03/${commands()}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${writeToken}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(body),
+    });
+    expect(gzipped.status).toBe(204);
+  });
+});
