@@ -103,3 +103,28 @@ describe('request bodies that are not JSON', () => {
     expect(gzipped.status).toBe(204);
   });
 });
+
+describe('Object.prototype names as API versions', () => {
+  it('when the version is a prototype name, then 404 UnknownApiVersion on every route', async () => {
+    for (const label of [
+      'constructor',
+      'valueOf',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'isPrototypeOf',
+    ]) {
+      const health = await apiClient(app.url).get(`/api/${label}/health`);
+      expect(health.status).toBe(404);
+      expect(health.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));
+      const patch = await apiClient(app.url, writeToken).patch(
+        `/api/${label}/documents/${documentId}/commands`,
+        {
+          commands: [{ operation: 'publish' }],
+        },
+      );
+      expect(patch.status).toBe(404);
+      expect(patch.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));
+    }
+  });
+});
