@@ -51,6 +51,34 @@ describe('malformed percent-encoding in the path', () => {
 });
 
 describe('NUL bytes in the URL', () => {
+  it('when a query parameter holds %00, then 400 naming the parameter', async () => {
+    const response = await apiClient(app.url, readToken).get(
+      '/api/2025-07/publicationEvents?contentTypes=%00',
+    );
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(
+      envelope(400, 'Bad Request', { name: 'ValidationError', contentTypes: expect.stringMatching(/NUL/) }),
+    );
+    const search = await apiClient(app.url, readToken).get('publications/search?search=a%00b&limit=1');
+    expect(search.status).toBe(400);
+    expect(search.body.error_details).toEqual(
+      expect.objectContaining({ search: expect.stringMatching(/NUL/) }),
+    );
+  });
+
+  it('when a path parameter holds %00, then 400 naming the parameter', async () => {
+    const design = await apiClient(app.url, readToken).get('/api/2025-07/design/%00');
+    expect(design.status).toBe(400);
+    expect(design.body).toEqual(
+      envelope(400, 'Bad Request', { name: 'ValidationError', designVersion: expect.stringMatching(/NUL/) }),
+    );
+    const events = await apiClient(app.url, readToken).get('/api/2025-07/publicationEvents/a%00');
+    expect(events.status).toBe(400);
+    expect(events.body.error_details).toEqual(
+      expect.objectContaining({ channelHandle: expect.stringMatching(/NUL/) }),
+    );
+  });
+
   it('when a NUL in a JSON body reaches a text column, then 400 and nothing is stored', async () => {
     const count = async () =>
       (
