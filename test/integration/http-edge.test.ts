@@ -130,6 +130,34 @@ describe('request bodies that are not JSON', () => {
     });
     expect(gzipped.status).toBe(204);
   });
+
+  it('when the body is text, a form or has no Content-Type, then 415 saying to send application/json', async () => {
+    for (const headers of [
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    ]) {
+      const response = await apiClient(app.url, writeToken).patch(commands(), body, headers);
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual(
+        envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }),
+      );
+      expect(response.body.error_details.message).toContain('application/json');
+    }
+    const untyped = await fetch(`${app.url}/api/2026-03/import/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}` },
+      body: Buffer.from('{"systemName":"x","documents":[]}'),
+    });
+    expect(untyped.status).toBe(415);
+    expect(await untyped.json()).toEqual(
+      envelope(415, 'Unsupported Media Type', { message: expect.stringContaining('application/json') }),
+    );
+  });
+
+  it('when a text body comes without a token, then 401 first', async () => {
+    const response = await apiClient(app.url).patch(commands(), body, { 'content-type': 'text/plain' });
+    expect(response.status).toBe(401);
+  });
 });
 
 describe('Object.prototype names as API versions', () => {
