@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
-import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
+import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 
 /**
@@ -14,6 +14,7 @@ let projectId: number;
 let documentId: number;
 let readToken: string;
 let writeToken: string;
+let everyScope: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -21,6 +22,7 @@ beforeAll(async () => {
   ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Edge' } }));
   ({ token: readToken } = await tokenFor(app.ctx, projectId, READ));
   ({ token: writeToken } = await tokenFor(app.ctx, projectId, WRITE));
+  ({ token: everyScope } = await tokenFor(app.ctx, projectId, ALL_SCOPES));
 });
 afterAll(() => app.close());
 
@@ -181,6 +183,56 @@ describe('Object.prototype names as API versions', () => {
       );
       expect(patch.status).toBe(404);
       expect(patch.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));
+    }
+  });
+});
+
+describe('ids beyond the safe integer range', () => {
+  it('when a document id in the path is 16+ digits and not exact, then 400 naming documentId', async () => {
+    for (const path of [
+      'documents/9999999999999999/latestPublication',
+      'documents/10000000000000000/latestDraft',
+      '/api/2025-07/documents/9007199254740993/latestPublication/renditions/web',
+    ]) {
+      const response = await apiClient(app.url, everyScope).get(path);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', { documentId: expect.stringContaining('9007199254740991') }),
+      );
+    }
+    const patch = await apiClient(app.url, writeToken).patch('documents/9999999999999999/commands', {
+      commands: [{ operation: 'publish' }],
+    });
+    expect(patch.status).toBe(400);
+    expect(patch.body.error_details).toEqual(expect.objectContaining({ documentId: expect.any(String) }));
+  });
+
+  it('when the largest safe id is asked for, then it is read exactly (404, not a neighbour)', async () => {
+    const response = await apiClient(app.url, readToken).get('documents/9007199254740991/latestPublication');
+    expect(response.status).toBe(404);
+    expect(response.body.error_details.message).toContain('9007199254740991');
+  });
+
+  it('when id, id.gt... of the lists are beyond it, then 400 naming the parameter', async () => {
+    const cases: [string, string][] = [
+      ['documents/latestPublications?id=1,9007199254740992', 'id'],
+      ['documents/latestPublications?id.gt=9999999999999999', 'id.gt'],
+      ['documents/latestPublications?id.lte=99999999999999999999', 'id.lte'],
+      ['publicationEvents?id.gt=9007199254740992', 'id.gt'],
+      ['publicationEvents?id.lt=10000000000000000', 'id.lt'],
+    ];
+    for (const [path, parameter] of cases) {
+      const response = await apiClient(app.url, readToken).get(path);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', { [parameter]: expect.stringContaining('9007199254740991') }),
+      );
+    }
+    for (const path of [
+      'documents/latestPublications?id.gt=9007199254740991',
+      'publicationEvents?id.lte=9007199254740991',
+    ]) {
+      expect((await apiClient(app.url, readToken).get(path)).status).toBe(200);
     }
   });
 });
