@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
@@ -187,6 +188,27 @@ describe('Object.prototype names as API versions', () => {
   });
 });
 
+describe('headers over the limit', () => {
+  it('when the headers exceed 16 KB, then 431 in the envelope, and the server still answers', async () => {
+    const padding = 'a'.repeat(20 * 1024);
+    const response = await rawRequest(
+      `GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${padding}\r\n\r\n`,
+    );
+    expect(response.status).toBe(431);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(response.body)).toEqual(
+      envelope(431, 'Request Header Fields Too Large', { name: 'RequestHeaderFieldsTooLarge' }),
+    );
+    expect((await apiClient(app.url).get('health')).status).toBe(200);
+  });
+
+  it('when the request line is malformed, then 400 in the envelope', async () => {
+    const response = await rawRequest('GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual(envelope(400, 'Bad Request', {}));
+  });
+});
+
 describe('ids beyond the safe integer range', () => {
   it('when a document id in the path is 16+ digits and not exact, then 400 naming documentId', async () => {
     for (const path of [
@@ -236,3 +258,28 @@ describe('ids beyond the safe integer range', () => {
     }
   });
 });
+
+/** A request written on a bare socket, for what fetch refuses to send (oversized or malformed headers). */
+function rawRequest(
+  head: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(app.url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(head));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [top = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = top.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}

@@ -36,7 +36,7 @@ function clientStatusOf(error: HttpError): number | undefined {
 }
 
 /** `Unsupported Media Type` → `UnsupportedMediaType`; a 400 is a ValidationError, as everywhere else. */
-function errorNameOf(status: number): string {
+export function errorNameOf(status: number): string {
   if (status === 400) return 'ValidationError';
   return (STATUS_CODES[status] ?? 'Error').replace(/[^A-Za-z]/g, '');
 }
@@ -97,6 +97,11 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
   return undefined;
 }
 
+/** The spec's error body: `{status, error: <reason phrase>, error_details}`. */
+export function errorEnvelope(error: AppError) {
+  return { status: error.status, error: error.reason, error_details: error.details };
+}
+
 /** The one error middleware, registered last: renders `{status, error, error_details}` for every non-2xx. */
 export function renderErrors(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -116,8 +121,6 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appError.status === 401) res.set('WWW-Authenticate', 'Bearer');
-    res
-      .status(appError.status)
-      .json({ status: appError.status, error: appError.reason, error_details: appError.details });
+    res.status(appError.status).json(errorEnvelope(appError));
   };
 }
