@@ -52,6 +52,14 @@ describe('translateError', () => {
     );
   });
 
+  it("when the decompression error's own message was lost, then the answer still names the encoding", () => {
+    // http-errors wraps an Error of another realm (a VM context, as under Jest) as props of its default error.
+    const wrapped = Object.assign(new Error('Bad Request'), { status: 400, expose: true, errno: -3 });
+    expect(translateError(wrapped, 'br')?.details.message).toBe(
+      "The request body does not decode as its Content-Encoding 'br' says",
+    );
+  });
+
   it('when the status is a 5xx, or only a statusCode another client reported, then it stays a bug (undefined)', () => {
     expect(translateError(Object.assign(new Error('stream not readable'), { status: 500 }))).toBeUndefined();
     const elasticsearch400 = Object.assign(new Error('search_phase_execution_exception'), {

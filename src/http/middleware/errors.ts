@@ -57,7 +57,8 @@ function clientMessageOf(error: HttpError, status: number, contentEncoding: stri
   }
   // A decompression stream's error (zlib's, brotli's, zstd's) carries an errno; body-parser's own have a type.
   if (status === 400 && error.type === undefined && typeof error.errno === 'number' && contentEncoding) {
-    return `The request body does not decode as its Content-Encoding '${contentEncoding}' says: ${message}`;
+    const why = message === STATUS_CODES[status] ? '' : `: ${message}`;
+    return `The request body does not decode as its Content-Encoding '${contentEncoding}' says${why}`;
   }
   return message;
 }
