@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { loadConfig } from '../../src/config';
 import { createContext, type AppContext } from '../../src/context';
 import { ensureDatabase, migrate } from '../../src/db/migrate';
@@ -8,6 +9,8 @@ import { startWorkers } from '../../workers/main';
 
 export interface TestApp {
   ctx: AppContext;
+  /** The Express app being served, e.g. to read its routes. */
+  app: Express;
   url: string;
   close(): Promise<void>;
 }
@@ -27,6 +30,7 @@ export async function startTestApp(
   const { port } = server.address() as AddressInfo;
   return {
     ctx,
+    app,
     url: `http://127.0.0.1:${port}`,
     async close() {
       server.closeAllConnections();
