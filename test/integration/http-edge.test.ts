@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
+import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
+import { apiClient, envelope } from '../helpers/http';
 
 /**
  * What an outside probe broke at the HTTP edge (issue 8): malformed percent-encoding, NUL bytes, bodies that
@@ -26,12 +27,6 @@ beforeAll(async () => {
   ({ token: everyScope } = await tokenFor(app.ctx, projectId, ALL_SCOPES));
 });
 afterAll(() => app.close());
-
-const envelope = (status: number, error: string, details: Record<string, unknown>) => ({
-  status,
-  error,
-  error_details: expect.objectContaining(details),
-});
 
 describe('malformed percent-encoding in the path', () => {
   it('when the version segment does not decode, then 400 naming the segment, no token needed', async () => {
@@ -165,14 +160,7 @@ describe('request bodies that are not JSON', () => {
 
 describe('Object.prototype names as API versions', () => {
   it('when the version is a prototype name, then 404 UnknownApiVersion on every route', async () => {
-    for (const label of [
-      'constructor',
-      'valueOf',
-      '__proto__',
-      'toString',
-      'hasOwnProperty',
-      'isPrototypeOf',
-    ]) {
+    for (const label of PROTOTYPE_NAMES) {
       const health = await apiClient(app.url).get(`/api/${label}/health`);
       expect(health.status).toBe(404);
       expect(health.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));

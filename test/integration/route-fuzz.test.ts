@@ -7,6 +7,7 @@ import { OPERATIONS } from '../../src/domain/document-commands/schema';
 import { listRoutes, pathParamNames, type RouteEntry } from '../../src/http/route-table';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
+import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../helpers/factories';
 
 /**
@@ -99,7 +100,6 @@ const HUGE_NUMBERS = [
   '1e5',
   '1.5',
 ];
-const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'prototype'];
 
 const hostileSegment = fc.oneof(
   fc.constantFrom(...JUNK_ENCODINGS, ...HUGE_NUMBERS, ...PROTOTYPE_NAMES),

@@ -1,4 +1,5 @@
 import { ApiVersion, ALL_VERSION_LABELS } from '../../src/domain/api-versions';
+import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
 
 describe('ApiVersion.parse', () => {
   it('when a known label or alias is given, then it parses, aliases behaving as 2025-03', () => {
@@ -9,19 +10,7 @@ describe('ApiVersion.parse', () => {
   });
 
   it('when the label is an Object.prototype name, then it is unknown', () => {
-    for (const label of [
-      'constructor',
-      'valueOf',
-      '__proto__',
-      'toString',
-      'hasOwnProperty',
-      'isPrototypeOf',
-      'propertyIsEnumerable',
-      'toLocaleString',
-      '__defineGetter__',
-    ]) {
-      expect(ApiVersion.parse(label)).toBeUndefined();
-    }
+    for (const label of PROTOTYPE_NAMES) expect(ApiVersion.parse(label)).toBeUndefined();
   });
 
   it('when the label is unknown, then undefined', () => {
