@@ -1,16 +1,15 @@
-import type { Server } from 'node:http';
 import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
+import { listen } from './http/server';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
   const config = loadConfig();
   const ctx = await createContext(config);
   const app = createApp(ctx);
-  const server: Server = app.listen(config.http.port, config.http.host, () => {
-    ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${config.http.port}`);
-  });
+  const server = await listen(app, config.http.port, config.http.host);
+  ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${config.http.port}`);
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -14,11 +14,13 @@ export function zodIssuesToPaths(
   issues: readonly z.core.$ZodIssue[],
   prefix?: string,
 ): Record<string, string> {
-  const byPath: Record<string, string> = {};
+  // A Map, then fromEntries (which defines own properties): a key is the client's, and assigning
+  // `byPath['__proto__']` on a plain object would drop the very key the client has to fix.
+  const byPath = new Map<string, string>();
   const add = (path: readonly PropertyKey[], message: string) => {
     const segments = [...(prefix === undefined ? [] : [prefix]), ...path.map((segment) => String(segment))];
     const key = segments.length > 0 ? segments.join('.') : ROOT_KEY;
-    if (!Object.hasOwn(byPath, key)) byPath[key] = message;
+    if (!byPath.has(key)) byPath.set(key, message);
   };
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -27,7 +29,7 @@ export function zodIssuesToPaths(
       add(issue.path, issue.message);
     }
   }
-  return byPath;
+  return Object.fromEntries(byPath);
 }
 
 const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : String(value));

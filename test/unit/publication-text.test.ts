@@ -25,6 +25,12 @@ describe('htmlToPlainText', () => {
     expect(htmlToPlainText('&bogus; &#0; &#xD800; &#x110000;')).toBe('&bogus; &#0; &#xD800; &#x110000;');
   });
 
+  it('when an entity is named like an Object.prototype key, then it is left as written', () => {
+    expect(htmlToPlainText('a &constructor; &toString; &__proto__; &valueOf; &amp; b')).toBe(
+      'a &constructor; &toString; &__proto__; &valueOf; & b',
+    );
+  });
+
   it('when scripts, styles and comments are present, then their contents are dropped', () => {
     expect(
       htmlToPlainText('a<script type="x">var b = "<p>no</p>";</script> c<style>p{}</style><!-- hidden --> d'),

@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context';
 import { addDeliveryStatus } from '../../../commands/add-delivery-status';
 import { parseOrThrow } from '../../../domain/validation';
 import { authenticate, requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import { addDeliveryStatusBody } from './delivery-status.schema';
 import { documentIdParams } from './document-commands.schema';
 
@@ -14,6 +15,7 @@ export function deliveryStatusRoutes(router: Router, ctx: AppContext): void {
     '/documents/:documentId/addDeliveryStatus',
     ...auth,
     requireScope('public-api:write'),
+    jsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const body = parseOrThrow(addDeliveryStatusBody, req.body);

@@ -4,6 +4,7 @@ import { runDocumentCommands } from '../../../commands/run-document-commands';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
 import { authenticate, requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import { documentIdParams } from './document-commands.schema';
 
 /** PATCH documents/{documentId}/commands (api-spec §4.11): every command in one transaction, 204 on success. */
@@ -14,6 +15,7 @@ export function documentCommandsRoutes(router: Router, ctx: AppContext): void {
     '/documents/:documentId/commands',
     ...auth,
     requireScope('public-api:write'),
+    jsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const request = parseCommandRequest(req.body, req.apiVersion);

@@ -5,13 +5,14 @@ import { importJobQueries } from '../../../db/queries/import-jobs';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
 import { authenticate, requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import { ImportDocumentsBody, ImportStatusQuery } from './import.schema';
 
 /** POST import/documents and GET import/documents/status (supplement §10). */
 export function importRoutes(router: Router, ctx: AppContext): void {
   const auth = authenticate(ctx.pool, ctx.config.auth);
 
-  router.post('/import/documents', ...auth, requireScope('public-api:write'), async (req, res) => {
+  router.post('/import/documents', ...auth, requireScope('public-api:write'), jsonBody, async (req, res) => {
     const body = parseOrThrow(ImportDocumentsBody, req.body);
     res.json(await startImportJob(ctx, req.auth.projectId, req.apiVersion, body));
   });

@@ -40,7 +40,11 @@ const query = (name: string, description: string, schema: Schema = { type: 'stri
   description,
   schema,
 });
-const pathParam = (name: string, schema: Schema = { type: 'integer' }) => ({
+/** Ids are exact up to 2^53 - 1; a larger one is a 400 (src/http/query-params.ts). */
+const ID = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+const DOCUMENT_ID = { ...ID, minimum: 1 };
+
+const pathParam = (name: string, schema: Schema = DOCUMENT_ID) => ({
   name,
   in: 'path',
   required: true,
@@ -164,7 +168,9 @@ export function buildOpenApiDocument(): Schema {
       version: '2026-03',
       description:
         'Content delivery and management API. Every path starts with /api/{version}; versions: ' +
-        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope.`,
+        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope, ` +
+        'including 400 for a malformed URL or body, 415 for a body that is not application/json and 431 for ' +
+        'headers over 16 KB.',
     },
     servers: [
       {
@@ -198,7 +204,7 @@ export function buildOpenApiDocument(): Schema {
             required: ['projectConfig'],
             properties: { plan: { type: 'boolean' }, projectConfig: { type: 'object' } },
           }),
-          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 409) },
+          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 409, 415) },
         },
       },
       '/design': {
@@ -223,7 +229,7 @@ export function buildOpenApiDocument(): Schema {
           requestBody: json({ type: 'object', required: ['systemName', 'documents'] }),
           responses: {
             200: json({ type: 'object', properties: { id: { type: 'string' } } }),
-            ...errors(400, 401, 403, 413),
+            ...errors(400, 401, 403, 413, 415),
           },
         },
       },
@@ -248,7 +254,7 @@ export function buildOpenApiDocument(): Schema {
             query('contentTypes', 'comma separated'),
             query('documentTypes', 'comma separated: article, page, data-record'),
             query('id', 'one id or a comma separated list'),
-            ...['gte', 'gt', 'lte', 'lt'].map((op) => query(`id.${op}`, 'document id range')),
+            ...['gte', 'gt', 'lte', 'lt'].map((op) => query(`id.${op}`, 'document id range', ID)),
             ...['gte', 'gt', 'lte', 'lt'].map((op) =>
               query(`publishedAt.${op}`, 'lastPublicationDate range', {
                 type: 'string',
@@ -292,7 +298,10 @@ export function buildOpenApiDocument(): Schema {
           security: write,
           parameters: [pathParam('documentId')],
           requestBody: json(commandsBody),
-          responses: { 204: { description: 'All commands applied' }, ...errors(400, 401, 403, 404, 409) },
+          responses: {
+            204: { description: 'All commands applied' },
+            ...errors(400, 401, 403, 404, 409, 415),
+          },
         },
       },
       '/documents/{documentId}/addDeliveryStatus': {
@@ -320,7 +329,7 @@ export function buildOpenApiDocument(): Schema {
           }),
           responses: {
             200: json({ type: 'object', properties: { reportId: { type: 'string' } } }),
-            ...errors(400, 401, 403, 404),
+            ...errors(400, 401, 403, 404, 415),
           },
         },
       },
@@ -357,9 +366,7 @@ export function buildOpenApiDocument(): Schema {
             query('reverse', 'descending id', { type: 'boolean' }),
             query('contentTypes', 'comma separated'),
             query('documentTypes', 'comma separated'),
-            ...['gt', 'gte', 'lt', 'lte'].map((op) =>
-              query(`id.${op}`, 'event id range', { type: 'integer' }),
-            ),
+            ...['gt', 'gte', 'lt', 'lte'].map((op) => query(`id.${op}`, 'event id range', ID)),
             ...['gt', 'gte', 'lt', 'lte'].map((op) =>
               query(`createdAt.${op}`, 'creation time range', { type: 'string', format: 'date-time' }),
             ),

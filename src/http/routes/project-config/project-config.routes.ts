@@ -5,6 +5,7 @@ import { projectQueries } from '../../../db/queries/projects';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
 import { authenticate, requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import { ApplyProjectConfigBody } from './project-config.schema';
 
 /** GET and POST projectConfig (api-spec §4.19, supplement §8). */
@@ -17,8 +18,14 @@ export function projectConfigRoutes(router: Router, ctx: AppContext): void {
     res.json({ ...project.config, $baseRevision: project.revisionNumber });
   });
 
-  router.post('/projectConfig', ...auth, requireScope('public-api:config:write'), async (req, res) => {
-    const body = parseOrThrow(ApplyProjectConfigBody, req.body);
-    res.json(await applyProjectConfig(ctx.pool, req.auth.projectId, body));
-  });
+  router.post(
+    '/projectConfig',
+    ...auth,
+    requireScope('public-api:config:write'),
+    jsonBody,
+    async (req, res) => {
+      const body = parseOrThrow(ApplyProjectConfigBody, req.body);
+      res.json(await applyProjectConfig(ctx.pool, req.auth.projectId, body));
+    },
+  );
 }
