@@ -4,6 +4,7 @@ import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
+import { checkJsonBody } from './middleware/json-body';
 import { renderErrors, unknownRoute } from './middleware/errors';
 import { registerRoutes } from './routes';
 
@@ -17,6 +18,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(helmet());
   app.use(accessLog(ctx.logger));
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
+  app.use(checkJsonBody);
 
   const api = express.Router({ mergeParams: true });
   registerRoutes(api, ctx);
