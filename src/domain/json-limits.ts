@@ -156,11 +156,11 @@ const formatLimit = (bytes: number): string =>
  * Checks a document's metadata and content against DOCUMENT_LIMITS, at write time: depth and the other
  * problems of findJsonProblem first, then the size of each part serialised as JSON (UTF-8 bytes).
  */
-export function findDocumentProblem(document: {
-  metadata: unknown;
-  content: unknown;
-}): DocumentPartProblem | undefined {
-  for (const part of ['metadata', 'content'] as const) {
+export function findDocumentProblem(
+  document: { metadata: unknown; content: unknown },
+  parts: readonly DocumentPart[] = ['metadata', 'content'],
+): DocumentPartProblem | undefined {
+  for (const part of parts) {
     const limits = DOCUMENT_LIMITS[part];
     const value = document[part];
     const problem = findJsonProblem(value, limits.maxDepth);
