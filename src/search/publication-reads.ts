@@ -12,7 +12,7 @@ import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
-import { encodeCursor } from '../domain/search-cursor';
+import { cursorCodec } from '../domain/search-cursor';
 import { searchBytes } from './client';
 import { ensurePublicationsIndex } from './index-aliases';
 import {
@@ -63,6 +63,7 @@ export interface SearchPage extends Items {
 export function publicationReads(ctx: AppContext) {
   const projects = projectQueries(ctx.pool);
   const cache = new Map<number, { config: ProjectConfig; at: number }>();
+  const cursors = cursorCodec(ctx.config.search.cursorKey);
 
   // Built Elasticsearch requests by the config they were built with (a new config object after each reload)
   // and the parameters: a widget's repeated search is parsed, checked and built once.
@@ -170,7 +171,10 @@ export function publicationReads(ctx: AppContext) {
     ): Promise<SearchPage> {
       const config = await projectConfig(params.projectId);
       const built = builtSearches(config).get(JSON.stringify(params), () => {
-        const search = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
+        const search = buildSearchRequest(
+          { ...params, indexedMetadata: indexedMetadataFields(config) },
+          cursors,
+        );
         return { ...search, body: JSON.stringify(search.request) };
       });
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
@@ -185,7 +189,7 @@ export function publicationReads(ctx: AppContext) {
         total: response.total,
         cursor:
           full && response.lastSort
-            ? encodeCursor(response.lastSort as estypes.SortResults, built.sortSignature)
+            ? cursors.encode(response.lastSort as estypes.SortResults, built.sortSignature)
             : null,
       };
     },
