@@ -13,7 +13,7 @@ import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
 import { cursorCodec } from '../domain/search-cursor';
-import { searchBytes } from './client';
+import { isSearchUnavailable, READ_REQUEST_OPTIONS, searchBytes, SEARCH_RETRY_AFTER_SECONDS } from './client';
 import { ensurePublicationsIndex } from './index-aliases';
 import {
   buildLatestPublicationsRequest,
@@ -86,13 +86,26 @@ export function publicationReads(ctx: AppContext) {
     return project.config;
   }
 
-  /** Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them. */
+  /**
+   * Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them.
+   * Elasticsearch down, stuck or overloaded is a 503 the client can retry, within seconds (see
+   * READ_REQUEST_OPTIONS).
+   */
   async function run(body: string): Promise<RawHits> {
-    await ensurePublicationsIndex(ctx.search, ctx.index);
-    // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
-    // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
-    const bytes = await searchBytes(ctx.search, ctx.index.alias, body);
-    return readRawHits(bytes, 'conditions');
+    try {
+      await ensurePublicationsIndex(ctx.search, ctx.index, READ_REQUEST_OPTIONS);
+      // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
+      // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
+      const bytes = await searchBytes(ctx.search, ctx.index.alias, body, READ_REQUEST_OPTIONS);
+      return readRawHits(bytes, 'conditions');
+    } catch (error) {
+      if (!isSearchUnavailable(error)) throw error;
+      throw AppError.unavailable(
+        'SearchUnavailable',
+        'Search is unavailable right now; try again in a few seconds',
+        SEARCH_RETRY_AFTER_SECONDS,
+      );
+    }
   }
 
   /** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */

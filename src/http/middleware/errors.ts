@@ -54,6 +54,7 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appError.status === 401) res.set('WWW-Authenticate', 'Bearer');
+    if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
     res
       .status(appError.status)
       .json({ status: appError.status, error: appError.reason, error_details: appError.details });
