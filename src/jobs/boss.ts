@@ -48,11 +48,12 @@ type WantedQueue = QueueOptions & { notify: boolean };
 
 /** The options an existing queue lacks (queues made by older releases expire jobs after 15 minutes). */
 export function queueOptionsToUpdate(
-  existing: Partial<Record<keyof WantedQueue, unknown>>,
+  existing: object,
   wanted: WantedQueue,
 ): Partial<WantedQueue> | undefined {
+  const current = existing as Record<string, unknown>;
   const changed = Object.fromEntries(
-    Object.entries(wanted).filter(([key, value]) => existing[key as keyof WantedQueue] !== value),
+    Object.entries(wanted).filter(([key, value]) => current[key] !== value),
   ) as Partial<WantedQueue>;
   return Object.keys(changed).length > 0 ? changed : undefined;
 }

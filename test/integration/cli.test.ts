@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { buildProjectConfig, createTestProject, TEST_DESIGN } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { nestedArrays } from '../helpers/json';
 
 /** The operators' CLI, run as an operator runs it: a separate process on the run's database. */
 const run = promisify(execFile);
@@ -108,11 +109,6 @@ describe('broadsheet CLI', () => {
   });
 
   describe('import: document limits and keys the API refuses', () => {
-    const deepMetadata = () => {
-      let value: unknown = 'leaf';
-      for (let i = 0; i < 70; i += 1) value = [value];
-      return { deep: value };
-    };
     const importedIds = async (projectId: number, systemName: string) =>
       (
         await app.ctx.pool.query<{ external_id: string }>(
@@ -126,7 +122,7 @@ describe('broadsheet CLI', () => {
       const file = path.join(dir, 'deep.ndjson');
       const documents = [
         { id: 'fine', contentType: 'regular', metadata: { title: 'Fine' } },
-        { id: 'deep', contentType: 'regular', metadata: deepMetadata() },
+        { id: 'deep', contentType: 'regular', metadata: { deep: nestedArrays(70) } },
       ];
       await writeFile(file, documents.map((document) => JSON.stringify(document)).join('\n'));
       const { stdout, stderr } = await cli(

@@ -4,13 +4,8 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually, type ApiResponse } from '../helpers/http';
+import { nestedArrays } from '../helpers/json';
 
-type Nested = string | Nested[];
-const nested = (depth: number): Nested => {
-  let value: Nested = 'leaf';
-  for (let i = 0; i < depth; i += 1) value = [value];
-  return value;
-};
 const metadataDepth = DOCUMENT_LIMITS.metadata.maxDepth;
 
 /**
@@ -39,7 +34,7 @@ describe('document limits at write time', () => {
       const doc = await createDraftDocument(app.ctx, project);
       const response = await api.patch(`documents/${doc.id}/commands`, {
         commands: [
-          { operation: 'setMetadataProperty', propertyName: 'deep', value: nested(1200) },
+          { operation: 'setMetadataProperty', propertyName: 'deep', value: nestedArrays(1200) },
           { operation: 'publish' },
         ],
       });
@@ -57,7 +52,7 @@ describe('document limits at write time', () => {
       const response = await api.patch(`documents/${doc.id}/commands`, {
         commands: [
           { operation: 'setMetadataProperty', propertyName: 'title', value: 'Fine' },
-          { operation: 'setMetadataProperty', propertyName: 'deep', value: nested(metadataDepth) },
+          { operation: 'setMetadataProperty', propertyName: 'deep', value: nestedArrays(metadataDepth) },
           { operation: 'publish' },
         ],
       });
@@ -77,7 +72,7 @@ describe('document limits at write time', () => {
       const doc = await createDraftDocument(app.ctx, project);
       const response = await api.patch(`documents/${doc.id}/commands`, {
         commands: [
-          { operation: 'setMetadataProperty', propertyName: 'deep', value: nested(metadataDepth - 1) },
+          { operation: 'setMetadataProperty', propertyName: 'deep', value: nestedArrays(metadataDepth - 1) },
           { operation: 'publish' },
         ],
       });
@@ -115,7 +110,7 @@ describe('document limits at write time', () => {
         id: 'i',
         component: 'image',
         identifier: 'test-design.image',
-        content: { x: nested(70) },
+        content: { x: nestedArrays(70) },
       };
       const done = await importAndWait({
         systemName: 'limits',
@@ -126,7 +121,7 @@ describe('document limits at write time', () => {
             contentType: 'regular',
             content: [{ id: 'c', component: 'container', containers: { main: [image] } }],
           },
-          { id: 'deep-metadata', contentType: 'regular', metadata: { deep: nested(metadataDepth) } },
+          { id: 'deep-metadata', contentType: 'regular', metadata: { deep: nestedArrays(metadataDepth) } },
         ],
       });
       expect(done.body.state).toBe('success');

@@ -9,17 +9,14 @@ import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, republishDocument, startIndexWorker } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
+import { nestedArrays } from '../helpers/json';
 
 jest.setTimeout(60_000);
 
 const run = promisify(execFile);
 
 /** Metadata nested deeper than Elasticsearch parses (1,000 levels), as data written before the limits was. */
-function tooDeepForElasticsearch(): Record<string, unknown> {
-  let value: unknown = 'leaf';
-  for (let i = 0; i < 1200; i += 1) value = [value];
-  return { title: 'Never searchable', deep: value };
-}
+const tooDeepForElasticsearch = () => ({ title: 'Never searchable', deep: nestedArrays(1200) });
 
 /**
  * What an operator sees of the index: permanent refusals recorded and shown by `index status` and `index

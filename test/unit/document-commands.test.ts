@@ -4,6 +4,7 @@ import type { Command, CommandRequest } from '../../src/domain/document-commands
 import { findComponent } from '../../src/domain/content';
 import { AppError } from '../../src/domain/errors';
 import { DOCUMENT_LIMITS } from '../../src/domain/json-limits';
+import { nestedArrays } from '../helpers/json';
 
 const NOW = new Date('2026-01-15T12:00:00Z');
 const FUTURE = '2026-02-01T00:00:00Z';
@@ -781,12 +782,7 @@ describe('embargoBlocksPublish', () => {
 });
 
 describe('applyCommands: document limits', () => {
-  type Nested = string | Nested[];
-  const deep = (depth: number): Nested => {
-    let value: Nested = 'leaf';
-    for (let i = 0; i < depth; i += 1) value = [value];
-    return value;
-  };
+  const deep = nestedArrays;
   const metadataLimit = DOCUMENT_LIMITS.metadata.maxDepth;
 
   it('when a metadata value would nest the metadata beyond its limit, then the command that set it fails naming the path', () => {

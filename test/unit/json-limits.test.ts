@@ -7,13 +7,7 @@ import {
   findJsonProblem,
   formatJsonPath,
 } from '../../src/domain/json-limits';
-
-/** `depth` arrays inside each other around `leaf`, built without recursion. */
-function nestedArrays(depth: number, leaf: unknown = 1): unknown {
-  let value = leaf;
-  for (let i = 0; i < depth; i += 1) value = [value];
-  return value;
-}
+import { nestedArrays } from '../helpers/json';
 
 /** The obvious recursive measure, to check the walk against on values small enough for the stack. */
 function referenceDepth(value: unknown): number {
