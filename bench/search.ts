@@ -10,6 +10,7 @@ import { withTransaction } from '../src/db/pool';
 import { documentQueries } from '../src/db/queries/documents';
 import { indexSourceQueries, type DocumentKey } from '../src/db/queries/index-sources';
 import { indexedMetadataFields, ProjectConfigSchema } from '../src/domain/project-config';
+import { cursorCodec } from '../src/domain/search-cursor';
 import { searchDocumentId } from '../src/search/document-builder';
 import { bulkLoadSettings, publicationsIndexDefinition } from '../src/search/index-aliases';
 import { rebuildIndex } from '../src/search/index-manager';
@@ -321,7 +322,10 @@ async function searchRows(
   const rows: BenchRow[] = [];
   const indexedMetadata = indexedMetadataFields(ProjectConfigSchema.parse(CONFIG));
   for (const widget of widgetQueries()) {
-    const { request } = buildSearchRequest({ ...widget.params, projectId, indexedMetadata });
+    const { request } = buildSearchRequest(
+      { ...widget.params, projectId, indexedMetadata },
+      cursorCodec(ctx.config.search.cursorKey),
+    );
     const headers = { authorization: `Bearer ${token}` };
     const probe = await callApi(`${url}/api/2026-03/publications/search?${widget.query}`, { headers });
     const probeBody = probe.body as { total?: number };

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { z } from 'zod';
 
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
@@ -14,6 +15,8 @@ const EnvSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _')
     .default('broadsheet'),
   JWT_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /** Signs search cursors; without it the key is derived from JWT_SECRET. */
+  CURSOR_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   JWKS_URL: z.string().url().optional(),
   JWT_ISSUER: z.string().optional(),
   BODY_LIMIT: z.string().default('5mb'),
@@ -29,6 +32,14 @@ const DEVELOPMENT_JWT_SECRET = 'broadsheet-development-secret-do-not-use-in-prod
 
 export type Config = ReturnType<typeof loadConfig>;
 
+/**
+ * The HMAC key of search cursors, derived with HKDF-SHA256 so that it is never the secret itself: cursors
+ * travel to every client, and a key shared with token signing must not be usable for both.
+ */
+function deriveCursorKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'broadsheet', 'search cursor v2', 32));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
@@ -36,15 +47,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const problems: string[] = [];
   if (e.NODE_ENV === 'production' && !e.JWT_SECRET && !e.JWKS_URL) {
-    throw new Error('Invalid configuration:\n  JWT_SECRET: required in production (or set JWKS_URL)');
+    problems.push('JWT_SECRET: required in production (or set JWKS_URL)');
   }
+  if (e.NODE_ENV === 'production' && !e.JWT_SECRET && !e.CURSOR_SECRET) {
+    problems.push('CURSOR_SECRET: required in production without JWT_SECRET (it signs search cursors)');
+  }
+  if (problems.length > 0)
+    throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  const jwtSecret = e.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET;
   return {
     env: e.NODE_ENV,
     http: { host: e.HOST, port: e.PORT, bodyLimit: e.BODY_LIMIT, publicBaseUrl: e.PUBLIC_BASE_URL },
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     elasticsearch: { url: e.ELASTICSEARCH_URL, indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX },
-    auth: { jwtSecret: e.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET, jwksUrl: e.JWKS_URL, issuer: e.JWT_ISSUER },
+    auth: { jwtSecret, jwksUrl: e.JWKS_URL, issuer: e.JWT_ISSUER },
+    search: { cursorKey: deriveCursorKey(e.CURSOR_SECRET ?? jwtSecret) },
     logLevel: e.LOG_LEVEL,
     indexer: { batchSize: e.INDEXER_BATCH_SIZE },
   };

@@ -20,11 +20,32 @@ export interface SortInput {
   indexedMetadata: IndexedMetadata;
 }
 
+/**
+ * What Elasticsearch answers as the sort value of one sort entry, missing values included (see MISSING_LAST),
+ * checked against Elasticsearch 9.5: `score` a finite number; `integer` a safe integer (dates as epoch
+ * milliseconds, booleans as 0 and 1); `float` a finite number, or "Infinity"/"-Infinity" for a missing one;
+ * `keyword` a string, or null for a missing one. A cursor's values must have these kinds to be sent back.
+ */
+export type SortValueKind = 'score' | 'integer' | 'float' | 'keyword';
+
 export interface ParsedSort {
   sort: estypes.SortCombinations[];
   /** The normalised sort, e.g. `['relevance', '-sortDate', '-documentId']`; joined, it is the cursor's signature. */
   fields: string[];
+  /** The kind of each sort entry's value, in order. */
+  valueKinds: SortValueKind[];
 }
+
+const VALUE_KINDS: Record<SearchFieldType, SortValueKind> = {
+  date: 'integer',
+  long: 'integer',
+  integer: 'integer',
+  boolean: 'integer',
+  float: 'float',
+  keyword: 'keyword',
+  // Never sorted on (refused in resolveSortField); listed so every type has a kind.
+  text: 'keyword',
+};
 
 export const DEFAULT_SORT = '-sortDate,-documentId';
 export const DEFAULT_SEARCH_SORT = 'relevance,-sortDate,-documentId';
@@ -96,6 +117,7 @@ export function parseSort(raw: string | undefined, opts: SortInput): ParsedSort 
   const entries = given.split(',').map((entry) => entry.trim());
   const sort: estypes.SortCombinations[] = [];
   const fields: string[] = [];
+  const valueKinds: SortValueKind[] = [];
   const seen = new Set<string>();
 
   entries.forEach((entry, index) => {
@@ -120,17 +142,21 @@ export function parseSort(raw: string | undefined, opts: SortInput): ParsedSort 
       }
       sort.push({ _score: { order: 'desc' } });
       fields.push(RELEVANCE);
+      valueKinds.push('score');
       return;
     }
 
     const order = descending ? 'desc' : 'asc';
-    sort.push(fieldSort(resolveSortField(name, opts.indexedMetadata), order));
+    const target = resolveSortField(name, opts.indexedMetadata);
+    sort.push(fieldSort(target, order));
     fields.push(descending ? `-${name}` : name);
+    valueKinds.push(VALUE_KINDS[target.type]);
   });
 
   if (!seen.has(TIEBREAKER)) {
     sort.push(fieldSort({ field: TIEBREAKER, type: 'long' }, 'asc'));
     fields.push(TIEBREAKER);
+    valueKinds.push(VALUE_KINDS.long);
   }
-  return { sort, fields };
+  return { sort, fields, valueKinds };
 }

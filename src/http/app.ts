@@ -4,6 +4,7 @@ import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
+import { checkJsonBody } from './middleware/json-body';
 import { renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
 import { registerRoutes } from './routes';
@@ -22,6 +23,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(accessLog(ctx.logger));
   app.use(rejectNulInQuery);
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
+  app.use(checkJsonBody);
 
   const api = express.Router({ mergeParams: true });
   registerRoutes(api, ctx);

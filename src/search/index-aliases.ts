@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { estypes } from '@elastic/elasticsearch';
+import type { estypes, TransportRequestOptions } from '@elastic/elasticsearch';
 import type { SearchClient } from './client';
 import type { PublicationsIndex } from './index-names';
 
@@ -73,8 +73,14 @@ const ensured = new WeakMap<SearchClient, Map<string, Promise<void>>>();
 /**
  * Creates the first physical index with the alias when the alias is missing. Idempotent and safe when the
  * API and the workers start together: the first index has a fixed name, so only one of them can create it.
+ * `options` are the first caller's request options (reads pass their short timeouts); a failure is not
+ * remembered, so the next call tries again.
  */
-export function ensurePublicationsIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
+export function ensurePublicationsIndex(
+  search: SearchClient,
+  index: PublicationsIndex,
+  options: TransportRequestOptions = {},
+): Promise<void> {
   let byAlias = ensured.get(search);
   if (!byAlias) {
     byAlias = new Map();
@@ -82,23 +88,30 @@ export function ensurePublicationsIndex(search: SearchClient, index: Publication
   }
   let pending = byAlias.get(index.alias);
   if (!pending) {
-    pending = createFirstIndex(search, index);
+    pending = createFirstIndex(search, index, options);
     byAlias.set(index.alias, pending);
     pending.catch(() => byAlias.delete(index.alias));
   }
   return pending;
 }
 
-async function createFirstIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
-  if (await search.indices.existsAlias({ name: index.alias })) return;
+async function createFirstIndex(
+  search: SearchClient,
+  index: PublicationsIndex,
+  options: TransportRequestOptions,
+): Promise<void> {
+  if (await search.indices.existsAlias({ name: index.alias }, options)) return;
   const { settings, mappings } = publicationsIndexDefinition();
   try {
-    await search.indices.create({
-      index: index.newPhysicalName(new Date(0)),
-      settings,
-      mappings,
-      aliases: { [index.alias]: {} },
-    });
+    await search.indices.create(
+      {
+        index: index.newPhysicalName(new Date(0)),
+        settings,
+        mappings,
+        aliases: { [index.alias]: {} },
+      },
+      options,
+    );
   } catch (error) {
     const type = (error as { meta?: { body?: { error?: { type?: string } } } }).meta?.body?.error?.type;
     if (type !== 'resource_already_exists_exception') throw error;

@@ -12,8 +12,8 @@ import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import { conditionDefaults, indexedMetadataFields, type ProjectConfig } from '../domain/project-config';
-import { encodeCursor } from '../domain/search-cursor';
-import { searchBytes } from './client';
+import { cursorCodec } from '../domain/search-cursor';
+import { isSearchUnavailable, READ_REQUEST_OPTIONS, searchBytes, SEARCH_RETRY_AFTER_SECONDS } from './client';
 import { ensurePublicationsIndex } from './index-aliases';
 import {
   buildLatestPublicationsRequest,
@@ -63,6 +63,7 @@ export interface SearchPage extends Items {
 export function publicationReads(ctx: AppContext) {
   const projects = projectQueries(ctx.pool);
   const cache = new Map<number, { config: ProjectConfig; at: number }>();
+  const cursors = cursorCodec(ctx.config.search.cursorKey);
 
   // Built Elasticsearch requests by the config they were built with (a new config object after each reload)
   // and the parameters: a widget's repeated search is parsed, checked and built once.
@@ -85,13 +86,26 @@ export function publicationReads(ctx: AppContext) {
     return project.config;
   }
 
-  /** Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them. */
+  /**
+   * Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them.
+   * Elasticsearch down, stuck or overloaded is a 503 the client can retry, within seconds (see
+   * READ_REQUEST_OPTIONS).
+   */
   async function run(body: string): Promise<RawHits> {
-    await ensurePublicationsIndex(ctx.search, ctx.index);
-    // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
-    // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
-    const bytes = await searchBytes(ctx.search, ctx.index.alias, body);
-    return readRawHits(bytes, 'conditions');
+    try {
+      await ensurePublicationsIndex(ctx.search, ctx.index, READ_REQUEST_OPTIONS);
+      // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
+      // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
+      const bytes = await searchBytes(ctx.search, ctx.index.alias, body, READ_REQUEST_OPTIONS);
+      return readRawHits(bytes, 'conditions');
+    } catch (error) {
+      if (!isSearchUnavailable(error)) throw error;
+      throw AppError.unavailable(
+        'SearchUnavailable',
+        'Search is unavailable right now; try again in a few seconds',
+        SEARCH_RETRY_AFTER_SECONDS,
+      );
+    }
   }
 
   /** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
@@ -170,7 +184,10 @@ export function publicationReads(ctx: AppContext) {
     ): Promise<SearchPage> {
       const config = await projectConfig(params.projectId);
       const built = builtSearches(config).get(JSON.stringify(params), () => {
-        const search = buildSearchRequest({ ...params, indexedMetadata: indexedMetadataFields(config) });
+        const search = buildSearchRequest(
+          { ...params, indexedMetadata: indexedMetadataFields(config) },
+          cursors,
+        );
         return { ...search, body: JSON.stringify(search.request) };
       });
       const conditions = resolveConditions(conditionQuery, conditionDefaults(config));
@@ -185,7 +202,7 @@ export function publicationReads(ctx: AppContext) {
         total: response.total,
         cursor:
           full && response.lastSort
-            ? encodeCursor(response.lastSort as estypes.SortResults, built.sortSignature)
+            ? cursors.encode(response.lastSort as estypes.SortResults, built.sortSignature)
             : null,
       };
     },

@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { ViewField } from '../domain/document-view';
 import { buildFilterQuery, type IndexedMetadata } from '../domain/search-filters';
 import { parseSort } from '../domain/search-sort';
-import { decodeCursor } from '../domain/search-cursor';
+import type { CursorCodec } from '../domain/search-cursor';
 import { buildFullTextQuery } from '../domain/search-text';
 
 /**
@@ -104,14 +104,17 @@ export interface BuiltSearch {
 }
 
 /** Builds the search request; throws the spec's 400 for a bad filter, sort or cursor. */
-export function buildSearchRequest(params: SearchParams): BuiltSearch {
+export function buildSearchRequest(params: SearchParams, cursors: CursorCodec): BuiltSearch {
   const fullText = params.search === undefined ? undefined : buildFullTextQuery(params.search);
   const sort = parseSort(params.sort, {
     hasSearch: fullText !== undefined,
     indexedMetadata: params.indexedMetadata,
   });
   const sortSignature = sort.fields.join(',');
-  const searchAfter = params.after === undefined ? undefined : decodeCursor(params.after, sortSignature);
+  const searchAfter =
+    params.after === undefined
+      ? undefined
+      : cursors.decode(params.after, { signature: sortSignature, kinds: sort.valueKinds });
   const filter: Query[] = [
     { term: { projectId: params.projectId } },
     params.contentTypes ? { terms: { contentType: [...params.contentTypes] } } : undefined,

@@ -122,6 +122,7 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appError.status === 401) res.set('WWW-Authenticate', 'Bearer');
+    if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
     res.status(appError.status).json(errorEnvelope(appError));
   };
 }

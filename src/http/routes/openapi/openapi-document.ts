@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
 import { commandRequestSchema } from '../../../domain/document-commands/schema';
+import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
@@ -170,7 +171,11 @@ export function buildOpenApiDocument(): Schema {
         'Content delivery and management API. Every path starts with /api/{version}; versions: ' +
         `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope, ` +
         'including 400 for a malformed URL or body, 415 for a body that is not application/json and 431 for ' +
-        'headers over 16 KB.',
+        `headers over 16 KB. JSON bodies may nest at most ${MAX_BODY_DEPTH} levels and may not contain __proto__ ` +
+        "keys, U+0000 or unpaired surrogates (400 naming the path); a document's metadata and content may nest " +
+        `${DOCUMENT_LIMITS.content.maxDepth} levels and be at most ${DOCUMENT_LIMITS.metadata.maxBytes / 1024} KiB ` +
+        `and ${DOCUMENT_LIMITS.content.maxBytes / 1024 / 1024} MiB as JSON. Searches answer 503 with Retry-After ` +
+        'while Elasticsearch is unavailable.',
     },
     servers: [
       {
@@ -263,7 +268,7 @@ export function buildOpenApiDocument(): Schema {
             ),
             ...conditionParams,
           ],
-          responses: { 200: json(listOf(ref('Document'))), ...errors(400, 401, 403) },
+          responses: { 200: json(listOf(ref('Document'))), ...errors(400, 401, 403, 503) },
         },
       },
       '/documents/{documentId}/latestPublication': {
@@ -348,12 +353,15 @@ export function buildOpenApiDocument(): Schema {
             query('fields', 'comma separated, or id for {documentId, projectId} items'),
             query('limit', 'default 10, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
             query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-            query('after', 'cursor of the previous response (from 2026-01)'),
+            query(
+              'after',
+              'cursor of the previous response (from 2026-01), signed by the server; valid for the same sort only',
+            ),
             ...conditionParams,
           ],
           responses: {
             200: json(listOf(ref('Document'), { total: { type: 'integer' }, cursor: { type: 'string' } })),
-            ...errors(400, 401, 403),
+            ...errors(400, 401, 403, 503),
           },
         },
       },
