@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { createApiClient } from '../src/commands/api-clients';
 import { createProject } from '../src/commands/create-project';
 import { loadConfig } from '../src/config';
@@ -8,6 +7,7 @@ import { createContext, type AppContext } from '../src/context';
 import { withTransaction } from '../src/db/pool';
 import { enqueue } from '../src/jobs/boss';
 import { createApp } from '../src/http/app';
+import { listen } from '../src/http/server';
 import { callApi, rate, type BenchRow } from './bench';
 
 export interface PublishCyclesOptions {
@@ -26,9 +26,7 @@ export async function publishCyclesBench(options: PublishCyclesOptions = {}): Pr
   const durationMs = options.durationMs ?? 5_000;
   const ctx = await createContext(loadConfig());
   const app = createApp(ctx);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server = await listen(app, 0, '127.0.0.1');
   try {
     const { url } = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
     const { projectId, channelId } = await createProject(ctx.pool, {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
@@ -15,6 +15,8 @@ const EnvSchema = z.object({
     .default('broadsheet'),
   /** The HS256 key of the tokens the CLI signs. The API and the workers refuse to start without it or JWKS_URL. */
   JWT_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /** Signs search cursors; without it the key is derived from JWT_SECRET. */
+  CURSOR_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   JWKS_URL: z.string().url().optional(),
   JWT_ISSUER: z.string().optional(),
   /** Local development only: start without JWT_SECRET, on a random key of the process's own. */
@@ -34,8 +36,9 @@ export type Config = ReturnType<typeof loadConfig>;
 export interface LoadOptions {
   /**
    * For the API and the workers: fail closed, refusing to start with no way to verify tokens (neither
-   * JWT_SECRET nor JWKS_URL) unless BROADSHEET_INSECURE_DEV_SECRET=true says so explicitly. The CLI's
-   * commands that need no key (migrate, index ...) run without one.
+   * JWT_SECRET nor JWKS_URL), or with no shared key for search cursors (neither CURSOR_SECRET nor JWT_SECRET),
+   * unless BROADSHEET_INSECURE_DEV_SECRET=true says so explicitly. The CLI's commands that need no key
+   * (migrate, index ...) run without one.
    */
   server?: boolean;
 }
@@ -44,34 +47,53 @@ function invalid(lines: string[]): Error {
   return new Error(`Invalid configuration:\n${lines.map((line) => `  ${line}`).join('\n')}`);
 }
 
+/**
+ * The HMAC key of search cursors, derived with HKDF-SHA256 so that it is never the secret itself: cursors
+ * travel to every client, and a key shared with token signing must not be usable for both.
+ */
+function deriveCursorKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'broadsheet', 'search cursor v2', 32));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}) {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     throw invalid(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
-  const insecureDevSecret = e.BROADSHEET_INSECURE_DEV_SECRET === 'true';
-  if (options.server && !e.JWT_SECRET && !e.JWKS_URL && !insecureDevSecret) {
-    throw invalid([
-      'JWT_SECRET: required (at least 16 characters, e.g. `openssl rand -hex 32`), unless JWKS_URL is set; ' +
-        'for local development only, BROADSHEET_INSECURE_DEV_SECRET=true starts on a random key of this process',
-    ]);
+  const failClosed = options.server === true && e.BROADSHEET_INSECURE_DEV_SECRET !== 'true';
+  const problems: string[] = [];
+  if (failClosed && !e.JWT_SECRET && !e.JWKS_URL) {
+    problems.push(
+      'JWT_SECRET: required in production (at least 16 characters, e.g. `openssl rand -hex 32`), unless ' +
+        'JWKS_URL is set; for local development only, BROADSHEET_INSECURE_DEV_SECRET=true starts on a random ' +
+        'key of this process',
+    );
   }
+  // Every API process must sign and check cursors with the same key: a random key of each process would make
+  // a cursor fail on the next process a load balancer picks.
+  if (failClosed && !e.JWT_SECRET && !e.CURSOR_SECRET) {
+    problems.push('CURSOR_SECRET: required in production without JWT_SECRET (it signs search cursors)');
+  }
+  if (problems.length > 0) throw invalid(problems);
+  /**
+   * The HS256 key. Without JWT_SECRET it is a random key of this process, which nobody else knows: no HS256
+   * token verifies against it but the ones this process signs (JWKS_URL installations, local development).
+   */
+  const jwtSecret = e.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
     http: { host: e.HOST, port: e.PORT, bodyLimit: e.BODY_LIMIT, publicBaseUrl: e.PUBLIC_BASE_URL },
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     elasticsearch: { url: e.ELASTICSEARCH_URL, indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX },
     auth: {
-      /**
-       * The HS256 key. Without JWT_SECRET it is a random key of this process, which nobody else knows: no HS256
-       * token verifies against it but the ones this process signs (JWKS_URL installations, local development).
-       */
-      jwtSecret: e.JWT_SECRET ?? randomBytes(32).toString('hex'),
+      jwtSecret,
       /** Whether jwtSecret is the configured JWT_SECRET, the one every process of the installation shares. */
       jwtSecretConfigured: e.JWT_SECRET !== undefined,
       jwksUrl: e.JWKS_URL,
       issuer: e.JWT_ISSUER,
     },
+    /** Without CURSOR_SECRET or JWT_SECRET (the CLI, or the development flag): the random key of this process. */
+    search: { cursorKey: deriveCursorKey(e.CURSOR_SECRET ?? jwtSecret) },
     logLevel: e.LOG_LEVEL,
     indexer: { batchSize: e.INDEXER_BATCH_SIZE },
   };

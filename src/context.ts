@@ -3,12 +3,13 @@ import { createCommands, type Commands } from './commands';
 import { ApiClientCache } from './db/api-client-cache';
 import { createPool, type Pool } from './db/pool';
 import { ProjectConfigCache } from './db/project-config-cache';
+import { cursorCodec, type CursorCodec } from './domain/search-cursor';
 import { authenticate } from './http/middleware/authenticate';
 import { QueryCache } from './http/query-cache';
 import { startBoss, type Boss } from './jobs/boss';
 import { createLogger, type Logger } from './logger';
 import { createReads, type Reads } from './reads';
-import { createSearchClient, type SearchClient } from './search/client';
+import { createSearchClient, searchReadOptions, type SearchClient } from './search/client';
 import { publicationsIndex, type PublicationsIndex } from './search/index-names';
 
 /**
@@ -31,6 +32,8 @@ export interface AppContext {
   auth: ReturnType<typeof authenticate>;
   /** Parsed query strings of the hot list routes. */
   queryCache: QueryCache;
+  /** Signs search cursors and opens the ones clients send back, with the key of config.search. */
+  cursors: CursorCodec;
   reads: Reads;
   commands: Commands;
   close(): Promise<void>;
@@ -47,6 +50,7 @@ export async function createContext(
   const index = publicationsIndex(config.elasticsearch.indexPrefix);
   const apiClients = new ApiClientCache(pool);
   const projectConfigs = new ProjectConfigCache(pool);
+  const cursors = cursorCodec(config.search.cursorKey);
   return {
     config,
     logger,
@@ -58,7 +62,8 @@ export async function createContext(
     projectConfigs,
     auth: authenticate(apiClients, config.auth),
     queryCache: new QueryCache(),
-    reads: createReads({ pool, search, index }),
+    cursors,
+    reads: createReads({ pool, search, index, cursors, searchReadOptions: searchReadOptions() }),
     commands: createCommands({ pool, boss }),
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });

@@ -1,8 +1,8 @@
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
+import { listen } from './http/server';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
@@ -14,11 +14,10 @@ async function main() {
     );
   }
   const app = createApp(ctx);
-  const server: Server = app.listen(config.http.port, config.http.host, () => {
-    // The bound port, not the configured one: PORT=0 picks a free port.
-    const { port } = server.address() as AddressInfo;
-    ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${port}`);
-  });
+  const server = await listen(app, config.http.port, config.http.host);
+  // The bound port, not the configured one: PORT=0 picks a free port.
+  const { port } = server.address() as AddressInfo;
+  ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${port}`);
 
   let stopping = false;
   const shutdown = (signal: string) => {

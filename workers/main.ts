@@ -20,7 +20,8 @@ export async function startWorkers(ctx: AppContext): Promise<string[]> {
       },
       async (jobs) => {
         const parsed = jobs.map((job) => ({ id: job.id, data: queue.payload.parse(job.data) }));
-        await handler.handle(ctx, parsed);
+        // Every job of a batch carries the batch's signal (pg-boss aborts it at expiry).
+        await handler.handle(ctx, parsed, jobs[0]?.signal);
       },
     );
   }

@@ -1,13 +1,17 @@
 import type { AppContext } from '../src/context';
 import { QUEUES, type QueueKey, type QueuePayload } from '../src/jobs/queues';
 
-/** A queue's handler: gets a batch of validated payloads; throwing retries the jobs it names (or all). */
+/**
+ * A queue's handler: gets a batch of validated payloads; throwing retries the jobs it names (or all).
+ * `signal` aborts when the batch outlives its queue's expiry: pg-boss has failed the jobs by then (they run
+ * again), so a handler stops rather than finish work whose result no longer counts.
+ */
 export interface QueueHandler<K extends QueueKey = QueueKey> {
   queue: K;
   batchSize: number;
   /** How often an idle worker polls; LISTEN/NOTIFY usually wakes it sooner. */
   pollingIntervalSeconds?: number;
-  handle(ctx: AppContext, jobs: { id: string; data: QueuePayload<K> }[]): Promise<void>;
+  handle(ctx: AppContext, jobs: { id: string; data: QueuePayload<K> }[], signal?: AbortSignal): Promise<void>;
 }
 
 /** Fails loudly when a queue has no handler or two. */

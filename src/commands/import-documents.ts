@@ -17,6 +17,7 @@ import {
   type ImportLog,
   type ImportRequest,
 } from '../domain/import-request';
+import { findDocumentProblem, formatJsonPath } from '../domain/json-limits';
 import { findContentType } from '../domain/project-config';
 import { extractReferences } from '../domain/references';
 import { enqueue, type Boss } from '../jobs/boss';
@@ -229,8 +230,14 @@ async function prepareDraft(
       `unknown content type '${document.contentType}' (the project has: ${known || 'none'})`,
     );
   }
-  const designRef = document.design ?? (await designs.projectDesign());
   const content = document.content as Content;
+  const metadata = { ...document.metadata };
+  if (document.title !== undefined && metadata.title === undefined) metadata.title = document.title;
+  // The same bounds as document commands, before anything walks the content: whatever is stored can be
+  // published and indexed.
+  const problem = findDocumentProblem({ metadata, content });
+  if (problem) throw new ImportFailure(`${formatJsonPath(problem.path)} ${problem.message}`);
+  const designRef = document.design ?? (await designs.projectDesign());
   // From 2026-01 content that breaks its design fails (api-spec §9); earlier versions store it as sent.
   if (version.atLeast('2026-01')) {
     if (!designRef) throw new ImportFailure('the document names no design and the project has none');
@@ -244,8 +251,6 @@ async function prepareDraft(
       );
     }
   }
-  const metadata = { ...document.metadata };
-  if (document.title !== undefined && metadata.title === undefined) metadata.title = document.title;
   return {
     projectId: project.id,
     channelId: project.defaultChannelId,

@@ -13,8 +13,14 @@ export const VERSION_LABELS = [
 ] as const;
 export type VersionLabel = (typeof VERSION_LABELS)[number];
 
-/** `v1` and `beta` are the same as 2025-03 except where a route says otherwise (v1 has fewer default fields). */
-const ALIASES: Record<string, VersionLabel> = { v1: '2025-03', beta: '2025-03' };
+/**
+ * `v1` and `beta` are the same as 2025-03 except where a route says otherwise (v1 has fewer default fields).
+ * A Map, because the label comes from the URL: on a plain object `constructor` or `valueOf` would be found.
+ */
+const ALIASES: ReadonlyMap<string, VersionLabel> = new Map([
+  ['v1', '2025-03'],
+  ['beta', '2025-03'],
+]);
 
 export class ApiVersion {
   private constructor(
@@ -25,8 +31,8 @@ export class ApiVersion {
   ) {}
 
   static parse(label: string): ApiVersion | undefined {
-    const effective = ALIASES[label] ?? (VERSION_LABELS as readonly string[]).find((v) => v === label);
-    return effective ? new ApiVersion(label, effective as VersionLabel) : undefined;
+    const effective = ALIASES.get(label) ?? VERSION_LABELS.find((v) => v === label);
+    return effective ? new ApiVersion(label, effective) : undefined;
   }
 
   static latest(): ApiVersion {

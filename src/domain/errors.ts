@@ -11,6 +11,8 @@ export class AppError extends Error {
   constructor(
     readonly status: number,
     readonly details: ErrorDetails,
+    /** Sent as `Retry-After` (seconds): when a client may try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(typeof details.message === 'string' ? details.message : (STATUS_CODES[status] ?? 'Error'));
     this.name = 'AppError';
@@ -35,6 +37,11 @@ export class AppError extends Error {
 
   static conflict(message: string, extra: ErrorDetails = {}): AppError {
     return new AppError(409, { name: 'Conflict', message, ...extra });
+  }
+
+  /** 503: a service we depend on cannot answer now; the client may retry after `retryAfterSeconds`. */
+  static unavailable(name: string, message: string, retryAfterSeconds: number): AppError {
+    return new AppError(503, { name, message }, retryAfterSeconds);
   }
 }
 

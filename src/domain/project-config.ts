@@ -32,6 +32,11 @@ export const INDEX_TYPE_OF = {
 } as const;
 export type IndexedFieldType = (typeof INDEX_TYPE_OF)[keyof typeof INDEX_TYPE_OF];
 
+/** Own keys only: `'constructor' in INDEX_TYPE_OF` is true. */
+function isIndexable(type: string): type is keyof typeof INDEX_TYPE_OF {
+  return Object.hasOwn(INDEX_TYPE_OF, type);
+}
+
 const Handle = z
   .string()
   .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,62}$/, 'must start with a letter; letters, digits, - and _');
@@ -45,7 +50,7 @@ export const MetadataFieldSchema = z
     index: z.boolean().optional(),
   })
   .strict()
-  .refine((field) => !field.index || field.type in INDEX_TYPE_OF, {
+  .refine((field) => !field.index || isIndexable(field.type), {
     message: `index: true is only possible for ${Object.keys(INDEX_TYPE_OF).join(', ')} fields`,
     path: ['index'],
   });
@@ -176,8 +181,8 @@ export function indexedMetadataFields(config: ProjectConfig): Record<string, Ind
   const fields: Record<string, IndexedFieldType> = {};
   for (const type of config.contentTypes) {
     for (const field of type.metadata) {
-      if (field.index && field.type in INDEX_TYPE_OF) {
-        fields[field.handle] = INDEX_TYPE_OF[field.type as keyof typeof INDEX_TYPE_OF];
+      if (field.index && isIndexable(field.type)) {
+        fields[field.handle] = INDEX_TYPE_OF[field.type];
       }
     }
   }

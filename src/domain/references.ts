@@ -197,7 +197,7 @@ function collectInclude(
         collector.addRow({ targetType: targets.targetType, targetId: id, ...base });
       continue;
     }
-    // The legacy teaser include (every include of the magazine fixtures) names the teased document `mediaId`.
+    // The legacy teaser include (most includes of test/fixtures/magazine) names the teased document `mediaId`.
     const legacyDocumentId = param === 'mediaId' ? asId(value) : undefined;
     if (legacyDocumentId !== undefined) {
       collector.addRow({ targetType: 'document', targetId: legacyDocumentId, ...base });

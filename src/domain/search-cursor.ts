@@ -1,72 +1,116 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
+import type { SortValueKind } from './search-sort';
 import { invalid, valid, type Checked } from './validation';
 
 /**
- * The opaque `cursor` of publications/search (supplement §5): base64url of `{v, s, a}`, where `a` is the last
- * hit's sort values (search_after) and `s` a short hash of the sort they belong to, so a cursor taken under
- * one sort is refused under another instead of silently skipping or repeating hits.
+ * The opaque `cursor` of publications/search (supplement §5): base64url of a MAC followed by the JSON
+ * `{v, s, a}`, where `a` is the last hit's sort values (search_after) and `s` a short hash of the sort they
+ * belong to. The MAC (HMAC-SHA256 with the server's cursor key, truncated to 128 bits) makes a cursor one this
+ * server issued: a hand-made one, or one of another server, is refused before its JSON is even parsed.
+ *
+ * Checked in two steps, each where what it needs is known. The edge (the route's query schema) opens the
+ * cursor: MAC, shape, and the sort it was issued for against the sort the request names (`decode`). The read
+ * checks its values against the sort in use (`checkCursorValues`): count and kind of each, because only the
+ * project's indexed metadata says what kind a metadata sort field has (one indexed as integer today may be a
+ * keyword tomorrow), and anything search_after cannot take would come back from Elasticsearch as a 400 of its
+ * own. Problems are reported at the root path: keyed `after` in the 400.
  */
 
-const VERSION = 1;
-/** Generous: a sort has one value per field, and the sortable fields are few. */
-const MAX_VALUES = 64;
+const VERSION = 2;
+const MAC_BYTES = 16;
 const MAX_CURSOR_LENGTH = 4096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 interface CursorPayload {
   v: number;
   s: string;
-  a: estypes.FieldValue[];
+  a: unknown[];
 }
 
-/** Pass the sort's normalised fields joined by ',' (SortSpec.fields) as the signature. */
+export interface CursorCodec {
+  /** The cursor of a page whose last hit has `sortValues`, under the sort with `sortSignature` (SortSpec.fields). */
+  encode(sortValues: estypes.FieldValue[], sortSignature: string): string;
+  /**
+   * The values of a cursor this server issued under the sort with `sortSignature`, not yet checked against the
+   * sort's value kinds (see checkCursorValues).
+   */
+  decode(raw: string, sortSignature: string): Checked<unknown[]>;
+}
+
+/** The sort's normalised fields joined by ',' → the short hash a cursor carries. */
 function hashSignature(sortSignature: string): string {
   return createHash('sha256').update(sortSignature).digest('base64url').slice(0, 10);
 }
 
-function isFieldValue(value: unknown): value is estypes.FieldValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
+const problem = (message: string) => invalid([{ path: [], message }]);
+const INVALID = 'invalid cursor: pass the cursor of a previous response';
+
+/** Cursors signed and checked with `key` (see config: derived from CURSOR_SECRET or JWT_SECRET). */
+export function cursorCodec(key: Uint8Array): CursorCodec {
+  const mac = (payload: Buffer) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+
+  /** The payload of a cursor whose MAC checks out and whose JSON has the right shape. */
+  function open(raw: string): CursorPayload | undefined {
+    if (raw.length > MAX_CURSOR_LENGTH || !BASE64URL.test(raw)) return undefined;
+    const bytes = Buffer.from(raw, 'base64url');
+    // Node skips characters it cannot decode; only a canonical encoding is one we issued.
+    if (bytes.toString('base64url') !== raw || bytes.length <= MAC_BYTES) return undefined;
+    const payload = bytes.subarray(MAC_BYTES);
+    if (!timingSafeEqual(bytes.subarray(0, MAC_BYTES), mac(payload))) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { v, s, a } = parsed as Record<string, unknown>;
+    if (v !== VERSION || typeof s !== 'string' || !Array.isArray(a)) return undefined;
+    return { v, s, a };
+  }
+
+  return {
+    encode(sortValues, sortSignature) {
+      const payload: CursorPayload = { v: VERSION, s: hashSignature(sortSignature), a: sortValues };
+      const json = Buffer.from(JSON.stringify(payload), 'utf8');
+      return Buffer.concat([mac(json), json]).toString('base64url');
+    },
+
+    decode(raw, sortSignature) {
+      const payload = open(raw);
+      if (!payload) return problem(INVALID);
+      if (payload.s !== hashSignature(sortSignature)) {
+        return problem('invalid cursor: it was issued for a different sort; start again without after');
+      }
+      return valid(payload.a);
+    },
+  };
 }
 
-export function encodeCursor(sortValues: estypes.FieldValue[], sortSignature: string): string {
-  const payload: CursorPayload = { v: VERSION, s: hashSignature(sortSignature), a: sortValues };
-  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+const FLOAT_SENTINELS = new Set(['Infinity', '-Infinity']);
+
+/** Whether a value is one Elasticsearch gives, and search_after takes back, for a sort entry of this kind. */
+function fitsKind(value: unknown, kind: SortValueKind): boolean {
+  switch (kind) {
+    case 'score':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'float':
+      return (typeof value === 'number' && Number.isFinite(value)) || FLOAT_SENTINELS.has(value as string);
+    case 'keyword':
+      return value === null || typeof value === 'string';
+  }
 }
 
-function parsePayload(raw: string): CursorPayload | undefined {
-  if (raw.length > MAX_CURSOR_LENGTH || !BASE64URL.test(raw)) return undefined;
-  const bytes = Buffer.from(raw, 'base64url');
-  // Node skips characters it cannot decode; only a canonical encoding is one we issued.
-  if (bytes.toString('base64url') !== raw) return undefined;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
+/** A decoded cursor's values against the value kinds of the sort in use (ParsedSort.valueKinds). */
+export function checkCursorValues(
+  values: readonly unknown[],
+  kinds: readonly SortValueKind[],
+): Checked<estypes.FieldValue[]> {
+  if (values.length !== kinds.length || !values.every((value, i) => fitsKind(value, kinds[i]!))) {
+    return problem('invalid cursor: its values do not fit the sort; start again without after');
   }
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const { v, s, a } = payload as Record<string, unknown>;
-  if (v !== VERSION || typeof s !== 'string' || !Array.isArray(a)) return undefined;
-  if (a.length === 0 || a.length > MAX_VALUES || !a.every(isFieldValue)) return undefined;
-  return { v, s, a };
-}
-
-/** The search_after values of a cursor issued under the same sort (problems at the root: keyed `after`). */
-export function decodeCursor(raw: string, sortSignature: string): Checked<estypes.FieldValue[]> {
-  const payload = parsePayload(raw);
-  if (!payload) {
-    return invalid([{ path: [], message: 'invalid cursor: pass the cursor of a previous response' }]);
-  }
-  if (payload.s !== hashSignature(sortSignature)) {
-    return invalid([
-      { path: [], message: 'invalid cursor: it was issued for a different sort; start again without after' },
-    ]);
-  }
-  return valid(payload.a);
+  return valid(values as estypes.FieldValue[]);
 }

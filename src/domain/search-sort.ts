@@ -24,10 +24,31 @@ export interface SortSpec {
   fields: readonly string[];
 }
 
+/**
+ * What Elasticsearch answers as the sort value of one sort entry, missing values included (see MISSING_LAST),
+ * checked against Elasticsearch 9.5: `score` a finite number; `integer` a safe integer (dates as epoch
+ * milliseconds, booleans as 0 and 1); `float` a finite number, or "Infinity"/"-Infinity" for a missing one;
+ * `keyword` a string, or null for a missing one. A cursor's values must have these kinds to be sent back.
+ */
+export type SortValueKind = 'score' | 'integer' | 'float' | 'keyword';
+
 export interface ParsedSort {
   sort: estypes.SortCombinations[];
   fields: readonly string[];
+  /** The kind of each sort entry's value, in order. */
+  valueKinds: SortValueKind[];
 }
+
+const VALUE_KINDS: Record<SearchFieldType, SortValueKind> = {
+  date: 'integer',
+  long: 'integer',
+  integer: 'integer',
+  boolean: 'integer',
+  float: 'float',
+  keyword: 'keyword',
+  // Never sorted on (refused in resolveSortField); listed so every type has a kind.
+  text: 'keyword',
+};
 
 export const DEFAULT_SORT = '-sortDate,-documentId';
 export const DEFAULT_SEARCH_SORT = 'relevance,-sortDate,-documentId';
@@ -126,14 +147,17 @@ export function parseSortSpec(raw: string | undefined, hasSearch: boolean): Chec
 /** The Elasticsearch sort of a sort spec; refuses a field the project cannot sort by (unknown or text). */
 export function resolveSort(spec: SortSpec, indexedMetadata: IndexedMetadata): Checked<ParsedSort> {
   const sort: estypes.SortCombinations[] = [];
+  const valueKinds: SortValueKind[] = [];
   for (const { name, descending } of spec.entries) {
     if (name === RELEVANCE) {
       sort.push({ _score: { order: 'desc' } });
+      valueKinds.push('score');
       continue;
     }
     const target = resolveSortField(name, indexedMetadata);
     if (typeof target === 'string') return problem(target);
     sort.push(fieldSort(target, descending ? 'desc' : 'asc'));
+    valueKinds.push(VALUE_KINDS[target.type]);
   }
-  return valid({ sort, fields: spec.fields });
+  return valid({ sort, fields: spec.fields, valueKinds });
 }

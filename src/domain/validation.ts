@@ -46,16 +46,18 @@ export function checkAll<T extends Record<string, unknown>>(checks: {
  * issues at the root (default `body`).
  */
 export function issuesToPaths(issues: readonly Issue[], prefix?: string): Record<string, string> {
-  const byPath: Record<string, string> = {};
+  // A Map, then fromEntries (which defines own properties): a key is the client's, and assigning
+  // `byPath['__proto__']` on a plain object would drop the very key the client has to fix.
+  const byPath = new Map<string, string>();
   for (const issue of issues) {
     const segments = [
       ...(prefix === undefined ? [] : [prefix]),
       ...issue.path.map((segment) => String(segment)),
     ];
     const key = segments.length > 0 ? segments.join('.') : ROOT_KEY;
-    if (!Object.hasOwn(byPath, key)) byPath[key] = issue.message;
+    if (!byPath.has(key)) byPath.set(key, issue.message);
   }
-  return byPath;
+  return Object.fromEntries(byPath);
 }
 
 /** Zod's issues as ours. An unknown field gets its own path, so the client sees `commands.0.foo: "is not allowed"`. */

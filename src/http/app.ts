@@ -4,10 +4,15 @@ import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
+import { checkJsonBody } from './middleware/json-body';
 import { renderErrors, unknownRoute } from './middleware/errors';
+import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
 import { registerRoutes } from './routes';
 
-/** Builds the Express app: security headers, request ids, logs, JSON body limit, versioned routes, errors. */
+/**
+ * Builds the Express app: security headers, request ids, logs, NUL guards, JSON body limit, versioned routes,
+ * errors.
+ */
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -16,16 +21,20 @@ export function createApp(ctx: AppContext): Express {
   app.set('etag', weakEtag);
   app.use(helmet());
   app.use(accessLog(ctx.logger));
+  app.use(rejectNulInQuery);
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
+  app.use(checkJsonBody);
 
   const api = express.Router({ mergeParams: true });
   registerRoutes(api, {
     auth: ctx.auth,
     projectConfigs: ctx.projectConfigs,
     queryCache: ctx.queryCache,
+    cursors: ctx.cursors,
     reads: ctx.reads,
     commands: ctx.commands,
   });
+  rejectNulInPathParams(api);
   app.use('/api/:apiVersion', apiVersion, api);
 
   app.use(unknownRoute);

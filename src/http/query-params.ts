@@ -9,8 +9,8 @@ import type { ViewField } from '../domain/document-view';
 import { under, valid, type Checked } from '../domain/validation';
 
 /**
- * zod pieces for query strings, shared by every route schema so that the same parameter is parsed, and
- * its 400 worded, the same way everywhere.
+ * zod pieces for query strings and path parameters, shared by every route schema so that the same parameter
+ * is parsed, and its 400 worded, the same way everywhere.
  */
 export const VIEW_FIELDS = ['systemdata', 'metadata', 'content', 'references'] as const;
 export const DOCUMENT_TYPES = ['article', 'page', 'data-record'] as const;
@@ -33,11 +33,31 @@ export const integerParam = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
-/** A non-negative id (documents, events) as a number. */
-export const idParam = z
-  .string()
-  .regex(/^\d{1,15}$/, { message: 'must be a non-negative integer id' })
-  .transform(Number);
+/**
+ * Ids are bigint in Postgres and numbers here: beyond Number.MAX_SAFE_INTEGER a number is only the nearest
+ * double (9999999999999999 reads as 10000000000000000), so such an id would name another document.
+ */
+const EXACT_ID_MESSAGE = `must be at most ${Number.MAX_SAFE_INTEGER}, the largest id this API can read exactly`;
+const isExactId = (digits: string): boolean => Number.isSafeInteger(Number(digits));
+
+const idNumber = (pattern: RegExp, message: string) =>
+  z.string().regex(pattern, { message }).refine(isExactId, { message: EXACT_ID_MESSAGE }).transform(Number);
+
+/** A non-negative id (documents, events) as a number: the bounds of id ranges. */
+export const idParam = idNumber(/^\d+$/, 'must be a non-negative integer id');
+
+/** `{documentId}` of every documents/{documentId}/... route. */
+export const documentIdParam = idNumber(/^[1-9]\d*$/, 'must be a positive integer');
+
+/** A comma separated list of at most `maxItems` non-negative ids. */
+export const idListParam = (maxItems: number) =>
+  commaList
+    .refine((items) => items.every((item) => /^\d+$/.test(item)), {
+      message: 'must be a document id or a comma separated list of document ids',
+    })
+    .refine((items) => items.every(isExactId), { message: `each id ${EXACT_ID_MESSAGE}` })
+    .refine((items) => items.length <= maxItems, { message: `must list at most ${maxItems} ids` })
+    .transform((items) => items.map(Number));
 
 /** A date-time without an offset is read as UTC, so answers never depend on the server's zone. */
 export const dateTimeParam = z.string().transform((value, ctx) => {

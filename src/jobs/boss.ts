@@ -1,16 +1,28 @@
 import { PgBoss } from 'pg-boss';
 import type { Queryable } from '../db/pool';
-import { QUEUES, type QueueKey, type QueuePayload } from './queues';
+import { QUEUES, type QueueKey, type QueueOptions, type QueuePayload } from './queues';
 
 export type Boss = PgBoss;
 
-/** The pg-boss instance on the app's own database. `start()` creates its schema and every queue. */
+/**
+ * How often a supervising process (the workers) runs pg-boss's monitor: it fails active jobs past their
+ * expiry or heartbeat, so they are retried, and refreshes the queue counts `index status` reads. pg-boss's
+ * default of a minute would add up to a minute to every recovery after a crash.
+ */
+const SUPERVISE_INTERVAL_SECONDS = 2;
+
+/**
+ * The pg-boss instance on the app's own database. `start()` creates its schema; every queue is created with
+ * its options, or brought up to them when an older release created it with others.
+ */
 export async function startBoss(databaseUrl: string, options: { supervise: boolean } = { supervise: false }) {
   // LISTEN/NOTIFY: a job sent on a notify queue wakes its workers at the sender's commit instead of at their
   // next poll (one dedicated listening connection per process).
   const boss = new PgBoss({
     connectionString: databaseUrl,
     supervise: options.supervise,
+    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
     schedule: false,
     useListenNotify: true,
   });
@@ -20,14 +32,61 @@ export async function startBoss(databaseUrl: string, options: { supervise: boole
   });
   await boss.start();
   for (const queue of Object.values(QUEUES)) {
+    const wanted = { ...queue.options, notify: true };
     const existing = await boss.getQueue(queue.name);
     if (!existing) {
-      await boss.createQueue(queue.name, { retryLimit: 10, retryDelay: 1, retryBackoff: true, notify: true });
-    } else if (!existing.notify) {
-      await boss.updateQueue(queue.name, { notify: true });
+      await boss.createQueue(queue.name, wanted);
+      continue;
     }
+    const changed = queueOptionsToUpdate(existing, wanted);
+    if (changed) await boss.updateQueue(queue.name, changed);
   }
   return boss;
+}
+
+type WantedQueue = QueueOptions & { notify: boolean };
+
+/** The options an existing queue lacks (queues made by older releases expire jobs after 15 minutes). */
+export function queueOptionsToUpdate(
+  existing: object,
+  wanted: WantedQueue,
+): Partial<WantedQueue> | undefined {
+  const current = existing as Record<string, unknown>;
+  const changed = Object.fromEntries(
+    Object.entries(wanted).filter(([key, value]) => current[key] !== value),
+  ) as Partial<WantedQueue>;
+  return Object.keys(changed).length > 0 ? changed : undefined;
+}
+
+/** What `index status` shows of a queue: pg-boss's counts and when they were taken. */
+export interface QueueStatus {
+  /** Waiting to run: ready now, plus deferred (a retry waiting out its backoff, or scheduled for later). */
+  queued: number;
+  ready: number;
+  deferred: number;
+  active: number;
+  failed: number;
+  /** When pg-boss counted: at most a few seconds ago while a worker supervises, a minute otherwise. */
+  countedAt: Date;
+}
+
+/**
+ * A queue's counts from pg-boss. Its counts are a cache the supervising workers' monitor refreshes (see
+ * SUPERVISE_INTERVAL_SECONDS); without `force`, a reader is served that cache up to an hour old, which is how
+ * `index status` showed 109 queued jobs while none were left once the workers had been killed. With
+ * `force`, pg-boss counts again unless it did within the last minute.
+ */
+export async function queueStatus(boss: Boss, key: QueueKey): Promise<QueueStatus> {
+  const [stats] = await boss.getQueueStats(QUEUES[key].name, { force: true });
+  if (!stats) throw new Error(`pg-boss has no queue ${QUEUES[key].name}`);
+  return {
+    queued: stats.queuedCount,
+    ready: stats.readyCount,
+    deferred: stats.deferredCount,
+    active: stats.activeCount,
+    failed: stats.failedCount,
+    countedAt: stats.capturedOn,
+  };
 }
 
 export interface EnqueueOptions {

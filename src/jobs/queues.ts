@@ -1,31 +1,60 @@
 import { z } from 'zod';
 
 /**
- * Every pg-boss queue of the service with its payload schema. Jobs carry ids, never copies of the data:
- * a handler re-reads Postgres, so a retried, duplicated or late job writes the current truth.
+ * pg-boss options of a queue. `expireInSeconds` is how long a job may stay active: past it the worker
+ * aborts the handler's signal and pg-boss retries the job, and a worker that crashed holding it loses it to
+ * the next monitor pass of any worker (every few seconds, see startBoss). So it is what a job really needs
+ * with a wide margin, not pg-boss's default of 15 minutes, which left published documents out of search for
+ * that long after a worker was killed.
+ */
+export interface QueueOptions {
+  expireInSeconds: number;
+  /** A job that legitimately runs long instead sends heartbeats; a crashed worker's job is retried this soon. */
+  heartbeatSeconds?: number;
+  retryLimit: number;
+  retryDelay: number;
+  retryBackoff: boolean;
+}
+
+/** Retried ten times with exponential backoff from one second. */
+const RETRIES = { retryLimit: 10, retryDelay: 1, retryBackoff: true } as const;
+
+/**
+ * Every pg-boss queue of the service with its payload schema and options. Jobs carry ids, never copies of
+ * the data: a handler re-reads Postgres, so a retried, duplicated or late job writes the current truth.
  */
 export const QUEUES = {
-  /** Bring the index entry of one document in line with Postgres (index it, or delete it when unpublished). */
+  /**
+   * Bring the index entries of a batch of documents in line with Postgres (index them, or delete them when
+   * unpublished). A batch of 200 takes well under a second; 15 s leaves room for a slow Elasticsearch.
+   */
   indexDocument: {
     name: 'index-document',
     payload: z.object({ projectId: z.number().int(), documentId: z.number().int() }),
+    options: { ...RETRIES, expireInSeconds: 15 },
   },
-  /** Run one `POST import/documents` request. */
+  /**
+   * Run one `POST import/documents` request: up to 1,000 documents, each in its own transaction, about 15 s
+   * here. Heartbeats every 5 s tell a running import from a crashed one; the expiry only bounds a stuck one.
+   */
   importDocuments: {
     name: 'import-documents',
     payload: z.object({ importJobId: z.string().uuid() }),
+    options: { ...RETRIES, expireInSeconds: 600, heartbeatSeconds: 10 },
   },
-  /** Publish a document at its scheduled time (document commands addPublishSchedule). */
+  /** Publish a document at its scheduled time (document commands addPublishSchedule): one transaction. */
   scheduledPublish: {
     name: 'scheduled-publish',
     payload: z.object({ projectId: z.number().int(), documentId: z.number().int(), at: z.string() }),
+    options: { ...RETRIES, expireInSeconds: 15 },
   },
-  /** Unpublish a document at its scheduled time (document commands addUnpublishSchedule). */
+  /** Unpublish a document at its scheduled time (document commands addUnpublishSchedule): one transaction. */
   scheduledUnpublish: {
     name: 'scheduled-unpublish',
     payload: z.object({ projectId: z.number().int(), documentId: z.number().int(), at: z.string() }),
+    options: { ...RETRIES, expireInSeconds: 15 },
   },
-} as const;
+} as const satisfies Record<string, { name: string; payload: z.ZodType; options: QueueOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;
 export type QueuePayload<K extends QueueKey> = z.infer<(typeof QUEUES)[K]['payload']>;

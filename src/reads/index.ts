@@ -1,4 +1,6 @@
+import type { TransportRequestOptions } from '@elastic/elasticsearch';
 import type { Pool } from '../db/pool';
+import type { CursorCodec } from '../domain/search-cursor';
 import type { SearchClient } from '../search/client';
 import type { PublicationsIndex } from '../search/index-names';
 import { designReads } from './designs';
@@ -14,7 +16,14 @@ import { publicationReads } from './publications';
  * takes what the edge parsed (and the project, when the config matters) and composes queries, the domain and
  * the search adapter; it never sees a request.
  */
-export function createReads(deps: { pool: Pool; search: SearchClient; index: PublicationsIndex }) {
+export function createReads(deps: {
+  pool: Pool;
+  search: SearchClient;
+  index: PublicationsIndex;
+  cursors: CursorCodec;
+  /** Per-request options of searches (searchReadOptions: a short timeout, one retry). */
+  searchReadOptions: TransportRequestOptions;
+}) {
   return {
     designs: designReads(deps.pool),
     documents: documentReads(deps.pool),

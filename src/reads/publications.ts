@@ -1,4 +1,4 @@
-import type { estypes } from '@elastic/elasticsearch';
+import type { estypes, TransportRequestOptions } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import type { ProjectRow } from '../db/queries/projects';
 import {
@@ -10,12 +10,18 @@ import {
 import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { conditionDefaults, indexedMetadataFields } from '../domain/project-config';
-import { decodeCursor, encodeCursor } from '../domain/search-cursor';
+import { AppError } from '../domain/errors';
+import { checkCursorValues, type CursorCodec } from '../domain/search-cursor';
 import { compileFilters, type FilterJson } from '../domain/search-filters';
 import { resolveSort, type SortSpec } from '../domain/search-sort';
 import { buildFullTextQuery } from '../domain/search-text';
 import { checkAll, under, valid, valueOrThrow } from '../domain/validation';
-import { searchBytes, type SearchClient } from '../search/client';
+import {
+  isSearchUnavailable,
+  searchBytes,
+  SEARCH_RETRY_AFTER_SECONDS,
+  type SearchClient,
+} from '../search/client';
 import { ensurePublicationsIndex } from '../search/index-aliases';
 import type { PublicationsIndex } from '../search/index-names';
 import {
@@ -29,7 +35,9 @@ import { readRawHits, type RawHit, type RawHits } from '../search/raw-hits';
  * The two read endpoints that answer from Elasticsearch alone: documents/latestPublications and
  * publications/search. They get the request as the edge parsed it and the project (config and revision) from the
  * route; what needs the config is judged here with the domain (filters and sort against the indexed metadata,
- * the cursor against the sort, the conditions' defaults), the request is built and run by the search adapter.
+ * the cursor's values against the sort's value kinds, the conditions' defaults), the request is built and run
+ * by the search adapter. Elasticsearch down, stuck or overloaded is a 503 the client can retry, within seconds
+ * (the read request options' short timeout).
  */
 
 /** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
@@ -87,7 +95,8 @@ export interface PublicationSearchRead {
   fields: readonly ViewField[];
   limit: number;
   offset: number;
-  after?: string | undefined;
+  /** The cursor's values: its signature and its sort checked at the edge, its values not yet (see below). */
+  after?: readonly unknown[] | undefined;
   withTotal: boolean;
   conditions: ConditionRequest | null;
 }
@@ -102,7 +111,9 @@ export interface BuiltSearch {
 
 /**
  * The Elasticsearch request of a search in one project: filters and sort are judged against the project's
- * indexed metadata and the cursor against the sort, every problem of the three in one 400 keyed by parameter.
+ * indexed metadata and the cursor's values against the sort, every problem of the three in one 400 keyed by
+ * parameter (a cursor is judged only under a sort the project has: there is nothing to judge it against
+ * otherwise).
  */
 export function buildPublicationSearch(
   project: ProjectRow,
@@ -110,15 +121,18 @@ export function buildPublicationSearch(
 ): BuiltSearch {
   const indexedMetadata = indexedMetadataFields(project.config);
   const sortSignature = read.sort.fields.join(',');
+  const resolved = under('sort', resolveSort(read.sort, indexedMetadata));
   const { sort, filter, searchAfter } = valueOrThrow(
     checkAll({
-      sort: under('sort', resolveSort(read.sort, indexedMetadata)),
+      sort: resolved,
       filter:
         read.filters === undefined
           ? valid(undefined)
           : under('filters', compileFilters(read.filters, indexedMetadata)),
       searchAfter:
-        read.after === undefined ? valid(undefined) : under('after', decodeCursor(read.after, sortSignature)),
+        read.after === undefined || !resolved.ok
+          ? valid(undefined)
+          : under('after', checkCursorValues(read.after, resolved.value.valueKinds)),
     }),
   );
   const request = buildSearchRequest({
@@ -200,23 +214,44 @@ function toIds(response: RawHits): Items {
   return { items, fingerprint: parts.join('\n') };
 }
 
-export function publicationReads(deps: { search: SearchClient; index: PublicationsIndex }) {
+export function publicationReads(deps: {
+  search: SearchClient;
+  index: PublicationsIndex;
+  /** Signs the cursor of each full page (the edge opens the cursors clients send back). */
+  cursors: CursorCodec;
+  /** A search's short timeout and single retry (see searchReadOptions). */
+  searchReadOptions: TransportRequestOptions;
+}) {
   /** Built requests by project revision and parameters (a config apply makes a new revision). */
   const built = new LRUCache<string, BuiltSearch>({ max: MAX_BUILT_SEARCHES });
   /** The first search of the process creates the index when there is none yet; retried if that failed. */
   let ensured: Promise<void> | undefined;
 
-  /** Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them. */
+  /**
+   * Each hit notes whether its body has a `conditions` key anywhere: only those need parsing to apply them.
+   * Elasticsearch down, stuck or overloaded is a 503 with Retry-After.
+   */
   async function run(body: string): Promise<RawHits> {
-    ensured ??= ensurePublicationsIndex(deps.search, deps.index).catch((error: unknown) => {
-      ensured = undefined;
-      throw error;
-    });
-    await ensured;
-    // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
-    // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
-    const bytes = await searchBytes(deps.search, deps.index.alias, body);
-    return readRawHits(bytes, 'conditions');
+    try {
+      ensured ??= ensurePublicationsIndex(deps.search, deps.index, deps.searchReadOptions).catch(
+        (error: unknown) => {
+          ensured = undefined;
+          throw error;
+        },
+      );
+      await ensured;
+      // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
+      // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
+      const bytes = await searchBytes(deps.search, deps.index.alias, body, deps.searchReadOptions);
+      return readRawHits(bytes, 'conditions');
+    } catch (error) {
+      if (!isSearchUnavailable(error)) throw error;
+      throw AppError.unavailable(
+        'SearchUnavailable',
+        'Search is unavailable right now; try again in a few seconds',
+        SEARCH_RETRY_AFTER_SECONDS,
+      );
+    }
   }
 
   return {
@@ -250,7 +285,7 @@ export function publicationReads(deps: { search: SearchClient; index: Publicatio
         total: response.total,
         cursor:
           full && response.lastSort
-            ? encodeCursor(response.lastSort as estypes.SortResults, search.sortSignature)
+            ? deps.cursors.encode(response.lastSort as estypes.SortResults, search.sortSignature)
             : null,
       };
     },

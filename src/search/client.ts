@@ -1,9 +1,42 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, errors, type TransportRequestOptions } from '@elastic/elasticsearch';
 
 export type SearchClient = Client;
 
+/**
+ * The client's defaults suit the indexer and rebuilds, which would rather wait than fail: 30 s per request,
+ * three retries of a failed connection with backoff. The API's reads pass searchReadOptions() instead.
+ */
 export function createSearchClient(url: string): SearchClient {
   return new Client({ node: url, maxRetries: 3, requestTimeout: 30_000 });
+}
+
+/**
+ * Per-request options of the API's searches (built once per process, src/context.ts): a client waits for an
+ * answer, so a search fails within seconds when Elasticsearch is down or stuck. One immediate retry covers a
+ * kept-alive connection that was closed under us; the defaults' backoff made a refused connection take 6-10 s.
+ * The slowest searches of the bench take ~0.2 s: 3 s is a stuck node, not a slow query.
+ */
+export function searchReadOptions(): TransportRequestOptions {
+  return { requestTimeout: 3_000, maxRetries: 1, retryBackoff: () => 0 };
+}
+
+/** How long a client is asked to wait before trying again when search is unavailable (Retry-After). */
+export const SEARCH_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Whether an error means Elasticsearch could not answer now (down, stuck, overloaded), as opposed to a bug
+ * in what we asked: unreachable, timed out, or answering 429, 502, 503 or 504.
+ */
+export function isSearchUnavailable(error: unknown): boolean {
+  if (
+    error instanceof errors.ConnectionError ||
+    error instanceof errors.TimeoutError ||
+    error instanceof errors.NoLivingConnectionsError
+  ) {
+    return true;
+  }
+  const status = error instanceof errors.ResponseError ? error.meta.statusCode : undefined;
+  return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
 /**
@@ -11,10 +44,15 @@ export function createSearchClient(url: string): SearchClient {
  * repeated search is not serialised again. An error status still throws the client's ResponseError, with the
  * parsed error body, as a plain `search` would.
  */
-export async function searchBytes(search: SearchClient, index: string, body: string): Promise<Buffer> {
+export async function searchBytes(
+  search: SearchClient,
+  index: string,
+  body: string,
+  options: TransportRequestOptions = {},
+): Promise<Buffer> {
   const response = await search.transport.request(
     { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body },
-    { asStream: true, meta: true, headers: { 'content-type': 'application/json' } },
+    { ...options, asStream: true, meta: true, headers: { 'content-type': 'application/json' } },
   );
   const chunks: Buffer[] = [];
   for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);

@@ -47,7 +47,7 @@ export interface PublicationSearchDocument {
  * another version are built again by the next rebuild, so bump it whenever the output changes for the same
  * input; test/unit/document-builder-version.test.ts fails until you do.
  */
-export const SEARCH_DOCUMENT_VERSION = 1;
+export const SEARCH_DOCUMENT_VERSION = 2;
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {
@@ -156,7 +156,8 @@ export function buildSearchDocument(
   }
 
   const sortDateField = config ? findContentType(config, row.contentType)?.sortDateField : undefined;
-  const sortDateValue = sortDateField ? metadata[sortDateField] : undefined;
+  const sortDateValue =
+    sortDateField && Object.hasOwn(metadata, sortDateField) ? metadata[sortDateField] : undefined;
   const visible = view.systemdata.visiblePublicationDate;
   const sortDate = typeof sortDateValue === 'string' && isIsoDate(sortDateValue) ? sortDateValue : visible;
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { estypes } from '@elastic/elasticsearch';
+import type { estypes, TransportRequestOptions } from '@elastic/elasticsearch';
 import { packagePath } from '../package-root';
 import type { SearchClient } from './client';
 import type { PublicationsIndex } from './index-names';
@@ -70,22 +70,30 @@ export async function writeTargets(search: SearchClient, index: PublicationsInde
  * Creates the first physical index with the alias when the alias is missing. Idempotent and safe when the
  * API and the workers start together: the first index has a fixed name, so only one of them can create it.
  * Two requests when the alias exists: a caller on a hot path asks once (see src/reads/publications.ts).
+ * `options` are the caller's request options (reads pass their short timeouts).
  */
-export async function ensurePublicationsIndex(search: SearchClient, index: PublicationsIndex): Promise<void> {
-  if (await search.indices.existsAlias({ name: index.alias })) {
+export async function ensurePublicationsIndex(
+  search: SearchClient,
+  index: PublicationsIndex,
+  options: TransportRequestOptions = {},
+): Promise<void> {
+  if (await search.indices.existsAlias({ name: index.alias }, options)) {
     // Another caller, in this process or another, may have created it a moment ago: the alias exists before
     // the index's primaries can answer, and a search in between fails. Wait until they can.
-    await search.cluster.health({ index: index.alias, wait_for_status: 'yellow', timeout: '30s' });
+    await search.cluster.health({ index: index.alias, wait_for_status: 'yellow', timeout: '30s' }, options);
     return;
   }
   const { settings, mappings } = publicationsIndexDefinition();
   try {
-    await search.indices.create({
-      index: index.newPhysicalName(new Date(0)),
-      settings,
-      mappings,
-      aliases: { [index.alias]: {} },
-    });
+    await search.indices.create(
+      {
+        index: index.newPhysicalName(new Date(0)),
+        settings,
+        mappings,
+        aliases: { [index.alias]: {} },
+      },
+      options,
+    );
   } catch (error) {
     const type = (error as { meta?: { body?: { error?: { type?: string } } } }).meta?.body?.error?.type;
     if (type !== 'resource_already_exists_exception') throw error;

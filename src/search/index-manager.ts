@@ -1,13 +1,21 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
+import { indexRejectionQueries, type IndexRejection } from '../db/queries/index-rejections';
 import { searchDocumentQueries } from '../db/queries/search-documents';
-import type { Boss } from '../jobs/boss';
+import { queueStatus, type Boss, type QueueStatus } from '../jobs/boss';
 import { QUEUES } from '../jobs/queues';
 import type { Logger } from '../logger';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
-import { bulkWrite, indexDocuments, operationsFor, storeBuilt, type IndexOperation } from './indexer';
+import {
+  bulkWrite,
+  indexDocuments,
+  operationsFor,
+  saveRejections,
+  storeBuilt,
+  type IndexOperation,
+} from './indexer';
 import {
   bulkLoadSettings,
   ensurePublicationsIndex,
@@ -94,6 +102,7 @@ export async function rebuildIndex(
             `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
           );
         }
+        await saveRejections(deps.db, operations, outcome);
         rejected += outcome.rejected.length;
         done += rows.length;
         await options.onProgress?.({ done, total: Math.max(total, done) });
@@ -142,6 +151,8 @@ export interface VerifyReport {
   missing: DocumentKey[];
   stale: DocumentKey[];
   extra: DocumentKey[];
+  /** Published documents whose latest write Elasticsearch refused for good (not in missing or stale). */
+  rejected: IndexRejection[];
   repaired: number;
 }
 
@@ -209,6 +220,14 @@ export async function verifyIndex(
     after = { projectId: last.projectId, documentId: last.documentId };
   }
   const extra = [...indexed.values()].map(({ projectId, documentId }) => ({ projectId, documentId }));
+  // A refused document is missing or stale for a reason a repair cannot fix: list it with that reason.
+  const refusals = await indexRejectionQueries(deps.db).list();
+  const refusedIds = new Set(refusals.map((r) => searchDocumentId(r.projectId, r.documentId)));
+  const isRefused = (key: DocumentKey) => refusedIds.has(searchDocumentId(key.projectId, key.documentId));
+  const drifted = new Set(
+    [...missing, ...stale].map((key) => searchDocumentId(key.projectId, key.documentId)),
+  );
+  const rejected = refusals.filter((r) => drifted.has(searchDocumentId(r.projectId, r.documentId)));
   let repaired = 0;
   if (options.repair) {
     const drift = [...missing, ...stale, ...extra];
@@ -217,7 +236,14 @@ export async function verifyIndex(
       repaired += outcome.written;
     }
   }
-  return { checked, missing, stale, extra, repaired };
+  return {
+    checked,
+    missing: missing.filter((key) => !isRefused(key)),
+    stale: stale.filter((key) => !isRefused(key)),
+    extra,
+    rejected,
+    repaired,
+  };
 }
 
 export interface IndexStatus {
@@ -228,25 +254,34 @@ export interface IndexStatus {
   publishedCount: number;
   /** Published documents not (yet) in the index: positive while the indexer is behind. */
   lag: number;
+  /** The index-document queue, as pg-boss counts it; null when asked without pg-boss. */
+  queue: QueueStatus | null;
+  /** Age of the oldest index job still waiting to run, or null when none waits. */
   oldestPendingJobSeconds: number | null;
+  /** Documents Elasticsearch refused for good, the most recent first (see index_rejections). */
+  rejected: { count: number; latest: IndexRejection[] };
 }
+
+/** How many refused documents `index status` lists by name. */
+const STATUS_REJECTIONS_LISTED = 20;
 
 export async function indexStatus(deps: {
   db: Queryable;
   search: SearchClient;
   index: PublicationsIndex;
-  /** Without it, oldestPendingJobSeconds is null. */
+  /** Without it, queue and oldestPendingJobSeconds are null. */
   boss?: Boss;
 }): Promise<IndexStatus> {
   const indices = await indicesBehind(deps.search, deps.index.alias);
   const rebuilding = await indicesBehind(deps.search, rebuildingAlias(deps.index));
   const indexedCount = indices.length > 0 ? (await deps.search.count({ index: deps.index.alias })).count : 0;
   const publishedCount = await indexSourceQueries(deps.db).countPublished();
-  // pg-boss's API, not its tables: the oldest job still waiting to be indexed (findJobs is oldest first).
-  const [oldestJob] = deps.boss
-    ? await deps.boss.findJobs(QUEUES.indexDocument.name, { queued: true, limit: 1 }).catch(() => [])
+  // pg-boss's API, not its tables: its counts (recounted now) and the oldest job still waiting to be indexed.
+  const queue = deps.boss ? await queueStatus(deps.boss, 'indexDocument') : null;
+  const [oldest] = deps.boss
+    ? await deps.boss.findJobs(QUEUES.indexDocument.name, { queued: true, limit: 1 })
     : [];
-  const oldest = oldestJob ? (Date.now() - oldestJob.createdOn.getTime()) / 1000 : null;
+  const rejections = indexRejectionQueries(deps.db);
   return {
     alias: deps.index.alias,
     indices,
@@ -254,6 +289,8 @@ export async function indexStatus(deps: {
     indexedCount,
     publishedCount,
     lag: publishedCount - indexedCount,
-    oldestPendingJobSeconds: oldest,
+    queue,
+    oldestPendingJobSeconds: oldest ? Math.max(0, (Date.now() - oldest.createdOn.getTime()) / 1000) : null,
+    rejected: { count: await rejections.count(), latest: await rejections.list(STATUS_REJECTIONS_LISTED) },
   };
 }

@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { Queryable } from '../db/pool';
+import { indexRejectionQueries } from '../db/queries/index-rejections';
 import { indexSourceQueries, type DocumentKey, type IndexSourceRow } from '../db/queries/index-sources';
 import type { Logger } from '../logger';
 import type { SearchClient } from './client';
@@ -39,7 +40,17 @@ export interface BulkOptions {
   attempts?: number;
   baseDelayMs?: number;
   logger?: Logger;
+  /** Stops the write between requests and aborts the one in flight (a queue job past its expiry). */
+  signal?: AbortSignal;
+  /** Most bytes of documents per bulk request; more are split over several requests. */
+  maxRequestBytes?: number;
 }
+
+/**
+ * Elasticsearch refuses a request over http.max_content_length (100 MB) as a whole, and recommends bulk
+ * requests of a few megabytes: a batch of large documents goes out in several requests of at most this.
+ */
+const MAX_BULK_REQUEST_BYTES = 10 * 1024 * 1024;
 
 /** The parts of a bulk response `bulkWrite` reads (`items[].<action>.status` and `.error`). */
 export const BULK_RESPONSE_FIELDS = ['errors', 'items.*.status', 'items.*.error'];
@@ -104,7 +115,10 @@ export async function bulkWrite(
 ): Promise<BulkOutcome> {
   const attempts = options.attempts ?? 5;
   const baseDelay = options.baseDelayMs ?? 200;
-  let pending = targets.flatMap((index) => operations.map((operation) => ({ index, operation })));
+  const signal = options.signal;
+  let pending: PendingWrite[] = targets.flatMap((index) =>
+    operations.map((operation) => ({ index, operation })),
+  );
   const rejected = new Map<string, { key: DocumentKey; reason: string }>();
   let written = 0;
   const outcome = (retryable: DocumentKey[]): BulkOutcome => ({
@@ -113,54 +127,47 @@ export async function bulkWrite(
     retryable,
   });
   for (let attempt = 1; pending.length > 0; attempt += 1) {
-    const body: unknown[] = [];
-    for (const { index, operation } of pending) {
-      const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
-      const versioning =
-        operation.version === undefined
-          ? {}
-          : { version: operation.version, version_type: 'external' as const };
-      if (operation.kind === 'index') {
-        body.push({ index: { _index: index, _id, ...versioning } }, operation.document);
-      } else {
-        body.push({ delete: { _index: index, _id, ...versioning } });
+    const retry: PendingWrite[] = [];
+    for (const chunk of chunksOf(pending, options.maxRequestBytes ?? MAX_BULK_REQUEST_BYTES)) {
+      signal?.throwIfAborted();
+      let items: Partial<Record<estypes.BulkOperationType, estypes.BulkResponseItem>>[];
+      try {
+        // Only what is read below crosses the wire and gets parsed: a full bulk answer is ~300 bytes per item.
+        const response = await search.bulk(
+          { operations: bulkBody(chunk), filter_path: BULK_RESPONSE_FIELDS },
+          signal ? { signal } : undefined,
+        );
+        items = response.items;
+      } catch (error) {
+        signal?.throwIfAborted();
+        const status = statusOf(error);
+        if (status !== undefined && !isRetryableStatus(status)) throw error;
+        retry.push(...chunk);
+        continue;
       }
+      items.forEach((item, position) => {
+        const entry = chunk[position];
+        const result = item.index ?? item.delete;
+        if (!entry || !result) return;
+        const ok =
+          (result.status >= 200 && result.status < 300) ||
+          result.status === 409 ||
+          (entry.operation.kind === 'delete' && result.status === 404);
+        if (ok) {
+          written += 1;
+        } else if (result.error?.type === 'index_not_found_exception') {
+          // The target was dropped after we resolved it (a rebuild just swapped): nothing left to keep in sync.
+          written += 1;
+        } else if (isRetryableStatus(result.status)) {
+          retry.push(entry);
+        } else {
+          const key = entry.operation.key;
+          const reason = `${result.error?.type ?? result.status}: ${result.error?.reason ?? 'rejected'}`;
+          rejected.set(searchDocumentId(key.projectId, key.documentId), { key, reason });
+          options.logger?.error({ index: entry.index, ...key, reason }, 'search index rejected a document');
+        }
+      });
     }
-    let items: Partial<Record<estypes.BulkOperationType, estypes.BulkResponseItem>>[];
-    try {
-      // Only what is read below crosses the wire and gets parsed: a full bulk answer is ~300 bytes per item.
-      const response = await search.bulk({ operations: body, filter_path: BULK_RESPONSE_FIELDS });
-      items = response.items;
-    } catch (error) {
-      const status = statusOf(error);
-      if (status !== undefined && !isRetryableStatus(status)) throw error;
-      if (attempt >= attempts) return outcome(uniqueKeys(pending.map((p) => p.operation.key)));
-      await sleep(baseDelay * 2 ** (attempt - 1));
-      continue;
-    }
-    const retry: typeof pending = [];
-    items.forEach((item, position) => {
-      const entry = pending[position];
-      const result = item.index ?? item.delete;
-      if (!entry || !result) return;
-      const ok =
-        (result.status >= 200 && result.status < 300) ||
-        result.status === 409 ||
-        (entry.operation.kind === 'delete' && result.status === 404);
-      if (ok) {
-        written += 1;
-      } else if (result.error?.type === 'index_not_found_exception') {
-        // The target was dropped after we resolved it (a rebuild just swapped): nothing left to keep in sync.
-        written += 1;
-      } else if (isRetryableStatus(result.status)) {
-        retry.push(entry);
-      } else {
-        const key = entry.operation.key;
-        const reason = `${result.error?.type ?? result.status}: ${result.error?.reason ?? 'rejected'}`;
-        rejected.set(searchDocumentId(key.projectId, key.documentId), { key, reason });
-        options.logger?.error({ index: entry.index, ...key, reason }, 'search index rejected a document');
-      }
-    });
     pending = retry;
     if (pending.length > 0) {
       if (attempt >= attempts) return outcome(uniqueKeys(pending.map((p) => p.operation.key)));
@@ -168,6 +175,45 @@ export async function bulkWrite(
     }
   }
   return outcome([]);
+}
+
+interface PendingWrite {
+  index: string;
+  operation: IndexOperation;
+}
+
+/** Consecutive runs of writes whose documents add up to at most `maxBytes` (a larger one goes alone). */
+function* chunksOf(pending: readonly PendingWrite[], maxBytes: number): Generator<PendingWrite[]> {
+  let chunk: PendingWrite[] = [];
+  let bytes = 0;
+  for (const write of pending) {
+    const size = write.operation.kind === 'index' ? write.operation.document.length : 0;
+    if (chunk.length > 0 && bytes + size > maxBytes) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(write);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+function bulkBody(chunk: readonly PendingWrite[]): unknown[] {
+  const body: unknown[] = [];
+  for (const { index, operation } of chunk) {
+    const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
+    const versioning =
+      operation.version === undefined
+        ? {}
+        : { version: operation.version, version_type: 'external' as const };
+    if (operation.kind === 'index') {
+      body.push({ index: { _index: index, _id, ...versioning } }, operation.document);
+    } else {
+      body.push({ delete: { _index: index, _id, ...versioning } });
+    }
+  }
+  return body;
 }
 
 function uniqueKeys(keys: readonly DocumentKey[]): DocumentKey[] {
@@ -200,7 +246,43 @@ export async function indexDocuments(
     bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options }),
     storeBuilt(deps.db, operations),
   ]);
+  await saveRejections(deps.db, operations, outcome);
   return outcome;
+}
+
+/**
+ * Keeps what Elasticsearch refused for good in index_rejections, and forgets a refusal once its document was
+ * written: a refusal is the indexer's last word on a document until the next successful write.
+ */
+export async function saveRejections(
+  db: Queryable,
+  operations: readonly IndexOperation[],
+  outcome: BulkOutcome,
+): Promise<void> {
+  const versions = new Map(
+    operations.map((operation) => [
+      searchDocumentId(operation.key.projectId, operation.key.documentId),
+      operation.version,
+    ]),
+  );
+  const notWritten = new Set(
+    [...outcome.rejected.map((rejection) => rejection.key), ...outcome.retryable].map((key) =>
+      searchDocumentId(key.projectId, key.documentId),
+    ),
+  );
+  const written = uniqueKeys(
+    operations
+      .map((operation) => operation.key)
+      .filter((key) => !notWritten.has(searchDocumentId(key.projectId, key.documentId))),
+  );
+  await indexRejectionQueries(db).saveOutcome(
+    outcome.rejected.map(({ key, reason }) => ({
+      key,
+      reason,
+      indexVersion: versions.get(searchDocumentId(key.projectId, key.documentId)),
+    })),
+    written,
+  );
 }
 
 /**

@@ -1,13 +1,16 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { loadConfig } from '../../src/config';
 import { createContext, type AppContext } from '../../src/context';
 import { ensureDatabase, migrate } from '../../src/db/migrate';
 import { createApp } from '../../src/http/app';
+import { listen } from '../../src/http/server';
 import { startWorkers } from '../../workers/main';
 
 export interface TestApp {
   ctx: AppContext;
+  /** The Express app being served, e.g. to read its routes. */
+  app: Express;
   url: string;
   close(): Promise<void>;
 }
@@ -23,12 +26,11 @@ export async function startTestApp(
   const ctx = await createContext(config);
   if (options.workers) await startWorkers(ctx);
   const app = createApp(ctx);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server = await listen(app, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     ctx,
+    app,
     url: `http://127.0.0.1:${port}`,
     async close() {
       server.closeAllConnections();

@@ -42,6 +42,13 @@ export function apiClient(baseUrl: string, token?: string, version = '2026-03') 
   };
 }
 
+/** What an error answer must look like: the spec's envelope, with at least these `error_details`. */
+export const envelope = (status: number, error: string, details: Record<string, unknown>) => ({
+  status,
+  error,
+  error_details: expect.objectContaining(details) as unknown,
+});
+
 /** Polls until `check` returns a truthy value or the timeout passes. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,

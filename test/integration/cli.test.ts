@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { buildProjectConfig, TEST_DESIGN } from '../helpers/factories';
+import { buildProjectConfig, createTestProject, TEST_DESIGN } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { nestedArrays } from '../helpers/json';
 
 /** The operators' CLI, run as an operator runs it: a separate process on the run's database. */
 const run = promisify(execFile);
@@ -104,6 +105,58 @@ describe('broadsheet CLI', () => {
     ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining("project 'no-such-project' does not exist"),
+    });
+  });
+
+  describe('import: document limits and keys the API refuses', () => {
+    const importedIds = async (projectId: number, systemName: string) =>
+      (
+        await app.ctx.pool.query<{ external_id: string }>(
+          'SELECT external_id FROM documents WHERE project_id = $1 AND system_name = $2 ORDER BY external_id',
+          [projectId, systemName],
+        )
+      ).rows.map((row) => row.external_id);
+
+    it('when one document nests its metadata too deep, then it fails naming the path and the others are imported', async () => {
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'deep.ndjson');
+      const documents = [
+        { id: 'fine', contentType: 'regular', metadata: { title: 'Fine' } },
+        { id: 'deep', contentType: 'regular', metadata: { deep: nestedArrays(70) } },
+      ];
+      await writeFile(file, documents.map((document) => JSON.stringify(document)).join('\n'));
+      const { stdout, stderr } = await cli(
+        'import',
+        file,
+        '--project',
+        String(projectId),
+        '--system-name',
+        'limits',
+      );
+      expect(JSON.parse(stdout)).toEqual({ documents: 2, imported: 1, published: 0, failed: 1 });
+      expect(stderr).toMatch(/failed deep: metadata\.deep(\.0)+ is nested more than 64 levels deep/);
+      expect(await importedIds(projectId, 'limits')).toEqual(['fine']);
+    });
+
+    it('when a document carries a __proto__ key, then the file is refused naming the path and nothing is imported', async () => {
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'proto.ndjson');
+      await writeFile(
+        file,
+        [
+          '{"id":"fine","contentType":"regular","metadata":{"title":"Fine"}}',
+          '{"id":"proto","contentType":"regular","metadata":{"__proto__":{"title":"x"}}}',
+        ].join('\n'),
+      );
+      await expect(
+        cli('import', file, '--project', String(projectId), '--system-name', 'proto'),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          `"documents.1.metadata.__proto__": "'__proto__' is not allowed as a key"`,
+        ),
+      });
+      expect(await importedIds(projectId, 'proto')).toEqual([]);
     });
   });
 });

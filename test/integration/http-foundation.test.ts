@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { revokeApiClient } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
+import { apiClient, envelope } from '../helpers/http';
 
 let app: TestApp;
 let projectId: number;
@@ -14,12 +14,6 @@ beforeAll(async () => {
   ({ projectId, channelId } = await createTestProject(app.ctx));
 });
 afterAll(() => app.close());
-
-const envelope = (status: number, error: string, details: Record<string, unknown>) => ({
-  status,
-  error,
-  error_details: expect.objectContaining(details),
-});
 
 describe('versions and unknown routes', () => {
   it('when the health endpoint is called without a token in any known version, then it answers ok', async () => {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Content } from '../../src/domain/content';
+import { cursorCodec } from '../../src/domain/search-cursor';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { buildProjectConfig, createTestProject, tokenFor } from '../helpers/factories';
@@ -339,6 +341,58 @@ describe('GET publications/search', () => {
       const response = await search(`sort=documentId&limit=2&after=${first.body.cursor}`);
       expect(response.status).toBe(400);
       expect(response.body.error_details.after).toMatch(/different sort/);
+    });
+
+    describe('when a cursor was not issued by this server for this sort', () => {
+      const forge = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toString('base64url');
+      /** The sort hash as anyone could compute it before cursors were signed: an unkeyed sha256. */
+      const unkeyedHash = (signature: string) =>
+        createHash('sha256').update(signature).digest('base64url').slice(0, 10);
+
+      it.each([
+        ['values of the wrong type', ['not a number', 'x']],
+        ['too many values', [1, 2, 3, 4]],
+        ['an object among the values', [{ gt: 1 }, 2]],
+      ])('then a hand-made cursor with %s is a 400 keyed after, not a 500', async (_label, values) => {
+        const cursor = forge({ v: 1, s: unkeyedHash('metadata.priority,documentId'), a: values });
+        const response = await search(`sort=metadata.priority&limit=2&after=${cursor}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details).toEqual({
+          name: 'ValidationError',
+          after: 'invalid cursor: pass the cursor of a previous response',
+        });
+      });
+
+      it('then a cursor of ours with one byte changed is a 400', async () => {
+        const first = await search('sort=metadata.priority&limit=2');
+        const bytes = Buffer.from(first.body.cursor as string, 'base64url');
+        bytes[bytes.length - 3]! ^= 1;
+        const response = await search(`sort=metadata.priority&limit=2&after=${bytes.toString('base64url')}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details.after).toBe(
+          'invalid cursor: pass the cursor of a previous response',
+        );
+      });
+
+      it('then a cursor signed by a server with another key is a 400', async () => {
+        const other = cursorCodec(Buffer.alloc(32, 7));
+        const cursor = other.encode([1, d[1]!], 'metadata.priority,documentId');
+        const response = await search(`sort=metadata.priority&limit=2&after=${cursor}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details.after).toBe(
+          'invalid cursor: pass the cursor of a previous response',
+        );
+      });
+
+      it('then a signed cursor whose values do not fit the sort (a field changed type) is a 400, never reaching Elasticsearch', async () => {
+        const ours = cursorCodec(app.ctx.config.search.cursorKey);
+        const cursor = ours.encode(['high', d[1]!], 'metadata.priority,documentId');
+        const response = await search(`sort=metadata.priority&limit=2&after=${cursor}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details.after).toBe(
+          'invalid cursor: its values do not fit the sort; start again without after',
+        );
+      });
     });
 
     it('when limit and offset are given, then that window comes back', async () => {

@@ -121,6 +121,31 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect(await found(term)).toEqual([documentId]);
   });
 
+  it('when a batch is larger than one bulk request may be, then it goes out in several and every document is written', async () => {
+    const term = word();
+    const keys = [];
+    for (let i = 0; i < 3; i += 1) {
+      const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+        metadata: { title: `Split ${term} ${i}` },
+      });
+      keys.push({ projectId, documentId });
+    }
+    // The worker indexes them first, so the only bulk requests while watching are the ones below (their
+    // equal versions make Elasticsearch answer 409, which counts as written).
+    await eventually(async () => (await found(term)).length === 3, 3000, 50);
+    const operations = operationsFor(await indexSourceQueries(app.ctx.pool).findByKeys(keys), keys);
+    const bulk = jest.spyOn(app.ctx.search, 'bulk');
+    try {
+      const outcome = await bulkWrite(app.ctx.search, [app.ctx.index.alias], operations, {
+        maxRequestBytes: operations[0]!.kind === 'index' ? operations[0]!.document.length : 1,
+      });
+      expect(outcome).toEqual({ written: 3, rejected: [], retryable: [] });
+      expect(bulk).toHaveBeenCalledTimes(3);
+    } finally {
+      bulk.mockRestore();
+    }
+  });
+
   it('when the index is rebuilt while documents are published and searched, then searches keep answering and nothing is lost', async () => {
     const term = word();
     const before: number[] = [];
@@ -313,7 +338,7 @@ describe('indexing: worker, versions, rebuild, verify', () => {
   });
 
   it('when status is asked, then it names the alias, its index and the counts', async () => {
-    const status = await indexStatus(deps());
+    const status = await indexStatus({ ...deps(), boss: app.ctx.boss });
     expect(status.alias).toBe(app.ctx.index.alias);
     expect(status.indices).toHaveLength(1);
     expect(status.rebuilding).toEqual([]);

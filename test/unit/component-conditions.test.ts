@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   applyComponentConditions,
   checkConditionRequest,
@@ -15,6 +13,7 @@ import {
 import { findComponent, walkComponents, type Component, type Content } from '../../src/domain/content';
 import { valueOrThrow } from '../../src/domain/validation';
 import { validationDetails } from '../helpers/errors';
+import { loadPublication } from '../helpers/fixtures';
 
 // The checks report issues; the 400 keyed by the parameter is what a caller makes of them (valueOrThrow).
 const parseComponentConditionsParam = (
@@ -32,11 +31,7 @@ const resolveConditions = (query: ConditionQuery, defaults: ConditionDefaults) =
   return request && conditionContext(request, defaults);
 };
 
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/magazine-example/publications');
-
-function loadContent(file: string): Content {
-  return (JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8')) as { content: Content }).content;
-}
+const loadContent = (file: string): Content => loadPublication(file).content;
 
 const now = new Date('2025-06-15T12:00:00.000Z');
 const defaults = { now, defaultBrand: 'ch' };
@@ -356,12 +351,12 @@ describe('applyComponentConditions', () => {
   });
 
   it('when applied to a real article without conditions, then nothing changes', () => {
-    const content = loadContent('articles/17.json');
+    const content = loadContent('articles/321.json');
     expect(applyComponentConditions(content, { dateTime: now, brand: 'ch' })).toEqual(content);
   });
 
   it('when a real article gains conditions, then exactly the affected subtrees disappear', () => {
-    const content = loadContent('articles/13.json');
+    const content = loadContent('articles/323.json');
     const all = ids(content);
     const [container] = content;
     const main = container?.containers?.main ?? [];
@@ -375,6 +370,31 @@ describe('applyComponentConditions', () => {
     expect(ids(result)).toEqual(all.filter((id) => !nestedIds.includes(id)));
     expect(ids(applyComponentConditions(content, { dateTime: new Date('2031-01-01T00:00:00Z') }))).toEqual(
       all,
+    );
+  });
+
+  it('when a real article carries date and brand conditions, then each reader sees the components meant for them', () => {
+    const content = loadContent('articles/329.json');
+    const conditioned = [...walkComponents(content)].filter((component) => component.conditions);
+    const [signUp, update, radio] = conditioned.map((component) => component.id);
+    expect(conditioned.map((component) => component.conditions)).toEqual([
+      { dateTime: { lt: '2025-06-01T00:00:00Z' } },
+      { dateTime: { gte: '2025-09-01T00:00:00Z' } },
+      { brands: ['harbour-radio'] },
+    ]);
+    const all = ids(content);
+    const seenBy = (dateTime: string, brand?: string) =>
+      ids(applyComponentConditions(content, { dateTime: new Date(dateTime), ...(brand ? { brand } : {}) }));
+
+    // In May the sign-up notice shows; the September update and the radio brand's promotion do not.
+    expect(seenBy('2025-05-25T08:00:00Z', 'living-times')).toEqual(
+      all.filter((id) => id !== update && id !== radio),
+    );
+    // In September, on the radio's site, the notice has expired and the other two show.
+    expect(seenBy('2025-09-06T08:00:00Z', 'harbour-radio')).toEqual(all.filter((id) => id !== signUp));
+    // Exactly at the notice's exclusive end it is gone; without a brand the brand-restricted one is too.
+    expect(seenBy('2025-06-01T00:00:00Z')).toEqual(
+      all.filter((id) => id !== signUp && id !== update && id !== radio),
     );
   });
 });

@@ -1,13 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Component, Content } from '../../src/domain/content';
 import { validateContentAgainstDesign, type Design } from '../../src/domain/design-validation';
+import { loadPublication } from '../helpers/fixtures';
 
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/magazine-example/publications');
-
-function loadContent(file: string): Content {
-  return (JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8')) as { content: Content }).content;
-}
+const loadContent = (file: string): Content => loadPublication(file).content;
 
 const teaserStack = {
   name: '2-col-teaser-stack',
@@ -20,7 +15,7 @@ const teaserStack = {
   ],
 };
 
-/** Enough of a living-times design for article 17 and author 12, written from their content. */
+/** Enough of a living-times design for article 321 and author 312, written from their content. */
 const design: Design = {
   name: 'living-times',
   version: '1.0.4',
@@ -219,15 +214,15 @@ describe('validateContentAgainstDesign', () => {
   });
 
   it('when validating a real article and a real author record, then they fit the design', () => {
-    expect(validateContentAgainstDesign(loadContent('articles/17.json'), design)).toEqual([]);
-    expect(validateContentAgainstDesign(loadContent('authors/12.json'), design)).toEqual([]);
+    expect(validateContentAgainstDesign(loadContent('articles/321.json'), design)).toEqual([]);
+    expect(validateContentAgainstDesign(loadContent('authors/312.json'), design)).toEqual([]);
   });
 
   it('when a real article is validated against a design for another name, then every component is reported', () => {
-    const content = loadContent('articles/17.json');
+    const content = loadContent('articles/321.json');
     const problems = validateContentAgainstDesign(content, { ...design, name: 'daily-news' });
     expect(problems[0]).toBe(
-      "component doc-1cd50t9df0 (living-times.article-container) at content.0: identifier must be 'daily-news.article-container'",
+      "component doc-3gcs06uyvv (living-times.article-container) at content.0: identifier must be 'daily-news.article-container'",
     );
     expect(problems.every((problem) => problem.includes("identifier must be 'daily-news."))).toBe(true);
   });

@@ -3,6 +3,8 @@ import type { CommandOutcome, DraftState } from '../../src/domain/document-comma
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
 import { findComponent } from '../../src/domain/content';
 import { AppError } from '../../src/domain/errors';
+import { DOCUMENT_LIMITS } from '../../src/domain/json-limits';
+import { nestedArrays } from '../helpers/json';
 
 const NOW = new Date('2026-01-15T12:00:00Z');
 const FUTURE = '2026-02-01T00:00:00Z';
@@ -776,5 +778,69 @@ describe('embargoBlocksPublish', () => {
     ['the embargo ends right now', { reason: 'r', until: NOW.toISOString() }, false],
   ])('when %s, then it answers %s', (_case, embargo, blocks) => {
     expect(embargoBlocksPublish(embargo, NOW)).toBe(blocks);
+  });
+});
+
+describe('applyCommands: document limits', () => {
+  const deep = nestedArrays;
+  const metadataLimit = DOCUMENT_LIMITS.metadata.maxDepth;
+
+  it('when a metadata value would nest the metadata beyond its limit, then the command that set it fails naming the path', () => {
+    const error = errorOf(() =>
+      run([
+        { operation: 'setMetadataProperty', propertyName: 'deep', value: deep(metadataLimit) },
+        { operation: 'setMetadataProperty', propertyName: 'title', value: 'fine' },
+        { operation: 'publish' },
+      ]),
+    );
+    const path = ['metadata', 'deep', ...Array<number>(metadataLimit - 1).fill(0)].join('.');
+    expect(error).toMatchObject({
+      status: 400,
+      details: {
+        name: 'ValidationError',
+        message: `Command at index 0 failed: ${path} is nested more than ${metadataLimit} levels deep; objects and arrays in a document's metadata may nest at most ${metadataLimit} levels`,
+        commandIndex: 0,
+        path,
+      },
+    });
+  });
+
+  it('when a value nests exactly up to the limit, then it is stored', () => {
+    const outcome = run([
+      { operation: 'setMetadataProperty', propertyName: 'deep', value: deep(metadataLimit - 1) },
+    ]);
+    expect(outcome.draftChanged).toBe(true);
+  });
+
+  it('when a style value inside a nested component is too deep, then the command on that component is blamed', () => {
+    const error = errorOf(() =>
+      run([
+        { operation: 'setComponentStyle', componentId: 'doc-1', propertyName: 'color', value: 'red' },
+        { operation: 'setComponentStyle', componentId: 'doc-3', propertyName: 'x', value: deep(70) },
+        { operation: 'setEditableDirective', componentId: 'doc-1', directiveName: 'title', value: 'T' },
+      ]),
+    );
+    expect(error.details.commandIndex).toBe(1);
+    expect(String(error.details.path)).toMatch(/^content\.1\.containers\.main\.0\.styles\.x\.0\.0/);
+  });
+
+  it('when metadata grows beyond its size, then the last command that wrote metadata is blamed', () => {
+    const half = 'x'.repeat(DOCUMENT_LIMITS.metadata.maxBytes / 2);
+    const error = errorOf(() =>
+      run([
+        { operation: 'setMetadataProperty', propertyName: 'a', value: half },
+        { operation: 'setMetadataProperty', propertyName: 'b', value: half },
+        { operation: 'setEditableDirective', componentId: 'doc-1', directiveName: 'title', value: 'T' },
+      ]),
+    );
+    expect(error.details).toMatchObject({ commandIndex: 1, path: 'metadata' });
+    expect(error.details.message).toMatch(/^Command at index 1 failed: metadata is 524,\d{3} bytes as JSON/);
+  });
+
+  it('when stored content is already beyond the limit, then a request that changes only metadata still runs', () => {
+    const state = buildState({ content: [{ id: 'old', content: { x: deep(80) } }] as DraftState['content'] });
+    expect(
+      run([{ operation: 'setMetadataProperty', propertyName: 'title', value: 'New' }], state).metadata.title,
+    ).toBe('New');
   });
 });

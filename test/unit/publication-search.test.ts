@@ -1,10 +1,14 @@
 import type { ProjectRow } from '../../src/db/queries/projects';
+import { ApiVersion } from '../../src/domain/api-versions';
 import { ProjectConfigSchema } from '../../src/domain/project-config';
-import { encodeCursor } from '../../src/domain/search-cursor';
+import { cursorCodec } from '../../src/domain/search-cursor';
 import { parseSortSpec, type SortSpec } from '../../src/domain/search-sort';
-import { valueOrThrow } from '../../src/domain/validation';
+import { parseOrThrow, valueOrThrow } from '../../src/domain/validation';
+import { searchQuery } from '../../src/http/routes/publications/publications.schema';
 import { buildPublicationSearch, type PublicationSearchRead } from '../../src/reads/publications';
 import { validationDetails } from '../helpers/errors';
+
+const cursors = cursorCodec(Buffer.alloc(32, 5));
 
 const project: ProjectRow = {
   id: 7,
@@ -41,40 +45,70 @@ const read = (overrides: Partial<PublicationSearchRead> = {}): Omit<PublicationS
   ...overrides,
 });
 
+/** The query string as the route's schema reads it (API version 2026-03, which has cursors). */
+const atTheEdge = (query: Record<string, string>) =>
+  parseOrThrow(searchQuery(cursors)(ApiVersion.parse('2026-03')!), query);
+
+describe('the search query schema (the edge)', () => {
+  it('when a cursor is not one this server signed, then the 400 on after says to pass a previous one', () => {
+    expect(validationDetails(() => atTheEdge({ after: 'garbage' }))).toEqual({
+      name: 'ValidationError',
+      after: 'invalid cursor: pass the cursor of a previous response',
+    });
+  });
+
+  it('when a cursor was issued under another sort, then the 400 on after says so', () => {
+    const cursor = cursors.encode([1, 2], sortOf('documentId').fields.join(','));
+    expect(validationDetails(() => atTheEdge({ after: cursor }))).toEqual({
+      name: 'ValidationError',
+      after: 'invalid cursor: it was issued for a different sort; start again without after',
+    });
+  });
+
+  it("when a cursor was issued under the sort asked for, then the query carries the cursor's values", () => {
+    const cursor = cursors.encode(['red', 12], 'metadata.flag,documentId');
+    expect(atTheEdge({ sort: 'metadata.flag', after: cursor }).after).toEqual(['red', 12]);
+  });
+});
+
 describe('buildPublicationSearch', () => {
-  it('when filters, sort and cursor are all wrong for the project, then one 400 names each of them', () => {
+  it('when filters and sort are both wrong for the project, then one 400 names each of them', () => {
     const details = validationDetails(() =>
       buildPublicationSearch(
         project,
-        read({
-          filters: [{ key: 'metadata.nope', term: 'x' }],
-          sort: sortOf('metadata.teaser'),
-          after: 'garbage',
-        }),
+        read({ filters: [{ key: 'metadata.nope', term: 'x' }], sort: sortOf('metadata.teaser') }),
       ),
     );
     expect(details).toEqual({
       name: 'ValidationError',
       'filters.0.key': expect.stringContaining("unknown filter key 'metadata.nope'"),
       sort: "'metadata.teaser' is a text field and cannot be sorted",
-      after: 'invalid cursor: pass the cursor of a previous response',
     });
   });
 
-  it('when a cursor was issued under another sort, then the 400 on after says so', () => {
-    const cursor = encodeCursor([1, 2], sortOf('documentId').fields.join(','));
-    expect(validationDetails(() => buildPublicationSearch(project, read({ after: cursor })))).toEqual({
+  it("when filters are wrong and the cursor's values do not fit the sort, then one 400 names each of them", () => {
+    const details = validationDetails(() =>
+      buildPublicationSearch(
+        project,
+        read({
+          filters: [{ key: 'metadata.nope', term: 'x' }],
+          sort: sortOf('metadata.flag'),
+          after: [1, 2],
+        }),
+      ),
+    );
+    expect(details).toEqual({
       name: 'ValidationError',
-      after: 'invalid cursor: it was issued for a different sort; start again without after',
+      'filters.0.key': expect.stringContaining("unknown filter key 'metadata.nope'"),
+      after: 'invalid cursor: its values do not fit the sort; start again without after',
     });
   });
 
   it("when everything is valid, then the request filters on the project first and carries the compiled filter, the sort and the cursor's values", () => {
     const sort = sortOf('metadata.flag');
-    const cursor = encodeCursor(['red', 12], sort.fields.join(','));
     const built = buildPublicationSearch(
       project,
-      read({ sort, after: cursor, filters: { key: 'metadata.flag', term: 'red' }, search: 'fox' }),
+      read({ sort, after: ['red', 12], filters: { key: 'metadata.flag', term: 'red' }, search: 'fox' }),
     );
     expect(built.sortSignature).toBe('metadata.flag,documentId');
     expect(built.body).toBe(JSON.stringify(built.request));

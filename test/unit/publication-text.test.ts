@@ -1,16 +1,6 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Content, Metadata } from '../../src/domain/content';
+import type { Content } from '../../src/domain/content';
 import { computeStatistics, extractSearchText, htmlToPlainText } from '../../src/domain/publication-text';
-
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/magazine-example/publications');
-
-function loadPublication(file: string): { metadata: Metadata; content: Content } {
-  return JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8')) as {
-    metadata: Metadata;
-    content: Content;
-  };
-}
+import { loadPublication } from '../helpers/fixtures';
 
 describe('htmlToPlainText', () => {
   it('when given inline markup, then the tags go and the words stay joined', () => {
@@ -33,6 +23,12 @@ describe('htmlToPlainText', () => {
 
   it('when entities are unknown or out of range, then they are left as written', () => {
     expect(htmlToPlainText('&bogus; &#0; &#xD800; &#x110000;')).toBe('&bogus; &#0; &#xD800; &#x110000;');
+  });
+
+  it('when an entity is named like an Object.prototype key, then it is left as written', () => {
+    expect(htmlToPlainText('a &constructor; &toString; &__proto__; &valueOf; &amp; b')).toBe(
+      'a &constructor; &toString; &__proto__; &valueOf; & b',
+    );
   });
 
   it('when scripts, styles and comments are present, then their contents are dropped', () => {
@@ -151,29 +147,30 @@ describe('extractSearchText', () => {
   });
 
   it('when reading a real article, then the text has its paragraphs but no markup, scripts or teasers', () => {
-    const { metadata, content } = loadPublication('articles/17.json');
+    const { metadata, content } = loadPublication('articles/321.json');
     const result = extractSearchText(metadata, content);
-    expect(result.title).toBe('Florida Bill Seeks to Stop Arrests of Injured Immigrant Workers');
-    expect(result.description).toMatch(/^The bill follows an investigation by ProPublica and NPR/);
+    expect(result.title).toBe('Water Board to Refund Tenants Overcharged in the Old Quarter');
+    expect(result.description).toMatch(/^An audit found that thousands of flats were billed for months/);
+    // The first paragraph's link is gone but its words still join the sentence around it.
     expect(result.text).toContain(
-      'A new bill under consideration by Florida lawmakers would stop insurance companies from dodging payouts',
+      'after an internal audit found that the utility had been billing tenants on estimated meter readings',
     );
-    expect(result.text).toContain('by Michael Grabell, ProPublica, and Howard Berkes, NPR News');
+    expect(result.text).toContain('by Ines Marlowe, Living Times, and Tomas Reyes, Harbour Radio');
     expect(result.text).toContain('Recommended Stories');
-    expect(result.text).not.toMatch(/<|pixel\.js|https?:|imgix|sidebar-embed/);
-    expect(result.text.split('\n')[0]).toBe(
-      'Florida Bill Seeks to Stop Arrests of Injured Immigrant Workers',
-    );
+    expect(result.text).not.toMatch(/<|beacon\.js|https?:|livingtimes\.example|sidebar-embed|author-embed/);
+    expect(result.text.split('\n')[0]).toBe('Water Board to Refund Tenants Overcharged in the Old Quarter');
   });
 
   it('when reading a gallery, then image captions and sources are included', () => {
-    const { content } = loadPublication('galleries/38.json');
-    const captions = [...JSON.stringify(content).matchAll(/"caption":\s*"([^"]+)"/g)].map(
-      (match) => match[1],
-    );
+    const { content } = loadPublication('galleries/341.json');
+    const json = JSON.stringify(content);
+    const captions = [...json.matchAll(/"caption":\s*"([^"]+)"/g)].map((match) => match[1]);
+    const sources = [...json.matchAll(/"source":\s*"([^"]+)"/g)].map((match) => match[1]);
     expect(captions.length).toBeGreaterThan(0);
+    expect(sources.length).toBe(captions.length);
     const { text } = extractSearchText({}, content);
     for (const caption of captions) expect(text).toContain(htmlToPlainText(caption ?? ''));
+    for (const source of sources) expect(text).toContain(htmlToPlainText(source ?? ''));
   });
 });
 
@@ -214,12 +211,13 @@ describe('computeStatistics', () => {
   });
 
   it('when reading a real article, then the counts match its tree and its text', () => {
-    const { metadata, content } = loadPublication('articles/17.json');
+    const { metadata, content } = loadPublication('articles/321.json');
     const stats = computeStatistics(content);
     expect(stats.componentCount).toEqual({
       'article-container': 1,
       head: 1,
-      'free-html': 2,
+      // two tracking scripts in the body, one advertisement above the sidebar
+      'free-html': 3,
       image: 1,
       paragraph: 19,
       'teaser-author': 1,

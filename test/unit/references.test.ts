@@ -1,16 +1,6 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Content, Metadata } from '../../src/domain/content';
+import type { Content } from '../../src/domain/content';
 import { extractReferences } from '../../src/domain/references';
-
-const FIXTURES = path.resolve(__dirname, '../../../shared/fixtures/magazine-example/publications');
-
-function loadPublication(file: string): { metadata: Metadata; content: Content } {
-  return JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8')) as {
-    metadata: Metadata;
-    content: Content;
-  };
-}
+import { loadPublication } from '../helpers/fixtures';
 
 describe('extractReferences: metadata', () => {
   it('when metadata holds a list of documents, then each becomes an API reference and a row', () => {
@@ -282,37 +272,37 @@ describe('extractReferences: content', () => {
 
 describe('extractReferences: fixtures', () => {
   it('when reading an article with an author, then the author is its one API reference', () => {
-    const { metadata, content } = loadPublication('articles/17.json');
+    const { metadata, content } = loadPublication('articles/321.json');
     const result = extractReferences(metadata, content);
     expect(result.documents).toEqual([
-      { id: '18', type: 'document', location: 'metadata', propertyName: 'authors' },
+      { id: '312', type: 'document', location: 'metadata', propertyName: 'authors' },
     ]);
   });
 
   it('when reading an article with teaser includes, then each teased document is an include-directive row', () => {
-    const { metadata, content } = loadPublication('articles/17.json');
+    const { metadata, content } = loadPublication('articles/321.json');
     const includes = extractReferences(metadata, content).rows.filter(
       (row) => row.location === 'include-directive',
     );
     expect(includes).toContainEqual({
       targetType: 'document',
-      targetId: '18',
+      targetId: '312',
       location: 'include-directive',
       propertyName: 'mediaId',
-      componentId: 'doc-1cd50t9df4',
+      componentId: 'doc-3v8sc8o3w6',
       componentName: 'teaser-author',
       directiveName: 'embed',
       serviceName: 'teaser',
     });
-    // The footer teaser stack has no component id but still references 11, 13, 15 and 22.
+    // The footer teaser stack has no component id but still references 322, 324, 327 and 330.
     const footer = includes.filter((row) => row.componentName === '2-col-teaser-stack');
-    expect(footer.map((row) => row.targetId)).toEqual(['11', '13', '15', '22']);
+    expect(footer.map((row) => row.targetId)).toEqual(['322', '324', '327', '330']);
     expect(footer.every((row) => row.componentId === undefined)).toBe(true);
     expect(includes.every((row) => typeof row.targetId === 'string')).toBe(true);
   });
 
   it('when reading an author record, then it references nothing', () => {
-    const { metadata, content } = loadPublication('authors/12.json');
+    const { metadata, content } = loadPublication('authors/312.json');
     expect(extractReferences(metadata, content)).toEqual({ documents: [], rows: [] });
   });
 
@@ -322,5 +312,73 @@ describe('extractReferences: fixtures', () => {
     const keys = rows.map((row) => JSON.stringify(row));
     expect(new Set(keys).size).toBe(keys.length);
     expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it('when the homepage hero names its teased document by reference, then that parameter is the row', () => {
+    const { metadata, content } = loadPublication('pages/home.json');
+    const hero = extractReferences(metadata, content).rows.filter(
+      (row) => row.componentName === '1-teaser-row',
+    );
+    expect(hero).toEqual([
+      {
+        targetType: 'document',
+        targetId: '321',
+        location: 'include-directive',
+        propertyName: 'document',
+        componentName: '1-teaser-row',
+        directiveName: 'teaser',
+        serviceName: 'teaser',
+      },
+    ]);
+  });
+
+  it('when reading an article with a link box, then the linked document is a link-directive row only', () => {
+    const { metadata, content } = loadPublication('articles/324.json');
+    const result = extractReferences(metadata, content);
+    expect(result.rows.filter((row) => row.location === 'link-directive')).toEqual([
+      {
+        targetType: 'document',
+        targetId: '331',
+        location: 'link-directive',
+        componentId: 'doc-2ztkn8yqsx',
+        componentName: 'link-box',
+        directiveName: 'link',
+      },
+    ]);
+    // Two authors, both in metadata; the link is content and not an API reference.
+    expect(result.documents.map((reference) => reference.id)).toEqual(['314', '313']);
+  });
+
+  it('when two translations share a language group, then each names the group as an API reference and stores no row for it', () => {
+    const english = loadPublication('articles/331.json');
+    const german = loadPublication('articles/332.json');
+    for (const { metadata, content } of [english, german]) {
+      const result = extractReferences(metadata, content);
+      expect(result.documents).toEqual([
+        { id: '313', type: 'document', location: 'metadata', propertyName: 'authors' },
+        { id: 'lg-tide-gauges', type: 'language-group', location: 'metadata', propertyName: 'language' },
+      ]);
+      expect(result.rows.some((row) => row.targetId === 'lg-tide-gauges')).toBe(false);
+    }
+  });
+
+  it('when a gallery relates an article and shows library images, then both kinds of reference are rows', () => {
+    const { metadata, content } = loadPublication('galleries/342.json');
+    const result = extractReferences(metadata, content);
+    expect(result.documents).toEqual([
+      { id: '323', type: 'document', location: 'metadata', propertyName: 'relatedArticle' },
+    ]);
+    expect(result.rows.filter((row) => row.location === 'image-directive')).toEqual(
+      ['lt-img-seagrass-02', 'lt-img-seagrass-03', 'lt-img-seagrass-04', 'lt-img-seagrass-05'].map(
+        (targetId) => ({
+          targetType: 'media',
+          targetId,
+          location: 'image-directive',
+          componentId: expect.stringMatching(/^doc-/),
+          componentName: 'asset-image',
+          directiveName: 'image',
+        }),
+      ),
+    );
   });
 });

@@ -49,6 +49,7 @@ describe('parseSort', () => {
             { documentId: { order: 'desc', missing: -Number.MAX_SAFE_INTEGER, unmapped_type: 'long' } },
           ],
           fields: ['-sortDate', '-documentId'],
+          valueKinds: ['integer', 'integer'],
         });
       },
     );
@@ -61,6 +62,7 @@ describe('parseSort', () => {
           { documentId: { order: 'desc', missing: -Number.MAX_SAFE_INTEGER, unmapped_type: 'long' } },
         ],
         fields: ['relevance', '-sortDate', '-documentId'],
+        valueKinds: ['score', 'integer', 'integer'],
       });
     });
   });
@@ -113,6 +115,7 @@ describe('parseSort', () => {
           tiebreaker,
         ],
         fields: ['-visiblePublicationDate', 'documentId'],
+        valueKinds: ['integer', 'integer'],
       });
       expect(parseSort('contentType,metadata.rating', plain).fields).toEqual([
         'contentType',
@@ -125,8 +128,16 @@ describe('parseSort', () => {
       expect(parseSort('-documentId', plain)).toEqual({
         sort: [{ documentId: { order: 'desc', missing: -Number.MAX_SAFE_INTEGER, unmapped_type: 'long' } }],
         fields: ['-documentId'],
+        valueKinds: ['integer'],
       });
       expect(parseSort('documentId,-sortDate', plain).fields).toEqual(['documentId', '-sortDate']);
+    });
+
+    it('then each entry names the kind of value Elasticsearch sorts it by, which a cursor must carry', () => {
+      expect(
+        parseSort('contentType,metadata.score,metadata.author,metadata.featured,-metadata.eventDate', plain)
+          .valueKinds,
+      ).toEqual(['keyword', 'float', 'keyword', 'integer', 'integer', 'integer']);
     });
 
     it('then spaces around entries are ignored', () => {
@@ -141,6 +152,7 @@ describe('parseSort', () => {
       expect(parseSort('relevance', searching)).toEqual({
         sort: [{ _score: { order: 'desc' } }, tiebreaker],
         fields: ['relevance', 'documentId'],
+        valueKinds: ['score', 'integer'],
       });
       expect(parseSort('-sortDate,relevance', searching).fields).toEqual([
         '-sortDate',

@@ -23,6 +23,16 @@ describe('zodIssuesToPaths', () => {
     expect(zodIssuesToPaths(issuesOf(schema, { a: 1 }), 'query')).toEqual({ 'query.a': 'must be a string' });
   });
 
+  it('when an unknown key is named __proto__, then it is reported like any other key', () => {
+    const schema = z.strictObject({ a: z.string() });
+    const byPath = zodIssuesToPaths(issuesOf(schema, JSON.parse('{"a":"x","__proto__":1}')));
+    expect(Object.keys(byPath)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(byPath, '__proto__')?.value).toBe('is not allowed');
+    expect(JSON.stringify(AppError.validation(byPath).details)).toBe(
+      '{"name":"ValidationError","__proto__":"is not allowed"}',
+    );
+  });
+
   it('when an object has unknown keys, then each unknown key gets its own path', () => {
     const schema = z.strictObject({ a: z.string() });
     expect(zodIssuesToPaths(issuesOf(schema, { a: 'x', b: 1, c: 2 }))).toEqual({

@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { importDocumentsNow } from '../../commands/import-documents';
 import { ApiVersion } from '../../domain/api-versions';
+import { AppError } from '../../domain/errors';
+import { findBodyProblem } from '../../domain/json-limits';
 import { MAX_IMPORT_DOCUMENTS, ImportRequestSchema, type ImportLog } from '../../domain/import-request';
 import { parseOrThrow } from '../../domain/validation';
 import { describeError, withContext } from '../run';
@@ -68,6 +70,9 @@ export function importCommand(program: Command): void {
           // Every batch is validated before the first one runs, so a bad line never leaves half a file imported.
           const batches: ReturnType<typeof ImportRequestSchema.parse>[] = [];
           try {
+            // What the API's body walk refuses (see domain/json-limits.ts), before validation copies it away.
+            const problem = findBodyProblem({ documents: raw });
+            if (problem) throw AppError.validation({ [problem.key]: problem.message });
             for (let start = 0; start < raw.length; start += MAX_IMPORT_DOCUMENTS) {
               const documents = raw.slice(start, start + MAX_IMPORT_DOCUMENTS);
               batches.push(parseOrThrow(ImportRequestSchema, { systemName: options.systemName, documents }));

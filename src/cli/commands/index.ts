@@ -50,7 +50,7 @@ export function indexCommands(program: Command): void {
   index
     .command('verify')
     .description(
-      'Compare Postgres with the index (document and publication ids); --repair re-indexes the drift',
+      'Compare Postgres with the index (document and publication ids), list the documents Elasticsearch refused; --repair re-indexes the drift',
     )
     .option('--repair', 'index missing and stale documents, remove extra ones')
     .action(async (options: { repair?: boolean }) => {
@@ -59,16 +59,19 @@ export function indexCommands(program: Command): void {
           { db: ctx.pool, search: ctx.search, index: ctx.index, logger: ctx.logger },
           { repair: options.repair ?? false },
         );
-        const sample = (keys: { projectId: number; documentId: number }[]) =>
-          keys
-            .slice(0, 20)
-            .map((key) => `${key.projectId}:${key.documentId}`)
-            .join(', ') + (keys.length > 20 ? ', ...' : '');
+        const name = (key: { projectId: number; documentId: number }) => `${key.projectId}:${key.documentId}`;
+        const sample = <T>(items: T[], show: (item: T) => string) =>
+          items.slice(0, 20).map(show).join(', ') + (items.length > 20 ? ', ...' : '');
         console.log(`checked ${report.checked} published documents`);
-        console.log(`missing from the index: ${report.missing.length} ${sample(report.missing)}`);
-        console.log(`stale publication in the index: ${report.stale.length} ${sample(report.stale)}`);
-        console.log(`in the index but not published: ${report.extra.length} ${sample(report.extra)}`);
-        const drift = report.missing.length + report.stale.length + report.extra.length;
+        console.log(`missing from the index: ${report.missing.length} ${sample(report.missing, name)}`);
+        console.log(`stale publication in the index: ${report.stale.length} ${sample(report.stale, name)}`);
+        console.log(`in the index but not published: ${report.extra.length} ${sample(report.extra, name)}`);
+        console.log(
+          `refused by Elasticsearch: ${report.rejected.length} ` +
+            sample(report.rejected, (r) => `${name(r)} (${r.reason})`),
+        );
+        const drift =
+          report.missing.length + report.stale.length + report.extra.length + report.rejected.length;
         if (options.repair) console.log(`repaired: ${report.repaired} writes`);
         else if (drift > 0) process.exitCode = 1;
       });
@@ -76,7 +79,9 @@ export function indexCommands(program: Command): void {
 
   index
     .command('status')
-    .description('Show the alias, its indices, document counts, indexing lag and queue depth')
+    .description(
+      'Show the alias, its indices, document counts, indexing lag, the index queue and refused documents',
+    )
     .action(async () => {
       await withContext(async (ctx) => {
         const status = await indexStatus({
@@ -85,19 +90,7 @@ export function indexCommands(program: Command): void {
           index: ctx.index,
           boss: ctx.boss,
         });
-        const [queue] = await ctx.boss.getQueueStats('index-document').catch(() => []);
-        console.log(
-          JSON.stringify(
-            {
-              ...status,
-              queue: queue
-                ? { queued: queue.queuedCount, active: queue.activeCount, failed: queue.failedCount }
-                : null,
-            },
-            null,
-            2,
-          ),
-        );
+        console.log(JSON.stringify(status, null, 2));
       });
     });
 }

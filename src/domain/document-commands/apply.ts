@@ -1,6 +1,7 @@
 import type { Component, Content, Metadata } from '../content';
 import { findComponent } from '../content';
 import { AppError } from '../errors';
+import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
 import type { Command, CommandOf, CommandRequest } from './schema';
 
 export interface Embargo {
@@ -70,15 +71,62 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
   };
   request.commands.forEach((command, index) => applyCommand(draft, command, index, now));
 
+  const metadataChanged = !jsonEqual(draft.metadata, state.metadata);
+  const contentChanged = !jsonEqual(draft.content, state.content);
+  // Bounded when written, so that everything stored can be published and indexed (Elasticsearch refuses a
+  // document nested 1,000 levels deep); measured once, on the parts that changed, and blamed on a command.
+  const problem = findDocumentProblem(draft, [
+    ...(metadataChanged ? (['metadata'] as const) : []),
+    ...(contentChanged ? (['content'] as const) : []),
+  ]);
+  if (problem) {
+    const path = formatJsonPath(problem.path);
+    const index = blameCommand(request.commands, draft.content, problem);
+    throw commandFailed(index, `${path} ${problem.message}`, { path });
+  }
   return {
     metadata: draft.metadata,
     content: draft.content,
     embargo: draft.embargo,
     publishSchedule: draft.publishSchedule,
     unpublishSchedule: draft.unpublishSchedule,
-    draftChanged: !jsonEqual(draft.metadata, state.metadata) || !jsonEqual(draft.content, state.content),
+    draftChanged: metadataChanged || contentChanged,
     effects: draft.effects,
   };
+}
+
+/**
+ * The command that wrote what broke a document limit: the last one that set the metadata property on the
+ * problem's path, or changed a component on it; for a size limit, the last one that wrote that part at all.
+ */
+function blameCommand(commands: readonly Command[], content: Content, problem: DocumentPartProblem): number {
+  const [, first] = problem.path;
+  const componentIds = new Set<string>();
+  if (problem.part === 'content') {
+    // content.<i>.containers.<name>.<j>...: the components the path passes through.
+    let components: readonly Component[] | undefined = content;
+    for (let at = 1; components !== undefined && typeof problem.path[at] === 'number'; at += 3) {
+      const component: Component | undefined = components[problem.path[at] as number];
+      if (component === undefined) break;
+      componentIds.add(component.id);
+      const name = problem.path[at + 2];
+      components =
+        problem.path[at + 1] === 'containers' && typeof name === 'string'
+          ? component.containers?.[name]
+          : undefined;
+    }
+  }
+  const wrotePart = (command: Command): boolean =>
+    problem.part === 'metadata' ? command.operation === 'setMetadataProperty' : 'componentId' in command;
+  const wrotePath = (command: Command): boolean => {
+    if (!wrotePart(command)) return false;
+    if (command.operation === 'setMetadataProperty')
+      return first === undefined || command.propertyName === first;
+    return 'componentId' in command && (componentIds.size === 0 || componentIds.has(command.componentId));
+  };
+  const index = commands.findLastIndex(wrotePath);
+  // Nothing wrote on the path: the part was beyond the limit before; the last command that changed it keeps it so.
+  return index >= 0 ? index : Math.max(0, commands.findLastIndex(wrotePart));
 }
 
 /** The working copy the commands change in place; it shares nothing with the caller's objects. */
@@ -231,11 +279,12 @@ function assertFuture(date: string | null, path: string, now: Date): void {
   }
 }
 
-function commandFailed(index: number, why: string): AppError {
+function commandFailed(index: number, why: string, extra: Record<string, unknown> = {}): AppError {
   return new AppError(400, {
     name: 'ValidationError',
     message: `Command at index ${index} failed: ${why}`,
     commandIndex: index,
+    ...extra,
   });
 }
 

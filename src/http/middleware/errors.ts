@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
@@ -9,41 +10,108 @@ export const unknownRoute: RequestHandler = (req) => {
   throw new AppError(404, { url: req.originalUrl.split('?')[0] ?? req.originalUrl });
 };
 
-interface HttpParserError {
-  type?: string;
-  status?: number;
-  limit?: number;
+/**
+ * An error raised by Express, the router or body-parser (http-errors style): it carries the status it should
+ * answer with, `type` for body-parser's own errors, and `expose` when its message is meant for the client.
+ */
+interface HttpError {
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+  type?: unknown;
+  limit?: unknown;
+  errno?: unknown;
+  message?: unknown;
 }
 
-/** Turns whatever was thrown into an AppError; anything not recognised is a bug and stays unknown. */
-function toAppError(error: unknown): AppError | undefined {
+/**
+ * The 4xx a library error says it is. `status` is http-errors' and the router's own field; `statusCode` alone
+ * counts only with http-errors' `expose`, so that another client's error (Elasticsearch answering our query
+ * with a 400) stays what it is for us: a bug, not the caller's fault.
+ */
+function clientStatusOf(error: HttpError): number | undefined {
+  const status =
+    typeof error.status === 'number' ? error.status : error.expose === true ? error.statusCode : undefined;
+  return typeof status === 'number' && status >= 400 && status <= 499 ? status : undefined;
+}
+
+/** `Unsupported Media Type` → `UnsupportedMediaType`; a 400 is a ValidationError, as everywhere else. */
+export function errorNameOf(status: number): string {
+  if (status === 400) return 'ValidationError';
+  return (STATUS_CODES[status] ?? 'Error').replace(/[^A-Za-z]/g, '');
+}
+
+const UNDECODABLE_PARAM = /^Failed to decode param '(.*)'$/s;
+
+/** What went wrong, worded for the client, for the errors whose own message is not enough. */
+function clientMessageOf(error: HttpError, status: number, contentEncoding: string | undefined): string {
+  const message = typeof error.message === 'string' ? error.message : (STATUS_CODES[status] ?? 'Error');
+  if (error.type === 'entity.parse.failed') return `Malformed JSON in the request body: ${message}`;
+  if (error.type === 'entity.too.large') {
+    const limit = typeof error.limit === 'number' ? error.limit : '?';
+    return `The request body is larger than the limit of ${limit} bytes`;
+  }
+  const undecodable = UNDECODABLE_PARAM.exec(message);
+  if (undecodable) {
+    return `Malformed percent-encoding in the URL path: '${undecodable[1]}' does not decode to UTF-8 text`;
+  }
+  // A decompression stream's error (zlib's, brotli's, zstd's) carries an errno; body-parser's own have a type.
+  if (status === 400 && error.type === undefined && typeof error.errno === 'number' && contentEncoding) {
+    const why = message === STATUS_CODES[status] ? '' : `: ${message}`;
+    return `The request body does not decode as its Content-Encoding '${contentEncoding}' says${why}`;
+  }
+  return message;
+}
+
+/** Postgres refuses a text or jsonb value: a NUL character (U+0000) or one with no UTF-8 form. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/**
+ * The one error translation: turns whatever was thrown into an AppError, or undefined for what is not
+ * recognised (a bug, answered 500). `contentEncoding` is the request's Content-Encoding header, which names
+ * what a body failed to decode from.
+ */
+export function translateError(error: unknown, contentEncoding?: string): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error instanceof ZodError) return AppError.validation(zodIssuesToPaths(error.issues));
-  const parser = error as HttpParserError;
-  if (parser.type === 'entity.parse.failed') {
-    return AppError.badRequest(`Malformed JSON in the request body: ${(error as Error).message}`);
-  }
-  if (parser.type === 'entity.too.large') {
-    return new AppError(413, {
-      name: 'PayloadTooLarge',
-      message: `The request body is larger than the limit of ${parser.limit ?? '?'} bytes`,
+  if (typeof error !== 'object' || error === null) return undefined;
+  const status = clientStatusOf(error);
+  if (status !== undefined) {
+    return new AppError(status, {
+      name: errorNameOf(status),
+      message: clientMessageOf(error, status, contentEncoding),
     });
   }
-  if (parser.type === 'encoding.unsupported' || parser.type === 'charset.unsupported') {
-    return new AppError(415, { name: 'UnsupportedMediaType', message: (error as Error).message });
-  }
-  const pg = error as { code?: string; detail?: string };
+  const pg = error as { code?: unknown; detail?: unknown };
   if (pg.code === '23505') {
-    return new AppError(409, { name: 'UniqueIdViolation', message: pg.detail ?? 'The id is already taken' });
+    return new AppError(409, {
+      name: 'UniqueIdViolation',
+      message: typeof pg.detail === 'string' ? pg.detail : 'The id is already taken',
+    });
   }
   if (pg.code === '22P02') return AppError.badRequest('A value has the wrong type');
+  if (typeof pg.code === 'string' && UNSTORABLE_TEXT.has(pg.code)) {
+    return AppError.badRequest(
+      'A text value contains a character that cannot be stored: NUL (\\u0000) or one without a UTF-8 form',
+    );
+  }
   return undefined;
+}
+
+/** The spec's error body: `{status, error: <reason phrase>, error_details}`. */
+export function errorEnvelope(error: AppError) {
+  return { status: error.status, error: error.reason, error_details: error.details };
 }
 
 /** The one error middleware, registered last: renders `{status, error, error_details}` for every non-2xx. */
 export function renderErrors(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const appError = toAppError(error);
+  return (error: unknown, req, res, next) => {
+    // Half an answer is on the wire already: Express's own handler closes the connection.
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const appError = translateError(error, req.headers['content-encoding']);
     if (!appError) {
       logger.error({ err: error, requestId: req.id, url: req.originalUrl }, 'unhandled error');
       res.status(500).json({
@@ -54,8 +122,7 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appError.status === 401) res.set('WWW-Authenticate', 'Bearer');
-    res
-      .status(appError.status)
-      .json({ status: appError.status, error: appError.reason, error_details: appError.details });
+    if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
+    res.status(appError.status).json(errorEnvelope(appError));
   };
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Commands } from '../../commands';
 import type { ProjectConfigCache } from '../../db/project-config-cache';
+import type { CursorCodec } from '../../domain/search-cursor';
 import type { Reads } from '../../reads';
 import type { QueryCache } from '../query-cache';
 
@@ -16,6 +17,8 @@ export interface RouteDeps {
   projectConfigs: ProjectConfigCache;
   /** Parsed query strings of the hot list routes. */
   queryCache: QueryCache;
+  /** Opens the search cursors clients send back (their signature and sort are checked at the edge). */
+  cursors: CursorCodec;
   reads: Reads;
   commands: Commands;
 }

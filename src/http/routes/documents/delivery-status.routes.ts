@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
 import { addDeliveryStatusBody } from './delivery-status.schema';
 import { documentIdParams } from './document-commands.schema';
@@ -14,6 +15,7 @@ export function deliveryStatusRoutes(
     '/documents/:documentId/addDeliveryStatus',
     ...auth,
     requireScope('public-api:write'),
+    jsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const body = parseOrThrow(addDeliveryStatusBody, req.body);

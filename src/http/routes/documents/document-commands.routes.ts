@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 
@@ -14,6 +15,7 @@ export function documentCommandsRoutes(
     '/documents/:documentId/commands',
     ...auth,
     requireScope('public-api:write'),
+    jsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const request = parseCommandRequest(req.body, req.apiVersion);

@@ -1,13 +1,11 @@
 import { z } from 'zod';
+import { documentIdParam } from '../../query-params';
 
 // latestPublication takes the same query as latestDraft (fields, renditions up to 2025-07, component conditions).
 export { defaultViewFields, latestDraftQuery as latestPublicationQuery } from './latest-draft.schema';
 
 export const renditionHandlesParams = z.object({
-  documentId: z
-    .string()
-    .regex(/^[1-9]\d{0,15}$/, { message: 'must be a positive integer' })
-    .transform(Number),
+  documentId: documentIdParam,
   renditionHandles: z
     .string()
     .transform((value) => value.split(',').map((item) => item.trim()))

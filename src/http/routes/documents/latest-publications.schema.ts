@@ -5,6 +5,7 @@ import {
   conditionParams,
   dateTimeParam,
   documentTypesList,
+  idListParam,
   idParam,
   integerParam,
   queryBoolean,
@@ -26,13 +27,7 @@ export const latestPublicationsQuery = z
     homepage: queryBoolean.default(false),
     contentTypes: commaList.optional(),
     documentTypes: documentTypesList.optional(),
-    id: commaList
-      .refine((items) => items.every((item) => /^\d{1,15}$/.test(item)), {
-        message: 'must be a document id or a comma separated list of document ids',
-      })
-      .refine((items) => items.length <= MAX_IDS, { message: `must list at most ${MAX_IDS} ids` })
-      .transform((items) => items.map(Number))
-      .optional(),
+    id: idListParam(MAX_IDS).optional(),
     'id.gt': idParam.optional(),
     'id.gte': idParam.optional(),
     'id.lt': idParam.optional(),

@@ -8,7 +8,8 @@ export function healthRoutes(router: Router, { reads }: Pick<RouteDeps, 'reads'>
   });
 
   router.get('/health/ready', async (_req, res) => {
-    const { ready, postgres, elasticsearch } = await reads.health.readiness();
+    const { ready, postgres, elasticsearch, retryAfterSeconds } = await reads.health.readiness();
+    if (retryAfterSeconds !== undefined) res.set('Retry-After', String(retryAfterSeconds));
     res.status(ready ? 200 : 503).json(
       ready
         ? { status: 'ok', postgres, elasticsearch }

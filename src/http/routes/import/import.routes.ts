@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
 import { ImportDocumentsBody, ImportStatusQuery } from './import.schema';
 
@@ -9,7 +10,7 @@ export function importRoutes(
   router: Router,
   { auth, reads, commands }: Pick<RouteDeps, 'auth' | 'reads' | 'commands'>,
 ): void {
-  router.post('/import/documents', ...auth, requireScope('public-api:write'), async (req, res) => {
+  router.post('/import/documents', ...auth, requireScope('public-api:write'), jsonBody, async (req, res) => {
     const body = parseOrThrow(ImportDocumentsBody, req.body);
     res.json(await commands.startImportJob(req.auth.projectId, req.apiVersion, body));
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
 import { commandRequestSchema } from '../../../domain/document-commands/schema';
+import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
@@ -40,7 +41,11 @@ const query = (name: string, description: string, schema: Schema = { type: 'stri
   description,
   schema,
 });
-const pathParam = (name: string, schema: Schema = { type: 'integer' }) => ({
+/** Ids are exact up to 2^53 - 1; a larger one is a 400 (src/http/query-params.ts). */
+const ID = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+const DOCUMENT_ID = { ...ID, minimum: 1 };
+
+const pathParam = (name: string, schema: Schema = DOCUMENT_ID) => ({
   name,
   in: 'path',
   required: true,
@@ -164,7 +169,13 @@ export function buildOpenApiDocument(): Schema {
       version: '2026-03',
       description:
         'Content delivery and management API. Every path starts with /api/{version}; versions: ' +
-        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope.`,
+        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope, ` +
+        'including 400 for a malformed URL or body, 415 for a body that is not application/json and 431 for ' +
+        `headers over 16 KB. JSON bodies may nest at most ${MAX_BODY_DEPTH} levels and may not contain __proto__ ` +
+        "keys, U+0000 or unpaired surrogates (400 naming the path); a document's metadata and content may nest " +
+        `${DOCUMENT_LIMITS.content.maxDepth} levels and be at most ${DOCUMENT_LIMITS.metadata.maxBytes / 1024} KiB ` +
+        `and ${DOCUMENT_LIMITS.content.maxBytes / 1024 / 1024} MiB as JSON. Searches answer 503 with Retry-After ` +
+        'while Elasticsearch is unavailable.',
     },
     servers: [
       {
@@ -198,7 +209,7 @@ export function buildOpenApiDocument(): Schema {
             required: ['projectConfig'],
             properties: { plan: { type: 'boolean' }, projectConfig: { type: 'object' } },
           }),
-          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 409) },
+          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 409, 415) },
         },
       },
       '/design': {
@@ -223,7 +234,7 @@ export function buildOpenApiDocument(): Schema {
           requestBody: json({ type: 'object', required: ['systemName', 'documents'] }),
           responses: {
             200: json({ type: 'object', properties: { id: { type: 'string' } } }),
-            ...errors(400, 401, 403, 413),
+            ...errors(400, 401, 403, 413, 415),
           },
         },
       },
@@ -248,7 +259,7 @@ export function buildOpenApiDocument(): Schema {
             query('contentTypes', 'comma separated'),
             query('documentTypes', 'comma separated: article, page, data-record'),
             query('id', 'one id or a comma separated list'),
-            ...['gte', 'gt', 'lte', 'lt'].map((op) => query(`id.${op}`, 'document id range')),
+            ...['gte', 'gt', 'lte', 'lt'].map((op) => query(`id.${op}`, 'document id range', ID)),
             ...['gte', 'gt', 'lte', 'lt'].map((op) =>
               query(`publishedAt.${op}`, 'lastPublicationDate range', {
                 type: 'string',
@@ -257,7 +268,7 @@ export function buildOpenApiDocument(): Schema {
             ),
             ...conditionParams,
           ],
-          responses: { 200: json(listOf(ref('Document'))), ...errors(400, 401, 403) },
+          responses: { 200: json(listOf(ref('Document'))), ...errors(400, 401, 403, 503) },
         },
       },
       '/documents/{documentId}/latestPublication': {
@@ -292,7 +303,10 @@ export function buildOpenApiDocument(): Schema {
           security: write,
           parameters: [pathParam('documentId')],
           requestBody: json(commandsBody),
-          responses: { 204: { description: 'All commands applied' }, ...errors(400, 401, 403, 404, 409) },
+          responses: {
+            204: { description: 'All commands applied' },
+            ...errors(400, 401, 403, 404, 409, 415),
+          },
         },
       },
       '/documents/{documentId}/addDeliveryStatus': {
@@ -320,7 +334,7 @@ export function buildOpenApiDocument(): Schema {
           }),
           responses: {
             200: json({ type: 'object', properties: { reportId: { type: 'string' } } }),
-            ...errors(400, 401, 403, 404),
+            ...errors(400, 401, 403, 404, 415),
           },
         },
       },
@@ -339,12 +353,15 @@ export function buildOpenApiDocument(): Schema {
             query('fields', 'comma separated, or id for {documentId, projectId} items'),
             query('limit', 'default 10, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
             query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-            query('after', 'cursor of the previous response (from 2026-01)'),
+            query(
+              'after',
+              'cursor of the previous response (from 2026-01), signed by the server; valid for the same sort only',
+            ),
             ...conditionParams,
           ],
           responses: {
             200: json(listOf(ref('Document'), { total: { type: 'integer' }, cursor: { type: 'string' } })),
-            ...errors(400, 401, 403),
+            ...errors(400, 401, 403, 503),
           },
         },
       },
@@ -357,9 +374,7 @@ export function buildOpenApiDocument(): Schema {
             query('reverse', 'descending id', { type: 'boolean' }),
             query('contentTypes', 'comma separated'),
             query('documentTypes', 'comma separated'),
-            ...['gt', 'gte', 'lt', 'lte'].map((op) =>
-              query(`id.${op}`, 'event id range', { type: 'integer' }),
-            ),
+            ...['gt', 'gte', 'lt', 'lte'].map((op) => query(`id.${op}`, 'event id range', ID)),
             ...['gt', 'gte', 'lt', 'lte'].map((op) =>
               query(`createdAt.${op}`, 'creation time range', { type: 'string', format: 'date-time' }),
             ),

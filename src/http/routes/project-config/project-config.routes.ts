@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
 import { ApplyProjectConfigBody } from './project-config.schema';
 
@@ -13,8 +14,14 @@ export function projectConfigRoutes(
     res.json(await reads.projects.config(req.auth.projectId));
   });
 
-  router.post('/projectConfig', ...auth, requireScope('public-api:config:write'), async (req, res) => {
-    const body = parseOrThrow(ApplyProjectConfigBody, req.body);
-    res.json(await commands.applyProjectConfig(req.auth.projectId, body));
-  });
+  router.post(
+    '/projectConfig',
+    ...auth,
+    requireScope('public-api:config:write'),
+    jsonBody,
+    async (req, res) => {
+      const body = parseOrThrow(ApplyProjectConfigBody, req.body);
+      res.json(await commands.applyProjectConfig(req.auth.projectId, body));
+    },
+  );
 }

@@ -14,12 +14,14 @@ export function publicationsRoutes(
     auth,
     projectConfigs,
     queryCache,
+    cursors,
     reads,
-  }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'queryCache' | 'reads'>,
+  }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'queryCache' | 'cursors' | 'reads'>,
 ): void {
+  const schemaFor = searchQuery(cursors);
   router.get('/publications/search', ...auth, requireScope('public-api:read'), async (req, res) => {
     // Widgets repeat the same query string many times a second: it is parsed and checked once.
-    const query = queryCache.parse(searchQuery(req.apiVersion), req);
+    const query = queryCache.parse(schemaFor(req.apiVersion), req);
     const project = await projectConfigs.get(req.auth.projectId);
     const page = await reads.publications.search(project, {
       search: query.search,

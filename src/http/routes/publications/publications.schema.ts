@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { perVersion } from '../../../domain/api-versions';
+import type { CursorCodec } from '../../../domain/search-cursor';
 import { parseFilterJson } from '../../../domain/search-filters';
 import { parseSortSpec } from '../../../domain/search-sort';
 import { hasSearchTerms } from '../../../domain/search-text';
@@ -10,53 +11,69 @@ import { commaList, conditionParams, integerParam, viewFields, withConditions } 
 const MAX_SEARCH_LENGTH = 1000;
 
 /**
- * api-spec §4.15 and supplement §5: every query parameter of GET publications/search, per API version.
- * `filters` comes out as parsed JSON and `sort` as a SortSpec; both are judged against the project's indexed
- * metadata by the read (src/reads/publications.ts), the cursor against the sort.
+ * api-spec §4.15 and supplement §5: every query parameter of GET publications/search, per API version, with
+ * the process's cursor codec (built once per process, when the route is registered). `filters` comes out as
+ * parsed JSON, `sort` as a SortSpec and `after` as the values of a cursor this server signed for that sort;
+ * what only the project's indexed metadata can tell (filter keys and types, sort fields, the kinds of the
+ * cursor's values) is judged by the read (src/reads/publications.ts), through the same issues → 400 path.
  */
-export const searchQuery = perVersion((version) =>
-  z
-    .strictObject({
-      search: z
-        .string()
-        .max(MAX_SEARCH_LENGTH, { message: `must be at most ${MAX_SEARCH_LENGTH} characters long` })
-        .optional(),
-      contentTypes: commaList.optional(),
-      categories: commaList.optional(),
-      languages: commaList.optional(),
-      languageGroupId: z.string().min(1, { message: 'must not be empty' }).optional(),
-      filters: z.string().transform(fromCheck(parseFilterJson)).optional(),
-      sort: z.string().optional(),
-      fields: z
-        .string()
-        .refine((value) => value.trim() === 'id' || !value.split(',').some((item) => item.trim() === 'id'), {
-          message: 'id cannot be combined with other fields: use fields=id alone',
-        })
-        .pipe(z.union([z.literal('id'), viewFields]))
-        .optional(),
-      limit: integerParam(0, MAX_LIMIT).default(10),
-      offset: integerParam(0, MAX_OFFSET).default(0),
-      after: version.wrapsLists
-        ? z.string().min(1, { message: 'must not be empty' }).optional()
-        : z
-            .never({ error: `is not available in API version ${version.label}; cursors exist from 2026-01` })
-            .optional(),
-      ...conditionParams,
-    })
-    .refine((query) => query.after === undefined || query.offset === 0, {
-      message: 'use after or offset, not both: a cursor already says where the page starts',
-      path: ['after'],
-    })
-    .transform(
-      fromCheck(({ sort, ...query }) => {
-        // The default sort and whether relevance is allowed depend on the search having terms.
-        const checked = checkAll({
-          rest: withConditions(query),
-          sort: under('sort', parseSortSpec(sort, hasSearchTerms(query.search))),
-        });
-        return checked.ok ? valid({ ...checked.value.rest, sort: checked.value.sort }) : checked;
-      }),
-    ),
-);
+export const searchQuery = (cursors: CursorCodec) =>
+  perVersion((version) =>
+    z
+      .strictObject({
+        search: z
+          .string()
+          .max(MAX_SEARCH_LENGTH, { message: `must be at most ${MAX_SEARCH_LENGTH} characters long` })
+          .optional(),
+        contentTypes: commaList.optional(),
+        categories: commaList.optional(),
+        languages: commaList.optional(),
+        languageGroupId: z.string().min(1, { message: 'must not be empty' }).optional(),
+        filters: z.string().transform(fromCheck(parseFilterJson)).optional(),
+        sort: z.string().optional(),
+        fields: z
+          .string()
+          .refine(
+            (value) => value.trim() === 'id' || !value.split(',').some((item) => item.trim() === 'id'),
+            {
+              message: 'id cannot be combined with other fields: use fields=id alone',
+            },
+          )
+          .pipe(z.union([z.literal('id'), viewFields]))
+          .optional(),
+        limit: integerParam(0, MAX_LIMIT).default(10),
+        offset: integerParam(0, MAX_OFFSET).default(0),
+        after: version.wrapsLists
+          ? z.string().min(1, { message: 'must not be empty' }).optional()
+          : z
+              .never({
+                error: `is not available in API version ${version.label}; cursors exist from 2026-01`,
+              })
+              .optional(),
+        ...conditionParams,
+      })
+      .refine((query) => query.after === undefined || query.offset === 0, {
+        message: 'use after or offset, not both: a cursor already says where the page starts',
+        path: ['after'],
+      })
+      .transform(
+        fromCheck(({ sort, after, ...query }) => {
+          // The default sort and whether relevance is allowed depend on the search having terms.
+          const spec = under('sort', parseSortSpec(sort, hasSearchTerms(query.search)));
+          const checked = checkAll({
+            rest: withConditions(query),
+            sort: spec,
+            // A cursor belongs to one sort: it is opened under the sort asked for, once that sort is readable.
+            after:
+              after === undefined || !spec.ok
+                ? valid(undefined)
+                : under('after', cursors.decode(after, spec.value.fields.join(','))),
+          });
+          return checked.ok
+            ? valid({ ...checked.value.rest, sort: checked.value.sort, after: checked.value.after })
+            : checked;
+        }),
+      ),
+  );
 
-export type SearchQuery = z.output<ReturnType<typeof searchQuery>>;
+export type SearchQuery = z.output<ReturnType<ReturnType<typeof searchQuery>>>;

@@ -1,0 +1,61 @@
+import type { Queryable } from '../pool';
+import type { DocumentKey } from './index-sources';
+
+/** A document Elasticsearch refused for good, as the indexer recorded it. */
+export interface IndexRejection extends DocumentKey {
+  indexVersion: number | null;
+  reason: string;
+  rejectedAt: Date;
+}
+
+/** index_rejections (see its migration): the documents the index refused for good, until one is written. */
+export function indexRejectionQueries(db: Queryable) {
+  return {
+    /**
+     * After a bulk write: records each refused document (the newest refusal wins) and forgets the ones just
+     * written, in one statement.
+     */
+    async saveOutcome(
+      rejected: readonly { key: DocumentKey; indexVersion: number | undefined; reason: string }[],
+      written: readonly DocumentKey[],
+    ): Promise<void> {
+      if (rejected.length === 0 && written.length === 0) return;
+      await db.query(
+        `WITH cleared AS (
+           DELETE FROM index_rejections WHERE document_id = ANY($1::bigint[])
+         )
+         INSERT INTO index_rejections (document_id, project_id, index_version, reason)
+         SELECT r.document_id, r.project_id, r.index_version, r.reason
+         FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::text[])
+           AS r(document_id, project_id, index_version, reason)
+         WHERE EXISTS (SELECT 1 FROM documents d WHERE d.id = r.document_id)
+         ON CONFLICT (document_id) DO UPDATE SET
+           project_id = EXCLUDED.project_id, index_version = EXCLUDED.index_version,
+           reason = EXCLUDED.reason, rejected_at = now()`,
+        [
+          written.map((key) => key.documentId),
+          rejected.map((r) => r.key.documentId),
+          rejected.map((r) => r.key.projectId),
+          rejected.map((r) => r.indexVersion ?? null),
+          rejected.map((r) => r.reason),
+        ],
+      );
+    },
+
+    async count(): Promise<number> {
+      const result = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_rejections');
+      return result.rows[0]?.n ?? 0;
+    },
+
+    /** The most recent refusals first; all of them without a limit. */
+    async list(limit?: number): Promise<IndexRejection[]> {
+      const result = await db.query<IndexRejection>(
+        `SELECT project_id AS "projectId", document_id AS "documentId", index_version AS "indexVersion",
+           reason, rejected_at AS "rejectedAt"
+         FROM index_rejections ORDER BY rejected_at DESC, document_id LIMIT $1`,
+        [limit ?? null],
+      );
+      return result.rows;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '../../domain/errors';
+import { findBodyProblem } from '../../domain/json-limits';
+
+/**
+ * For routes that read a JSON body, after authentication: a body of any other media type (text, a form, no
+ * Content-Type at all) is a 415 saying what to send, rather than the "body is required" it looked like once
+ * the JSON parser had skipped it. A request without a body is left to the route's validation.
+ */
+export const jsonBody: RequestHandler = (req, _res, next) => {
+  // null: no body at all; false: a body that is not application/json (the type express.json() parses).
+  if (req.is('application/json') === false) {
+    const sent = req.headers['content-type'];
+    throw new AppError(415, {
+      name: 'UnsupportedMediaType',
+      message: `The request body must be JSON: send it with Content-Type: application/json (${
+        sent ? `got ${sent}` : 'no Content-Type was sent'
+      })`,
+    });
+  }
+  next();
+};
+
+/**
+ * Walks every parsed JSON body once, before any route validates it (see domain/json-limits.ts): a body nested
+ * deeper than validation can recurse, a `__proto__` key, or a string Postgres cannot store is a 400 naming
+ * its path, instead of a stack overflow, a silently dropped key or a jsonb error.
+ */
+export const checkJsonBody: RequestHandler = (req, _res, next) => {
+  const problem = findBodyProblem(req.body);
+  if (problem) throw AppError.validation({ [problem.key]: problem.message });
+  next();
+};

@@ -1,0 +1,71 @@
+import { createServer, maxHeaderSize, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
+import { AppError } from '../domain/errors';
+import { errorEnvelope, errorNameOf } from './middleware/errors';
+
+/**
+ * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app
+ * start it, so both answer what never reaches Express (see answerClientError) the same way.
+ */
+export function listen(app: Express, port: number, host: string): Promise<Server> {
+  const server = createServer(app);
+  server.on('clientError', answerClientError);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/** How long a client that sent a request Node could not parse gets to read the answer before the socket goes. */
+const LINGER_MS = 1000;
+
+const answered = new WeakSet<Duplex>();
+
+function clientErrorOf(code: string | undefined, message: string): AppError {
+  const status =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : 400;
+  const explanation =
+    status === 431
+      ? `The request line and headers are larger than the ${maxHeaderSize / 1024} KB this server reads`
+      : status === 408
+        ? 'The request did not arrive in time'
+        : `The request is not valid HTTP: ${message}`;
+  return new AppError(status, { name: errorNameOf(status), message: explanation });
+}
+
+/**
+ * A request Node's parser refuses (headers over the limit, a malformed request line or header, a timeout)
+ * never reaches Express; without this Node answers a bare `431` or `400` with no body. This answers the
+ * spec's envelope instead, as Node would have: only when nothing of another response went out on the socket.
+ * Node may report the same socket again as more of the bad request arrives; it is answered once, and closed
+ * after a moment so the client can read the answer first.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (answered.has(socket)) return;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  answered.add(socket);
+  const appError = clientErrorOf(error.code, error.message);
+  const body = JSON.stringify(errorEnvelope(appError));
+  socket.end(
+    `HTTP/1.1 ${appError.status} ${appError.reason}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}

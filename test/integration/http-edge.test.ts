@@ -1,0 +1,275 @@
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
+import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
+import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
+import { apiClient, envelope } from '../helpers/http';
+
+/**
+ * What an outside probe broke at the HTTP edge (issue 8): malformed percent-encoding, NUL bytes, bodies that
+ * do not decode or are not JSON, Object.prototype names as versions, oversized headers and ids beyond
+ * JavaScript's safe integers. Every answer is the spec's envelope with a 4xx, never a 500.
+ */
+let app: TestApp;
+let projectId: number;
+let documentId: number;
+let readToken: string;
+let writeToken: string;
+let everyScope: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  ({ projectId } = await createTestProject(app.ctx));
+  ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Edge' } }));
+  ({ token: readToken } = await tokenFor(app.ctx, projectId, READ));
+  ({ token: writeToken } = await tokenFor(app.ctx, projectId, WRITE));
+  ({ token: everyScope } = await tokenFor(app.ctx, projectId, ALL_SCOPES));
+});
+afterAll(() => app.close());
+
+describe('malformed percent-encoding in the path', () => {
+  it('when the version segment does not decode, then 400 naming the segment, no token needed', async () => {
+    const response = await apiClient(app.url).get('/api/%FF/health');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toContain("'%FF'");
+  });
+
+  it('when a path parameter does not decode, then 400 naming it', async () => {
+    const response = await apiClient(app.url, readToken).get(
+      '/api/2025-07/documents/1%E0%A4%A/latestPublication',
+    );
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toContain("'1%E0%A4%A'");
+    const bare = await apiClient(app.url, readToken).get('/api/2025-07/documents/%FF/latestPublication');
+    expect(bare.status).toBe(400);
+  });
+});
+
+describe('NUL bytes in the URL', () => {
+  it('when a query parameter holds %00, then 400 naming the parameter', async () => {
+    const response = await apiClient(app.url, readToken).get(
+      '/api/2025-07/publicationEvents?contentTypes=%00',
+    );
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(
+      envelope(400, 'Bad Request', { name: 'ValidationError', contentTypes: expect.stringMatching(/NUL/) }),
+    );
+    const search = await apiClient(app.url, readToken).get('publications/search?search=a%00b&limit=1');
+    expect(search.status).toBe(400);
+    expect(search.body.error_details).toEqual(
+      expect.objectContaining({ search: expect.stringMatching(/NUL/) }),
+    );
+  });
+
+  it('when a path parameter holds %00, then 400 naming the parameter', async () => {
+    const design = await apiClient(app.url, readToken).get('/api/2025-07/design/%00');
+    expect(design.status).toBe(400);
+    expect(design.body).toEqual(
+      envelope(400, 'Bad Request', { name: 'ValidationError', designVersion: expect.stringMatching(/NUL/) }),
+    );
+    for (const handle of ['%00', 'a%00']) {
+      const events = await apiClient(app.url, readToken).get(`/api/2025-07/publicationEvents/${handle}`);
+      expect(events.status).toBe(400);
+      expect(events.body.error_details).toEqual(
+        expect.objectContaining({ channelHandle: expect.stringMatching(/NUL/) }),
+      );
+    }
+  });
+
+  it('when a NUL in a JSON body reaches a text column, then 400 and nothing is stored', async () => {
+    const count = async () =>
+      (
+        await app.ctx.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM import_jobs WHERE project_id = $1',
+          [projectId],
+        )
+      ).rows[0]!.n;
+    const before = await count();
+    const response = await apiClient(app.url, writeToken).post('import/documents', {
+      systemName: 'wire\u0000',
+      documents: [{ id: 'a', contentType: 'regular' }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(await count()).toBe(before);
+  });
+});
+
+describe('request bodies that are not JSON', () => {
+  const commands = () => `documents/${documentId}/commands`;
+  const body = JSON.stringify({
+    commands: [{ operation: 'setMetadataProperty', propertyName: 'x', value: 1 }],
+  });
+
+  it('when the body is gzip-labelled but plain, then 400 saying it does not decode', async () => {
+    const response = await apiClient(app.url, writeToken).patch(commands(), '{}', {
+      'content-encoding': 'gzip',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ValidationError' }));
+    expect(response.body.error_details.message).toMatch(/gzip/);
+  });
+
+  it('when the content encoding is unknown, then 415; a real gzip body is read', async () => {
+    const unknown = await apiClient(app.url, writeToken).patch(commands(), body, {
+      'content-encoding': 'compress',
+    });
+    expect(unknown.status).toBe(415);
+    expect(unknown.body).toEqual(envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }));
+    const gzipped = await fetch(`${app.url}/api/2026-03/${commands()}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${writeToken}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(body),
+    });
+    expect(gzipped.status).toBe(204);
+  });
+
+  it('when the body is text, a form or has no Content-Type, then 415 saying to send application/json', async () => {
+    for (const headers of [
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    ]) {
+      const response = await apiClient(app.url, writeToken).patch(commands(), body, headers);
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual(
+        envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }),
+      );
+      expect(response.body.error_details.message).toContain('application/json');
+    }
+    const untyped = await fetch(`${app.url}/api/2026-03/import/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}` },
+      body: Buffer.from('{"systemName":"x","documents":[]}'),
+    });
+    expect(untyped.status).toBe(415);
+    expect(await untyped.json()).toEqual(
+      envelope(415, 'Unsupported Media Type', { message: expect.stringContaining('application/json') }),
+    );
+  });
+
+  it('when a text body comes without a token, then 401 first', async () => {
+    const response = await apiClient(app.url).patch(commands(), body, { 'content-type': 'text/plain' });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('Object.prototype names as API versions', () => {
+  it('when the version is a prototype name, then 404 UnknownApiVersion on every route', async () => {
+    for (const label of PROTOTYPE_NAMES) {
+      const health = await apiClient(app.url).get(`/api/${label}/health`);
+      expect(health.status).toBe(404);
+      expect(health.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));
+      const patch = await apiClient(app.url, writeToken).patch(
+        `/api/${label}/documents/${documentId}/commands`,
+        {
+          commands: [{ operation: 'publish' }],
+        },
+      );
+      expect(patch.status).toBe(404);
+      expect(patch.body).toEqual(envelope(404, 'Not Found', { name: 'UnknownApiVersion' }));
+    }
+  });
+});
+
+describe('headers over the limit', () => {
+  it('when the headers exceed 16 KB, then 431 in the envelope, and the server still answers', async () => {
+    const padding = 'a'.repeat(20 * 1024);
+    const response = await rawRequest(
+      `GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${padding}\r\n\r\n`,
+    );
+    expect(response.status).toBe(431);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(response.body)).toEqual(
+      envelope(431, 'Request Header Fields Too Large', { name: 'RequestHeaderFieldsTooLarge' }),
+    );
+    expect((await apiClient(app.url).get('health')).status).toBe(200);
+  });
+
+  it('when the request line is malformed, then 400 in the envelope', async () => {
+    const response = await rawRequest('GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual(envelope(400, 'Bad Request', {}));
+  });
+});
+
+describe('ids beyond the safe integer range', () => {
+  it('when a document id in the path is 16+ digits and not exact, then 400 naming documentId', async () => {
+    for (const path of [
+      'documents/9999999999999999/latestPublication',
+      'documents/10000000000000000/latestDraft',
+      '/api/2025-07/documents/9007199254740993/latestPublication/renditions/web',
+    ]) {
+      const response = await apiClient(app.url, everyScope).get(path);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', { documentId: expect.stringContaining('9007199254740991') }),
+      );
+    }
+    const patch = await apiClient(app.url, writeToken).patch('documents/9999999999999999/commands', {
+      commands: [{ operation: 'publish' }],
+    });
+    expect(patch.status).toBe(400);
+    expect(patch.body.error_details).toEqual(expect.objectContaining({ documentId: expect.any(String) }));
+  });
+
+  it('when the largest safe id is asked for, then it is read exactly (404, not a neighbour)', async () => {
+    const response = await apiClient(app.url, readToken).get('documents/9007199254740991/latestPublication');
+    expect(response.status).toBe(404);
+    expect(response.body.error_details.message).toContain('9007199254740991');
+  });
+
+  it('when id, id.gt... of the lists are beyond it, then 400 naming the parameter', async () => {
+    const cases: [string, string][] = [
+      ['documents/latestPublications?id=1,9007199254740992', 'id'],
+      ['documents/latestPublications?id.gt=9999999999999999', 'id.gt'],
+      ['documents/latestPublications?id.lte=99999999999999999999', 'id.lte'],
+      ['publicationEvents?id.gt=9007199254740992', 'id.gt'],
+      ['publicationEvents?id.lt=10000000000000000', 'id.lt'],
+    ];
+    for (const [path, parameter] of cases) {
+      const response = await apiClient(app.url, readToken).get(path);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', { [parameter]: expect.stringContaining('9007199254740991') }),
+      );
+    }
+    for (const path of [
+      'documents/latestPublications?id.gt=9007199254740991',
+      'publicationEvents?id.lte=9007199254740991',
+    ]) {
+      expect((await apiClient(app.url, readToken).get(path)).status).toBe(200);
+    }
+  });
+});
+
+/** A request written on a bare socket, for what fetch refuses to send (oversized or malformed headers). */
+function rawRequest(
+  head: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(app.url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(head));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [top = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = top.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}

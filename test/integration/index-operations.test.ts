@@ -1,0 +1,136 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config';
+import { createContext, type AppContext } from '../../src/context';
+import { QUEUES } from '../../src/jobs/queues';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, republishDocument, startIndexWorker } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, eventually } from '../helpers/http';
+import { nestedArrays } from '../helpers/json';
+
+jest.setTimeout(60_000);
+
+const run = promisify(execFile);
+
+/** Metadata nested deeper than Elasticsearch parses (1,000 levels), as data written before the limits was. */
+const tooDeepForElasticsearch = () => ({ title: 'Never searchable', deep: nestedArrays(1200) });
+
+/**
+ * What an operator sees of the index: permanent refusals recorded and shown by `index status` and `index
+ * verify`, and queue counts that are current. A database and an alias of its own: the queue counts are
+ * this file's alone.
+ */
+describe('index operations: refusals and queue status', () => {
+  let app: TestApp;
+  let workers: AppContext | undefined;
+  let env: Record<string, string>;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+  const word = () => `w${randomBytes(5).toString('hex')}`;
+
+  const cli = async (...args: string[]) =>
+    run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      timeout: 60_000,
+    });
+  const status = async () => JSON.parse((await cli('index', 'status')).stdout);
+  const found = async (term: string) => {
+    const response = await api.get(`publications/search?search=${term}&fields=id&limit=100`);
+    expect(response.status).toBe(200);
+    return (response.body.results as { documentId: number }[]).map((item) => item.documentId);
+  };
+  const jobsOf = (documentId: number) =>
+    app.ctx.boss.findJobs(QUEUES.indexDocument.name, { data: { projectId, documentId } });
+
+  beforeAll(async () => {
+    env = await isolatedEnv('ops');
+    app = await startTestApp({ env });
+    projectId = (await createTestProject(app.ctx)).projectId;
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+  });
+  afterAll(async () => {
+    await workers?.close();
+    await app.close();
+  });
+
+  it('when index jobs ran since the last status, then status counts the queue as it is now, not as it was', async () => {
+    const term = word();
+    const published = [];
+    for (let i = 0; i < 3; i += 1) {
+      published.push(
+        await createPublishedDocument(app.ctx, projectId, { metadata: { title: `${term} ${i}` } }),
+      );
+    }
+    const before = await status();
+    expect(before.queue).toMatchObject({ queued: 3, ready: 3, deferred: 0, active: 0 });
+
+    // Workers as `npm run workers` runs them: supervising, so pg-boss's monitor keeps the counts current.
+    workers = await createContext(loadConfig({ ...process.env, ...env }), { supervise: true });
+    await startIndexWorker(workers);
+    await eventually(async () => (await found(term)).length === 3, 10_000, 100);
+    const after = await status();
+    expect(after.queue).toMatchObject({ queued: 0, ready: 0, deferred: 0, active: 0, failed: 0 });
+    expect(Date.now() - Date.parse(after.queue.countedAt)).toBeLessThan(10_000);
+    expect(after.oldestPendingJobSeconds).toBeNull();
+    expect(after.lag).toBe(0);
+  });
+
+  describe('when Elasticsearch refuses a published document for good', () => {
+    let documentId: number;
+
+    beforeAll(async () => {
+      ({ documentId } = await createPublishedDocument(app.ctx, projectId, {
+        metadata: tooDeepForElasticsearch(),
+      }));
+      await eventually(
+        async () => (await jobsOf(documentId)).every((job) => job.state === 'completed'),
+        10_000,
+        100,
+      );
+    });
+
+    it('then its job completes at the first attempt instead of retrying a permanent error', async () => {
+      const jobs = await jobsOf(documentId);
+      expect(jobs.map((job) => [job.state, job.retryCount])).toEqual([['completed', 0]]);
+    });
+
+    it('then index status counts it and names the document and the reason', async () => {
+      const { rejected } = await status();
+      expect(rejected.count).toBe(1);
+      expect(rejected.latest).toEqual([
+        {
+          projectId,
+          documentId,
+          indexVersion: expect.any(Number),
+          reason: expect.stringMatching(/depth|nest/i),
+          rejectedAt: expect.any(String),
+        },
+      ]);
+    });
+
+    it('then index verify lists it apart from the missing documents and exits non-zero', async () => {
+      const verify = await cli('index', 'verify').then(
+        () => {
+          throw new Error('verify should exit non-zero');
+        },
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toContain('missing from the index: 0');
+      expect(verify.stdout).toMatch(
+        new RegExp(`refused by Elasticsearch: 1 ${projectId}:${documentId} \\(.+\\)`),
+      );
+    });
+
+    it('then a later successful index of the document clears the refusal', async () => {
+      const term = word();
+      await republishDocument(app.ctx, projectId, documentId, { title: `Fixed ${term}` });
+      await eventually(async () => (await found(term)).includes(documentId), 10_000, 100);
+      const { rejected } = await status();
+      expect(rejected).toEqual({ count: 0, latest: [] });
+    });
+  });
+});

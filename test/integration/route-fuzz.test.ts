@@ -1,0 +1,537 @@
+import { STATUS_CODES } from 'node:http';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { Client } from 'undici';
+import { ALL_VERSION_LABELS } from '../../src/domain/api-versions';
+import { OPERATIONS } from '../../src/domain/document-commands/schema';
+import { listRoutes, pathParamNames, type RouteEntry } from '../../src/http/route-table';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
+import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
+import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../helpers/factories';
+
+/**
+ * A property-based fuzz test over every route the mounted app has (read from its router, so routes added
+ * later are covered without touching this file): hostile path parameters, query strings, headers and
+ * bodies, with a token that has every scope and without. Whatever comes, the answer is never a 5xx, every
+ * error is the spec's envelope, and the process still answers health afterwards.
+ *
+ * Seeded, so a run is repeatable: FUZZ_SEED picks another seed (the failure message prints the one used),
+ * FUZZ_RUNS the number of requests.
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? 20_260_808);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
+
+let app: TestApp;
+let client: Client;
+let routes: RouteEntry[];
+/** Query parameter names the OpenAPI description lists, by route path in OpenAPI form, and all of them. */
+let knownQuery: Map<string, string[]>;
+let allQuery: string[];
+const valid: {
+  documentId: string;
+  publicationId: number;
+  channelHandle: string;
+  tokens: Map<string, string>;
+} = {
+  documentId: '1',
+  publicationId: 1,
+  channelHandle: 'web',
+  tokens: new Map(),
+};
+
+beforeAll(async () => {
+  app = await startTestApp();
+  client = new Client(app.url);
+  const { projectId } = await createTestProject(app.ctx);
+  const published = await createPublishedDocument(app.ctx, projectId, {
+    metadata: { title: 'Fuzzed', flag: 'x', priority: 3 },
+    content: [
+      { id: 'c1', identifier: `${TEST_DESIGN.name}.paragraph`, content: { text: 'Hello &amp; bye' } },
+    ],
+  });
+  valid.documentId = String(published.documentId);
+  valid.publicationId = published.publicationId;
+  const channel = await app.ctx.pool.query<{ handle: string }>(
+    'SELECT handle FROM channels WHERE project_id = $1 LIMIT 1',
+    [projectId],
+  );
+  valid.channelHandle = channel.rows[0]?.handle ?? 'web';
+  valid.tokens.set('every scope', (await tokenFor(app.ctx, projectId, ALL_SCOPES)).token);
+  valid.tokens.set('read', (await tokenFor(app.ctx, projectId, READ)).token);
+
+  routes = listRoutes(app.app.router);
+  const openapi = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+  };
+  knownQuery = new Map(
+    Object.entries(openapi.paths).map(([path, operations]) => [
+      path,
+      Object.values(operations).flatMap((operation) =>
+        (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+      ),
+    ]),
+  );
+  allQuery = [...new Set([...knownQuery.values()].flat())];
+});
+afterAll(async () => {
+  await client.close();
+  await app.close();
+});
+
+// ---- what a request is made of -------------------------------------------------------------------------
+
+/** Any text as percent-encoded UTF-8 (a lone surrogate becomes U+FFFD, as a browser would send it). */
+const percentEncode = (text: string): string =>
+  encodeURIComponent(Buffer.from(text, 'utf8').toString('utf8'));
+
+/** Weighted choices: mostly what gets a request deep into a route, now and then what should stop it early. */
+const often = <T>(usual: fc.Arbitrary<T>, weight: number, unusual: fc.Arbitrary<T>) =>
+  fc.oneof({ weight, arbitrary: usual }, { weight: 1, arbitrary: unusual });
+
+const JUNK_ENCODINGS = ['%', '%F', '%FF', '%E0%A4%A', '%C0%AF', '%ZZ', '%%', '100%', '%u0041', '%00', 'a%00'];
+const HUGE_NUMBERS = [
+  '9007199254740992',
+  '9999999999999999',
+  '1'.padEnd(31, '0'),
+  '-1',
+  '0',
+  '00',
+  '1e5',
+  '1.5',
+];
+
+const hostileSegment = fc.oneof(
+  fc.constantFrom(...JUNK_ENCODINGS, ...HUGE_NUMBERS, ...PROTOTYPE_NAMES),
+  fc.constantFrom('%2F', 'a/b', '%2e%2e', '..', '.', '', 'latestPublications', 'x'.repeat(3000), '0x1F'),
+  fc.string({ unit: 'grapheme', maxLength: 20 }).map(percentEncode),
+  fc.string({ unit: 'binary', maxLength: 12 }).map(percentEncode),
+  fc.stringMatching(/^[!$&'()*+,;=:@~A-Za-z0-9._-]{0,12}$/),
+  fc.bigInt({ min: 0n, max: 10n ** 25n }).map(String),
+);
+
+function validSegment(name: string): fc.Arbitrary<string> {
+  switch (name) {
+    case 'apiVersion':
+      return fc.constantFrom(...ALL_VERSION_LABELS);
+    case 'documentId':
+      return fc.constant(valid.documentId);
+    case 'channelHandle':
+      return fc.constant(valid.channelHandle);
+    case 'designVersion':
+      return fc.constant(TEST_DESIGN.version);
+    case 'renditionHandles':
+      return fc.constantFrom('web', 'html,web', 'web,');
+    default:
+      return fc.string({ maxLength: 10 }).map(percentEncode);
+  }
+}
+
+/** Mostly valid values, so the request gets past routing and auth into the route's own checks. */
+const pathParam = (name: string) =>
+  fc.oneof(
+    { weight: name === 'apiVersion' ? 17 : 3, arbitrary: validSegment(name) },
+    { weight: name === 'apiVersion' ? 3 : 2, arbitrary: hostileSegment },
+  );
+
+/** Values a search accepts, some at the edge of what Elasticsearch takes, so requests get that far. */
+const SEARCH_VALUES = [
+  '[{"key":"metadata.flag","term":"x"}]',
+  '{"key":"metadata.priority","range":{"gt":-2147483648,"lte":2147483647}}',
+  '{"key":"metadata.score","range":{"gte":1.7976931348623157e308}}',
+  '{"or":[{"key":"documentId","term":9007199254740991},{"not":{"key":"metadata.breaking","exists":true}}]}',
+  '{"key":"statistics.componentCount.paragraph","term":1}',
+  '{"key":"metadata.publishDate","range":{"lt":"9999-12-31T23:59:59Z"}}',
+  '{"key":"metadata.summary","term":"\\u0000 * ? ~ \\" AND OR"}',
+  '-metadata.priority,metadata.flag',
+  'relevance,-visiblePublicationDate',
+  '"unbalanced quote',
+  '*:* OR title:(a',
+];
+
+const queryValue = fc.oneof(
+  fc.constantFrom(
+    '',
+    'true',
+    'false',
+    '0',
+    '1',
+    '100',
+    '101',
+    '10001',
+    '1e309',
+    'null',
+    '[]',
+    '{}',
+    '{"',
+    ',',
+  ),
+  fc.constantFrom(...JUNK_ENCODINGS, ...HUGE_NUMBERS, ...PROTOTYPE_NAMES, 'a,,b', '2025-02-30T00:00:00Z'),
+  fc.constantFrom('systemdata,metadata', 'id', 'relevance', '-relevance', '-sortDate', 'article', 'web'),
+  fc.constantFrom(...SEARCH_VALUES).map(percentEncode),
+  fc.jsonValue({ maxDepth: 4 }).map((value) => percentEncode(JSON.stringify(value) ?? 'null')),
+  fc.string({ unit: 'grapheme', maxLength: 30 }).map(percentEncode),
+  fc.stringMatching(/^[A-Za-z0-9,.:_-]{0,20}$/),
+  fc.integer().map(String),
+);
+
+function queryString(known: readonly string[]): fc.Arbitrary<string> {
+  const key = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...(known.length > 0 ? known : allQuery)) },
+    { weight: 1, arbitrary: fc.constantFrom(...allQuery) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '__proto__[x]',
+        'a[b]',
+        'a[]',
+        'limit[0]',
+        'id[gt]',
+        '',
+        '%00',
+        '%FF',
+        'a%00b',
+      ),
+    },
+    { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 10 }).map(percentEncode) },
+  );
+  return fc
+    .array(fc.tuple(key, queryValue), { maxLength: 6 })
+    .map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join('&'));
+}
+
+const BODY_KEYS = [
+  ...['commands', 'operation', 'propertyName', 'value', 'oldValue', 'componentId', 'directiveName'],
+  ...['conditionName', 'version', 'preconditions', 'type', 'preserveUpdatedAt', 'systemName', 'documents'],
+  ...['id', 'contentType', 'metadata', 'content', 'flags', 'publishControl', 'documentId', 'projectConfig'],
+  ...['plan', 'settings', 'handle', 'publicationId', 'deliveryHandle', 'status', 'message', 'userChoices'],
+  ...PROTOTYPE_NAMES,
+];
+
+const { json: jsonish } = fc.letrec<{ json: unknown }>((tie) => ({
+  json: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.dictionary(fc.constantFrom(...BODY_KEYS), tie('json'), { maxKeys: 5 }),
+    fc.array(tie('json'), { maxLength: 4 }),
+    fc.constantFrom(...OPERATIONS, 'bogus', ...PROTOTYPE_NAMES),
+  ),
+}));
+
+const nameLike = fc.oneof(
+  fc.constantFrom('title', 'flag', 'priority', 'text', 'c1', 'brands', 'dateTime', ...PROTOTYPE_NAMES, ''),
+  fc.string({ maxLength: 8 }),
+);
+const dateLike = fc.constantFrom(
+  '2099-01-01T00:00:00Z',
+  '2000-01-01T00:00:00Z',
+  '2099-02-30T00:00:00Z',
+  'soon',
+);
+
+/** Each operation with the keys it takes, holding hostile values; and a soup of any keys for the rest. */
+const command = fc.oneof(
+  fc.record({ operation: fc.constant('setMetadataProperty'), propertyName: nameLike, value: jsonish }),
+  fc.record({
+    operation: fc.constant('setEditableDirective'),
+    componentId: nameLike,
+    directiveName: nameLike,
+    value: fc.oneof(fc.string({ maxLength: 20 }), jsonish),
+  }),
+  fc.record({ operation: fc.constantFrom('publish', 'unpublish', 'removeEmbargo') }),
+  fc.record({ operation: fc.constant('removeComponent'), componentId: nameLike }),
+  fc.record({
+    operation: fc.constant('setComponentCondition'),
+    componentId: nameLike,
+    conditionName: fc.constantFrom('dateTime', 'brands', 'constructor'),
+    value: fc.oneof(jsonish, fc.record({ gte: dateLike }), fc.constant(['ch'])),
+  }),
+  fc.record(
+    {
+      operation: fc.constantFrom(
+        'setComponentStyle',
+        'setStyleDirective',
+        'setLinkDirective',
+        'setIncludeDirective',
+      ),
+      componentId: nameLike,
+      directiveName: nameLike,
+      propertyName: nameLike,
+      value: jsonish,
+      oldValue: jsonish,
+    },
+    { requiredKeys: ['operation', 'componentId', 'directiveName', 'value'] },
+  ),
+  fc.record({ operation: fc.constant('setEmbargo'), reason: fc.string({ maxLength: 8 }), until: dateLike }),
+  fc.record({ operation: fc.constantFrom('addPublishSchedule', 'addUnpublishSchedule'), date: dateLike }),
+  fc.record({ operation: fc.constantFrom('cancelPublishSchedule', 'cancelUnpublishSchedule') }),
+  fc.dictionary(fc.constantFrom(...BODY_KEYS), jsonish, { maxKeys: 4 }),
+);
+
+const toJson = (value: unknown): string => JSON.stringify(value) ?? 'null';
+
+const commandsBody = fc
+  .record(
+    {
+      commands: fc.array(command, { minLength: 1, maxLength: 2 }),
+      version: often(fc.nat(3), 2, fc.oneof(fc.integer(), jsonish)),
+      preconditions: often(
+        fc.array(
+          fc.record({
+            type: fc.constantFrom('isPublished', 'isPublishedAndHasNoChanges'),
+            value: fc.boolean(),
+          }),
+        ),
+        2,
+        jsonish,
+      ),
+      preserveUpdatedAt: often(fc.constant(undefined), 4, fc.boolean()),
+    },
+    { requiredKeys: ['commands'] },
+  )
+  .map(toJson);
+
+const importBody = fc
+  .record({
+    systemName: often(fc.string({ minLength: 1, maxLength: 10 }), 3, jsonish),
+    documents: fc.array(
+      fc.record(
+        {
+          id: nameLike,
+          contentType: fc.constantFrom('regular', 'page', 'nope'),
+          metadata: often(fc.dictionary(nameLike, jsonish, { maxKeys: 4 }), 3, jsonish),
+          content: often(fc.array(fc.dictionary(nameLike, jsonish, { maxKeys: 4 })), 3, jsonish),
+          flags: fc.record({ autoPublish: fc.boolean(), unpublish: fc.boolean() }, { requiredKeys: [] }),
+        },
+        { requiredKeys: ['id', 'contentType'] },
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+  })
+  .map(toJson);
+
+const configBody = fc
+  .record(
+    { plan: often(fc.constant(true), 3, jsonish), projectConfig: jsonish },
+    { requiredKeys: ['projectConfig'] },
+  )
+  .map(toJson);
+
+const malformedBody = fc.oneof(
+  fc.constantFrom('{', '[1,]', 'nul', '{"a":1}}', "{'a':1}", '', '\u0000', '{"commands":[{"op'),
+  fc.string({ unit: 'grapheme', maxLength: 50 }),
+);
+
+/** Bodies shaped like the route's own (so they get deep into validation and commands), or anything else. */
+function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
+  const deliveryBody = fc
+    .record(
+      {
+        publicationId: often(fc.constant(valid.publicationId), 2, fc.oneof(fc.integer(), jsonish)),
+        deliveryHandle: fc.string({ maxLength: 10 }),
+        status: fc.constantFrom('success', 'failed', 'in-progress', 'aborted', 'bogus'),
+        message: fc.string({ maxLength: 20 }),
+        userChoices: often(fc.constant(undefined), 3, jsonish),
+      },
+      { requiredKeys: ['publicationId', 'deliveryHandle', 'status'] },
+    )
+    .map(toJson);
+  const own = route.path.endsWith('/commands')
+    ? commandsBody
+    : route.path.endsWith('/import/documents')
+      ? importBody
+      : route.path.endsWith('/addDeliveryStatus')
+        ? deliveryBody
+        : route.path.endsWith('/projectConfig')
+          ? configBody
+          : fc.constant(undefined);
+  return fc.oneof(
+    { weight: 6, arbitrary: own },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: jsonish.map(toJson) },
+    { weight: 1, arbitrary: fc.oneof(commandsBody, importBody, deliveryBody, configBody) },
+    { weight: 1, arbitrary: malformedBody },
+  );
+}
+
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'application/json; charset=bogus',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/merge-patch+json',
+  '*/*',
+  'garbage',
+  ';;;',
+];
+const CONTENT_ENCODINGS = ['gzip', 'deflate', 'br', 'identity', 'compress', 'gzip, gzip', 'zstd', 'GZIP'];
+const EXTRA_HEADERS = [
+  'accept',
+  'accept-encoding',
+  'if-none-match',
+  'if-match',
+  'x-request-id',
+  'origin',
+  'cookie',
+];
+
+const headers = fc.record({
+  auth: often(fc.constant('every scope'), 7, fc.constantFrom('none', 'read', 'garbage')),
+  contentType: often(
+    fc.constant<string | undefined>('application/json'),
+    3,
+    fc.constantFrom<string | undefined>(undefined, ...CONTENT_TYPES),
+  ),
+  contentEncoding: often(
+    fc.constant<string | undefined>(undefined),
+    4,
+    fc.constantFrom<string | undefined>(...CONTENT_ENCODINGS),
+  ),
+  /** Whether a body labelled gzip, deflate or br really is. */
+  encoded: fc.boolean(),
+  padding: often(fc.constant(0), 19, fc.constantFrom(8 * 1024, 17 * 1024, 40 * 1024)),
+  extra: fc.dictionary(fc.constantFrom(...EXTRA_HEADERS), fc.stringMatching(/^[\x21-\x7e]{0,40}$/), {
+    maxKeys: 3,
+  }),
+});
+
+interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
+
+function requestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
+  const names = pathParamNames(route.path);
+  const openApiPath = route.path.replace(/^\/api\/:apiVersion/, '').replace(/:(\w+)/g, '{$1}');
+  const known = knownQuery.get(openApiPath) ?? [];
+  return fc
+    .record({
+      params: fc.tuple(...names.map((name) => pathParam(name))),
+      query: fc.option(queryString(known), { nil: undefined, freq: 4 }),
+      method: often(fc.constant(route.method), 12, fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE')),
+      headers,
+      body: bodyFor(route),
+    })
+    .map(({ params, query, method, headers: h, body: text }) => {
+      let path = route.path;
+      names.forEach((name, index) => {
+        path = path.replace(new RegExp(`[:*]${name}\\b`), () => params[index] ?? '');
+      });
+      const sent: Record<string, string> = { ...h.extra };
+      const token = valid.tokens.get(h.auth);
+      if (token) sent.authorization = `Bearer ${token}`;
+      if (h.auth === 'garbage') sent.authorization = 'Bearer not.a.token';
+      if (h.contentType) sent['content-type'] = h.contentType;
+      if (h.padding > 0) sent['x-padding'] = 'p'.repeat(h.padding);
+      let bytes: Buffer | undefined = text === undefined ? undefined : Buffer.from(text, 'utf8');
+      if (h.contentEncoding) {
+        sent['content-encoding'] = h.contentEncoding;
+        if (bytes && h.encoded) bytes = compress(h.contentEncoding, bytes);
+      }
+      return { method, path: query === undefined ? path : `${path}?${query}`, headers: sent, body: bytes };
+    });
+}
+
+function compress(encoding: string, bytes: Buffer): Buffer {
+  if (encoding === 'gzip') return gzipSync(bytes);
+  if (encoding === 'deflate') return deflateSync(bytes);
+  if (encoding === 'br') return brotliCompressSync(bytes);
+  return bytes;
+}
+
+// ---- what must hold --------------------------------------------------------------------------------------
+
+async function send(request: FuzzRequest): Promise<{ status: number; contentType: string; text: string }> {
+  const response = await client.request({
+    method: request.method,
+    path: request.path,
+    headers: request.headers,
+    body: request.body,
+  });
+  const text = await response.body.text();
+  const contentType = response.headers['content-type'];
+  return { status: response.statusCode, contentType: String(contentType ?? ''), text };
+}
+
+function checkAnswer(request: FuzzRequest, answer: { status: number; contentType: string; text: string }) {
+  const shown = () =>
+    `${request.method} ${request.path.slice(0, 300)} (${JSON.stringify(Object.keys(request.headers))}) ` +
+    `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
+  if (answer.status >= 500) throw new Error(`a 5xx: ${shown()}`);
+  if (answer.status < 400) return;
+  if (!answer.contentType.startsWith('application/json')) throw new Error(`not JSON: ${shown()}`);
+  const parsed = JSON.parse(answer.text) as { status?: unknown; error?: unknown; error_details?: unknown };
+  const details = parsed.error_details;
+  const isEnvelope =
+    parsed.status === answer.status &&
+    parsed.error === STATUS_CODES[answer.status] &&
+    typeof details === 'object' &&
+    details !== null &&
+    !Array.isArray(details) &&
+    Object.keys(parsed).length === 3;
+  if (!isEnvelope) throw new Error(`not the envelope: ${shown()}`);
+}
+
+describe('every route, fuzzed', () => {
+  it('when the routes are read from the app, then they are all there, under /api/:apiVersion', () => {
+    const paths = routes.map((route) => `${route.method} ${route.path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'GET /api/:apiVersion/health',
+        'GET /api/:apiVersion/documents/latestPublications',
+        'PATCH /api/:apiVersion/documents/:documentId/commands',
+        'POST /api/:apiVersion/import/documents',
+        'GET /api/:apiVersion/publicationEvents/:channelHandle',
+      ]),
+    );
+  });
+
+  it('when any route that reads a body gets a text body with every scope, then 415 in the envelope', async () => {
+    const bodyRoutes = routes.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
+    expect(bodyRoutes.length).toBeGreaterThan(0);
+    for (const route of bodyRoutes) {
+      const request: FuzzRequest = {
+        method: route.method,
+        path: route.path
+          .replace(':apiVersion', '2026-03')
+          .replace(/:(\w+)/g, (_all, name: string) => (name === 'documentId' ? valid.documentId : 'x')),
+        headers: { authorization: `Bearer ${valid.tokens.get('every scope')}`, 'content-type': 'text/plain' },
+        body: Buffer.from('{}'),
+      };
+      const answer = await send(request);
+      checkAnswer(request, answer);
+      expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 415,
+      });
+    }
+  });
+
+  it(`when ${RUNS} hostile requests hit every route, then never a 5xx, every error is the envelope, and health still answers`, async () => {
+    const request = fc.oneof(...routes.map((route) => requestFor(route)));
+    try {
+      await fc.assert(
+        fc.asyncProperty(request, async (sent) => checkAnswer(sent, await send(sent))),
+        { seed: SEED, numRuns: RUNS },
+      );
+    } catch (error) {
+      throw new Error(
+        `${(error as Error).message}\n\nReproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} ` +
+          'npx jest --selectProjects integration --runTestsByPath test/integration/route-fuzz.test.ts',
+        { cause: error },
+      );
+    }
+    const health = await send({ method: 'GET', path: '/api/2026-03/health', headers: {}, body: undefined });
+    expect(health).toEqual({
+      status: 200,
+      contentType: expect.stringMatching(/^application\/json/),
+      text: '{"status":"ok"}',
+    });
+  }, 300_000);
+});

@@ -1,0 +1,91 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { eventually } from '../helpers/http';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+
+/**
+ * Elasticsearch going away, seen through a proxy the test takes down (the run's Elasticsearch is shared
+ * and keeps running): reads fail fast with a 503 a client can act on, readiness answers within its
+ * timeout, and everything answers again as soon as Elasticsearch is back.
+ */
+describe('when Elasticsearch is unavailable', () => {
+  let proxy: TcpProxy;
+  let app: TestApp;
+  let token: string;
+  let documentId: number;
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200');
+    app = await startTestApp({ env: { ELASTICSEARCH_URL: proxy.url } });
+    const { projectId } = await createTestProject(app.ctx);
+    token = (await tokenFor(app.ctx, projectId, ['public-api:read'])).token;
+    ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Outage' } }));
+    await indexNow(app.ctx, projectId, [documentId]);
+  });
+  afterEach(async () => {
+    await proxy.up();
+  });
+  afterAll(async () => {
+    await app.close();
+    await proxy.close();
+  });
+
+  /** A client that gives up after `patienceMs`: the API must have answered by then. */
+  async function get(path: string, patienceMs: number) {
+    const response = await fetch(`${app.url}${path}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(patienceMs),
+    });
+    return { status: response.status, headers: response.headers, body: await response.json() };
+  }
+
+  const SEARCHES = [
+    '/api/2026-03/publications/search?search=outage',
+    '/api/2026-03/documents/latestPublications',
+  ];
+
+  describe.each(['refuse', 'hang'] as const)('because it %ss connections', (mode) => {
+    it.each(SEARCHES)('then %s answers 503 with the envelope and Retry-After within 5 s', async (path) => {
+      expect((await get(path, 10_000)).status).toBe(200);
+      await proxy.down(mode);
+      const response = await get(path, 5_000);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(response.body).toEqual({
+        status: 503,
+        error: 'Service Unavailable',
+        error_details: {
+          name: 'SearchUnavailable',
+          message: 'Search is unavailable right now; try again in a few seconds',
+        },
+      });
+    });
+
+    it('then /health/ready answers 503 naming Elasticsearch within its 2 s timeout', async () => {
+      await proxy.down(mode);
+      const response = await get('/api/2026-03/health/ready', 3_000);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(response.body).toMatchObject({
+        status: 503,
+        error: 'Service Unavailable',
+        error_details: { name: 'NotReady', postgres: 'ok', elasticsearch: expect.any(String) },
+      });
+    });
+
+    it('then the reads that Postgres answers alone keep working', async () => {
+      await proxy.down(mode);
+      const response = await get(`/api/2026-03/documents/${documentId}/latestPublication`, 4_000);
+      expect(response.status).toBe(200);
+    });
+  });
+
+  it('when Elasticsearch comes back, then searches and readiness answer 200 again without a restart', async () => {
+    await proxy.down('refuse');
+    expect((await get(SEARCHES[0]!, 4_000)).status).toBe(503);
+    await proxy.up();
+    await eventually(async () => (await get(SEARCHES[0]!, 4_000)).status === 200, 5_000, 100);
+    expect((await get('/api/2026-03/health/ready', 3_000)).status).toBe(200);
+  });
+});

@@ -1,0 +1,91 @@
+import { gunzipSync } from 'node:zlib';
+import { AppError } from '../../src/domain/errors';
+import { translateError } from '../../src/http/middleware/errors';
+
+const details = (error: AppError | undefined) => ({ status: error?.status, details: error?.details });
+
+/** What zlib throws for a body that is not gzip, as body-parser hands it on (http-errors sets the status). */
+function gunzipError(): Error {
+  try {
+    gunzipSync(Buffer.from('{}'));
+  } catch (error) {
+    return Object.assign(error as Error, { status: 400, statusCode: 400, expose: true });
+  }
+  throw new Error('expected gunzip to fail');
+}
+
+describe('translateError', () => {
+  it('when the router cannot decode a path parameter, then 400 ValidationError naming the segment', () => {
+    const error = Object.assign(new URIError("Failed to decode param '%FF'"), {
+      status: 400,
+      statusCode: 400,
+    });
+    expect(details(translateError(error))).toEqual({
+      status: 400,
+      details: {
+        name: 'ValidationError',
+        message: "Malformed percent-encoding in the URL path: '%FF' does not decode to UTF-8 text",
+      },
+    });
+  });
+
+  it('when an http-errors style error carries a 4xx, then that status, named after its reason phrase', () => {
+    const error = Object.assign(new Error('unsupported charset "LATIN-9"'), {
+      status: 415,
+      statusCode: 415,
+      expose: true,
+      type: 'charset.unsupported',
+    });
+    expect(details(translateError(error))).toEqual({
+      status: 415,
+      details: { name: 'UnsupportedMediaType', message: 'unsupported charset "LATIN-9"' },
+    });
+    const tooMany = Object.assign(new Error('too many parameters'), { statusCode: 413, expose: true });
+    expect(translateError(tooMany)?.details.name).toBe('PayloadTooLarge');
+  });
+
+  it('when a body does not decode under its Content-Encoding, then 400 naming the encoding', () => {
+    const translated = translateError(gunzipError(), 'gzip');
+    expect(translated?.status).toBe(400);
+    expect(translated?.details.message).toBe(
+      "The request body does not decode as its Content-Encoding 'gzip' says: incorrect header check",
+    );
+  });
+
+  it("when the decompression error's own message was lost, then the answer still names the encoding", () => {
+    // http-errors wraps an Error of another realm (a VM context, as under Jest) as props of its default error.
+    const wrapped = Object.assign(new Error('Bad Request'), { status: 400, expose: true, errno: -3 });
+    expect(translateError(wrapped, 'br')?.details.message).toBe(
+      "The request body does not decode as its Content-Encoding 'br' says",
+    );
+  });
+
+  it('when the status is a 5xx, or only a statusCode another client reported, then it stays a bug (undefined)', () => {
+    expect(translateError(Object.assign(new Error('stream not readable'), { status: 500 }))).toBeUndefined();
+    const elasticsearch400 = Object.assign(new Error('search_phase_execution_exception'), {
+      statusCode: 400,
+    });
+    expect(translateError(elasticsearch400)).toBeUndefined();
+    expect(translateError(new Error('boom'))).toBeUndefined();
+    expect(translateError('a string')).toBeUndefined();
+  });
+
+  it('when Postgres refuses a NUL or untranslatable character (22021, 22P05), then 400 ValidationError', () => {
+    for (const code of ['22021', '22P05']) {
+      const translated = translateError(Object.assign(new Error('invalid byte sequence'), { code }));
+      expect(translated?.status).toBe(400);
+      expect(translated?.details).toEqual({ name: 'ValidationError', message: expect.stringMatching(/NUL/) });
+    }
+  });
+
+  it('when Postgres reports a unique violation, then 409 UniqueIdViolation with its detail', () => {
+    const error = Object.assign(new Error('duplicate key'), {
+      code: '23505',
+      detail: 'Key (id)=(x) exists.',
+    });
+    expect(details(translateError(error))).toEqual({
+      status: 409,
+      details: { name: 'UniqueIdViolation', message: 'Key (id)=(x) exists.' },
+    });
+  });
+});

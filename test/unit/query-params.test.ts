@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { AppError } from '../../src/domain/errors';
+import { parseOrThrow } from '../../src/domain/validation';
+import { documentIdParam, idListParam, idParam } from '../../src/http/query-params';
+
+const detailsOf = (schema: z.ZodType, input: unknown): Record<string, unknown> => {
+  try {
+    parseOrThrow(z.object({ id: schema }), { id: input });
+  } catch (error) {
+    if (error instanceof AppError) return error.details;
+  }
+  throw new Error('expected the input to be refused');
+};
+
+const LARGEST = '9007199254740991';
+const TOO_BIG = `must be at most ${LARGEST}, the largest id this API can read exactly`;
+
+describe('id parameters', () => {
+  it('when an id is at most Number.MAX_SAFE_INTEGER, then it is read exactly', () => {
+    expect(parseOrThrow(idParam, LARGEST)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseOrThrow(idParam, '0')).toBe(0);
+    expect(parseOrThrow(documentIdParam, '9007199254740990')).toBe(9007199254740990);
+    expect(parseOrThrow(idListParam(10), `1,${LARGEST}`)).toEqual([1, Number.MAX_SAFE_INTEGER]);
+  });
+
+  it('when an id is beyond it, then 400 saying the largest exact id, whatever its length', () => {
+    for (const value of ['9007199254740992', '9999999999999999', '10000000000000000', '9'.repeat(400)]) {
+      expect(detailsOf(idParam, value)).toEqual({ name: 'ValidationError', id: TOO_BIG });
+      expect(detailsOf(documentIdParam, value)).toEqual({ name: 'ValidationError', id: TOO_BIG });
+    }
+    expect(detailsOf(idListParam(10), '1,9007199254740992')).toEqual({
+      name: 'ValidationError',
+      id: `each id ${TOO_BIG}`,
+    });
+  });
+
+  it('when an id is not a plain integer, then the message says what an id is', () => {
+    for (const value of ['abc', '-1', '1.5', '1e3', '']) {
+      expect(detailsOf(idParam, value)).toEqual({
+        name: 'ValidationError',
+        id: 'must be a non-negative integer id',
+      });
+    }
+    for (const value of ['0', '01', 'x']) {
+      expect(detailsOf(documentIdParam, value)).toEqual({
+        name: 'ValidationError',
+        id: 'must be a positive integer',
+      });
+    }
+    expect(detailsOf(idListParam(10), '1,a')).toEqual({
+      name: 'ValidationError',
+      id: 'must be a document id or a comma separated list of document ids',
+    });
+    expect(detailsOf(idListParam(2), '1,2,3')).toEqual({
+      name: 'ValidationError',
+      id: 'must list at most 2 ids',
+    });
+  });
+});
