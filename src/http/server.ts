@@ -6,11 +6,11 @@ import { errorEnvelope, errorNameOf } from './middleware/errors';
 
 /**
  * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app
- * start it, so both answer what never reaches Express (see answerClientError) the same way.
+ * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way.
  */
 export function listen(app: Express, port: number, host: string): Promise<Server> {
   const server = createServer(app);
-  server.on('clientError', answerClientError);
+  server.on('clientError', clientErrorAnswerer());
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -22,8 +22,6 @@ export function listen(app: Express, port: number, host: string): Promise<Server
 
 /** How long a client that sent a request Node could not parse gets to read the answer before the socket goes. */
 const LINGER_MS = 1000;
-
-const answered = new WeakSet<Duplex>();
 
 function clientErrorOf(code: string | undefined, message: string): AppError {
   const status =
@@ -44,28 +42,32 @@ function clientErrorOf(code: string | undefined, message: string): AppError {
 }
 
 /**
+ * The server's `clientError` handler, with the sockets it has answered (its own: nothing is kept per module).
  * A request Node's parser refuses (headers over the limit, a malformed request line or header, a timeout)
  * never reaches Express; without this Node answers a bare `431` or `400` with no body. This answers the
  * spec's envelope instead, as Node would have: only when nothing of another response went out on the socket.
  * Node may report the same socket again as more of the bad request arrives; it is answered once, and closed
  * after a moment so the client can read the answer first.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (answered.has(socket)) return;
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  answered.add(socket);
-  const appError = clientErrorOf(error.code, error.message);
-  const body = JSON.stringify(errorEnvelope(appError));
-  socket.end(
-    `HTTP/1.1 ${appError.status} ${appError.reason}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-  );
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+function clientErrorAnswerer(): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  const answered = new WeakSet<Duplex>();
+  return (error, socket) => {
+    if (answered.has(socket)) return;
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    answered.add(socket);
+    const appError = clientErrorOf(error.code, error.message);
+    const body = JSON.stringify(errorEnvelope(appError));
+    socket.end(
+      `HTTP/1.1 ${appError.status} ${appError.reason}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
 }
