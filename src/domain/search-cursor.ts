@@ -10,8 +10,9 @@ import { invalid, valid, type Checked } from './validation';
  * server issued: a hand-made one, or one of another server, is refused before its JSON is even parsed.
  *
  * Checked in two steps, each where what it needs is known. The edge (the route's query schema) opens the
- * cursor: MAC, shape, and the sort it was issued for against the sort the request names (`decode`). The read
- * checks its values against the sort in use (`checkCursorValues`): count and kind of each, because only the
+ * cursor: MAC, shape, the sort it was issued for against the sort the request names, and values that are
+ * scalars search_after could take (`decode`). The read checks them against the sort in use
+ * (`checkCursorValues`): count and kind of each, because only the
  * project's indexed metadata says what kind a metadata sort field has (one indexed as integer today may be a
  * keyword tomorrow), and anything search_after cannot take would come back from Elasticsearch as a 400 of its
  * own. Problems are reported at the root path: keyed `after` in the 400.
@@ -35,7 +36,7 @@ export interface CursorCodec {
    * The values of a cursor this server issued under the sort with `sortSignature`, not yet checked against the
    * sort's value kinds (see checkCursorValues).
    */
-  decode(raw: string, sortSignature: string): Checked<unknown[]>;
+  decode(raw: string, sortSignature: string): Checked<estypes.FieldValue[]>;
 }
 
 /** The sort's normalised fields joined by ',' → the short hash a cursor carries. */
@@ -45,6 +46,11 @@ function hashSignature(sortSignature: string): string {
 
 const problem = (message: string) => invalid([{ path: [], message }]);
 const INVALID = 'invalid cursor: pass the cursor of a previous response';
+const UNFIT = 'invalid cursor: its values do not fit the sort; start again without after';
+
+function isFieldValue(value: unknown): value is estypes.FieldValue {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
 
 /** Cursors signed and checked with `key` (see config: derived from CURSOR_SECRET or JWT_SECRET). */
 export function cursorCodec(key: Uint8Array): CursorCodec {
@@ -83,6 +89,8 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
       if (payload.s !== hashSignature(sortSignature)) {
         return problem('invalid cursor: it was issued for a different sort; start again without after');
       }
+      // An array or object is never a sort value, whatever the sort.
+      if (!payload.a.every(isFieldValue)) return problem(UNFIT);
       return valid(payload.a);
     },
   };
@@ -106,11 +114,11 @@ function fitsKind(value: unknown, kind: SortValueKind): boolean {
 
 /** A decoded cursor's values against the value kinds of the sort in use (ParsedSort.valueKinds). */
 export function checkCursorValues(
-  values: readonly unknown[],
+  values: readonly estypes.FieldValue[],
   kinds: readonly SortValueKind[],
 ): Checked<estypes.FieldValue[]> {
   if (values.length !== kinds.length || !values.every((value, i) => fitsKind(value, kinds[i]!))) {
-    return problem('invalid cursor: its values do not fit the sort; start again without after');
+    return problem(UNFIT);
   }
-  return valid(values as estypes.FieldValue[]);
+  return valid([...values]);
 }

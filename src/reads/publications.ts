@@ -95,8 +95,8 @@ export interface PublicationSearchRead {
   fields: readonly ViewField[];
   limit: number;
   offset: number;
-  /** The cursor's values: its signature and its sort checked at the edge, its values not yet (see below). */
-  after?: readonly unknown[] | undefined;
+  /** The cursor's values: its signature, its sort and their shape checked at the edge, their kinds not yet. */
+  after?: readonly estypes.FieldValue[] | undefined;
   withTotal: boolean;
   conditions: ConditionRequest | null;
 }

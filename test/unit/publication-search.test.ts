@@ -65,6 +65,14 @@ describe('the search query schema (the edge)', () => {
     });
   });
 
+  it('when a signed cursor under the sort asked for holds a value no sort has (an object), then the edge refuses it', () => {
+    const cursor = cursors.encode([{ gt: 1 } as never, 2], 'documentId');
+    expect(validationDetails(() => atTheEdge({ sort: 'documentId', after: cursor }))).toEqual({
+      name: 'ValidationError',
+      after: 'invalid cursor: its values do not fit the sort; start again without after',
+    });
+  });
+
   it("when a cursor was issued under the sort asked for, then the query carries the cursor's values", () => {
     const cursor = cursors.encode(['red', 12], 'metadata.flag,documentId');
     expect(atTheEdge({ sort: 'metadata.flag', after: cursor }).after).toEqual(['red', 12]);
