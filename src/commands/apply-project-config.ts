@@ -6,7 +6,7 @@ import { designQueries } from '../db/queries/designs';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { diffJson, escapePointerToken, type JsonPatch } from '../domain/json-diff';
-import { ProjectConfigSchema, type ProjectConfig } from '../domain/project-config';
+import { NewProjectConfigSchema, type ProjectConfig } from '../domain/project-config';
 import { readableIssueMessage } from '../domain/validation';
 
 export interface SchemaError {
@@ -52,7 +52,7 @@ export async function applyProjectConfig(
   projectId: number,
   input: { plan: boolean; projectConfig: unknown },
 ): Promise<ApplyProjectConfigResult> {
-  const parsed = ProjectConfigSchema.safeParse(input.projectConfig, { error: readableIssueMessage });
+  const parsed = NewProjectConfigSchema.safeParse(input.projectConfig, { error: readableIssueMessage });
   if (!parsed.success) throw invalidConfig(schemaErrorsOf(parsed.error.issues));
   const next = parsed.data;
 

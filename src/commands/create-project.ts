@@ -4,7 +4,7 @@ import { channelQueries } from '../db/queries/channels';
 import { designQueries } from '../db/queries/designs';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
-import { ProjectConfigSchema } from '../domain/project-config';
+import { NewProjectConfigSchema } from '../domain/project-config';
 import type { Design } from '../domain/design';
 import { zodIssuesToPaths } from '../domain/validation';
 
@@ -17,7 +17,7 @@ export interface CreateProjectInput {
 
 /** Creates a project with its default channel `web`, categories and designs, in one transaction. */
 export async function createProject(pool: Pool, input: CreateProjectInput) {
-  const parsed = ProjectConfigSchema.safeParse(input.config);
+  const parsed = NewProjectConfigSchema.safeParse(input.config);
   if (!parsed.success) throw AppError.validation(zodIssuesToPaths(parsed.error.issues, 'projectConfig'));
   const config = parsed.data;
   return withTransaction(pool, async (tx) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { categoryTreeIssues } from './categories';
 import type { ConditionDefaults } from './component-conditions';
 
 /**
@@ -37,7 +38,7 @@ function isIndexable(type: string): type is keyof typeof INDEX_TYPE_OF {
   return Object.hasOwn(INDEX_TYPE_OF, type);
 }
 
-const Handle = z
+export const Handle = z
   .string()
   .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,62}$/, 'must start with a letter; letters, digits, - and _');
 
@@ -172,6 +173,17 @@ export const ProjectConfigSchema = z
       });
     }
   });
+
+/**
+ * What creating a project and applying a config accept: ProjectConfigSchema, and a category tree that
+ * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents). Stored configs are read
+ * with ProjectConfigSchema alone, so one stored before this rule still loads.
+ */
+export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, ctx) => {
+  for (const issue of categoryTreeIssues(config.categories)) {
+    ctx.addIssue({ code: 'custom', path: ['categories', ...issue.path], message: issue.message });
+  }
+});
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 export type ContentTypeConfig = z.infer<typeof ContentTypeSchema>;

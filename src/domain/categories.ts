@@ -1,0 +1,70 @@
+import { AppError } from './errors';
+import type { Issue } from './validation';
+
+/** api-spec §4.2 and §8: inheritMetadata walks at most this many parents. */
+export const MAX_CATEGORY_DEPTH = 20;
+
+/** A category as the tree knows it: its id and the id of its parent, if any. */
+export interface CategoryNode {
+  id: string;
+  parentId?: string | undefined;
+}
+
+/**
+ * Problems of a category tree that a read could not walk: a parent chain that comes back to the category (a
+ * cycle), or one longer than MAX_CATEGORY_DEPTH parents. Each is reported on the `parentId` of the category it
+ * concerns (`[index, 'parentId']`); a category that only leads into someone else's cycle is not reported again.
+ * Unknown parents end the walk (the config schema reports those).
+ */
+export function categoryTreeIssues(categories: readonly CategoryNode[]): Issue[] {
+  const parentOf = new Map(categories.map((category) => [category.id, category.parentId]));
+  const issues: Issue[] = [];
+  categories.forEach((category, index) => {
+    const chain = [category.id];
+    let parent = category.parentId;
+    while (parent !== undefined && parentOf.has(parent)) {
+      if (parent === category.id) {
+        issues.push({
+          path: [index, 'parentId'],
+          message: `makes a cycle: ${[...chain, parent].map((id) => `'${id}'`).join(' → ')}`,
+        });
+        return;
+      }
+      if (chain.includes(parent)) return;
+      chain.push(parent);
+      if (chain.length - 1 > MAX_CATEGORY_DEPTH) {
+        issues.push({
+          path: [index, 'parentId'],
+          message: `gives '${category.id}' more than ${MAX_CATEGORY_DEPTH} parents; metadata inheritance goes at most ${MAX_CATEGORY_DEPTH} levels deep`,
+        });
+        return;
+      }
+      parent = parentOf.get(parent);
+    }
+  });
+  return issues;
+}
+
+/**
+ * The category's metadata with its parents' filled in where it has none (api-spec §4.2): `chain` is the
+ * category, then its parent, grandparent and so on; a property is never overwritten, so the nearest value
+ * wins. A chain of more than MAX_CATEGORY_DEPTH parents is the documented 500. A config that would make one
+ * (or a cycle) is refused when it is created or applied (categoryTreeIssues), so only a config stored before
+ * that rule could get here.
+ */
+export function inheritedMetadata(
+  chain: readonly { id: string; metadata: Record<string, unknown> }[],
+): Record<string, unknown> {
+  if (chain.length - 1 > MAX_CATEGORY_DEPTH) {
+    throw new AppError(500, {
+      name: 'ConfigurationError',
+      message: `Category '${chain[0]?.id ?? ''}' has more than ${MAX_CATEGORY_DEPTH} parents; metadata inheritance goes at most ${MAX_CATEGORY_DEPTH} levels deep`,
+    });
+  }
+  // A Map, then fromEntries: a stored `__proto__` key stays a key instead of becoming the prototype.
+  const merged = new Map<string, unknown>();
+  for (const { metadata } of chain) {
+    for (const [key, value] of Object.entries(metadata)) if (!merged.has(key)) merged.set(key, value);
+  }
+  return Object.fromEntries(merged);
+}
