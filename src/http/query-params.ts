@@ -15,6 +15,9 @@ import { under, valid, type Checked } from '../domain/validation';
 export const VIEW_FIELDS = ['systemdata', 'metadata', 'content', 'references'] as const;
 export const DOCUMENT_TYPES = ['article', 'page', 'data-record'] as const;
 
+/** The query of a route that takes no parameters: any parameter sent is a 400 naming it. */
+export const noQueryParams = z.strictObject({});
+
 export const queryBoolean = z
   .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
   .transform((v) => v === 'true');

@@ -3,6 +3,7 @@ import type { Pool } from '../db/pool';
 import type { CursorCodec } from '../domain/search-cursor';
 import type { SearchClient } from '../search/client';
 import type { PublicationsIndex } from '../search/index-names';
+import { categoryReads } from './categories';
 import { designReads } from './designs';
 import { documentReads } from './documents';
 import { healthReads } from './health';
@@ -25,6 +26,7 @@ export function createReads(deps: {
   searchReadOptions: TransportRequestOptions;
 }) {
   return {
+    categories: categoryReads(deps.pool),
     designs: designReads(deps.pool),
     documents: documentReads(deps.pool),
     health: healthReads({ db: deps.pool, search: deps.search }),

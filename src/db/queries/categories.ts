@@ -1,5 +1,16 @@
+import { MAX_CATEGORY_DEPTH } from '../../domain/categories';
 import type { ProjectConfig } from '../../domain/project-config';
 import type { Queryable } from '../pool';
+
+export interface CategoryRow {
+  id: string;
+  label: string;
+  path: string;
+  parentId: string | null;
+  metadata: Record<string, unknown>;
+}
+
+const COLUMNS = `c.id, c.label, c.path, c.parent_id AS "parentId", c.metadata`;
 
 /** The one writer of `categories`, whose source is the project config. */
 export function categoryQueries(db: Queryable) {
@@ -22,6 +33,34 @@ export function categoryQueries(db: Queryable) {
           ],
         );
       }
+    },
+
+    /** The project's categories in the order of its config. */
+    async list(projectId: number): Promise<CategoryRow[]> {
+      const result = await db.query<CategoryRow>(
+        `SELECT ${COLUMNS} FROM categories c WHERE c.project_id = $1 ORDER BY c.position, c.id`,
+        [projectId],
+      );
+      return result.rows;
+    },
+
+    /**
+     * The category and its ancestors, nearest first; empty when the project has no such category. The walk
+     * stops one parent past MAX_CATEGORY_DEPTH, so a caller sees that the chain is too deep (and a cycle,
+     * which no applied config can hold, ends there too).
+     */
+    async findWithAncestors(projectId: number, categoryId: string): Promise<CategoryRow[]> {
+      const result = await db.query<CategoryRow>(
+        `WITH RECURSIVE chain AS (
+           SELECT ${COLUMNS}, 0 AS depth FROM categories c WHERE c.project_id = $1 AND c.id = $2
+           UNION ALL
+           SELECT ${COLUMNS}, chain.depth + 1 FROM categories c
+           JOIN chain ON c.project_id = $1 AND c.id = chain."parentId"
+           WHERE chain.depth < $3)
+         SELECT id, label, path, "parentId", metadata FROM chain ORDER BY depth`,
+        [projectId, categoryId, MAX_CATEGORY_DEPTH + 1],
+      );
+      return result.rows;
     },
   };
 }

@@ -12,6 +12,7 @@ import { latestPublicationsRoutes } from './documents/latest-publications.routes
 import { publicationsRoutes } from './publications/publications.routes';
 import { publicationEventsRoutes } from './publication-events/publication-events.routes';
 import { projectConfigRoutes } from './project-config/project-config.routes';
+import { categoryRoutes } from './categories/categories.routes';
 
 /**
  * Every resource of `/api/{version}`, one folder each. A route that exists only in some versions says so
@@ -31,4 +32,5 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   designRoutes(router, deps);
   importRoutes(router, deps);
   latestPublicationRoutes(router, deps);
+  categoryRoutes(router, deps);
 }

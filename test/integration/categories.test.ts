@@ -1,0 +1,189 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { buildProjectConfig, createTestProject, READ, tokenFor } from '../helpers/factories';
+import { apiClient, envelope } from '../helpers/http';
+
+const CATEGORIES = [
+  {
+    id: 'news',
+    label: 'News',
+    path: '/news',
+    metadata: { color: 'blue', icon: 'paper', footer: 'News desk' },
+  },
+  { id: 'politics', label: 'Politics', path: '/news/politics', parentId: 'news', metadata: { color: 'red' } },
+  { id: 'local', label: 'Local politics', path: '/news/politics/local', parentId: 'politics', metadata: {} },
+  { id: 'sport', label: 'Sport', path: '/sport' },
+];
+
+describe('categories', () => {
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    ({ projectId } = await createTestProject(app.ctx, { config: { categories: CATEGORIES } }));
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token);
+  });
+  afterAll(() => app.close());
+
+  it('when no token is sent, then 401; without public-api:read, then 403', async () => {
+    for (const path of ['categories', 'categories/news']) {
+      expect((await apiClient(app.url).get(path)).body).toEqual(
+        envelope(401, 'Unauthorized', { access_token: 'The access token is missing.' }),
+      );
+      const { token } = await tokenFor(app.ctx, projectId, ['public-api:write', 'public-api:config:read']);
+      const forbidden = await apiClient(app.url, token).get(path);
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error_details).toEqual({
+        access_token: 'The request requires higher privileges',
+      });
+    }
+  });
+
+  it('when a parameter is invalid or unknown, then 400 naming it', async () => {
+    const single = await api.get('categories/news?inheritMetadata=yes&nope=1');
+    expect(single.status).toBe(400);
+    expect(single.body).toEqual(
+      envelope(400, 'Bad Request', {
+        name: 'ValidationError',
+        inheritMetadata: "must be 'true' or 'false'",
+        nope: 'is not allowed',
+      }),
+    );
+    const list = await api.get('categories?parent=news');
+    expect(list.status).toBe(400);
+    expect(list.body.error_details).toEqual({ name: 'ValidationError', parent: 'is not allowed' });
+  });
+
+  it('when listing up to 2025-11, then a bare array in config order, with parent where there is one', async () => {
+    const expected = [
+      { id: 'news', label: 'News', path: '/news' },
+      { id: 'politics', label: 'Politics', path: '/news/politics', parent: 'news' },
+      { id: 'local', label: 'Local politics', path: '/news/politics/local', parent: 'politics' },
+      { id: 'sport', label: 'Sport', path: '/sport' },
+    ];
+    for (const version of ['v1', 'beta', '2025-03', '2025-11']) {
+      const response = await api.withVersion(version).get('categories');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual(expected);
+    }
+    for (const version of ['2026-01', '2026-03']) {
+      expect((await api.withVersion(version).get('categories')).body).toEqual({ results: expected });
+    }
+  });
+
+  it('when reading one category, then its own metadata; inheritMetadata=true fills in every parent, nearest first, never overwriting', async () => {
+    expect((await api.get('categories/local')).body).toEqual({
+      id: 'local',
+      label: 'Local politics',
+      path: '/news/politics/local',
+      metadata: {},
+    });
+    expect((await api.get('categories/local?inheritMetadata=false')).body.metadata).toEqual({});
+    const inherited = await api.get('categories/local?inheritMetadata=true');
+    expect(inherited.status).toBe(200);
+    expect(inherited.body).toEqual({
+      id: 'local',
+      label: 'Local politics',
+      path: '/news/politics/local',
+      metadata: { color: 'red', icon: 'paper', footer: 'News desk' },
+    });
+    expect((await api.get('categories/politics?inheritMetadata=true')).body.metadata).toEqual({
+      color: 'red',
+      icon: 'paper',
+      footer: 'News desk',
+    });
+    expect((await api.get('categories/sport?inheritMetadata=true')).body.metadata).toEqual({});
+  });
+
+  it('when the category is unknown, then 404 naming it', async () => {
+    const response = await api.get('categories/weather');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual(
+      envelope(404, 'Not Found', { name: 'NotFound', message: "Category 'weather' not found" }),
+    );
+    expect((await api.get(`categories/${encodeURIComponent('constructor')}`)).status).toBe(404);
+  });
+
+  it("when another project's token asks for a category only this project has, then 404", async () => {
+    const other = await createTestProject(app.ctx, { config: { categories: [] } });
+    const otherApi = apiClient(app.url, (await tokenFor(app.ctx, other.projectId, READ)).token);
+    expect((await otherApi.get('categories/politics')).status).toBe(404);
+    expect((await otherApi.get('categories')).body).toEqual({ results: [] });
+  });
+
+  it('when the project uses a static channel configuration, then 400 explaining that a configurable channel is required', async () => {
+    const { projectId: staticId, handle } = await createTestProject(app.ctx, {
+      config: {
+        categories: CATEGORIES,
+        settings: { ...buildProjectConfig().settings, channelMode: 'static' },
+      },
+    });
+    const staticApi = apiClient(app.url, (await tokenFor(app.ctx, staticId, READ)).token);
+    for (const path of ['categories', 'categories/news?inheritMetadata=true']) {
+      const response = await staticApi.get(path);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', {
+          name: 'ConfigurationError',
+          message:
+            `Project ${handle} uses a static channel configuration; categories need a configurable channel ` +
+            "(settings.channelMode 'configurable' in the project config)",
+        }),
+      );
+    }
+  });
+
+  it('when a config whose categories form a cycle or a chain deeper than 20 is applied, then schemaErrors and nothing changes', async () => {
+    const own = await createTestProject(app.ctx, { config: { categories: CATEGORIES } });
+    const configApi = apiClient(app.url, (await tokenFor(app.ctx, own.projectId)).token);
+    const current = (await configApi.get('projectConfig')).body;
+    const cyclic = structuredClone(current);
+    cyclic.categories[0].parentId = 'local';
+    const response = await configApi.post('projectConfig', { plan: false, projectConfig: cyclic });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toMatchObject({
+      message: 'The project config is invalid',
+      ok: false,
+    });
+    expect(response.body.error_details.schemaErrors).toEqual([
+      { pointer: '/categories/0/parentId', message: "makes a cycle: 'news' → 'local' → 'politics' → 'news'" },
+      {
+        pointer: '/categories/1/parentId',
+        message: "makes a cycle: 'politics' → 'news' → 'local' → 'politics'",
+      },
+      {
+        pointer: '/categories/2/parentId',
+        message: "makes a cycle: 'local' → 'politics' → 'news' → 'local'",
+      },
+    ]);
+
+    const deep = structuredClone(current);
+    deep.categories = Array.from({ length: 22 }, (_, index) => ({
+      id: `level-${index}`,
+      label: `Level ${index}`,
+      path: `/level-${index}`,
+      ...(index > 0 ? { parentId: `level-${index - 1}` } : {}),
+    }));
+    const tooDeep = await configApi.post('projectConfig', { plan: true, projectConfig: deep });
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error_details.schemaErrors).toEqual([
+      {
+        pointer: '/categories/21/parentId',
+        message: "gives 'level-21' more than 20 parents; metadata inheritance goes at most 20 levels deep",
+      },
+    ]);
+    expect((await configApi.get('projectConfig')).body).toEqual(current);
+    expect((await configApi.get('categories')).body.results.map((c: { id: string }) => c.id)).toEqual(
+      CATEGORIES.map((c) => c.id),
+    );
+    // Twenty parents are still fine, and inheritance reaches the root.
+    deep.categories.pop();
+    deep.categories[0].metadata = { root: true };
+    const applied = await configApi.post('projectConfig', { plan: false, projectConfig: deep });
+    expect(applied.status).toBe(200);
+    expect((await configApi.get('categories/level-20?inheritMetadata=true')).body.metadata).toEqual({
+      root: true,
+    });
+  });
+});
