@@ -46,6 +46,72 @@ describe('projectConfig', () => {
     expect(response.body.error_details).toMatchObject({ plan: 'must be a boolean', extra: 'is not allowed' });
   });
 
+  it('when the config comes under channelConfig, the key existing clients send, then the same plan and apply answers', async () => {
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    changed.settings.label = 'Sent as channelConfig';
+    const planned = await api.post('projectConfig', { plan: true, channelConfig: changed });
+    expect(planned.status).toBe(200);
+    expect(planned.body).toEqual({
+      ok: true,
+      plan: true,
+      revisionNumber: 1,
+      patches: [
+        {
+          action: 'update',
+          pointer: '/settings/label',
+          value: 'Sent as channelConfig',
+          valueBefore: 'Test project',
+        },
+      ],
+    });
+    expect(planned.body).toEqual(
+      (await api.post('projectConfig', { plan: true, projectConfig: changed })).body,
+    );
+    const applied = await api.post('projectConfig', { channelConfig: changed });
+    expect(applied.status).toBe(200);
+    expect(applied.body).toEqual({ ...planned.body, plan: false, revisionNumber: 2 });
+    expect((await api.get('projectConfig')).body.settings.label).toBe('Sent as channelConfig');
+
+    const broken = structuredClone(current);
+    broken.contentTypes[0].handle = '1 bad';
+    const refused = await api.post('projectConfig', { plan: true, channelConfig: broken });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error_details.schemaErrors).toEqual([
+      { pointer: '/contentTypes/0/handle', message: 'must start with a letter; letters, digits, - and _' },
+    ]);
+  });
+
+  it('when both keys or neither are sent, or the config is not an object, then 400 naming the key', async () => {
+    const { api, current } = await setup();
+    const both = await api.post('projectConfig', {
+      plan: true,
+      channelConfig: current,
+      projectConfig: current,
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.error_details).toEqual({
+      name: 'ValidationError',
+      projectConfig: 'cannot be sent together with channelConfig: both name the config, send one of them',
+    });
+    const neither = await api.post('projectConfig', { plan: true });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error_details).toEqual({
+      name: 'ValidationError',
+      channelConfig: 'is required (the config; projectConfig is accepted as well)',
+    });
+    const notObject = await api.post('projectConfig', { channelConfig: [current] });
+    expect(notObject.body.error_details).toEqual({
+      name: 'ValidationError',
+      channelConfig: 'must be an object',
+    });
+    expect((await api.get('projectConfig?revision=1')).body.error_details).toEqual({
+      name: 'ValidationError',
+      revision: 'is not allowed',
+    });
+    expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
+  });
+
   it('when reading the config, then it is the stored config with $baseRevision 1', async () => {
     const { project, current } = await setup();
     expect(current.$baseRevision).toBe(1);

@@ -205,6 +205,7 @@ const BODY_KEYS = [
   ...['commands', 'operation', 'propertyName', 'value', 'oldValue', 'componentId', 'directiveName'],
   ...['conditionName', 'version', 'preconditions', 'type', 'preserveUpdatedAt', 'systemName', 'documents'],
   ...['id', 'contentType', 'metadata', 'content', 'flags', 'publishControl', 'documentId', 'projectConfig'],
+  'channelConfig',
   ...['plan', 'settings', 'handle', 'publicationId', 'deliveryHandle', 'status', 'message', 'userChoices'],
   ...PROTOTYPE_NAMES,
 ];
@@ -311,10 +312,19 @@ const importBody = fc
   })
   .map(toJson);
 
+/** Under either key the config routes accept (channelConfig is what existing clients send), now and then both. */
+const planFlag = often(fc.constant(true), 3, jsonish);
 const configBody = fc
-  .record(
-    { plan: often(fc.constant(true), 3, jsonish), projectConfig: jsonish },
-    { requiredKeys: ['projectConfig'] },
+  .oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({ plan: planFlag, projectConfig: jsonish }, { requiredKeys: ['projectConfig'] }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({ plan: planFlag, channelConfig: jsonish }, { requiredKeys: ['channelConfig'] }),
+    },
+    { weight: 1, arbitrary: fc.record({ plan: planFlag, projectConfig: jsonish, channelConfig: jsonish }) },
   )
   .map(toJson);
 
@@ -343,7 +353,7 @@ function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
       ? importBody
       : route.path.endsWith('/addDeliveryStatus')
         ? deliveryBody
-        : route.path.endsWith('/projectConfig')
+        : route.path.endsWith('/projectConfig') || route.path.endsWith('/channelConfig')
           ? configBody
           : fc.constant(undefined);
   return fc.oneof(
@@ -496,19 +506,32 @@ describe('every route, fuzzed', () => {
     const bodyRoutes = routes.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
     expect(bodyRoutes.length).toBeGreaterThan(0);
     for (const route of bodyRoutes) {
-      const request: FuzzRequest = {
-        method: route.method,
-        path: route.path
-          .replace(':apiVersion', '2026-03')
-          .replace(/:(\w+)/g, (_all, name: string) => (name === 'documentId' ? valid.documentId : 'x')),
-        headers: { authorization: `Bearer ${valid.tokens.get('every scope')}`, 'content-type': 'text/plain' },
-        body: Buffer.from('{}'),
-      };
-      const answer = await send(request);
-      checkAnswer(request, answer);
-      expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({
+      // The newest version the route exists in: before it, every other version answers the unknown-route 404.
+      let answered: { version: string; status: number } | undefined;
+      for (const version of [...ALL_VERSION_LABELS].reverse()) {
+        const request: FuzzRequest = {
+          method: route.method,
+          path: route.path
+            .replace(':apiVersion', version)
+            .replace(/:(\w+)/g, (_all, name: string) => (name === 'documentId' ? valid.documentId : 'x')),
+          headers: {
+            authorization: `Bearer ${valid.tokens.get('every scope')}`,
+            'content-type': 'text/plain',
+          },
+          body: Buffer.from('{}'),
+        };
+        const answer = await send(request);
+        checkAnswer(request, answer);
+        const details = (JSON.parse(answer.text) as { error_details?: object }).error_details ?? {};
+        const unknownRoute = answer.status === 404 && 'url' in details;
+        if (!unknownRoute) {
+          answered = { version, status: answer.status };
+          break;
+        }
+      }
+      expect({ route: `${route.method} ${route.path}`, answered }).toEqual({
         route: `${route.method} ${route.path}`,
-        status: 415,
+        answered: { version: expect.any(String), status: 415 },
       });
     }
   });

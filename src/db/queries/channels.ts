@@ -1,6 +1,19 @@
 import type { ProjectConfig } from '../../domain/project-config';
 import type { Queryable } from '../pool';
 
+export interface ChannelRow {
+  id: number;
+  handle: string;
+  label: string;
+  designName: string | null;
+  designVersion: string | null;
+  contentTypes: string[];
+  isDefault: boolean;
+}
+
+const COLUMNS = `id, handle, label, design_name AS "designName", design_version AS "designVersion",
+  content_types AS "contentTypes", is_default AS "isDefault"`;
+
 /** The one writer of `channels`. */
 export function channelQueries(db: Queryable) {
   return {
@@ -50,6 +63,32 @@ export function channelQueries(db: Queryable) {
         [projectId, handle],
       );
       return result.rows[0]?.id;
+    },
+
+    async findByHandle(projectId: number, handle: string): Promise<ChannelRow | undefined> {
+      const result = await db.query<ChannelRow>(
+        `SELECT ${COLUMNS} FROM channels WHERE project_id = $1 AND handle = $2`,
+        [projectId, handle],
+      );
+      return result.rows[0];
+    },
+
+    /** The project's default channel (the one a project is created with, unless another is marked default). */
+    async findDefault(projectId: number): Promise<ChannelRow | undefined> {
+      const result = await db.query<ChannelRow>(
+        `SELECT ${COLUMNS} FROM channels WHERE project_id = $1 ORDER BY is_default DESC, id LIMIT 1`,
+        [projectId],
+      );
+      return result.rows[0];
+    },
+
+    /** The project's channels, the default first. */
+    async list(projectId: number): Promise<ChannelRow[]> {
+      const result = await db.query<ChannelRow>(
+        `SELECT ${COLUMNS} FROM channels WHERE project_id = $1 ORDER BY is_default DESC, id`,
+        [projectId],
+      );
+      return result.rows;
     },
   };
 }

@@ -13,6 +13,8 @@ import { publicationsRoutes } from './publications/publications.routes';
 import { publicationEventsRoutes } from './publication-events/publication-events.routes';
 import { projectConfigRoutes } from './project-config/project-config.routes';
 import { categoryRoutes } from './categories/categories.routes';
+import { channelRoutes } from './channels/channels.routes';
+import { projectRoutes } from './project/project.routes';
 
 /**
  * Every resource of `/api/{version}`, one folder each. A route that exists only in some versions says so
@@ -33,4 +35,6 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   importRoutes(router, deps);
   latestPublicationRoutes(router, deps);
   categoryRoutes(router, deps);
+  projectRoutes(router, deps);
+  channelRoutes(router, deps);
 }

@@ -1,0 +1,3 @@
+import { z } from 'zod';
+
+export const channelParams = z.object({ channelHandle: z.string().min(1) });
