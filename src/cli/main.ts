@@ -4,6 +4,7 @@ import { clientCommands } from './commands/clients';
 import { demoCommand } from './commands/demo';
 import { importCommand } from './commands/import';
 import { indexCommands } from './commands/index';
+import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
 
@@ -13,7 +14,9 @@ import { projectCommands } from './commands/projects';
  */
 const program = new Command()
   .name('broadsheet')
-  .description('Operate a Broadsheet installation: migrate, create projects and API tokens, import, index.')
+  .description(
+    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, index, menus.',
+  )
   .showHelpAfterError();
 
 migrateCommand(program);
@@ -22,6 +25,7 @@ clientCommands(program);
 importCommand(program);
 demoCommand(program);
 indexCommands(program);
+menuCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`broadsheet: ${error instanceof Error ? error.message : String(error)}`);

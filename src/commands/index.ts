@@ -5,6 +5,7 @@ import type { Boss } from '../jobs/boss';
 import { addDeliveryStatus, type AddDeliveryStatusInput } from './add-delivery-status';
 import { applyProjectConfig } from './apply-project-config';
 import { startImportJob } from './import-documents';
+import { loadMenu, type LoadMenuInput } from './load-menu';
 import { runDocumentCommands, type RunDocumentCommandsInput } from './run-document-commands';
 
 /**
@@ -16,6 +17,7 @@ export function createCommands(deps: { pool: Pool; boss: Boss }) {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),
     applyProjectConfig: (projectId: number, input: { plan: boolean; projectConfig: unknown }) =>
       applyProjectConfig(deps.pool, projectId, input),
+    loadMenu: (input: LoadMenuInput) => loadMenu(deps.pool, input),
     runDocumentCommands: (input: RunDocumentCommandsInput) =>
       runDocumentCommands(deps.pool, deps.boss, input),
     startImportJob: (projectId: number, version: ApiVersion, body: ImportRequest) =>

@@ -61,7 +61,7 @@ export function issuesToPaths(issues: readonly Issue[], prefix?: string): Record
 }
 
 /** Zod's issues as ours. An unknown field gets its own path, so the client sees `commands.0.foo: "is not allowed"`. */
-function fromZodIssues(issues: readonly z.core.$ZodIssue[]): Issue[] {
+export function fromZodIssues(issues: readonly z.core.$ZodIssue[]): Issue[] {
   return issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'is not allowed' }))

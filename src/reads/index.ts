@@ -8,6 +8,7 @@ import { designReads } from './designs';
 import { documentReads } from './documents';
 import { healthReads } from './health';
 import { importJobReads } from './import-jobs';
+import { menuReads } from './menus';
 import { projectReads } from './projects';
 import { publicationEventReads } from './publication-events';
 import { publicationReads } from './publications';
@@ -31,6 +32,7 @@ export function createReads(deps: {
     documents: documentReads(deps.pool),
     health: healthReads({ db: deps.pool, search: deps.search }),
     importJobs: importJobReads(deps.pool),
+    menus: menuReads(deps.pool),
     projects: projectReads(deps.pool),
     publicationEvents: publicationEventReads(deps.pool),
     publications: publicationReads(deps),

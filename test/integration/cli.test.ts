@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { buildProjectConfig, createTestProject, TEST_DESIGN } from '../helpers/factories';
+import { createPublishedDocument } from '../helpers/documents';
+import { buildProjectConfig, createTestProject, READ, TEST_DESIGN, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 import { nestedArrays } from '../helpers/json';
 
@@ -157,6 +158,67 @@ describe('broadsheet CLI', () => {
         ),
       });
       expect(await importedIds(projectId, 'proto')).toEqual([]);
+    });
+  });
+
+  describe('menu load', () => {
+    it('when an operator loads a menu file, then the API serves it to sites; a bad file is refused naming each path', async () => {
+      const { projectId, handle } = await createTestProject(app.ctx);
+      const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+        documentType: 'page',
+        contentType: 'page',
+      });
+      const menu = {
+        handle: 'main',
+        version: 4,
+        label: 'Main',
+        maxDepth: 1,
+        nodes: [
+          {
+            label: 'Home',
+            nodes: [{ label: 'Imprint', nodes: [], path: '/imprint', type: 'path' }],
+            documentId: String(documentId),
+            type: 'document',
+          },
+        ],
+      };
+      const file = path.join(dir, 'menu.json');
+      await writeFile(file, JSON.stringify(menu));
+      const { stdout, stderr } = await cli('menu', 'load', file, '--project', handle);
+      expect(stderr).toContain('menu main version 4 stored in channel web');
+      const stored = JSON.parse(stdout) as unknown;
+      const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token, 'v1');
+      const served = await api.get('menus?handle=main');
+      expect(served.body).toEqual([stored]);
+      expect(served.body[0].nodes[0]).toMatchObject({
+        id: '1',
+        type: 'document',
+        documentId: String(documentId),
+      });
+
+      const broken = path.join(dir, 'broken-menu.json');
+      await writeFile(
+        broken,
+        JSON.stringify({
+          ...menu,
+          nodes: [
+            { label: 'Gone', type: 'document', documentId: '999999999' },
+            { label: 'X', type: 'uri', uri: 'javascript:void(0)' },
+          ],
+        }),
+      );
+      await expect(cli('menu', 'load', broken, '--project', handle)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          '"nodes.1.uri": "must be an absolute http, https, mailto or tel URI"',
+        ),
+      });
+      await writeFile(broken, '{"handle": ');
+      await expect(cli('menu', 'load', broken, '--project', handle)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('broken-menu.json is not JSON'),
+      });
+      expect((await api.get('menus?handle=main')).body).toEqual([stored]);
     });
   });
 });

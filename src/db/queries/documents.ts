@@ -97,6 +97,15 @@ export function documentQueries(db: Queryable) {
       return result.rows[0];
     },
 
+    /** Which of these ids are documents of the project. */
+    async findExistingIds(projectId: number, ids: readonly number[]): Promise<number[]> {
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM documents WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
+        [projectId, ids],
+      );
+      return result.rows.map((row) => row.id);
+    },
+
     /** An imported document by (project, system name, external id), locked (supplement §10). */
     async findByExternalIdForUpdate(
       projectId: number,

@@ -15,6 +15,7 @@ import { projectConfigRoutes } from './project-config/project-config.routes';
 import { categoryRoutes } from './categories/categories.routes';
 import { channelRoutes } from './channels/channels.routes';
 import { projectRoutes } from './project/project.routes';
+import { menuRoutes } from './menus/menus.routes';
 
 /**
  * Every resource of `/api/{version}`, one folder each. A route that exists only in some versions says so
@@ -37,4 +38,5 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   categoryRoutes(router, deps);
   projectRoutes(router, deps);
   channelRoutes(router, deps);
+  menuRoutes(router, deps);
 }

@@ -1,0 +1,54 @@
+import { withTransaction, type Pool } from '../db/pool';
+import { channelQueries } from '../db/queries/channels';
+import { documentQueries } from '../db/queries/documents';
+import { menuQueries, type MenuRow } from '../db/queries/menus';
+import { AppError } from '../domain/errors';
+import { findBodyProblem } from '../domain/json-limits';
+import { checkMenu, menuDocumentNodes } from '../domain/menus';
+import { issuesToPaths, valueOrThrow } from '../domain/validation';
+
+export interface LoadMenuInput {
+  projectId: number;
+  /** The channel the menu belongs to; the project's default channel when absent. */
+  channelHandle?: string | undefined;
+  /** The menu as the file holds it (supplement §8). */
+  menu: unknown;
+}
+
+/**
+ * `broadsheet menu load`: checks a menu file (every problem at its path, e.g. `nodes.0.nodes.1.documentId`),
+ * checks that its document nodes name documents of the project, and stores it under its handle in the
+ * channel, replacing the menu of that handle, all in one transaction.
+ */
+export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRow & { channel: string }> {
+  // What the API's body walk refuses (depth, __proto__ keys, NUL), before validation copies the value.
+  const problem = findBodyProblem(input.menu);
+  if (problem) throw AppError.validation({ [problem.key]: problem.message });
+  const menu = valueOrThrow(checkMenu(input.menu));
+  return withTransaction(pool, async (tx) => {
+    const channels = channelQueries(tx);
+    const channel =
+      input.channelHandle === undefined
+        ? await channels.findDefault(input.projectId)
+        : await channels.findByHandle(input.projectId, input.channelHandle);
+    if (!channel) throw AppError.notFound(`Channel '${input.channelHandle ?? '(default)'}' not found`);
+
+    const documentNodes = menuDocumentNodes(menu);
+    const existing = new Set(
+      await documentQueries(tx).findExistingIds(
+        input.projectId,
+        documentNodes.map((node) => node.documentId),
+      ),
+    );
+    const missing = documentNodes
+      .filter((node) => !existing.has(node.documentId))
+      .map((node) => ({
+        path: [...node.path, 'documentId'],
+        message: `document ${node.documentId} does not exist in this project`,
+      }));
+    if (missing.length > 0) throw AppError.validation(issuesToPaths(missing));
+
+    const stored = await menuQueries(tx).upsert(input.projectId, channel.id, menu);
+    return { ...stored, channel: channel.handle };
+  });
+}

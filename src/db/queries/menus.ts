@@ -1,0 +1,59 @@
+import type { Menu, MenuNode } from '../../domain/menus';
+import type { Queryable } from '../pool';
+
+export interface MenuRow {
+  handle: string;
+  label: string;
+  version: number;
+  maxDepth: number;
+  nodes: MenuNode[];
+}
+
+const COLUMNS = `handle, label, version, max_depth AS "maxDepth", nodes`;
+
+/** The one writer of `menus`: per project and channel, by handle. */
+export function menuQueries(db: Queryable) {
+  return {
+    /**
+     * Stores the menu under its handle. The version: a new menu takes the file's (1 without one); storing it
+     * again takes the larger of the file's and the stored one plus one when anything changed (label, maxDepth,
+     * nodes), and the larger of the two when nothing did, so the version a site sees grows with every change.
+     */
+    async upsert(projectId: number, channelId: number, menu: Menu): Promise<MenuRow> {
+      const result = await db.query<MenuRow>(
+        `INSERT INTO menus AS m (project_id, channel_id, handle, label, version, max_depth, nodes)
+         VALUES ($1, $2, $3, $4, coalesce($5, 1), $6, $7)
+         ON CONFLICT (project_id, channel_id, handle) DO UPDATE SET
+           label = EXCLUDED.label,
+           max_depth = EXCLUDED.max_depth,
+           nodes = EXCLUDED.nodes,
+           version = CASE
+             WHEN (m.label, m.max_depth, m.nodes) IS DISTINCT FROM (EXCLUDED.label, EXCLUDED.max_depth, EXCLUDED.nodes)
+             THEN greatest(m.version + 1, coalesce($5, 0))
+             ELSE greatest(m.version, coalesce($5, 0)) END
+         RETURNING ${COLUMNS}`,
+        [
+          projectId,
+          channelId,
+          menu.handle,
+          menu.label,
+          menu.version ?? null,
+          menu.maxDepth,
+          JSON.stringify(menu.nodes),
+        ],
+      );
+      return result.rows[0]!;
+    },
+
+    /** The channel's menus by handle, or the one with `handle` (none when it has no such menu). */
+    async list(projectId: number, channelId: number, handle?: string): Promise<MenuRow[]> {
+      const result = await db.query<MenuRow>(
+        `SELECT ${COLUMNS} FROM menus
+         WHERE project_id = $1 AND channel_id = $2 AND ($3::text IS NULL OR handle = $3)
+         ORDER BY handle`,
+        [projectId, channelId, handle ?? null],
+      );
+      return result.rows;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { Handle } from './project-config';
+import { fromZodIssues, invalid, readableIssueMessage, valid, type Checked, type Issue } from './validation';
+
+/**
+ * Menus (supplement §8) in the shape sites send and expect: `{handle, label, version, maxDepth, nodes}`, each
+ * node `{id, label, type, uri | path | documentId, nodes}`. Operators load them from JSON files (the CLI's
+ * `menu load`); the API serves them as stored.
+ */
+
+/** The deepest a menu may nest: maxDepth counts levels below the top one (0 = a flat menu). */
+export const MAX_MENU_DEPTH = 10;
+
+export type MenuNode = { id: string; label: string; nodes: MenuNode[] } & (
+  { type: 'uri'; uri: string } | { type: 'path'; path: string } | { type: 'document'; documentId: string }
+);
+
+export interface Menu {
+  handle: string;
+  label: string;
+  /** From the file, when it has one; the stored version is decided when the menu is stored. */
+  version?: number | undefined;
+  maxDepth: number;
+  nodes: MenuNode[];
+}
+
+const MenuSchema = z.strictObject({
+  handle: Handle,
+  label: z.string().trim().min(1),
+  version: z.number().int().positive().max(2_147_483_647).optional(),
+  maxDepth: z.number().int().min(0).max(MAX_MENU_DEPTH),
+  nodes: z.array(z.unknown()),
+});
+
+const nodeFields = {
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:~-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . : ~ or -')
+    .optional(),
+  label: z.string().trim().min(1),
+  // Checked node by node by the walk below, so that each problem is reported at its own path.
+  nodes: z.array(z.unknown()).default([]),
+};
+
+/** Links a site may render as they are: no `javascript:` or `data:` URIs in a menu. */
+const LINK_PROTOCOLS = /^(https?|mailto|tel)$/;
+
+const DOCUMENT_ID = 'must be a document id, e.g. "322"';
+
+/** One node without its children: what its type requires, and nothing else. */
+const NodeSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    ...nodeFields,
+    type: z.literal('uri'),
+    uri: z.url({ protocol: LINK_PROTOCOLS, error: 'must be an absolute http, https, mailto or tel URI' }),
+  }),
+  z.strictObject({
+    ...nodeFields,
+    type: z.literal('path'),
+    path: z.string().regex(/^\/\S*$/, "must be a path starting with '/', without spaces"),
+  }),
+  z.strictObject({
+    ...nodeFields,
+    type: z.literal('document'),
+    // Sites send and expect a string ("322"); a number is accepted too. Ids stay exact up to 2^53 - 1.
+    documentId: z
+      .union([z.string().regex(/^[1-9]\d*$/, DOCUMENT_ID), z.number().int().positive()], {
+        error: DOCUMENT_ID,
+      })
+      .transform(String)
+      .refine((id) => Number.isSafeInteger(Number(id)), `must be at most ${Number.MAX_SAFE_INTEGER}`),
+  }),
+]);
+
+type ParsedNode = z.output<typeof NodeSchema>;
+
+/** The node with its children in the key order sites expect; `id` given or generated. */
+function nodeOf(parsed: ParsedNode, id: string, nodes: MenuNode[]): MenuNode {
+  const { label } = parsed;
+  switch (parsed.type) {
+    case 'uri':
+      return { id, label, type: 'uri', uri: parsed.uri, nodes };
+    case 'path':
+      return { id, label, type: 'path', path: parsed.path, nodes };
+    case 'document':
+      return { id, label, type: 'document', documentId: parsed.documentId, nodes };
+  }
+}
+
+/**
+ * Checks a menu as a file holds it and gives it back with every node's `id`: an `id` in the file is kept
+ * (unique within the menu); a node without one gets its position, 1-based indices joined by '.' (`2.1` is
+ * the first child of the second top node), made unique with a `~n` suffix should the file use that id for
+ * another node. A node nested below `maxDepth` (0 = top level only) is refused. Every problem is reported at
+ * its path (`nodes.0.nodes.1.documentId`).
+ */
+export function checkMenu(input: unknown): Checked<Menu> {
+  const top = MenuSchema.safeParse(input, { error: readableIssueMessage });
+  if (!top.success) return invalid(fromZodIssues(top.error.issues));
+  const { nodes: rawNodes, ...menu } = top.data;
+  const issues: Issue[] = [];
+  const explicitIds = new Map<string, string>();
+
+  // First the nodes themselves, so that every explicit id is known before any is generated.
+  interface Parsed {
+    node: ParsedNode;
+    position: string;
+    children: Parsed[];
+  }
+  const parse = (raw: unknown[], path: PropertyKey[], position: string, depth: number): Parsed[] =>
+    raw.flatMap((value, index) => {
+      const at = [...path, index];
+      const here = position === '' ? String(index + 1) : `${position}.${index + 1}`;
+      if (depth > menu.maxDepth) {
+        issues.push({
+          path: at,
+          message: `is at depth ${depth} (the top level is 0), deeper than maxDepth ${menu.maxDepth}`,
+        });
+        return [];
+      }
+      const parsed = NodeSchema.safeParse(value, { error: readableIssueMessage });
+      if (!parsed.success) {
+        issues.push(
+          ...fromZodIssues(parsed.error.issues).map((issue) => ({ ...issue, path: [...at, ...issue.path] })),
+        );
+        return [];
+      }
+      const { id } = parsed.data;
+      if (id !== undefined) {
+        const first = explicitIds.get(id);
+        if (first === undefined) explicitIds.set(id, at.join('.'));
+        else issues.push({ path: [...at, 'id'], message: `'${id}' is already the id of ${first}` });
+      }
+      return [
+        {
+          node: parsed.data,
+          position: here,
+          children: parse(parsed.data.nodes, [...at, 'nodes'], here, depth + 1),
+        },
+      ];
+    });
+  const parsed = parse(rawNodes, ['nodes'], '', 0);
+  if (issues.length > 0) return invalid(issues);
+
+  const taken = new Set(explicitIds.keys());
+  const build = (items: Parsed[]): MenuNode[] =>
+    items.map(({ node, position, children }) => {
+      let id = node.id;
+      if (id === undefined) {
+        id = position;
+        for (let n = 2; taken.has(id); n += 1) id = `${position}~${n}`;
+        taken.add(id);
+      }
+      return nodeOf(node, id, build(children));
+    });
+  return valid({ ...menu, nodes: build(parsed) });
+}
+
+/** Every document node of a menu with its path (`nodes.0.nodes.1`), in the order they appear. */
+export function menuDocumentNodes(menu: Pick<Menu, 'nodes'>): { documentId: number; path: PropertyKey[] }[] {
+  const found: { documentId: number; path: PropertyKey[] }[] = [];
+  const walk = (nodes: MenuNode[], path: PropertyKey[]) =>
+    nodes.forEach((node, index) => {
+      const at = [...path, index];
+      if (node.type === 'document') found.push({ documentId: Number(node.documentId), path: at });
+      walk(node.nodes, [...at, 'nodes']);
+    });
+  walk(menu.nodes, ['nodes']);
+  return found;
+}

@@ -1,0 +1,154 @@
+import { checkMenu, menuDocumentNodes, type Menu } from '../../src/domain/menus';
+import { issuesToPaths } from '../../src/domain/validation';
+import { loadMenu } from '../helpers/fixtures';
+
+const menuOf = (nodes: unknown[], extra: Record<string, unknown> = {}) => ({
+  handle: 'main',
+  label: 'Main',
+  maxDepth: 1,
+  nodes,
+  ...extra,
+});
+
+function issuesOf(input: unknown) {
+  const checked = checkMenu(input);
+  if (checked.ok) throw new Error('expected the menu to be refused');
+  return issuesToPaths(checked.issues);
+}
+
+function menuFrom(input: unknown): Menu {
+  const checked = checkMenu(input);
+  if (!checked.ok) throw new Error(`expected the menu to pass: ${JSON.stringify(checked.issues)}`);
+  return checked.value;
+}
+
+describe('checkMenu', () => {
+  it('when the magazine main menu is checked, then it keeps its shape and every node gets its position as id', () => {
+    const file = loadMenu('main');
+    const menu = menuFrom(file);
+    expect(menu).toMatchObject({ handle: 'main', label: 'Main', version: 3, maxDepth: 1 });
+    expect(menu.nodes[0]).toEqual({
+      id: '1',
+      label: 'City',
+      type: 'document',
+      documentId: '302',
+      nodes: [
+        { id: '1.1', label: 'Night Ferries', type: 'document', documentId: '322', nodes: [] },
+        { id: '1.2', label: 'Council Meetings', type: 'path', path: '/city/council', nodes: [] },
+      ],
+    });
+    expect(menu.nodes.at(-1)).toEqual({
+      id: '8',
+      label: 'Subscribe',
+      type: 'uri',
+      uri: 'https://subscribe.livingtimes.example/',
+      nodes: [],
+    });
+    // Apart from the ids, what the file says is what is kept.
+    const withoutIds = (nodes: unknown): unknown =>
+      JSON.parse(JSON.stringify(nodes, (key, value: unknown) => (key === 'id' ? undefined : value)));
+    expect(withoutIds(menu.nodes)).toEqual(withoutIds(file.nodes));
+  });
+
+  it('when nodes carry ids, then they are kept, and a generated id steps around one the file already uses', () => {
+    const menu = menuFrom(
+      menuOf([
+        { id: 'home', label: 'Home', type: 'path', path: '/' },
+        { label: 'Second', type: 'path', path: '/second' },
+        { id: '2', label: 'Claims 2', type: 'path', path: '/two' },
+      ]),
+    );
+    expect(menu.nodes.map((node) => node.id)).toEqual(['home', '2~2', '2']);
+  });
+
+  it('when a document id is a number, then it is kept as the string sites expect', () => {
+    const menu = menuFrom(menuOf([{ label: 'Doc', type: 'document', documentId: 42, nodes: [] }]));
+    expect(menu.nodes[0]).toMatchObject({ documentId: '42' });
+  });
+
+  it('when the menu itself is malformed, then each problem is named by its key', () => {
+    expect(issuesOf({ handle: '1 bad', label: '', maxDepth: -1, nodes: {}, extra: true })).toEqual({
+      handle: 'must start with a letter; letters, digits, - and _',
+      label: 'must not be empty',
+      maxDepth: 'must be >= 0',
+      nodes: 'must be an array',
+      extra: 'is not allowed',
+    });
+    expect(issuesOf({ handle: 'main', label: 'Main', nodes: [] })).toEqual({ maxDepth: 'is required' });
+    expect(issuesOf([])).toEqual({ body: 'must be an object' });
+  });
+
+  it('when nodes are malformed, then each problem is named by its path, however deep', () => {
+    expect(
+      issuesOf(
+        menuOf([
+          { label: 'No type', nodes: [] },
+          { label: 'Bad type', type: 'page' },
+          {
+            label: 'Parent',
+            type: 'path',
+            path: '/parent',
+            nodes: [
+              { label: 'Script', type: 'uri', uri: 'javascript:alert(1)' },
+              { label: 'Relative', type: 'path', path: 'no-slash' },
+              { label: 'Doc', type: 'document', documentId: 'abc' },
+              { label: 'Too big', type: 'document', documentId: '9007199254740993' },
+              { label: 'Mixed', type: 'document', documentId: '1', uri: 'https://x.example/' },
+              { label: '', type: 'path', path: '/empty' },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual({
+      'nodes.0.type': "must be one of 'uri', 'path', 'document'",
+      'nodes.1.type': "must be one of 'uri', 'path', 'document'",
+      'nodes.2.nodes.0.uri': 'must be an absolute http, https, mailto or tel URI',
+      'nodes.2.nodes.1.path': "must be a path starting with '/', without spaces",
+      'nodes.2.nodes.2.documentId': 'must be a document id, e.g. "322"',
+      'nodes.2.nodes.3.documentId': 'must be at most 9007199254740991',
+      'nodes.2.nodes.4.uri': 'is not allowed',
+      'nodes.2.nodes.5.label': 'must not be empty',
+    });
+  });
+
+  it('when nodes nest deeper than maxDepth, then the first node too deep is named with its depth', () => {
+    const deep = { label: 'Deep', type: 'path', path: '/a/b/c' };
+    const child = { label: 'Child', type: 'path', path: '/a/b', nodes: [deep] };
+    expect(issuesOf(menuOf([{ label: 'Top', type: 'path', path: '/a', nodes: [child] }]))).toEqual({
+      'nodes.0.nodes.0.nodes.0': 'is at depth 2 (the top level is 0), deeper than maxDepth 1',
+    });
+    expect(
+      issuesOf(menuOf([{ label: 'Top', type: 'path', path: '/a', nodes: [child] }], { maxDepth: 0 })),
+    ).toEqual({ 'nodes.0.nodes.0': 'is at depth 1 (the top level is 0), deeper than maxDepth 0' });
+  });
+
+  it('when two nodes share an id, then the second is named', () => {
+    expect(
+      issuesOf(
+        menuOf([
+          { id: 'x', label: 'One', type: 'path', path: '/1' },
+          {
+            label: 'Two',
+            type: 'path',
+            path: '/2',
+            nodes: [{ id: 'x', label: 'Three', type: 'path', path: '/3' }],
+          },
+        ]),
+      ),
+    ).toEqual({ 'nodes.1.nodes.0.id': "'x' is already the id of nodes.0" });
+  });
+});
+
+describe('menuDocumentNodes', () => {
+  it('when a menu has document nodes at several depths, then each is listed with its path', () => {
+    expect(menuDocumentNodes(menuFrom(loadMenu('main')))).toEqual([
+      { documentId: 302, path: ['nodes', 0] },
+      { documentId: 322, path: ['nodes', 0, 'nodes', 0] },
+      { documentId: 303, path: ['nodes', 1] },
+      { documentId: 304, path: ['nodes', 2] },
+      { documentId: 305, path: ['nodes', 3] },
+      { documentId: 306, path: ['nodes', 4] },
+      { documentId: 307, path: ['nodes', 5] },
+    ]);
+  });
+});
