@@ -502,6 +502,19 @@ describe('every route, fuzzed', () => {
     );
   });
 
+  it('when the routes are read from the app, then the OpenAPI description has each of them with its method', async () => {
+    const openapi = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const undescribed = routes
+      .map((route) => ({
+        method: route.method.toLowerCase(),
+        path: route.path.replace(/^\/api\/:apiVersion/, '').replace(/:(\w+)/g, '{$1}'),
+      }))
+      .filter(({ method, path }) => openapi.paths[path]?.[method] === undefined);
+    expect(undescribed).toEqual([]);
+  });
+
   it('when any route that reads a body gets a text body with every scope, then 415 in the envelope', async () => {
     const bodyRoutes = routes.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
     expect(bodyRoutes.length).toBeGreaterThan(0);

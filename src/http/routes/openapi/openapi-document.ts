@@ -156,6 +156,73 @@ export function buildOpenApiDocument(): Schema {
         },
       },
     },
+    ApplyProjectConfig: {
+      type: 'object',
+      description:
+        'The config under channelConfig (what existing clients send) or projectConfig (its synonym), not both',
+      properties: {
+        plan: { type: 'boolean', description: 'default false: true shows the patches and changes nothing' },
+        channelConfig: { type: 'object' },
+        projectConfig: { type: 'object' },
+      },
+      oneOf: [{ required: ['channelConfig'] }, { required: ['projectConfig'] }],
+      additionalProperties: false,
+    },
+    ApplyProjectConfigResult: {
+      type: 'object',
+      properties: {
+        ok: { type: 'boolean' },
+        plan: { type: 'boolean' },
+        revisionNumber: { type: 'integer' },
+        patches: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              action: { type: 'string', enum: ['add', 'update', 'remove'] },
+              pointer: { type: 'string' },
+              value: {},
+              valueBefore: {},
+            },
+          },
+        },
+      },
+    },
+    Channel: {
+      type: 'object',
+      properties: {
+        channelId: { type: 'integer' },
+        channelHandle: { type: 'string' },
+        label: { type: 'string' },
+        designName: { type: ['string', 'null'] },
+        designVersion: { type: ['string', 'null'] },
+        contentTypeHandles: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    MenuNode: {
+      type: 'object',
+      required: ['id', 'label', 'type', 'nodes'],
+      properties: {
+        id: { type: 'string' },
+        label: { type: 'string' },
+        type: { type: 'string', enum: ['uri', 'path', 'document'] },
+        uri: { type: 'string', description: 'type uri: an absolute http, https, mailto or tel URI' },
+        path: { type: 'string', description: "type path: starts with '/'" },
+        documentId: { type: 'string', description: 'type document: a document of the project' },
+        nodes: { type: 'array', items: ref('MenuNode') },
+      },
+    },
+    Menu: {
+      type: 'object',
+      required: ['handle', 'label', 'version', 'maxDepth', 'nodes'],
+      properties: {
+        handle: { type: 'string' },
+        label: { type: 'string' },
+        version: { type: 'integer', description: 'grows with every change' },
+        maxDepth: { type: 'integer', description: 'levels below the top one (0: a flat menu)' },
+        nodes: { type: 'array', items: ref('MenuNode') },
+      },
+    },
   };
   const commandsBody = fromZod(commandRequestSchema, 'Commands', components);
   const read = [{ bearer: ['public-api:read'] }];
@@ -195,21 +262,125 @@ export function buildOpenApiDocument(): Schema {
           responses: { 200: json({ type: 'object' }), ...errors(503) },
         },
       },
+      '/openapi.json': {
+        get: { summary: 'This description, no token', responses: { 200: json({ type: 'object' }) } },
+      },
       '/projectConfig': {
         get: {
-          summary: 'The project configuration',
+          summary: 'The project configuration, with $baseRevision',
           security: [{ bearer: ['public-api:config:read'] }],
-          responses: { 200: json({ type: 'object' }), ...errors(401, 403) },
+          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403) },
         },
         post: {
           summary: 'Plan or apply a new project configuration',
           security: [{ bearer: ['public-api:config:write'] }],
-          requestBody: json({
-            type: 'object',
-            required: ['projectConfig'],
-            properties: { plan: { type: 'boolean' }, projectConfig: { type: 'object' } },
-          }),
-          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 409, 415) },
+          requestBody: json(ref('ApplyProjectConfig')),
+          responses: { 200: json(ref('ApplyProjectConfigResult')), ...errors(400, 401, 403, 409, 415) },
+        },
+      },
+      '/channelConfig': {
+        get: {
+          summary: 'Legacy name of GET projectConfig (v1 to 2025-05)',
+          security: [{ bearer: ['public-api:config:read'] }],
+          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403) },
+        },
+        post: {
+          summary: 'Legacy name of POST projectConfig (v1 to 2025-05): the same plan/apply answers',
+          security: [{ bearer: ['public-api:config:write'] }],
+          requestBody: json(ref('ApplyProjectConfig')),
+          responses: { 200: json(ref('ApplyProjectConfigResult')), ...errors(400, 401, 403, 409, 415) },
+        },
+      },
+      '/project': {
+        get: {
+          summary: 'Legacy (v1 to 2025-05): the project and its channels',
+          security: [{ bearer: ['public-api:config:read'] }],
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                projectId: { type: 'integer' },
+                name: { type: 'string', description: 'the project handle' },
+                label: { type: 'string' },
+                defaultChannelId: { type: 'integer' },
+                channels: { type: 'array', items: ref('Channel') },
+              },
+            }),
+            ...errors(400, 401, 403),
+          },
+        },
+      },
+      '/channels/{channelHandle}': {
+        get: {
+          summary: 'Legacy (v1 to 2025-05): one channel of the project',
+          security: read,
+          parameters: [pathParam('channelHandle', { type: 'string' })],
+          responses: { 200: json(ref('Channel')), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/categories': {
+        get: {
+          summary: "The project's categories in config order (400 when its channel configuration is static)",
+          security: read,
+          responses: {
+            200: json(
+              listOf({
+                type: 'object',
+                required: ['id', 'label', 'path'],
+                properties: {
+                  id: { type: 'string' },
+                  label: { type: 'string' },
+                  path: { type: 'string' },
+                  parent: { type: 'string', description: 'id of the parent category' },
+                },
+              }),
+            ),
+            ...errors(400, 401, 403),
+          },
+        },
+      },
+      '/categories/{categoryId}': {
+        get: {
+          summary:
+            "One category; inheritMetadata fills in its parents' metadata, nearest first, never overwriting",
+          security: read,
+          parameters: [
+            pathParam('categoryId', { type: 'string' }),
+            query('inheritMetadata', 'default false', { type: 'boolean' }),
+          ],
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['id', 'label', 'path', 'metadata'],
+              properties: {
+                id: { type: 'string' },
+                label: { type: 'string' },
+                path: { type: 'string' },
+                metadata: { type: 'object', additionalProperties: true },
+              },
+            }),
+            // 500: inheritance deeper than 20 parents; configs that would allow it are refused when applied.
+            ...errors(400, 401, 403, 404, 500),
+          },
+        },
+      },
+      '/menus': {
+        get: {
+          summary: "Menus of the project's default channel (v1, beta and 2025-03 only)",
+          security: read,
+          parameters: [query('handle', 'one menu by its handle (404 when unknown); all menus without it')],
+          responses: { 200: json({ type: 'array', items: ref('Menu') }), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/menus/{channelHandle}': {
+        get: {
+          summary: 'Menus of one channel (v1, beta and 2025-03 only)',
+          security: read,
+          parameters: [
+            pathParam('channelHandle', { type: 'string' }),
+            query('handle', 'one menu by its handle (404 when unknown); all menus without it'),
+          ],
+          responses: { 200: json({ type: 'array', items: ref('Menu') }), ...errors(400, 401, 403, 404) },
         },
       },
       '/design': {
@@ -282,6 +453,20 @@ export function buildOpenApiDocument(): Schema {
             ...conditionParams,
           ],
           responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/documents/{documentId}/latestPublication/renditions/{renditionHandles}': {
+        get: {
+          summary: 'Renditions of the latest publication (up to 2025-07)',
+          security: read,
+          parameters: [pathParam('documentId'), pathParam('renditionHandles', { type: 'string' })],
+          responses: {
+            200: json({
+              type: 'array',
+              items: { type: 'object', properties: { handle: { type: 'string' }, content: {} } },
+            }),
+            ...errors(400, 401, 403, 404),
+          },
         },
       },
       '/documents/{documentId}/latestDraft': {
