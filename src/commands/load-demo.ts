@@ -14,6 +14,7 @@ import {
   demoAuthors,
   demoConfig,
   demoMedia,
+  demoMenu,
   demoPages,
 } from '../demo/content';
 import { solidPng } from '../demo/png';
@@ -21,6 +22,7 @@ import { Random } from '../demo/random';
 import { applyProjectConfig } from './apply-project-config';
 import { createProject } from './create-project';
 import { importDocumentsNow, type ImportDeps } from './import-documents';
+import { loadMenu } from './load-menu';
 
 export interface DemoOptions {
   documents: number;
@@ -37,6 +39,7 @@ export interface DemoSummary {
   languages: Record<string, number>;
   media: number;
   lists: number;
+  menus: number;
   categories: number;
   homepageDocumentId: number;
 }
@@ -134,6 +137,8 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
     for (const list of lists) await documentListQueries(tx).replace(projectId, list.name, list.ids);
   });
 
+  await loadMenu(deps.pool, { projectId, menu: demoMenu(pageIds) });
+
   const languages: Record<string, number> = {};
   for (const article of articles) {
     const locale = (article.metadata.language as { locale: string }).locale;
@@ -152,6 +157,7 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
     languages,
     media: media.length,
     lists: lists.length,
+    menus: 1,
     categories: project.config.categories.length,
     homepageDocumentId,
   };

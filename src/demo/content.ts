@@ -334,3 +334,36 @@ export function demoPages(random: Random, count: number, articleIds: readonly nu
   });
   return [home, ...pages];
 }
+
+/**
+ * The demo's main menu (supplement §8): Home, then one node per top category (its children below it), each
+ * pointing at the category's first section page (`pages[1 + i]` is the page of DEMO_CATEGORIES[i], see
+ * demoPages) or at the category's path when there are fewer pages than categories, then a path and a uri node.
+ */
+export function demoMenu(pageIds: readonly number[]) {
+  type Category = (typeof DEMO_CATEGORIES)[number];
+  const pageOf = new Map(DEMO_CATEGORIES.map((category, index) => [category.id, pageIds[1 + index]]));
+  const nodeOf = (category: Category) => {
+    const pageId = pageOf.get(category.id);
+    return pageId === undefined
+      ? { label: category.label, type: 'path', path: category.path }
+      : { label: category.label, type: 'document', documentId: String(pageId) };
+  };
+  const childrenOf = (parent: Category) =>
+    DEMO_CATEGORIES.filter((category) => 'parentId' in category && category.parentId === parent.id);
+  const sections = DEMO_CATEGORIES.filter((category) => !('parentId' in category)).map((category) => ({
+    ...nodeOf(category),
+    nodes: childrenOf(category).map((child) => ({ ...nodeOf(child), nodes: [] })),
+  }));
+  return {
+    handle: 'main',
+    label: 'Main',
+    maxDepth: 1,
+    nodes: [
+      { label: 'Home', type: 'document', documentId: String(pageIds[0]), nodes: [] },
+      ...sections,
+      { label: 'Archive', type: 'path', path: '/archive', nodes: [] },
+      { label: 'Subscribe', type: 'uri', uri: 'https://subscribe.broadsheet.example/', nodes: [] },
+    ],
+  };
+}

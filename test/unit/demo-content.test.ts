@@ -1,8 +1,16 @@
 import { parseDocumentsFile } from '../../src/cli/commands/import';
-import { demoArticles, demoAuthors, demoConfig, demoMedia, DEMO_DESIGN } from '../../src/demo/content';
+import {
+  demoArticles,
+  demoAuthors,
+  demoConfig,
+  demoMedia,
+  demoMenu,
+  DEMO_DESIGN,
+} from '../../src/demo/content';
 import { solidPng } from '../../src/demo/png';
 import { Random } from '../../src/demo/random';
 import { validateContentAgainstDesign } from '../../src/domain/design-validation';
+import { checkMenu, menuDocumentNodes } from '../../src/domain/menus';
 import { ProjectConfigSchema } from '../../src/domain/project-config';
 
 function generate(seed: number) {
@@ -37,6 +45,24 @@ describe('demo content', () => {
       expect(validateContentAgainstDesign(document.content as never, DEMO_DESIGN)).toEqual([]);
     }
     expect(ProjectConfigSchema.safeParse(demoConfig(5)).success).toBe(true);
+  });
+
+  it('when the main menu is built, then Home and each category point at their pages, children below their parent', () => {
+    const menu = checkMenu(demoMenu([100, 101, 102, 103, 104]));
+    if (!menu.ok) throw new Error(JSON.stringify(menu.issues));
+    expect(menu.value.nodes.map((node) => [node.label, node.type])).toEqual([
+      ['Home', 'document'],
+      ['News', 'document'],
+      ['Science', 'document'],
+      ['Culture', 'path'],
+      ['Sport', 'path'],
+      ['Travel', 'path'],
+      ['Archive', 'path'],
+      ['Subscribe', 'uri'],
+    ]);
+    expect(menu.value.nodes[1]!.nodes.map((node) => node.label)).toEqual(['Politics', 'Economy']);
+    expect(menuDocumentNodes(menu.value).map((node) => node.documentId)).toEqual([100, 101, 102, 103, 104]);
+    expect(menu.value.nodes[3]).toMatchObject({ type: 'path', path: '/culture' });
   });
 
   it('when a PNG is generated, then it has the PNG signature and the requested size', () => {
