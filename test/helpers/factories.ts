@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApiClient } from '../../src/commands/api-clients';
 import { createProject } from '../../src/commands/create-project';
+import { channelQueries } from '../../src/db/queries/channels';
 import type { AppContext } from '../../src/context';
 import type { Design } from '../../src/domain/design';
 import type { ProjectConfig } from '../../src/domain/project-config';
@@ -107,6 +108,25 @@ export async function createTestProject(
   return createProject(ctx.pool, {
     config: buildProjectConfig(options.config),
     designs: options.designs ?? [TEST_DESIGN],
+  });
+}
+
+/** A channel besides the project's default `web`, with no design and the given content types. */
+export async function createTestChannel(
+  ctx: AppContext,
+  projectId: number,
+  handle: string,
+  contentTypes: string[] = [],
+): Promise<number> {
+  const label = handle.charAt(0).toUpperCase() + handle.slice(1);
+  return channelQueries(ctx.pool).insert({
+    projectId,
+    handle,
+    label,
+    designName: null,
+    designVersion: null,
+    contentTypes,
+    isDefault: false,
   });
 }
 

@@ -1,6 +1,12 @@
-import { channelQueries } from '../../src/db/queries/channels';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ALL_SCOPES, createTestProject, READ, TEST_DESIGN, tokenFor } from '../helpers/factories';
+import {
+  ALL_SCOPES,
+  createTestChannel,
+  createTestProject,
+  READ,
+  TEST_DESIGN,
+  tokenFor,
+} from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
 
 /** GET project, GET channels/{channelHandle}, GET and POST channelConfig: v1 to 2025-05 only (api-spec §9). */
@@ -120,15 +126,7 @@ describe('legacy project and channel reads', () => {
 
   it('when the project has another channel, then GET project lists it after the default and GET channels reads it', async () => {
     const { projectId, handle } = await createTestProject(app.ctx);
-    const channelId = await channelQueries(app.ctx.pool).insert({
-      projectId,
-      handle: 'app',
-      label: 'App',
-      designName: null,
-      designVersion: null,
-      contentTypes: ['regular'],
-      isDefault: false,
-    });
+    const channelId = await createTestChannel(app.ctx, projectId, 'app', ['regular']);
     const own = apiClient(app.url, (await tokenFor(app.ctx, projectId)).token, 'beta');
     const app_ = {
       channelId,

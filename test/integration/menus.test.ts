@@ -1,8 +1,7 @@
-import { channelQueries } from '../../src/db/queries/channels';
 import { AppError } from '../../src/domain/errors';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
-import { createTestProject, READ, tokenFor } from '../helpers/factories';
+import { createTestChannel, createTestProject, READ, tokenFor } from '../helpers/factories';
 import { loadMenu, loadPublications, type FixtureMenu, type FixtureMenuNode } from '../helpers/fixtures';
 import { apiClient, envelope } from '../helpers/http';
 
@@ -177,15 +176,7 @@ describe('menus', () => {
   });
 
   it('when a channel is named, then its menus; an unknown channel or handle is a 404 naming it', async () => {
-    const channelId = await channelQueries(app.ctx.pool).insert({
-      projectId,
-      handle: 'app',
-      label: 'App',
-      designName: null,
-      designVersion: null,
-      contentTypes: [],
-      isDefault: false,
-    });
+    const channelId = await createTestChannel(app.ctx, projectId, 'app');
     expect(channelId).toBeGreaterThan(0);
     await app.ctx.commands.loadMenu({
       projectId,

@@ -17,15 +17,7 @@ const COLUMNS = `id, handle, label, design_name AS "designName", design_version 
 /** The one writer of `channels`. */
 export function channelQueries(db: Queryable) {
   return {
-    async insert(channel: {
-      projectId: number;
-      handle: string;
-      label: string;
-      designName: string | null;
-      designVersion: string | null;
-      contentTypes: string[];
-      isDefault: boolean;
-    }): Promise<number> {
+    async insert(channel: Omit<ChannelRow, 'id'> & { projectId: number }): Promise<number> {
       const result = await db.query<{ id: number }>(
         `INSERT INTO channels (project_id, handle, label, design_name, design_version, content_types, is_default)
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
