@@ -5,7 +5,9 @@ import { describeError, withContext } from '../run';
 export function demoCommand(program: Command): void {
   program
     .command('demo')
-    .description('Create the demo project and load deterministic demo content, all published (idempotent)')
+    .description(
+      'Create the demo project and load deterministic demo content (documents, media, lists and a main menu), all published (idempotent)',
+    )
     .option('-d, --documents <count>', 'how many documents to generate', '2000')
     .option('--seed <number>', 'seed of the generator (same seed, same content)', '20260115')
     .action(async (options: { documents: string; seed: string }) => {
