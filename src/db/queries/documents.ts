@@ -198,22 +198,31 @@ export function documentQueries(db: Queryable) {
 
     /**
      * The document now has this publication: the publication dates move (lastPublicationDate to `now`, or to
-     * the kept updated_at with `preserveUpdatedAt`) and the index version grows.
+     * the kept updated_at with `preserveUpdatedAt`, or not at all with `keepLastPublicationDate` when it has
+     * one) and the index version grows.
      */
     async markPublished(
       projectId: number,
       documentId: number,
-      publication: { id: number; now: Date; preserveUpdatedAt: boolean },
+      publication: { id: number; now: Date; preserveUpdatedAt: boolean; keepLastPublicationDate?: boolean },
     ): Promise<void> {
       await db.query(
         `UPDATE documents SET
            latest_publication_id = $3,
            published_version = version,
            first_publication_date = coalesce(first_publication_date, $4),
-           last_publication_date = CASE WHEN $5 THEN updated_at ELSE $4 END,
+           last_publication_date = CASE WHEN $6 AND last_publication_date IS NOT NULL THEN last_publication_date
+             WHEN $5 THEN updated_at ELSE $4 END,
            index_version = index_version + 1
          WHERE project_id = $1 AND id = $2`,
-        [projectId, documentId, publication.id, publication.now, publication.preserveUpdatedAt],
+        [
+          projectId,
+          documentId,
+          publication.id,
+          publication.now,
+          publication.preserveUpdatedAt,
+          publication.keepLastPublicationDate ?? false,
+        ],
       );
     },
 
