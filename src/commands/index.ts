@@ -5,6 +5,7 @@ import type { Boss } from '../jobs/boss';
 import { addDeliveryStatus, type AddDeliveryStatusInput } from './add-delivery-status';
 import { applyProjectConfig } from './apply-project-config';
 import { startImportJob } from './import-documents';
+import { reEnrichDocuments } from './re-enrich-documents';
 import { runDocumentCommands, type RunDocumentCommandsInput } from './run-document-commands';
 
 /**
@@ -16,6 +17,8 @@ export function createCommands(deps: { pool: Pool; boss: Boss }) {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),
     applyProjectConfig: (projectId: number, input: { plan: boolean; projectConfig: unknown }) =>
       applyProjectConfig(deps.pool, projectId, input),
+    reEnrichDocuments: (projectId: number, ids: readonly number[]) =>
+      reEnrichDocuments(deps.pool, deps.boss, projectId, ids),
     runDocumentCommands: (input: RunDocumentCommandsInput) =>
       runDocumentCommands(deps.pool, deps.boss, input),
     startImportJob: (projectId: number, version: ApiVersion, body: ImportRequest) =>

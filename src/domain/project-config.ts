@@ -80,6 +80,36 @@ export const BrandSchema = z
   .object({ handle: Handle, label: z.string().optional(), isDefault: z.boolean().optional() })
   .strict();
 
+/**
+ * The enrichment service the project's documents are sent to (api-spec §4.16; the protocol: README,
+ * "Enrichment"). Every field but `enabled` is optional so that configs stored before it stay valid; the
+ * defaults live with the enrichment (src/domain/enrichment.ts).
+ */
+export const EnrichmentConfigSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** Where the enrichment is asked: POST with the document's text, JSON entities back. */
+    url: z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }).optional(),
+    /** How long one call may take, answer included; default 5000. */
+    timeoutMs: z.number().int().min(100).max(30_000).optional(),
+    /** The metadata property that receives the entities; default `entities`. */
+    property: Handle.optional(),
+    /** A metadata property that receives the entities' labels only (declare it an indexed string to filter by). */
+    labelsProperty: Handle.optional(),
+  })
+  .strict()
+  .superRefine((enrichment, ctx) => {
+    if (enrichment.enabled && enrichment.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'is required when enrichment is enabled' });
+    }
+    if (
+      enrichment.labelsProperty !== undefined &&
+      enrichment.labelsProperty === (enrichment.property ?? 'entities')
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['labelsProperty'], message: 'must differ from property' });
+    }
+  });
+
 export const ProjectConfigSchema = z
   .object({
     v: z.literal(2).default(2),
@@ -106,7 +136,7 @@ export const ProjectConfigSchema = z
     contentTypes: z.array(ContentTypeSchema).default([]),
     categories: z.array(CategorySchema).default([]),
     brands: z.array(BrandSchema).default([]),
-    enrichment: z.object({ enabled: z.boolean(), url: z.string().url().optional() }).strict().optional(),
+    enrichment: EnrichmentConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -132,6 +132,15 @@ export function documentQueries(db: Queryable) {
       return result.rows[0]!.id;
     },
 
+    /** Which of these ids are documents of the project, ascending. */
+    async findExistingIds(projectId: number, ids: readonly number[]): Promise<number[]> {
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM documents WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
+        [projectId, ids],
+      );
+      return result.rows.map((row) => row.id);
+    },
+
     /** Replaces the draft of an existing document with an imported one and bumps its version. */
     async replaceImportedDraft(documentId: number, draft: ImportedDraft): Promise<void> {
       await db.query(

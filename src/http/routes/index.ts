@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { RouteDeps } from './deps';
 import { designRoutes } from './design/design.routes';
+import { enrichmentRoutes } from './enrichment/enrichment.routes';
 import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { importRoutes } from './import/import.routes';
@@ -30,5 +31,6 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   projectConfigRoutes(router, deps);
   designRoutes(router, deps);
   importRoutes(router, deps);
+  enrichmentRoutes(router, deps);
   latestPublicationRoutes(router, deps);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
 import { commandRequestSchema } from '../../../domain/document-commands/schema';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
+import { reEnrichBody } from '../enrichment/enrichment.schema';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
@@ -380,6 +381,21 @@ export function buildOpenApiDocument(): Schema {
             ),
           ],
           responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403) },
+        },
+      },
+      '/enrichment/re-enrich': {
+        post: {
+          summary:
+            'Re-enrich documents in the background: {} at once, one job per document of the project (unknown ids ' +
+            "are skipped). Each job POSTs the document's text to the project's enrichment service and writes the " +
+            'entities it answers into the metadata as document commands (README, "Enrichment"). 400 ' +
+            'ConfigurationError when the project has no enrichment enabled',
+          security: [{ bearer: ['enrichment'] }],
+          requestBody: json(fromZod(reEnrichBody, 'ReEnrich', components)),
+          responses: {
+            200: json({ type: 'object', additionalProperties: false }),
+            ...errors(400, 401, 403, 413, 415),
+          },
         },
       },
       '/publicationEvents/{channelHandle}': {
