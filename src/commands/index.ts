@@ -5,6 +5,12 @@ import type { Boss } from '../jobs/boss';
 import { addDeliveryStatus, type AddDeliveryStatusInput } from './add-delivery-status';
 import { applyProjectConfig } from './apply-project-config';
 import { startImportJob } from './import-documents';
+import {
+  createPlannerElement,
+  unlinkPlannerElement,
+  updatePlannerElement,
+  type PlannerElementInput,
+} from './planner-elements';
 import { reEnrichDocuments } from './re-enrich-documents';
 import { runDocumentCommands, type RunDocumentCommandsInput } from './run-document-commands';
 
@@ -17,6 +23,13 @@ export function createCommands(deps: { pool: Pool; boss: Boss }) {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),
     applyProjectConfig: (projectId: number, input: { plan: boolean; projectConfig: unknown }) =>
       applyProjectConfig(deps.pool, projectId, input),
+    createPlannerElement: (
+      input: PlannerElementInput & { element: { id: string }; documentId?: number | undefined },
+    ) => createPlannerElement(deps, input),
+    updatePlannerElement: (input: PlannerElementInput & { documentId?: number | undefined }) =>
+      updatePlannerElement(deps, input),
+    unlinkPlannerElement: (projectId: number, documentId: number) =>
+      unlinkPlannerElement(deps.pool, projectId, documentId),
     reEnrichDocuments: (projectId: number, ids: readonly number[]) =>
       reEnrichDocuments(deps.pool, deps.boss, projectId, ids),
     runDocumentCommands: (input: RunDocumentCommandsInput) =>

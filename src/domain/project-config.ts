@@ -110,6 +110,24 @@ export const EnrichmentConfigSchema = z
     }
   });
 
+/**
+ * The planning tool's two integrations (api-spec §4.19), each switched on by itself: element sync
+ * (planner/element) and the publication-state integration (planner-integration/*).
+ */
+export const PlannerConfigSchema = z
+  .object({
+    elements: z
+      .object({
+        enabled: z.boolean(),
+        /** The content type of the drafts elements create; default the first article content type. */
+        contentType: Handle.optional(),
+      })
+      .strict()
+      .optional(),
+    integration: z.object({ enabled: z.boolean() }).strict().optional(),
+  })
+  .strict();
+
 export const ProjectConfigSchema = z
   .object({
     v: z.literal(2).default(2),
@@ -137,6 +155,7 @@ export const ProjectConfigSchema = z
     categories: z.array(CategorySchema).default([]),
     brands: z.array(BrandSchema).default([]),
     enrichment: EnrichmentConfigSchema.optional(),
+    planner: PlannerConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -192,6 +211,14 @@ export const ProjectConfigSchema = z
     });
     if (config.brands.filter((b) => b.isDefault).length > 1) {
       ctx.addIssue({ code: 'custom', path: ['brands'], message: 'at most one brand can be the default' });
+    }
+    const plannerType = config.planner?.elements?.contentType;
+    if (plannerType !== undefined && !config.contentTypes.some((type) => type.handle === plannerType)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['planner', 'elements', 'contentType'],
+        message: `unknown content type '${plannerType}'`,
+      });
     }
     const languages = config.settings.languages;
     if (languages && !languages.available.some((l) => l.locale === languages.defaultLanguage)) {

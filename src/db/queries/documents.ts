@@ -132,6 +132,23 @@ export function documentQueries(db: Queryable) {
       return result.rows[0]!.id;
     },
 
+    /** A new, empty draft (version 1) that commands then fill in: planner elements create them. */
+    async insertDraft(draft: Omit<ImportedDraft, 'metadata' | 'content'>): Promise<number> {
+      const result = await db.query<{ id: number }>(
+        `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+        [
+          draft.projectId,
+          draft.channelId,
+          draft.documentType,
+          draft.contentType,
+          draft.designName,
+          draft.designVersion,
+        ],
+      );
+      return result.rows[0]!.id;
+    },
+
     /** Which of these ids are documents of the project, ascending. */
     async findExistingIds(projectId: number, ids: readonly number[]): Promise<number[]> {
       const result = await db.query<{ id: number }>(

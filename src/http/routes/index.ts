@@ -4,6 +4,7 @@ import { designRoutes } from './design/design.routes';
 import { enrichmentRoutes } from './enrichment/enrichment.routes';
 import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
+import { plannerElementRoutes } from './planner/planner-element.routes';
 import { importRoutes } from './import/import.routes';
 import { deliveryStatusRoutes } from './documents/delivery-status.routes';
 import { documentCommandsRoutes } from './documents/document-commands.routes';
@@ -32,5 +33,6 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   designRoutes(router, deps);
   importRoutes(router, deps);
   enrichmentRoutes(router, deps);
+  plannerElementRoutes(router, deps);
   latestPublicationRoutes(router, deps);
 }

@@ -3,6 +3,11 @@ import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
 import { commandRequestSchema } from '../../../domain/document-commands/schema';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
 import { reEnrichBody } from '../enrichment/enrichment.schema';
+import {
+  createElementBody,
+  updateElementBody,
+  updateLinkedElementBody,
+} from '../planner/planner-element.schema';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
@@ -159,6 +164,56 @@ export function buildOpenApiDocument(): Schema {
     },
   };
   const commandsBody = fromZod(commandRequestSchema, 'Commands', components);
+  const planner = [{ bearer: ['planner'] }];
+  const elementAnswer = json(
+    {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { ...DOCUMENT_ID, description: 'the linked document' } },
+    },
+    'The linked document',
+  );
+  /** planner/element in every version; legacy-planner/element, the same, in v1..2025-03 only. */
+  const elementPaths = (segment: string, only: string) => ({
+    [`/${segment}/element`]: {
+      post: {
+        summary:
+          `${only}Planning-tool element sync: creates a draft of the configured content type (201) whose metadata ` +
+          'the element sets through document commands (title → metadata.title, description → ' +
+          'metadata.description, metadata.* → metadata.*), or links the existing document named by documentId ' +
+          '(200). The element is stored as sent (other keys are kept); an element id the project knows already ' +
+          'updates its document (200), so a repeated POST creates nothing twice. 400 ConfigurationError when ' +
+          'planner.elements is not enabled; 409 when the element or the document is linked elsewhere',
+        security: planner,
+        requestBody: json(fromZod(createElementBody, 'PlannerCreateElement', components)),
+        responses: { 200: elementAnswer, 201: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+      put: {
+        summary:
+          `${only}Update the document linked to the element named by id: the element replaces the stored one, ` +
+          'and each mapped field that differs from what the element said last time becomes a setMetadataProperty ' +
+          'command (a field it no longer has is removed); fields the element never named are not touched',
+        security: planner,
+        requestBody: json(fromZod(updateElementBody, 'PlannerElement', components)),
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    [`/${segment}/element/{documentId}`]: {
+      put: {
+        summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
+        security: planner,
+        parameters: [pathParam('documentId')],
+        requestBody: json(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+      delete: {
+        summary: `${only}Unlink the document from its element; the document stays as it is`,
+        security: planner,
+        parameters: [pathParam('documentId')],
+        responses: { 204: { description: 'Unlinked' }, ...errors(400, 401, 403, 404) },
+      },
+    },
+  });
   const read = [{ bearer: ['public-api:read'] }];
   const write = [{ bearer: ['public-api:write'] }];
   const fieldsParam = query('fields', 'comma separated: systemdata, metadata, content, references');
@@ -398,6 +453,8 @@ export function buildOpenApiDocument(): Schema {
           },
         },
       },
+      ...elementPaths('planner', ''),
+      ...elementPaths('legacy-planner', 'v1, beta and 2025-03 only. '),
       '/publicationEvents/{channelHandle}': {
         get: {
           summary: 'Publication events of one channel',
