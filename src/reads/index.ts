@@ -7,6 +7,7 @@ import { designReads } from './designs';
 import { documentReads } from './documents';
 import { healthReads } from './health';
 import { importJobReads } from './import-jobs';
+import { plannerPublicationReads } from './planner-publications';
 import { projectReads } from './projects';
 import { publicationEventReads } from './publication-events';
 import { publicationReads } from './publications';
@@ -29,6 +30,7 @@ export function createReads(deps: {
     documents: documentReads(deps.pool),
     health: healthReads({ db: deps.pool, search: deps.search }),
     importJobs: importJobReads(deps.pool),
+    plannerPublications: plannerPublicationReads(deps.pool),
     projects: projectReads(deps.pool),
     publicationEvents: publicationEventReads(deps.pool),
     publications: publicationReads(deps),

@@ -1,4 +1,5 @@
 import type { Content, Metadata } from '../../domain/content';
+import type { PublicationStateSource } from '../../domain/planner-integration';
 import type { Queryable } from '../pool';
 
 /** A document row: its draft, its publication state and its publish control. */
@@ -156,6 +157,31 @@ export function documentQueries(db: Queryable) {
         [projectId, ids],
       );
       return result.rows.map((row) => row.id);
+    },
+
+    /**
+     * The publication state of these documents of the project, with the planning tool's links to them:
+     * whether they were ever published (an unpublished document has publications, a draft none).
+     */
+    async findPublicationStates(
+      projectId: number,
+      ids: readonly number[],
+    ): Promise<PublicationStateSource[]> {
+      const result = await db.query<PublicationStateSource>(
+        `SELECT d.id, d.version, d.updated_at AS "updatedAt",
+           d.latest_publication_id AS "latestPublicationId", d.published_version AS "publishedVersion",
+           d.first_publication_date AS "firstPublicationDate", d.last_publication_date AS "lastPublicationDate",
+           d.embargo_set AS "embargoSet", d.embargo_reason AS "embargoReason", d.embargo_until AS "embargoUntil",
+           d.publish_schedule_at AS "publishScheduleAt", d.unpublish_schedule_at AS "unpublishScheduleAt",
+           EXISTS (SELECT 1 FROM publications p WHERE p.document_id = d.id) AS "everPublished",
+           e.element_id AS "elementId", pp.record AS "plannerPublication"
+         FROM documents d
+         LEFT JOIN planner_elements e ON e.project_id = d.project_id AND e.document_id = d.id
+         LEFT JOIN planner_publications pp ON pp.project_id = d.project_id AND pp.document_id = d.id
+         WHERE d.project_id = $1 AND d.id = ANY($2::bigint[])`,
+        [projectId, ids],
+      );
+      return result.rows;
     },
 
     /** Replaces the draft of an existing document with an imported one and bumps its version. */

@@ -5,6 +5,7 @@ import { enrichmentRoutes } from './enrichment/enrichment.routes';
 import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { plannerElementRoutes } from './planner/planner-element.routes';
+import { plannerIntegrationRoutes } from './planner-integration/planner-integration.routes';
 import { importRoutes } from './import/import.routes';
 import { deliveryStatusRoutes } from './documents/delivery-status.routes';
 import { documentCommandsRoutes } from './documents/document-commands.routes';
@@ -34,5 +35,6 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   importRoutes(router, deps);
   enrichmentRoutes(router, deps);
   plannerElementRoutes(router, deps);
+  plannerIntegrationRoutes(router, deps);
   latestPublicationRoutes(router, deps);
 }
