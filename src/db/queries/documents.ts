@@ -79,6 +79,31 @@ export interface CommandedDraft {
 
 /** The one writer of `documents`: drafts, publication state, publish control and the index version. */
 export function documentQueries(db: Queryable) {
+  const insertDocument = async (
+    draft: ImportedDraft,
+    systemName: string | null,
+    externalId: string | null,
+  ): Promise<number> => {
+    const result = await db.query<{ id: number }>(
+      `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version,
+         system_name, external_id, metadata, content)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [
+        draft.projectId,
+        draft.channelId,
+        draft.documentType,
+        draft.contentType,
+        draft.designName,
+        draft.designVersion,
+        systemName,
+        externalId,
+        JSON.stringify(draft.metadata),
+        JSON.stringify(draft.content),
+      ],
+    );
+    return result.rows[0]!.id;
+  };
+
   return {
     /** Another project's document is simply not found (never 403: existence does not leak). */
     async findById(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
@@ -113,41 +138,12 @@ export function documentQueries(db: Queryable) {
     },
 
     async insertImported(draft: ImportedDraft, systemName: string, externalId: string): Promise<number> {
-      const result = await db.query<{ id: number }>(
-        `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version,
-           system_name, external_id, metadata, content)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-        [
-          draft.projectId,
-          draft.channelId,
-          draft.documentType,
-          draft.contentType,
-          draft.designName,
-          draft.designVersion,
-          systemName,
-          externalId,
-          JSON.stringify(draft.metadata),
-          JSON.stringify(draft.content),
-        ],
-      );
-      return result.rows[0]!.id;
+      return insertDocument(draft, systemName, externalId);
     },
 
     /** A new, empty draft (version 1) that commands then fill in: planner elements create them. */
     async insertDraft(draft: Omit<ImportedDraft, 'metadata' | 'content'>): Promise<number> {
-      const result = await db.query<{ id: number }>(
-        `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-        [
-          draft.projectId,
-          draft.channelId,
-          draft.documentType,
-          draft.contentType,
-          draft.designName,
-          draft.designVersion,
-        ],
-      );
-      return result.rows[0]!.id;
+      return insertDocument({ ...draft, metadata: {}, content: [] }, null, null);
     },
 
     /** Which of these ids are documents of the project, ascending. */
