@@ -12,7 +12,7 @@ import {
 } from './planner-element.schema';
 
 /** The segment of each version: `planner` in every version, `legacy-planner` up to 2025-03 (supplement §1). */
-export const PLANNER_SEGMENTS: readonly { segment: string; gate: RequestHandler[] }[] = [
+const SEGMENTS: readonly { segment: string; gate: RequestHandler[] }[] = [
   { segment: 'planner', gate: [] },
   { segment: 'legacy-planner', gate: [onlyIn({ to: '2025-03' })] },
 ];
@@ -32,7 +32,7 @@ export function plannerElementRoutes(
     clientId: req.auth.clientId,
     now: new Date(),
   });
-  for (const { segment, gate } of PLANNER_SEGMENTS) {
+  for (const { segment, gate } of SEGMENTS) {
     const path = `/${segment}/element`;
     router.post(path, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
       const { documentId, ...element } = parseOrThrow(createElementBody, req.body);
