@@ -64,7 +64,7 @@ export async function createContext(
     queryCache: new QueryCache(),
     cursors,
     reads: createReads({ pool, search, index, cursors, searchReadOptions: searchReadOptions() }),
-    commands: createCommands({ pool, boss }),
+    commands: createCommands({ pool, boss, jwtSecret: config.auth.jwtSecret }),
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });
       await search.close();

@@ -1,6 +1,7 @@
 import type { Config } from '../src/config';
 import { importDocumentsHandler } from './import-documents';
 import { indexDocumentHandler } from './index-document';
+import { reEnrichDocumentHandler } from './re-enrich-document';
 import type { QueueHandler } from './registry';
 import { scheduledPublishHandler } from './scheduled-publish';
 import { scheduledUnpublishHandler } from './scheduled-unpublish';
@@ -12,5 +13,6 @@ export function queueHandlers(config: Config): QueueHandler[] {
     scheduledUnpublishHandler,
     indexDocumentHandler(config.indexer.batchSize),
     importDocumentsHandler,
+    reEnrichDocumentHandler,
   ];
 }

@@ -19,7 +19,11 @@ export async function startWorkers(ctx: AppContext): Promise<string[]> {
         notifyPollingIntervalSeconds: 2,
       },
       async (jobs) => {
-        const parsed = jobs.map((job) => ({ id: job.id, data: queue.payload.parse(job.data) }));
+        const parsed = jobs.map((job) => ({
+          id: job.id,
+          data: queue.payload.parse(job.data),
+          retryCount: job.retryCount,
+        }));
         // Every job of a batch carries the batch's signal (pg-boss aborts it at expiry).
         await handler.handle(ctx, parsed, jobs[0]?.signal);
       },

@@ -1,6 +1,13 @@
 import type { AppContext } from '../src/context';
 import { QUEUES, type QueueKey, type QueuePayload } from '../src/jobs/queues';
 
+/** One job of a batch: its validated payload and how many attempts came before this one (0 on the first). */
+export interface QueueJob<K extends QueueKey = QueueKey> {
+  id: string;
+  data: QueuePayload<K>;
+  retryCount?: number;
+}
+
 /**
  * A queue's handler: gets a batch of validated payloads; throwing retries the jobs it names (or all).
  * `signal` aborts when the batch outlives its queue's expiry: pg-boss has failed the jobs by then (they run
@@ -11,7 +18,7 @@ export interface QueueHandler<K extends QueueKey = QueueKey> {
   batchSize: number;
   /** How often an idle worker polls; LISTEN/NOTIFY usually wakes it sooner. */
   pollingIntervalSeconds?: number;
-  handle(ctx: AppContext, jobs: { id: string; data: QueuePayload<K> }[], signal?: AbortSignal): Promise<void>;
+  handle(ctx: AppContext, jobs: QueueJob<K>[], signal?: AbortSignal): Promise<void>;
 }
 
 /** Fails loudly when a queue has no handler or two. */

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Pool } from '../db/pool';
 import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
+import { hashClientSecret } from '../domain/client-secrets';
 import { AppError } from '../domain/errors';
 import { isScope } from '../domain/scopes';
 
@@ -12,9 +13,14 @@ export interface CreateApiClientInput {
   scopes: string[];
   /** Seconds until the token expires; absent = no expiry. */
   expiresInSeconds?: number;
+  /** Also give the client a secret, for client-credential logins (POST planner-integration/oauth/token). */
+  withSecret?: boolean;
 }
 
-/** Creates an API client and signs its token (HS256, claims of supplement §2). The token names the client in `jti`. */
+/**
+ * Creates an API client and signs its token (HS256, claims of supplement §2). The token names the client in
+ * `jti`. With `withSecret`, the client also gets a random secret, returned here once: only its hash is kept.
+ */
 export async function createApiClient(pool: Pool, jwtSecret: string, input: CreateApiClientInput) {
   const unknown = input.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
@@ -24,6 +30,7 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
   const id = randomUUID();
   const expiresAt =
     input.expiresInSeconds === undefined ? null : new Date(Date.now() + input.expiresInSeconds * 1000);
+  const secret = input.withSecret ? randomBytes(32).toString('base64url') : undefined;
   const client = await apiClientQueries(pool).insert({
     id,
     projectId: project.id,
@@ -31,6 +38,7 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
     name: input.name,
     scopes: input.scopes,
     expiresAt,
+    secretHash: secret === undefined ? null : hashClientSecret(secret),
   });
   const token = signClientToken(jwtSecret, {
     projectId: project.id,
@@ -40,7 +48,7 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
     clientId: client.id,
     expiresInSeconds: input.expiresInSeconds,
   });
-  return { client, token };
+  return { client, token, ...(secret === undefined ? {} : { secret }) };
 }
 
 export function signClientToken(

@@ -10,6 +10,8 @@ export interface PublishOptions {
   now: Date;
   /** 2026-03 `preserveUpdatedAt`: lastPublicationDate takes the document's (kept) updated_at. */
   preserveUpdatedAt?: boolean;
+  /** lastPublicationDate stays as it was (a republish of the system's own, see RunDocumentCommandsInput). */
+  keepLastPublicationDate?: boolean;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function publishDocument(
     id: publication.id,
     now: options.now,
     preserveUpdatedAt: options.preserveUpdatedAt ?? false,
+    keepLastPublicationDate: options.keepLastPublicationDate ?? false,
   });
   const wasPublished = document.latestPublicationId !== null;
   await insertEvent(tx, document, wasPublished ? 'update' : 'publish', publication.id, options.now);

@@ -22,6 +22,11 @@ export interface RunDocumentCommandsInput {
   clientId?: string;
   /** Injected so tests can pin time; production passes `new Date()`. */
   now: Date;
+  /**
+   * A publish keeps the document's lastPublicationDate: for writes of the system's own (enrichment) that
+   * publish again what was live already, so lists sorted by it do not reorder.
+   */
+  keepLastPublicationDate?: boolean;
 }
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -61,62 +66,76 @@ export async function runDocumentCommands(
   boss: Boss,
   input: RunDocumentCommandsInput,
 ): Promise<void> {
-  await withTransaction(pool, async (tx) => {
-    const documents = documentQueries(tx);
-    const row = await documents.findByIdForUpdate(input.projectId, input.documentId);
-    if (row === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
+  await withTransaction(pool, (tx) => runDocumentCommandsIn(tx, boss, input));
+}
 
-    const state = toDraftState(row);
-    const outcome = applyCommands(state, input.request, input.now);
+/**
+ * The same, inside the caller's transaction: for use cases that write more than the document (a planner
+ * element's link, a new draft) and must commit or roll back with its commands.
+ */
+export async function runDocumentCommandsIn(
+  tx: Transaction,
+  boss: Boss,
+  input: RunDocumentCommandsInput,
+): Promise<void> {
+  const documents = documentQueries(tx);
+  const row = await documents.findByIdForUpdate(input.projectId, input.documentId);
+  if (row === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
 
-    // Judged on the state the request leaves behind: a request cannot publish and stay (or become) embargoed.
-    if (
-      outcome.effects.some((effect) => effect.type === 'publish') &&
-      embargoBlocksPublish(outcome.embargo, input.now)
-    ) {
-      throw AppError.conflict(embargoMessage(outcome.embargo!));
-    }
+  const state = toDraftState(row);
+  const outcome = applyCommands(state, input.request, input.now);
 
-    const publishSchedule = normalise(outcome.publishSchedule);
-    const unpublishSchedule = normalise(outcome.unpublishSchedule);
-    const preserveUpdatedAt = input.request.preserveUpdatedAt ?? false;
-    await documents.saveCommandedDraft(row.projectId, row.id, {
-      metadata: outcome.metadata,
-      content: outcome.content,
-      preserveUpdatedAt,
-      now: input.now,
-      embargo: outcome.embargo && {
-        reason: outcome.embargo.reason,
-        until: normalise(outcome.embargo.until),
-      },
-      publishSchedule,
-      unpublishSchedule,
-    });
-    await documentCommandTransactionQueries(tx).insert({
-      projectId: row.projectId,
-      documentId: row.id,
-      clientId: input.clientId ?? null,
-      versionBefore: row.version,
-      commands: input.request.commands,
-      preconditions: input.request.preconditions ?? [],
-      preserveUpdatedAt,
-      createdAt: input.now,
-    });
-    if (outcome.draftChanged) {
-      const references = extractReferences(outcome.metadata, outcome.content);
-      await documentReferenceQueries(tx).replace(row.projectId, row.id, 'draft', references.rows);
-    }
-    await scheduleJobs(tx, boss, row, state, publishSchedule, unpublishSchedule);
+  // Judged on the state the request leaves behind: a request cannot publish and stay (or become) embargoed.
+  if (
+    outcome.effects.some((effect) => effect.type === 'publish') &&
+    embargoBlocksPublish(outcome.embargo, input.now)
+  ) {
+    throw AppError.conflict(embargoMessage(outcome.embargo!));
+  }
 
-    for (const effect of outcome.effects) {
-      const current = await reload(tx, row);
-      if (effect.type === 'publish') {
-        await publishDocument(tx, boss, current, { now: input.now, preserveUpdatedAt });
-      } else {
-        await unpublishDocument(tx, boss, current, input.now);
-      }
-    }
+  const publishSchedule = normalise(outcome.publishSchedule);
+  const unpublishSchedule = normalise(outcome.unpublishSchedule);
+  const preserveUpdatedAt = input.request.preserveUpdatedAt ?? false;
+  await documents.saveCommandedDraft(row.projectId, row.id, {
+    metadata: outcome.metadata,
+    content: outcome.content,
+    preserveUpdatedAt,
+    now: input.now,
+    embargo: outcome.embargo && {
+      reason: outcome.embargo.reason,
+      until: normalise(outcome.embargo.until),
+    },
+    publishSchedule,
+    unpublishSchedule,
   });
+  await documentCommandTransactionQueries(tx).insert({
+    projectId: row.projectId,
+    documentId: row.id,
+    clientId: input.clientId ?? null,
+    versionBefore: row.version,
+    commands: input.request.commands,
+    preconditions: input.request.preconditions ?? [],
+    preserveUpdatedAt,
+    createdAt: input.now,
+  });
+  if (outcome.draftChanged) {
+    const references = extractReferences(outcome.metadata, outcome.content);
+    await documentReferenceQueries(tx).replace(row.projectId, row.id, 'draft', references.rows);
+  }
+  await scheduleJobs(tx, boss, row, state, publishSchedule, unpublishSchedule);
+
+  for (const effect of outcome.effects) {
+    const current = await reload(tx, row);
+    if (effect.type === 'publish') {
+      await publishDocument(tx, boss, current, {
+        now: input.now,
+        preserveUpdatedAt,
+        keepLastPublicationDate: input.keepLastPublicationDate ?? false,
+      });
+    } else {
+      await unpublishDocument(tx, boss, current, input.now);
+    }
+  }
 }
 
 async function reload(tx: Transaction, row: DocumentRow): Promise<DocumentRow> {

@@ -39,6 +39,11 @@ export class AppError extends Error {
     return new AppError(409, { name: 'Conflict', message, ...extra });
   }
 
+  /** 400 for a feature the project's config does not enable; the message names the project (api-spec §7). */
+  static configuration(message: string): AppError {
+    return new AppError(400, { name: 'ConfigurationError', message });
+  }
+
   /** 503: a service we depend on cannot answer now; the client may retry after `retryAfterSeconds`. */
   static unavailable(name: string, message: string, retryAfterSeconds: number): AppError {
     return new AppError(503, { name, message }, retryAfterSeconds);

@@ -81,6 +81,54 @@ export const BrandSchema = z
   .object({ handle: Handle, label: z.string().optional(), isDefault: z.boolean().optional() })
   .strict();
 
+/**
+ * The enrichment service the project's documents are sent to (api-spec §4.16; the protocol: README,
+ * "Enrichment"). Every field but `enabled` is optional so that configs stored before it stay valid; the
+ * defaults live with the enrichment (src/domain/enrichment.ts).
+ */
+export const EnrichmentConfigSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** Where the enrichment is asked: POST with the document's text, JSON entities back. */
+    url: z.url({ protocol: /^https?$/, message: 'must be an http or https URL' }).optional(),
+    /** How long one call may take, answer included; default 5000. */
+    timeoutMs: z.number().int().min(100).max(30_000).optional(),
+    /** The metadata property that receives the entities; default `entities`. */
+    property: Handle.optional(),
+    /** A metadata property that receives the entities' labels only (declare it an indexed string to filter by). */
+    labelsProperty: Handle.optional(),
+  })
+  .strict()
+  .superRefine((enrichment, ctx) => {
+    if (enrichment.enabled && enrichment.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'is required when enrichment is enabled' });
+    }
+    if (
+      enrichment.labelsProperty !== undefined &&
+      enrichment.labelsProperty === (enrichment.property ?? 'entities')
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['labelsProperty'], message: 'must differ from property' });
+    }
+  });
+
+/**
+ * The planning tool's two integrations (api-spec §4.19), each switched on by itself: element sync
+ * (planner/element) and the publication-state integration (planner-integration/*).
+ */
+export const PlannerConfigSchema = z
+  .object({
+    elements: z
+      .object({
+        enabled: z.boolean(),
+        /** The content type of the drafts elements create; default the first article content type. */
+        contentType: Handle.optional(),
+      })
+      .strict()
+      .optional(),
+    integration: z.object({ enabled: z.boolean() }).strict().optional(),
+  })
+  .strict();
+
 export const ProjectConfigSchema = z
   .object({
     v: z.literal(2).default(2),
@@ -107,7 +155,8 @@ export const ProjectConfigSchema = z
     contentTypes: z.array(ContentTypeSchema).default([]),
     categories: z.array(CategorySchema).default([]),
     brands: z.array(BrandSchema).default([]),
-    enrichment: z.object({ enabled: z.boolean(), url: z.string().url().optional() }).strict().optional(),
+    enrichment: EnrichmentConfigSchema.optional(),
+    planner: PlannerConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -163,6 +212,14 @@ export const ProjectConfigSchema = z
     });
     if (config.brands.filter((b) => b.isDefault).length > 1) {
       ctx.addIssue({ code: 'custom', path: ['brands'], message: 'at most one brand can be the default' });
+    }
+    const plannerType = config.planner?.elements?.contentType;
+    if (plannerType !== undefined && !config.contentTypes.some((type) => type.handle === plannerType)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['planner', 'elements', 'contentType'],
+        message: `unknown content type '${plannerType}'`,
+      });
     }
     const languages = config.settings.languages;
     if (languages && !languages.available.some((l) => l.locale === languages.defaultLanguage)) {

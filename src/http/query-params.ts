@@ -52,6 +52,20 @@ export const idParam = idNumber(/^\d+$/, 'must be a non-negative integer id');
 /** `{documentId}` of every documents/{documentId}/... route. */
 export const documentIdParam = idNumber(/^[1-9]\d*$/, 'must be a positive integer');
 
+/**
+ * A document id in a JSON body: a number or a string of digits (clients send both), refused beyond
+ * Number.MAX_SAFE_INTEGER in either form, where a number would name another row.
+ */
+export const documentIdValue = z.union(
+  [z.number().int().positive().max(Number.MAX_SAFE_INTEGER), documentIdParam],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union' && issue.input !== undefined
+        ? `must be a positive integer document id (a number or a string of digits) up to ${Number.MAX_SAFE_INTEGER}`
+        : undefined,
+  },
+);
+
 /** A comma separated list of at most `maxItems` non-negative ids. */
 export const idListParam = (maxItems: number) =>
   commaList

@@ -53,7 +53,8 @@ export function queueOptionsToUpdate(
 ): Partial<WantedQueue> | undefined {
   const current = existing as Record<string, unknown>;
   const changed = Object.fromEntries(
-    Object.entries(wanted).filter(([key, value]) => current[key] !== value),
+    // A queue's policy is fixed at creation: pg-boss refuses to update it.
+    Object.entries(wanted).filter(([key, value]) => key !== 'policy' && current[key] !== value),
   ) as Partial<WantedQueue>;
   return Object.keys(changed).length > 0 ? changed : undefined;
 }

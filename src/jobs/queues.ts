@@ -14,6 +14,11 @@ export interface QueueOptions {
   retryLimit: number;
   retryDelay: number;
   retryBackoff: boolean;
+  /**
+   * pg-boss's queue policy, set when the queue is created (it cannot change later). `short`: at most one job
+   * per singletonKey waits to run; another sent meanwhile is dropped (one may run while the next waits).
+   */
+  policy?: 'short';
 }
 
 /** Retried ten times with exponential backoff from one second. */
@@ -53,6 +58,15 @@ export const QUEUES = {
     name: 'scheduled-unpublish',
     payload: z.object({ projectId: z.number().int(), documentId: z.number().int(), at: z.string() }),
     options: { ...RETRIES, expireInSeconds: 15 },
+  },
+  /**
+   * Re-enrich one document from its project's enrichment service (POST enrichment/re-enrich): one HTTP call
+   * of at most 30 s (the project's timeout) and one transaction. Deduplicated per document while one waits.
+   */
+  reEnrichDocument: {
+    name: 're-enrich-document',
+    payload: z.object({ projectId: z.number().int(), documentId: z.number().int() }),
+    options: { ...RETRIES, expireInSeconds: 60, policy: 'short' },
   },
 } as const satisfies Record<string, { name: string; payload: z.ZodType; options: QueueOptions }>;
 

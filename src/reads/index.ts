@@ -9,6 +9,7 @@ import { documentReads } from './documents';
 import { healthReads } from './health';
 import { importJobReads } from './import-jobs';
 import { menuReads } from './menus';
+import { plannerPublicationReads } from './planner-publications';
 import { projectReads } from './projects';
 import { publicationEventReads } from './publication-events';
 import { publicationReads } from './publications';
@@ -33,6 +34,7 @@ export function createReads(deps: {
     health: healthReads({ db: deps.pool, search: deps.search }),
     importJobs: importJobReads(deps.pool),
     menus: menuReads(deps.pool),
+    plannerPublications: plannerPublicationReads(deps.pool),
     projects: projectReads(deps.pool),
     publicationEvents: publicationEventReads(deps.pool),
     publications: publicationReads(deps),

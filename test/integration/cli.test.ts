@@ -94,6 +94,42 @@ describe('broadsheet CLI', () => {
     expect(revoked.body.error_details).toEqual({ access_token: 'The access token was revoked.' });
   });
 
+  it('when an operator creates a client with --secret, then its Basic credentials alone on stdout log a planning tool in', async () => {
+    const { handle } = await createTestProject(app.ctx, {
+      config: { planner: { integration: { enabled: true } } },
+    });
+    const created = await cli(
+      'client',
+      'create',
+      '--project',
+      handle,
+      '--name',
+      'desk',
+      '--scopes',
+      'planner',
+      '--secret',
+    );
+    expect(created.stdout).toMatch(/^[0-9a-f-]{36}:[\w-]{43}\n$/);
+    expect(created.stderr).toContain('the secret is not shown again');
+    const response = await fetch(`${app.url}/api/2026-03/planner-integration/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(created.stdout.trim()).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ token_type: 'Bearer', scope: 'planner' });
+    const stored = await app.ctx.pool.query<{ secret_hash: string }>(
+      'SELECT secret_hash FROM api_clients WHERE id = $1',
+      [created.stdout.split(':')[0]],
+    );
+    // Only a hash is kept: the secret itself is nowhere in the database.
+    expect(stored.rows[0]!.secret_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.rows[0]!.secret_hash).not.toContain(created.stdout.trim().split(':')[1]);
+  });
+
   it('when a command gets bad input, then it exits non-zero with a message naming the problem', async () => {
     const bad = path.join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ v: 2, settings: { handle: '1 not a handle' } }));

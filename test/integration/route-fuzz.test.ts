@@ -8,6 +8,7 @@ import { listRoutes, pathParamNames, type RouteEntry } from '../../src/http/rout
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
+import { createApiClient } from '../../src/commands/api-clients';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../helpers/factories';
 
 /**
@@ -33,17 +34,27 @@ const valid: {
   publicationId: number;
   channelHandle: string;
   tokens: Map<string, string>;
+  /** HTTP Basic credentials of a planner client with a secret (planner-integration/oauth/token). */
+  basic: string;
 } = {
   documentId: '1',
   publicationId: 1,
   channelHandle: 'web',
   tokens: new Map(),
+  basic: '',
 };
 
 beforeAll(async () => {
   app = await startTestApp();
   client = new Client(app.url);
-  const { projectId } = await createTestProject(app.ctx);
+  // Every integration on, so that requests get past the configuration checks into the commands; the
+  // enrichment URL refuses connections, so jobs a fuzzed re-enrich queues fail fast wherever they run.
+  const { projectId } = await createTestProject(app.ctx, {
+    config: {
+      enrichment: { enabled: true, url: 'http://127.0.0.1:9/enrich' },
+      planner: { elements: { enabled: true }, integration: { enabled: true } },
+    },
+  });
   const published = await createPublishedDocument(app.ctx, projectId, {
     metadata: { title: 'Fuzzed', flag: 'x', priority: 3 },
     content: [
@@ -59,6 +70,13 @@ beforeAll(async () => {
   valid.channelHandle = channel.rows[0]?.handle ?? 'web';
   valid.tokens.set('every scope', (await tokenFor(app.ctx, projectId, ALL_SCOPES)).token);
   valid.tokens.set('read', (await tokenFor(app.ctx, projectId, READ)).token);
+  const planner = await createApiClient(app.ctx.pool, app.ctx.config.auth.jwtSecret, {
+    projectId,
+    name: 'fuzzed planning tool',
+    scopes: ['planner'],
+    withSecret: true,
+  });
+  valid.basic = `Basic ${Buffer.from(`${planner.client.id}:${planner.secret}`).toString('base64')}`;
 
   routes = listRoutes(app.app.router);
   const openapi = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
@@ -207,6 +225,7 @@ const BODY_KEYS = [
   ...['id', 'contentType', 'metadata', 'content', 'flags', 'publishControl', 'documentId', 'projectConfig'],
   'channelConfig',
   ...['plan', 'settings', 'handle', 'publicationId', 'deliveryHandle', 'status', 'message', 'userChoices'],
+  ...['doc_ids', 'documentIds', 'title', 'description', 'grant_type', 'scope'],
   ...PROTOTYPE_NAMES,
 ];
 
@@ -328,6 +347,53 @@ const configBody = fc
   )
   .map(toJson);
 
+/** The fuzzed project's document (read when a value is drawn: it exists only once beforeAll ran), or not. */
+const documentIdLike = () =>
+  fc.oneof(
+    fc.constant(null).map(() => Number(valid.documentId)),
+    fc.constant(null).map(() => valid.documentId),
+    fc.constantFrom(0, -1, 1.5, 2 ** 53, '9007199254740993', '', 'x', null),
+    jsonish,
+  );
+
+const reEnrichBody = fc
+  .record({ doc_ids: often(fc.array(documentIdLike(), { maxLength: 5 }), 4, jsonish) }, { requiredKeys: [] })
+  .map(toJson);
+
+/** A planning tool's element: the fields the API reads, hostile now and then, and keys of the tool's own. */
+const elementBody = fc
+  .record(
+    {
+      id: often(fc.oneof(fc.string({ maxLength: 12 }), fc.nat()), 4, jsonish),
+      title: often(fc.oneof(fc.string({ maxLength: 20 }), fc.constant(null)), 3, jsonish),
+      description: often(fc.string({ maxLength: 20 }), 3, jsonish),
+      metadata: often(fc.dictionary(nameLike, jsonish, { maxKeys: 3 }), 3, jsonish),
+      documentId: documentIdLike(),
+      assignments: jsonish,
+    },
+    { requiredKeys: [] },
+  )
+  .map(toJson);
+
+const statusesBody = fc
+  .record(
+    { documentIds: often(fc.array(documentIdLike(), { maxLength: 5 }), 4, jsonish) },
+    { requiredKeys: [] },
+  )
+  .map(toJson);
+
+const publicationBody = fc
+  .record(
+    { documentId: documentIdLike(), id: jsonish, status: often(fc.string({ maxLength: 10 }), 3, jsonish) },
+    { requiredKeys: [] },
+  )
+  .map(toJson);
+
+const tokenRequestBody = fc.oneof(
+  fc.constantFrom('grant_type=client_credentials', 'grant_type=client_credentials&scope=planner', 'scope=x'),
+  fc.record({ grant_type: often(fc.constant('client_credentials'), 3, jsonish), scope: jsonish }).map(toJson),
+);
+
 const malformedBody = fc.oneof(
   fc.constantFrom('{', '[1,]', 'nul', '{"a":1}}', "{'a':1}", '', '\u0000', '{"commands":[{"op'),
   fc.string({ unit: 'grapheme', maxLength: 50 }),
@@ -355,7 +421,17 @@ function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
         ? deliveryBody
         : route.path.endsWith('/projectConfig') || route.path.endsWith('/channelConfig')
           ? configBody
-          : fc.constant(undefined);
+          : route.path.endsWith('/re-enrich')
+            ? reEnrichBody
+            : /\/element(\/|$)/.test(route.path)
+              ? elementBody
+              : route.path.endsWith('/statuses')
+                ? statusesBody
+                : /\/publication(\/|$)/.test(route.path)
+                  ? publicationBody
+                  : route.path.endsWith('/oauth/token')
+                    ? tokenRequestBody
+                    : fc.constant(undefined);
   return fc.oneof(
     { weight: 6, arbitrary: own },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -390,7 +466,7 @@ const EXTRA_HEADERS = [
 ];
 
 const headers = fc.record({
-  auth: often(fc.constant('every scope'), 7, fc.constantFrom('none', 'read', 'garbage')),
+  auth: often(fc.constant('every scope'), 7, fc.constantFrom('none', 'read', 'garbage', 'basic')),
   contentType: often(
     fc.constant<string | undefined>('application/json'),
     3,
@@ -437,6 +513,7 @@ function requestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
       const token = valid.tokens.get(h.auth);
       if (token) sent.authorization = `Bearer ${token}`;
       if (h.auth === 'garbage') sent.authorization = 'Bearer not.a.token';
+      if (h.auth === 'basic') sent.authorization = valid.basic;
       if (h.contentType) sent['content-type'] = h.contentType;
       if (h.padding > 0) sent['x-padding'] = 'p'.repeat(h.padding);
       let bytes: Buffer | undefined = text === undefined ? undefined : Buffer.from(text, 'utf8');

@@ -25,30 +25,49 @@ export function clientCommands(program: Command): void {
     .requiredOption('-n, --name <name>', 'client name')
     .option('-s, --scopes <scopes>', `comma separated; one of ${SCOPES.join(', ')}`, 'public-api:read')
     .option('-e, --expires-in <seconds>', 'token lifetime in seconds (default: no expiry)')
-    .action(async (options: { project: string; name: string; scopes: string; expiresIn?: string }) => {
-      await withContext(async (ctx) => {
-        if (!ctx.config.auth.jwtSecretConfigured) {
-          // Signed with a random key of this process, the token would verify nowhere.
-          throw new Error("JWT_SECRET is not set: set it to the API processes' JWT_SECRET to sign tokens");
-        }
-        const projectId = await resolveProjectId(ctx, options.project);
-        try {
-          const { client, token } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
-            projectId,
-            name: options.name,
-            scopes: options.scopes
-              .split(',')
-              .map((scope) => scope.trim())
-              .filter(Boolean),
-            ...(options.expiresIn ? { expiresInSeconds: Number(options.expiresIn) } : {}),
-          });
-          console.error(`client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')}`);
-          console.log(token);
-        } catch (error) {
-          throw new Error(describeError(error));
-        }
-      });
-    });
+    .option(
+      '--secret',
+      'also give the client a secret for client-credential logins (planner-integration/oauth/token): prints ' +
+        '<clientId>:<secret> alone on stdout instead of the token; the secret is shown this once',
+    )
+    .action(
+      async (options: {
+        project: string;
+        name: string;
+        scopes: string;
+        expiresIn?: string;
+        secret?: boolean;
+      }) => {
+        await withContext(async (ctx) => {
+          if (!ctx.config.auth.jwtSecretConfigured) {
+            // Signed with a random key of this process, the token would verify nowhere.
+            throw new Error("JWT_SECRET is not set: set it to the API processes' JWT_SECRET to sign tokens");
+          }
+          const projectId = await resolveProjectId(ctx, options.project);
+          try {
+            const { client, token, secret } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
+              projectId,
+              name: options.name,
+              scopes: options.scopes
+                .split(',')
+                .map((scope) => scope.trim())
+                .filter(Boolean),
+              ...(options.expiresIn ? { expiresInSeconds: Number(options.expiresIn) } : {}),
+              withSecret: options.secret === true,
+            });
+            console.error(`client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')}`);
+            if (secret === undefined) {
+              console.log(token);
+            } else {
+              console.error('client id and secret (HTTP Basic credentials); the secret is not shown again:');
+              console.log(`${client.id}:${secret}`);
+            }
+          } catch (error) {
+            throw new Error(describeError(error));
+          }
+        });
+      },
+    );
   clients
     .command('revoke')
     .description('Revoke an API client: every token it signed stops working at once')

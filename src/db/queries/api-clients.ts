@@ -21,6 +21,17 @@ export function apiClientQueries(db: Queryable) {
       return result.rows[0];
     },
 
+    /** The client with the hash of its secret (null: it has none), for client-credential logins only. */
+    async findWithSecretHash(
+      id: string,
+    ): Promise<(ApiClientRow & { secretHash: string | null }) | undefined> {
+      const result = await db.query<ApiClientRow & { secretHash: string | null }>(
+        `SELECT ${COLUMNS}, secret_hash AS "secretHash" FROM api_clients WHERE id = $1`,
+        [id],
+      );
+      return result.rows[0];
+    },
+
     async insert(client: {
       id: string;
       projectId: number;
@@ -28,11 +39,20 @@ export function apiClientQueries(db: Queryable) {
       name: string;
       scopes: string[];
       expiresAt: Date | null;
+      secretHash?: string | null;
     }): Promise<ApiClientRow> {
       const result = await db.query<ApiClientRow>(
-        `INSERT INTO api_clients (id, project_id, channel_id, name, scopes, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [client.id, client.projectId, client.channelId, client.name, client.scopes, client.expiresAt],
+        `INSERT INTO api_clients (id, project_id, channel_id, name, scopes, expires_at, secret_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+        [
+          client.id,
+          client.projectId,
+          client.channelId,
+          client.name,
+          client.scopes,
+          client.expiresAt,
+          client.secretHash ?? null,
+        ],
       );
       return result.rows[0]!;
     },

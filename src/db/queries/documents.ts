@@ -1,4 +1,5 @@
 import type { Content, Metadata } from '../../domain/content';
+import type { PublicationStateSource } from '../../domain/planner-integration';
 import type { Queryable } from '../pool';
 
 /** A document row: its draft, its publication state and its publish control. */
@@ -78,6 +79,31 @@ export interface CommandedDraft {
 
 /** The one writer of `documents`: drafts, publication state, publish control and the index version. */
 export function documentQueries(db: Queryable) {
+  const insertDocument = async (
+    draft: ImportedDraft,
+    systemName: string | null,
+    externalId: string | null,
+  ): Promise<number> => {
+    const result = await db.query<{ id: number }>(
+      `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version,
+         system_name, external_id, metadata, content)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [
+        draft.projectId,
+        draft.channelId,
+        draft.documentType,
+        draft.contentType,
+        draft.designName,
+        draft.designVersion,
+        systemName,
+        externalId,
+        JSON.stringify(draft.metadata),
+        JSON.stringify(draft.content),
+      ],
+    );
+    return result.rows[0]!.id;
+  };
+
   return {
     /** Another project's document is simply not found (never 403: existence does not leak). */
     async findById(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
@@ -97,15 +123,6 @@ export function documentQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    /** Which of these ids are documents of the project. */
-    async findExistingIds(projectId: number, ids: readonly number[]): Promise<number[]> {
-      const result = await db.query<{ id: number }>(
-        'SELECT id FROM documents WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
-        [projectId, ids],
-      );
-      return result.rows.map((row) => row.id);
-    },
-
     /** An imported document by (project, system name, external id), locked (supplement §10). */
     async findByExternalIdForUpdate(
       projectId: number,
@@ -121,24 +138,46 @@ export function documentQueries(db: Queryable) {
     },
 
     async insertImported(draft: ImportedDraft, systemName: string, externalId: string): Promise<number> {
+      return insertDocument(draft, systemName, externalId);
+    },
+
+    /** A new, empty draft (version 1) that commands then fill in: planner elements create them. */
+    async insertDraft(draft: Omit<ImportedDraft, 'metadata' | 'content'>): Promise<number> {
+      return insertDocument({ ...draft, metadata: {}, content: [] }, null, null);
+    },
+
+    /** Which of these ids are documents of the project, ascending. */
+    async findExistingIds(projectId: number, ids: readonly number[]): Promise<number[]> {
       const result = await db.query<{ id: number }>(
-        `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name, design_version,
-           system_name, external_id, metadata, content)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-        [
-          draft.projectId,
-          draft.channelId,
-          draft.documentType,
-          draft.contentType,
-          draft.designName,
-          draft.designVersion,
-          systemName,
-          externalId,
-          JSON.stringify(draft.metadata),
-          JSON.stringify(draft.content),
-        ],
+        'SELECT id FROM documents WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
+        [projectId, ids],
       );
-      return result.rows[0]!.id;
+      return result.rows.map((row) => row.id);
+    },
+
+    /**
+     * The publication state of these documents of the project, with the planning tool's links to them:
+     * whether they were ever published (an unpublished document has publications, a draft none).
+     */
+    async findPublicationStates(
+      projectId: number,
+      ids: readonly number[],
+    ): Promise<PublicationStateSource[]> {
+      const result = await db.query<PublicationStateSource>(
+        `SELECT d.id, d.version, d.updated_at AS "updatedAt",
+           d.latest_publication_id AS "latestPublicationId", d.published_version AS "publishedVersion",
+           d.first_publication_date AS "firstPublicationDate", d.last_publication_date AS "lastPublicationDate",
+           d.embargo_set AS "embargoSet", d.embargo_reason AS "embargoReason", d.embargo_until AS "embargoUntil",
+           d.publish_schedule_at AS "publishScheduleAt", d.unpublish_schedule_at AS "unpublishScheduleAt",
+           EXISTS (SELECT 1 FROM publications p WHERE p.document_id = d.id) AS "everPublished",
+           e.element_id AS "elementId", pp.record AS "plannerPublication"
+         FROM documents d
+         LEFT JOIN planner_elements e ON e.project_id = d.project_id AND e.document_id = d.id
+         LEFT JOIN planner_publications pp ON pp.project_id = d.project_id AND pp.document_id = d.id
+         WHERE d.project_id = $1 AND d.id = ANY($2::bigint[])`,
+        [projectId, ids],
+      );
+      return result.rows;
     },
 
     /** Replaces the draft of an existing document with an imported one and bumps its version. */
@@ -207,22 +246,31 @@ export function documentQueries(db: Queryable) {
 
     /**
      * The document now has this publication: the publication dates move (lastPublicationDate to `now`, or to
-     * the kept updated_at with `preserveUpdatedAt`) and the index version grows.
+     * the kept updated_at with `preserveUpdatedAt`, or not at all with `keepLastPublicationDate` when it has
+     * one) and the index version grows.
      */
     async markPublished(
       projectId: number,
       documentId: number,
-      publication: { id: number; now: Date; preserveUpdatedAt: boolean },
+      publication: { id: number; now: Date; preserveUpdatedAt: boolean; keepLastPublicationDate?: boolean },
     ): Promise<void> {
       await db.query(
         `UPDATE documents SET
            latest_publication_id = $3,
            published_version = version,
            first_publication_date = coalesce(first_publication_date, $4),
-           last_publication_date = CASE WHEN $5 THEN updated_at ELSE $4 END,
+           last_publication_date = CASE WHEN $6 AND last_publication_date IS NOT NULL THEN last_publication_date
+             WHEN $5 THEN updated_at ELSE $4 END,
            index_version = index_version + 1
          WHERE project_id = $1 AND id = $2`,
-        [projectId, documentId, publication.id, publication.now, publication.preserveUpdatedAt],
+        [
+          projectId,
+          documentId,
+          publication.id,
+          publication.now,
+          publication.preserveUpdatedAt,
+          publication.keepLastPublicationDate ?? false,
+        ],
       );
     },
 

@@ -353,8 +353,11 @@ function isStyleDirective(value: unknown): value is Record<string, unknown> {
   return isLinkDirective(value) && !Object.hasOwn(value, '$ref') && !Object.hasOwn(value, 'href');
 }
 
-/** Equality of JSON values: key order does not matter, and a missing value equals null. */
-function jsonEqual(left: unknown, right: unknown): boolean {
+/**
+ * Equality of JSON values: key order does not matter, and a missing value equals null. What "changes nothing"
+ * means for a command, so use cases that map outside data onto commands skip the ones that would not.
+ */
+export function jsonEqual(left: unknown, right: unknown): boolean {
   const a = left ?? null;
   const b = right ?? null;
   if (a === b) return true;

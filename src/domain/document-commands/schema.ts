@@ -39,7 +39,7 @@ const isOperation = (value: unknown): value is Operation =>
 
 // A property name ends up as an object key in metadata or content; these would reach the prototype instead.
 const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
-const propertyName = z
+export const propertyName = z
   .string()
   .min(1)
   .refine((name) => !RESERVED_NAMES.has(name), { message: 'is a reserved name' });

@@ -1,8 +1,11 @@
 import type { Router } from 'express';
 import type { RouteDeps } from './deps';
 import { designRoutes } from './design/design.routes';
+import { enrichmentRoutes } from './enrichment/enrichment.routes';
 import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
+import { plannerElementRoutes } from './planner/planner-element.routes';
+import { plannerIntegrationRoutes } from './planner-integration/planner-integration.routes';
 import { importRoutes } from './import/import.routes';
 import { deliveryStatusRoutes } from './documents/delivery-status.routes';
 import { documentCommandsRoutes } from './documents/document-commands.routes';
@@ -34,6 +37,9 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   projectConfigRoutes(router, deps);
   designRoutes(router, deps);
   importRoutes(router, deps);
+  enrichmentRoutes(router, deps);
+  plannerElementRoutes(router, deps);
+  plannerIntegrationRoutes(router, deps);
   latestPublicationRoutes(router, deps);
   categoryRoutes(router, deps);
   projectRoutes(router, deps);

@@ -2,6 +2,19 @@ import { z } from 'zod';
 import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
 import { commandRequestSchema } from '../../../domain/document-commands/schema';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
+import { reEnrichBody } from '../enrichment/enrichment.schema';
+import {
+  createElementBody,
+  updateElementBody,
+  updateLinkedElementBody,
+} from '../planner/planner-element.schema';
+import {
+  followBody,
+  followDocumentBody,
+  statusesBody,
+  tokenBody,
+} from '../planner-integration/planner-integration.schema';
+import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
@@ -224,7 +237,158 @@ export function buildOpenApiDocument(): Schema {
       },
     },
   };
+  components.PublicationState = {
+    type: 'object',
+    description:
+      "One document's publication state as the planning tool follows it. status: draft (never published), " +
+      'published (live; hasUnpublishedChanges when the draft changed since), unpublished (was live), ' +
+      'not-found (no such document in the project: then documentId and status only)',
+    required: ['documentId', 'status'],
+    properties: {
+      documentId: DOCUMENT_ID,
+      status: { type: 'string', enum: ['draft', 'published', 'unpublished', 'not-found'] },
+      publicationId: { type: ['integer', 'null'], description: 'the live publication' },
+      hasUnpublishedChanges: { type: 'boolean' },
+      version: { type: 'integer' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      firstPublicationDate: { type: ['string', 'null'], format: 'date-time' },
+      lastPublicationDate: { type: ['string', 'null'], format: 'date-time' },
+      publishSchedule: { type: ['string', 'null'], format: 'date-time' },
+      unpublishSchedule: { type: ['string', 'null'], format: 'date-time' },
+      embargo: {
+        type: ['object', 'null'],
+        properties: { reason: { type: 'string' }, until: { type: ['string', 'null'], format: 'date-time' } },
+      },
+      elementId: { type: ['string', 'null'], description: 'the planner element linked to the document' },
+      publication: {
+        type: ['object', 'null'],
+        additionalProperties: true,
+        description: "the tool's record of the publication, as its last PUT publication sent it",
+      },
+    },
+  };
   const commandsBody = fromZod(commandRequestSchema, 'Commands', components);
+  const planner = [{ bearer: ['planner'] }];
+  const elementAnswer = json(
+    {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { ...DOCUMENT_ID, description: 'the linked document' } },
+    },
+    'The linked document',
+  );
+  const tokenRequest = fromZod(tokenBody, 'PlannerTokenRequest', components);
+  /** planner-integration/* in every version; legacy-planner-integration/*, the same, in v1..2025-03 only. */
+  const integrationPaths = (segment: string, only: string) => ({
+    [`/${segment}/oauth/token`]: {
+      post: {
+        summary:
+          `${only}Client-credentials grant (RFC 6749 §4.4): HTTP Basic with an API client's id and secret ` +
+          '(broadsheet client create --secret) for a token with the scope planner, valid ' +
+          `${PLANNER_TOKEN_SECONDS} s (never longer than the client) and revoked with the client. 401 ` +
+          'InvalidClient for missing or wrong credentials (with a Basic challenge), 403 when the client lacks the ' +
+          'planner scope, 400 ConfigurationError when planner.integration is not enabled for its project',
+        security: [{ basic: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': { schema: tokenRequest },
+            'application/json': { schema: tokenRequest },
+          },
+        },
+        responses: {
+          200: json({
+            type: 'object',
+            required: ['access_token', 'token_type', 'expires_in', 'scope'],
+            properties: {
+              access_token: { type: 'string', description: 'send as Authorization: Bearer' },
+              token_type: { const: 'Bearer' },
+              expires_in: { type: 'integer', maximum: PLANNER_TOKEN_SECONDS },
+              scope: { const: 'planner' },
+            },
+          }),
+          ...errors(400, 401, 403, 415),
+        },
+      },
+    },
+    [`/${segment}/statuses`]: {
+      post: {
+        summary:
+          `${only}The publication state of each document asked for, in the order asked (an id of no document of ` +
+          'the project is status not-found). 400 ConfigurationError when planner.integration is not enabled',
+        security: planner,
+        requestBody: json(fromZod(statusesBody, 'PlannerStatuses', components)),
+        responses: { 200: json(listOf(ref('PublicationState'))), ...errors(400, 401, 403, 413, 415) },
+      },
+    },
+    [`/${segment}/publication`]: {
+      put: {
+        summary:
+          `${only}Follow the publication of the document named by documentId: the body is the tool's record of ` +
+          'the publication, stored as sent (a later PUT replaces it; id and status, when sent, are its own id and ' +
+          'status words). Answers the publication state, which statuses reports from then on with the record',
+        security: planner,
+        requestBody: json(fromZod(followBody, 'PlannerPublication', components)),
+        responses: { 200: json(ref('PublicationState')), ...errors(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    [`/${segment}/publication/{documentId}`]: {
+      put: {
+        summary: `${only}The same for the document of the path (a documentId in the body must be it)`,
+        security: planner,
+        parameters: [pathParam('documentId')],
+        requestBody: json(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
+        responses: { 200: json(ref('PublicationState')), ...errors(400, 401, 403, 404, 413, 415) },
+      },
+      delete: {
+        summary: `${only}Stop following the document's publication (its record goes; the document is untouched)`,
+        security: planner,
+        parameters: [pathParam('documentId')],
+        responses: { 204: { description: 'No longer followed' }, ...errors(400, 401, 403, 404) },
+      },
+    },
+  });
+  /** planner/element in every version; legacy-planner/element, the same, in v1..2025-03 only. */
+  const elementPaths = (segment: string, only: string) => ({
+    [`/${segment}/element`]: {
+      post: {
+        summary:
+          `${only}Planning-tool element sync: creates a draft of the configured content type (201) whose metadata ` +
+          'the element sets through document commands (title → metadata.title, description → ' +
+          'metadata.description, metadata.* → metadata.*), or links the existing document named by documentId ' +
+          '(200). The element is stored as sent (other keys are kept); an element id the project knows already ' +
+          'updates its document (200), so a repeated POST creates nothing twice. 400 ConfigurationError when ' +
+          'planner.elements is not enabled; 409 when the element or the document is linked elsewhere',
+        security: planner,
+        requestBody: json(fromZod(createElementBody, 'PlannerCreateElement', components)),
+        responses: { 200: elementAnswer, 201: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+      put: {
+        summary:
+          `${only}Update the document linked to the element named by id: the element replaces the stored one, ` +
+          'and each mapped field that differs from what the element said last time becomes a setMetadataProperty ' +
+          'command (a field it no longer has is removed); fields the element never named are not touched',
+        security: planner,
+        requestBody: json(fromZod(updateElementBody, 'PlannerElement', components)),
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    [`/${segment}/element/{documentId}`]: {
+      put: {
+        summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
+        security: planner,
+        parameters: [pathParam('documentId')],
+        requestBody: json(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+      delete: {
+        summary: `${only}Unlink the document from its element; the document stays as it is`,
+        security: planner,
+        parameters: [pathParam('documentId')],
+        responses: { 204: { description: 'Unlinked' }, ...errors(400, 401, 403, 404) },
+      },
+    },
+  });
   const read = [{ bearer: ['public-api:read'] }];
   const write = [{ bearer: ['public-api:write'] }];
   const fieldsParam = query('fields', 'comma separated: systemdata, metadata, content, references');
@@ -251,7 +415,10 @@ export function buildOpenApiDocument(): Schema {
       },
     ],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        basic: { type: 'http', scheme: 'basic', description: "an API client's id and secret" },
+      },
       schemas: components,
     },
     paths: {
@@ -567,6 +734,25 @@ export function buildOpenApiDocument(): Schema {
           responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403) },
         },
       },
+      '/enrichment/re-enrich': {
+        post: {
+          summary:
+            'Re-enrich documents in the background: {} at once, one job per document of the project (unknown ids ' +
+            "are skipped). Each job POSTs the document's text to the project's enrichment service and writes the " +
+            'entities it answers into the metadata as document commands (README, "Enrichment"). 400 ' +
+            'ConfigurationError when the project has no enrichment enabled',
+          security: [{ bearer: ['enrichment'] }],
+          requestBody: json(fromZod(reEnrichBody, 'ReEnrich', components)),
+          responses: {
+            200: json({ type: 'object', additionalProperties: false }),
+            ...errors(400, 401, 403, 413, 415),
+          },
+        },
+      },
+      ...elementPaths('planner', ''),
+      ...elementPaths('legacy-planner', 'v1, beta and 2025-03 only. '),
+      ...integrationPaths('planner-integration', ''),
+      ...integrationPaths('legacy-planner-integration', 'v1, beta and 2025-03 only. '),
       '/publicationEvents/{channelHandle}': {
         get: {
           summary: 'Publication events of one channel',

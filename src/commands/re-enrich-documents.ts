@@ -1,0 +1,36 @@
+import { withTransaction, type Pool } from '../db/pool';
+import { documentQueries } from '../db/queries/documents';
+import { projectQueries } from '../db/queries/projects';
+import { enrichmentSettings } from '../domain/enrichment';
+import { AppError } from '../domain/errors';
+import { enqueue, type Boss } from '../jobs/boss';
+
+/**
+ * POST enrichment/re-enrich (api-spec §4.16): one job per document of the project among `ids`, enqueued in
+ * one transaction (outbox); ids of no document of the project are skipped. A document whose job still waits
+ * is not queued twice (the queue's `short` policy with the document as singletonKey).
+ */
+export async function reEnrichDocuments(
+  pool: Pool,
+  boss: Boss,
+  projectId: number,
+  ids: readonly number[],
+): Promise<void> {
+  await withTransaction(pool, async (tx) => {
+    const project = await projectQueries(tx).findById(projectId);
+    if (!project || enrichmentSettings(project.config) === undefined) {
+      throw AppError.configuration(
+        `Enrichment is not enabled for project '${project?.handle ?? projectId}' (projectId=${projectId})`,
+      );
+    }
+    for (const documentId of await documentQueries(tx).findExistingIds(projectId, [...new Set(ids)])) {
+      await enqueue(
+        boss,
+        tx,
+        'reEnrichDocument',
+        { projectId, documentId },
+        { singletonKey: `${projectId}:${documentId}` },
+      );
+    }
+  });
+}

@@ -1,0 +1,127 @@
+import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import { AppError } from '../../../domain/errors';
+import { parseOrThrow } from '../../../domain/validation';
+import { onlyIn } from '../../middleware/api-version';
+import { requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
+import type { RouteDeps } from '../deps';
+import {
+  basicCredentials,
+  followBody,
+  followDocumentBody,
+  publicationDocumentParams,
+  statusesBody,
+  tokenBody,
+} from './planner-integration.schema';
+
+/** `planner-integration` in every version, `legacy-planner-integration` up to 2025-03 (supplement §1). */
+const SEGMENTS: readonly { segment: string; gate: RequestHandler[] }[] = [
+  { segment: 'planner-integration', gate: [] },
+  { segment: 'legacy-planner-integration', gate: [onlyIn({ to: '2025-03' })] },
+];
+
+/** A token request is a form (RFC 6749 §4.4.2) or JSON; anything else is a 415 saying so. */
+const formOrJsonBody: RequestHandler = (req, _res, next) => {
+  if (req.is(['application/x-www-form-urlencoded', 'application/json']) === false) {
+    const sent = req.headers['content-type'];
+    throw new AppError(415, {
+      name: 'UnsupportedMediaType',
+      message: `Send the token request as application/x-www-form-urlencoded or application/json (got ${sent})`,
+    });
+  }
+  next();
+};
+
+/** RFC 6749 §5.2: a failed client authentication with Basic answers with the Basic challenge. */
+const basicChallenge: ErrorRequestHandler = (error, _req, res, next) => {
+  if (error instanceof AppError && error.status === 401) {
+    res.set('WWW-Authenticate', 'Basic realm="broadsheet", charset="UTF-8"');
+  }
+  next(error);
+};
+
+/**
+ * The planning tool's publication-state integration (api-spec §4.19): it logs in with client credentials for
+ * a short-lived token (oauth/token), then follows documents' publication state: statuses reads them,
+ * PUT publication follows one (keeping the tool's record of it), DELETE stops following. Shapes: OpenAPI.
+ */
+export function plannerIntegrationRoutes(
+  router: Router,
+  {
+    auth,
+    commands,
+    reads,
+    projectConfigs,
+  }: Pick<RouteDeps, 'auth' | 'commands' | 'reads' | 'projectConfigs'>,
+): void {
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const issueToken: RequestHandler = async (req, res) => {
+    const credentials = basicCredentials(req.headers.authorization);
+    if (!credentials) {
+      throw new AppError(401, {
+        name: 'InvalidClient',
+        message: "Send the API client's id and secret as HTTP Basic credentials.",
+      });
+    }
+    parseOrThrow(tokenBody, req.body ?? {});
+    const token = await commands.issuePlannerToken(credentials, new Date());
+    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(token);
+  };
+  for (const { segment, gate } of SEGMENTS) {
+    const base = `/${segment}`;
+    router.post(`${base}/oauth/token`, ...gate, formOrJsonBody, form, issueToken, basicChallenge);
+
+    router.post(`${base}/statuses`, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
+      const { documentIds } = parseOrThrow(statusesBody, req.body);
+      const project = await projectConfigs.get(req.auth.projectId);
+      const results = await reads.plannerPublications.statuses(project, documentIds);
+      res.json(req.apiVersion.wrapsLists ? { results } : results);
+    });
+
+    router.put(
+      `${base}/publication`,
+      ...gate,
+      ...auth,
+      requireScope('planner'),
+      jsonBody,
+      async (req, res) => {
+        const { documentId } = parseOrThrow(followBody, req.body);
+        res.json(
+          await commands.followPublication({ projectId: req.auth.projectId, documentId, record: req.body }),
+        );
+      },
+    );
+
+    router.put(
+      `${base}/publication/:documentId`,
+      ...gate,
+      ...auth,
+      requireScope('planner'),
+      jsonBody,
+      async (req, res) => {
+        const { documentId } = parseOrThrow(publicationDocumentParams, req.params);
+        const body = parseOrThrow(followDocumentBody, req.body);
+        if (body.documentId !== undefined && body.documentId !== documentId) {
+          throw AppError.validation({
+            documentId: `must be the document of the path (${documentId}) when given`,
+          });
+        }
+        res.json(
+          await commands.followPublication({ projectId: req.auth.projectId, documentId, record: req.body }),
+        );
+      },
+    );
+
+    router.delete(
+      `${base}/publication/:documentId`,
+      ...gate,
+      ...auth,
+      requireScope('planner'),
+      async (req, res) => {
+        const { documentId } = parseOrThrow(publicationDocumentParams, req.params);
+        await commands.unfollowPublication(req.auth.projectId, documentId);
+        res.status(204).end();
+      },
+    );
+  }
+}

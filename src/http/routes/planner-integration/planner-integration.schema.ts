@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { documentIdParam, documentIdValue } from '../../query-params';
+
+/** `{documentId}` of planner-integration/publication/{documentId}. */
+export const publicationDocumentParams = z.object({ documentId: documentIdParam });
+
+/** Most documents one statuses request may ask for. */
+export const MAX_STATUS_IDS = 100;
+
+/** POST planner-integration/statuses: the documents whose publication state the tool wants. */
+export const statusesBody = z.strictObject({
+  documentIds: z.array(documentIdValue).min(1).max(MAX_STATUS_IDS),
+});
+
+/** Most bytes the tool's record of a publication may take as JSON. */
+export const MAX_PUBLICATION_RECORD_BYTES = 64 * 1024;
+
+const recordShape = {
+  /** The tool's own id of the publication. */
+  id: z
+    .union([z.string().trim().min(1).max(200), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+    .transform(String)
+    .optional(),
+  /** The tool's own status of the publication (its words, e.g. planned, ready). */
+  status: z.string().trim().min(1).max(100).optional(),
+};
+
+const boundedRecord = (record: object, ctx: z.RefinementCtx) => {
+  if (Buffer.byteLength(JSON.stringify(record), 'utf8') > MAX_PUBLICATION_RECORD_BYTES) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: `must be at most ${MAX_PUBLICATION_RECORD_BYTES} bytes as JSON`,
+    });
+  }
+};
+
+/** PUT planner-integration/publication: the tool's record of a publication, naming the document it follows. */
+export const followBody = z
+  .looseObject({ ...recordShape, documentId: documentIdValue })
+  .superRefine(boundedRecord);
+
+/** PUT planner-integration/publication/{documentId}: the record; a documentId in it must be the path's. */
+export const followDocumentBody = z
+  .looseObject({ ...recordShape, documentId: documentIdValue.optional() })
+  .superRefine(boundedRecord);
+
+/**
+ * The token request of a client-credentials grant (RFC 6749 §4.4.2), as a form or as JSON. Not strict: the
+ * RFC has the server ignore parameters it does not know (§3.2).
+ */
+export const tokenBody = z.object({
+  grant_type: z.literal('client_credentials', { error: "must be 'client_credentials'" }),
+  scope: z
+    .string()
+    .optional()
+    .refine(
+      (scope) => scope === undefined || scope.split(' ').every((item) => item === '' || item === 'planner'),
+      {
+        message: "must be 'planner', the only scope these tokens carry",
+      },
+    ),
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * HTTP Basic client credentials (RFC 6749 §2.3.1: client id and secret, each form-urlencoded, joined by a
+ * colon, base64): the client id (an API client's id, a uuid) and its secret, or undefined when the header
+ * does not hold them.
+ */
+export function basicCredentials(
+  header: string | undefined,
+): { clientId: string; secret: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/=_-]+) *$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    const formDecode = (text: string) => decodeURIComponent(text.replaceAll('+', ' '));
+    const clientId = formDecode(decoded.slice(0, colon));
+    const secret = formDecode(decoded.slice(colon + 1));
+    return UUID.test(clientId) && secret !== '' ? { clientId, secret } : undefined;
+  } catch {
+    return undefined;
+  }
+}

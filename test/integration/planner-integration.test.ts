@@ -1,0 +1,505 @@
+import { createApiClient, revokeApiClient } from '../../src/commands/api-clients';
+import { documentQueries } from '../../src/db/queries/documents';
+import { PLANNER_TOKEN_SECONDS } from '../../src/domain/planner-integration';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, envelope } from '../helpers/http';
+
+const PLANNER_ON = { planner: { elements: { enabled: true }, integration: { enabled: true } } };
+
+describe('planner-integration (the planning tool follows publication state)', () => {
+  let app: TestApp;
+  let project: { projectId: number; channelId: number; handle: string };
+  /** A planner client with a secret: the credentials a planning tool is configured with. */
+  let credentials: { clientId: string; secret: string };
+  let tool: ReturnType<typeof apiClient>;
+  let editor: ReturnType<typeof apiClient>;
+
+  async function clientWithSecret(projectId: number, scopes = ['planner'], expiresInSeconds?: number) {
+    const { client, secret } = await createApiClient(app.ctx.pool, app.ctx.config.auth.jwtSecret, {
+      projectId,
+      name: 'planning tool',
+      scopes,
+      withSecret: true,
+      ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
+    });
+    return { clientId: client.id, secret: secret! };
+  }
+
+  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+  /** The token request as a planning tool sends it: a form, with HTTP Basic credentials. */
+  async function requestToken(
+    options: { authorization?: string; body?: string; contentType?: string; version?: string } = {},
+  ) {
+    const headers: Record<string, string> = {
+      'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+    };
+    const authorization =
+      'authorization' in options ? options.authorization : basic(credentials.clientId, credentials.secret);
+    if (authorization !== undefined) headers.authorization = authorization;
+    // The legacy segment exists in these versions only.
+    const legacy = ['v1', 'beta', '2025-03'].includes(options.version ?? '');
+    const segment = legacy ? 'legacy-planner-integration' : 'planner-integration';
+    const response = await fetch(`${app.url}/api/${options.version ?? '2026-03'}/${segment}/oauth/token`, {
+      method: 'POST',
+      headers,
+      body: options.body ?? 'grant_type=client_credentials',
+    });
+    // Tests read whatever JSON the API answered, as a client would.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  }
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx, { config: PLANNER_ON });
+    credentials = await clientWithSecret(project.projectId);
+    tool = apiClient(app.url, (await tokenFor(app.ctx, project.projectId, ['planner'])).token);
+    editor = apiClient(
+      app.url,
+      (await tokenFor(app.ctx, project.projectId, ['public-api:read', 'public-api:write'])).token,
+    );
+  });
+  afterAll(() => app.close());
+
+  describe('POST planner-integration/oauth/token', () => {
+    it('when a tool sends its client credentials, then a short-lived planner token that the integration accepts', async () => {
+      const response = await requestToken();
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+        token_type: 'Bearer',
+        expires_in: PLANNER_TOKEN_SECONDS,
+        scope: 'planner',
+      });
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const claims = JSON.parse(
+        Buffer.from(response.body.access_token.split('.')[1], 'base64url').toString(),
+      );
+      expect(claims).toMatchObject({
+        projectId: project.projectId,
+        scope: 'planner',
+        jti: credentials.clientId,
+      });
+      expect(claims.exp - claims.iat).toBe(PLANNER_TOKEN_SECONDS);
+
+      const withToken = apiClient(app.url, response.body.access_token);
+      const doc = await createDraftDocument(app.ctx, project);
+      expect((await withToken.post('planner-integration/statuses', { documentIds: [doc.id] })).status).toBe(
+        200,
+      );
+      // planner is all it may do.
+      expect((await withToken.get('publicationEvents')).status).toBe(403);
+    });
+
+    it('when the request is JSON, then it works the same', async () => {
+      const response = await requestToken({
+        contentType: 'application/json',
+        body: JSON.stringify({ grant_type: 'client_credentials', scope: 'planner' }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.scope).toBe('planner');
+    });
+
+    it('when credentials are missing, malformed, unknown or wrong, then 401 InvalidClient with a Basic challenge', async () => {
+      const plain = await tokenFor(app.ctx, project.projectId, ['planner']);
+      const cases: (string | undefined)[] = [
+        undefined,
+        `Bearer ${plain.token}`,
+        'Basic not-base64!',
+        basic('not-a-uuid', credentials.secret),
+        basic(credentials.clientId, 'wrong'),
+        basic(credentials.clientId, ''),
+        basic('3b241101-e2bb-4255-8caf-4136c566a962', credentials.secret),
+        // A client without a secret cannot log in with one.
+        basic(plain.clientId, 'anything'),
+      ];
+      for (const authorization of cases) {
+        const response = await requestToken({ authorization });
+        expect([authorization, response.status]).toEqual([authorization, 401]);
+        expect(response.body).toEqual(envelope(401, 'Unauthorized', { name: 'InvalidClient' }));
+        expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm="broadsheet"/);
+      }
+    });
+
+    it('when the body is neither a form nor JSON, then 415, whatever the credentials', async () => {
+      const response = await requestToken({ contentType: 'text/plain' });
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual(
+        envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }),
+      );
+    });
+
+    it('when the grant type or the scope is not what these tokens are, then 400 naming the parameter', async () => {
+      const noGrant = await requestToken({ body: '' });
+      expect(noGrant.body).toEqual(
+        envelope(400, 'Bad Request', { name: 'ValidationError', grant_type: "must be 'client_credentials'" }),
+      );
+      const password = await requestToken({ body: 'grant_type=password&username=a&password=b' });
+      expect(password.body.error_details).toEqual({
+        name: 'ValidationError',
+        grant_type: "must be 'client_credentials'",
+      });
+      const scope = await requestToken({
+        body: 'grant_type=client_credentials&scope=planner%20public-api:read',
+      });
+      expect(scope.body.error_details).toEqual({
+        name: 'ValidationError',
+        scope: "must be 'planner', the only scope these tokens carry",
+      });
+    });
+
+    it('when the client lacks the planner scope, then 403; when the integration is off for its project, then 400 ConfigurationError', async () => {
+      const reader = await clientWithSecret(project.projectId, ['public-api:read']);
+      const forbidden = await requestToken({ authorization: basic(reader.clientId, reader.secret) });
+      expect(forbidden.body).toEqual(
+        envelope(403, 'Forbidden', { access_token: 'The request requires higher privileges' }),
+      );
+
+      const off = await createTestProject(app.ctx, { config: { planner: { elements: { enabled: true } } } });
+      const offClient = await clientWithSecret(off.projectId);
+      const refused = await requestToken({ authorization: basic(offClient.clientId, offClient.secret) });
+      expect(refused.body).toEqual(
+        envelope(400, 'Bad Request', {
+          name: 'ConfigurationError',
+          message: `The planner integration is not enabled for project '${off.handle}' (projectId=${off.projectId})`,
+        }),
+      );
+    });
+
+    it('when the client is revoked, then no new token, and the ones it had stop working at once', async () => {
+      const doomed = await clientWithSecret(project.projectId);
+      const issued = await requestToken({ authorization: basic(doomed.clientId, doomed.secret) });
+      const withToken = apiClient(app.url, issued.body.access_token);
+      const doc = await createDraftDocument(app.ctx, project);
+      expect((await withToken.post('planner-integration/statuses', { documentIds: [doc.id] })).status).toBe(
+        200,
+      );
+      await revokeApiClient(app.ctx.pool, doomed.clientId);
+      expect((await requestToken({ authorization: basic(doomed.clientId, doomed.secret) })).status).toBe(401);
+      const after = await withToken.post('planner-integration/statuses', { documentIds: [doc.id] });
+      expect(after.body).toEqual(
+        envelope(401, 'Unauthorized', { access_token: 'The access token was revoked.' }),
+      );
+    });
+
+    it('when the client expires sooner than an hour, then the token expires with it', async () => {
+      const brief = await clientWithSecret(project.projectId, ['planner'], 120);
+      const response = await requestToken({ authorization: basic(brief.clientId, brief.secret) });
+      expect(response.body.expires_in).toBeGreaterThan(100);
+      expect(response.body.expires_in).toBeLessThanOrEqual(120);
+    });
+  });
+
+  describe('POST planner-integration/statuses', () => {
+    it('when no token is sent, then 401; without the planner scope, then 403; a text body, 415', async () => {
+      expect(
+        (await apiClient(app.url).post('planner-integration/statuses', { documentIds: [1] })).status,
+      ).toBe(401);
+      const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:read', 'enrichment']);
+      expect(
+        (await apiClient(app.url, token).post('planner-integration/statuses', { documentIds: [1] })).status,
+      ).toBe(403);
+      expect(
+        (await tool.post('planner-integration/statuses', '[1]', { 'content-type': 'text/plain' })).status,
+      ).toBe(415);
+    });
+
+    it('when documentIds is missing, empty, too long or holds a bad id, then 400 naming the path', async () => {
+      expect((await tool.post('planner-integration/statuses', { ids: [1] })).body.error_details).toEqual({
+        name: 'ValidationError',
+        documentIds: 'is required',
+        ids: 'is not allowed',
+      });
+      expect(
+        (await tool.post('planner-integration/statuses', { documentIds: [] })).body.error_details,
+      ).toEqual({
+        name: 'ValidationError',
+        documentIds: 'must have at least 1 item',
+      });
+      const tooMany = await tool.post('planner-integration/statuses', {
+        documentIds: Array.from({ length: 101 }, (_, i) => i + 1),
+      });
+      expect(tooMany.body.error_details).toEqual({
+        name: 'ValidationError',
+        documentIds: 'must have at most 100 items',
+      });
+      const bad = await tool.post('planner-integration/statuses', { documentIds: [1, 'x'] });
+      expect(bad.body.error_details['documentIds.1']).toMatch(/^must be a positive integer document id/);
+    });
+
+    it('when the integration is not enabled for the project, then 400 ConfigurationError', async () => {
+      const off = await createTestProject(app.ctx);
+      const client = apiClient(app.url, (await tokenFor(app.ctx, off.projectId, ['planner'])).token);
+      const response = await client.post('planner-integration/statuses', { documentIds: [1] });
+      expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ConfigurationError' }));
+    });
+
+    it('when documents are asked for, then each one’s state in the order asked; unknown and other projects’ ids are not-found', async () => {
+      const draft = await createDraftDocument(app.ctx, project);
+      const live = await createPublishedDraft(app.ctx, project);
+      const changed = await createPublishedDraft(app.ctx, project);
+      await editor.patch(`documents/${changed.id}/commands`, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'Changed' }],
+      });
+      const gone = await createPublishedDraft(app.ctx, project);
+      await editor.patch(`documents/${gone.id}/commands`, { commands: [{ operation: 'unpublish' }] });
+      const other = await createTestProject(app.ctx, { config: PLANNER_ON });
+      const foreign = await createPublishedDraft(app.ctx, other);
+
+      const ids = [live.id, draft.id, changed.id, gone.id, foreign.id, 987654321];
+      const response = await tool.post('planner-integration/statuses', { documentIds: ids.map(String) });
+      expect(response.status).toBe(200);
+      const results = response.body.results as { documentId: number; status: string }[];
+      expect(results.map((state) => [state.documentId, state.status])).toEqual([
+        [live.id, 'published'],
+        [draft.id, 'draft'],
+        [changed.id, 'published'],
+        [gone.id, 'unpublished'],
+        [foreign.id, 'not-found'],
+        [987654321, 'not-found'],
+      ]);
+      const liveRow = (await documentQueries(app.ctx.pool).findById(project.projectId, live.id))!;
+      expect(results[0]).toEqual({
+        documentId: live.id,
+        status: 'published',
+        publicationId: liveRow.latestPublicationId,
+        hasUnpublishedChanges: false,
+        version: liveRow.version,
+        updatedAt: liveRow.updatedAt.toISOString(),
+        firstPublicationDate: liveRow.firstPublicationDate!.toISOString(),
+        lastPublicationDate: liveRow.lastPublicationDate!.toISOString(),
+        publishSchedule: null,
+        unpublishSchedule: null,
+        embargo: null,
+        elementId: null,
+        publication: null,
+      });
+      expect(results[1]).toMatchObject({ status: 'draft', publicationId: null, firstPublicationDate: null });
+      expect(results[2]).toMatchObject({ status: 'published', hasUnpublishedChanges: true });
+      expect(results[3]).toMatchObject({ status: 'unpublished', publicationId: null });
+      expect(results[4]).toEqual({ documentId: foreign.id, status: 'not-found' });
+    });
+
+    it('when the version is 2025-11 or older, then a bare array; from 2026-01, {results}', async () => {
+      const doc = await createDraftDocument(app.ctx, project);
+      const bare = await tool
+        .withVersion('2025-11')
+        .post('planner-integration/statuses', { documentIds: [doc.id] });
+      expect(bare.body).toEqual([expect.objectContaining({ documentId: doc.id, status: 'draft' })]);
+      const legacy = await tool
+        .withVersion('v1')
+        .post('legacy-planner-integration/statuses', { documentIds: [doc.id] });
+      expect(legacy.body).toEqual(bare.body);
+      const wrapped = await tool
+        .withVersion('2026-01')
+        .post('planner-integration/statuses', { documentIds: [doc.id] });
+      expect(wrapped.body).toEqual({ results: bare.body });
+    });
+  });
+
+  describe('PUT and DELETE planner-integration/publication', () => {
+    it('when no token is sent, then 401; without the planner scope, then 403', async () => {
+      const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:write']);
+      const statuses = async (client: ReturnType<typeof apiClient>) =>
+        [
+          await client.put('planner-integration/publication', { documentId: 1 }),
+          await client.put('planner-integration/publication/1', {}),
+          await client.delete('planner-integration/publication/1'),
+        ].map((response) => response.status);
+      expect(await statuses(apiClient(app.url))).toEqual([401, 401, 401]);
+      expect(await statuses(apiClient(app.url, token))).toEqual([403, 403, 403]);
+    });
+
+    it('when the tool follows a publication, then its record is stored as sent and the answer is the state', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      const record = {
+        documentId: doc.id,
+        id: 'pub-77',
+        status: 'planned',
+        platform: { id: 3, name: 'Web' },
+      };
+      const response = await tool.put('planner-integration/publication', record);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ documentId: doc.id, status: 'published', publication: record });
+      const replaced = await tool.put(`planner-integration/publication/${doc.id}`, {
+        id: 'pub-77',
+        status: 'done',
+      });
+      expect(replaced.body.publication).toEqual({ id: 'pub-77', status: 'done' });
+      const states = await tool.post('planner-integration/statuses', { documentIds: [doc.id] });
+      expect(states.body.results[0].publication).toEqual({ id: 'pub-77', status: 'done' });
+    });
+
+    it('when the body is malformed or names another document than the path, then 400 naming the path', async () => {
+      expect((await tool.put('planner-integration/publication', { status: 'x' })).body.error_details).toEqual(
+        {
+          name: 'ValidationError',
+          documentId: 'is required',
+        },
+      );
+      const bad = await tool.put('planner-integration/publication/5', { documentId: 6, status: '' });
+      expect(bad.body.error_details).toEqual({ name: 'ValidationError', status: 'must not be empty' });
+      const mismatch = await tool.put('planner-integration/publication/5', { documentId: 6 });
+      expect(mismatch.body.error_details).toEqual({
+        name: 'ValidationError',
+        documentId: 'must be the document of the path (5) when given',
+      });
+      expect((await tool.put('planner-integration/publication/abc', {})).body.error_details).toEqual({
+        name: 'ValidationError',
+        documentId: 'must be a positive integer',
+      });
+      const huge = await tool.put('planner-integration/publication/5', { notes: 'x'.repeat(70 * 1024) });
+      expect(huge.body.error_details).toEqual({
+        name: 'ValidationError',
+        body: 'must be at most 65536 bytes as JSON',
+      });
+    });
+
+    it('when the document is unknown or another project’s, then 404 and nothing is stored', async () => {
+      const other = await createTestProject(app.ctx, { config: PLANNER_ON });
+      const foreign = await createDraftDocument(app.ctx, other);
+      for (const documentId of [foreign.id, 987654321]) {
+        const response = await tool.put(`planner-integration/publication/${documentId}`, { id: 'x' });
+        expect(response.body).toEqual(
+          envelope(404, 'Not Found', { name: 'NotFound', message: `Document ${documentId} not found` }),
+        );
+        expect((await tool.delete(`planner-integration/publication/${documentId}`)).status).toBe(404);
+      }
+      const stored = await app.ctx.pool.query('SELECT 1 FROM planner_publications WHERE document_id = $1', [
+        foreign.id,
+      ]);
+      expect(stored.rowCount).toBe(0);
+    });
+
+    it('when the tool stops following, then 204, the record is gone and the document untouched; again, 404', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      await tool.put(`planner-integration/publication/${doc.id}`, { id: 'p1' });
+      const response = await tool.delete(`planner-integration/publication/${doc.id}`);
+      expect(response.status).toBe(204);
+      const states = await tool.post('planner-integration/statuses', { documentIds: [doc.id] });
+      expect(states.body.results[0]).toMatchObject({ status: 'published', publication: null });
+      const again = await tool.delete(`planner-integration/publication/${doc.id}`);
+      expect(again.body).toEqual(
+        envelope(404, 'Not Found', { message: `The publication of document ${doc.id} is not followed` }),
+      );
+    });
+
+    it('when the integration is off, then 400 ConfigurationError and nothing is stored', async () => {
+      const off = await createTestProject(app.ctx);
+      const doc = await createDraftDocument(app.ctx, off);
+      const client = apiClient(app.url, (await tokenFor(app.ctx, off.projectId, ['planner'])).token);
+      for (const response of [
+        await client.put('planner-integration/publication', { documentId: doc.id }),
+        await client.put(`planner-integration/publication/${doc.id}`, {}),
+        await client.delete(`planner-integration/publication/${doc.id}`),
+      ]) {
+        expect(response.body).toEqual(envelope(400, 'Bad Request', { name: 'ConfigurationError' }));
+      }
+      expect(
+        (await app.ctx.pool.query('SELECT 1 FROM planner_publications WHERE document_id = $1', [doc.id]))
+          .rowCount,
+      ).toBe(0);
+    });
+  });
+
+  describe('versions', () => {
+    it('when legacy-planner-integration is used in v1, beta or 2025-03, then it works like planner-integration', async () => {
+      const doc = await createDraftDocument(app.ctx, project);
+      for (const version of ['v1', 'beta', '2025-03']) {
+        expect((await requestToken({ version })).status).toBe(200);
+        const legacy = tool.withVersion(version);
+        expect((await legacy.put(`legacy-planner-integration/publication/${doc.id}`, {})).status).toBe(200);
+        expect(
+          (await legacy.put('legacy-planner-integration/publication', { documentId: doc.id })).status,
+        ).toBe(200);
+        expect((await legacy.delete(`legacy-planner-integration/publication/${doc.id}`)).status).toBe(204);
+        expect((await legacy.post('planner-integration/statuses', { documentIds: [doc.id] })).status).toBe(
+          200,
+        );
+      }
+    });
+
+    it('when legacy-planner-integration is used from 2025-05 on, then the plain 404 of an unknown route', async () => {
+      for (const version of ['2025-05', '2025-09', '2026-03']) {
+        const base = `/api/${version}/legacy-planner-integration`;
+        const token = await fetch(`${app.url}${base}/oauth/token`, { method: 'POST' });
+        expect(token.status).toBe(404);
+        expect(await token.json()).toEqual({
+          status: 404,
+          error: 'Not Found',
+          error_details: { url: `${base}/oauth/token` },
+        });
+        const client = tool.withVersion(version);
+        for (const response of [
+          await client.post('legacy-planner-integration/statuses', { documentIds: [1] }),
+          await client.put('legacy-planner-integration/publication', { documentId: 1 }),
+          await client.put('legacy-planner-integration/publication/1', {}),
+          await client.delete('legacy-planner-integration/publication/1'),
+        ]) {
+          expect(response.status).toBe(404);
+          expect(Object.keys(response.body.error_details)).toEqual(['url']);
+        }
+      }
+    });
+  });
+
+  it('end to end: a planning tool creates an element, edits it, the document is published through commands, the tool sees the publication', async () => {
+    // The tool logs in with its client credentials.
+    const login = await requestToken();
+    const planning = apiClient(app.url, login.body.access_token);
+
+    const created = await planning.post('planner/element', {
+      id: `story-e2e-${Date.now()}`,
+      title: 'Storm warning',
+    });
+    expect(created.status).toBe(201);
+    const documentId = created.body.id as number;
+    const followed = await planning.put(`planner-integration/publication/${documentId}`, {
+      id: 'web-1',
+      status: 'planned',
+    });
+    expect(followed.body).toMatchObject({
+      documentId,
+      status: 'draft',
+      publicationId: null,
+      elementId: expect.any(String),
+    });
+
+    const edited = await planning.put(`planner/element/${documentId}`, {
+      title: 'Storm warning for the coast',
+      metadata: { flag: 'weather' },
+    });
+    expect(edited.status).toBe(200);
+
+    // The newsroom writes and publishes it through document commands.
+    const published = await editor.patch(`documents/${documentId}/commands`, {
+      commands: [
+        { operation: 'setMetadataProperty', propertyName: 'description', value: 'Gusts up to 120 km/h' },
+        { operation: 'publish' },
+      ],
+    });
+    expect(published.status).toBe(204);
+    const live = await editor.get(`documents/${documentId}/latestPublication`);
+    expect(live.body.metadata).toEqual({
+      title: 'Storm warning for the coast',
+      flag: 'weather',
+      description: 'Gusts up to 120 km/h',
+    });
+
+    // The tool sees the publication.
+    const states = await planning.post('planner-integration/statuses', { documentIds: [documentId] });
+    expect(states.body.results).toEqual([
+      expect.objectContaining({
+        documentId,
+        status: 'published',
+        publicationId: live.body.systemdata.publicationId,
+        hasUnpublishedChanges: false,
+        lastPublicationDate: live.body.systemdata.lastPublicationDate,
+        publication: { id: 'web-1', status: 'planned' },
+      }),
+    ]);
+  });
+});
