@@ -20,5 +20,15 @@ module.exports = {
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
       setupFiles: ['<rootDir>/test/helpers/env.ts'],
     },
+    {
+      // npm run test:chaos: services taken away under load (through proxies; the shared services keep running).
+      displayName: 'chaos',
+      testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
+      transform: { '^.+\\.ts$': swc },
+      testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/helpers/env.ts'],
+    },
   ],
 };

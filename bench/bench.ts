@@ -15,6 +15,22 @@ export interface BenchRow {
   ratio: number;
 }
 
+/** A figure with no raw counterpart (index size, memory), printed and written beside the rows. */
+export interface BenchFact {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+/** The facts of this run, in the order noted. */
+export const facts: BenchFact[] = [];
+
+export function fact(name: string, value: number, unit: string): void {
+  facts.push({ name, value: round(value), unit });
+  // Also as it is noted: a long run that is stopped still leaves what it found in its log.
+  console.error(`bench fact: ${name}: ${round(value)} ${unit}`);
+}
+
 export interface BenchModule {
   name: string;
   run(): Promise<BenchRow[]>;
@@ -127,4 +143,13 @@ export async function callApi(
   });
   const text = await response.body.text();
   return { status: response.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** Like callApi, the body left as text: for a load whose client must cost the same on both sides of a ratio. */
+export async function callApiText(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  const response = await request(url, { method: 'GET', headers, dispatcher: agent });
+  return { status: response.statusCode, text: await response.body.text() };
 }

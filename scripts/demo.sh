@@ -24,7 +24,14 @@ run() { node --env-file="$secrets" "$@"; }
 cli() { run dist/src/cli/main.js "$@"; }
 
 cli migrate
-cli demo
+summary=$(cli demo)
+printf '%s\n' "$summary"
+# One of the demo's images (imported into the media library like any client's), served by serve-image.
+# The summary is the multi-line JSON object that ends the output (a warning logged before it is one line).
+image_url=$(printf '%s' "$summary" | node -e "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+  const at = s.lastIndexOf('\n{\n');
+  console.log(JSON.parse(at < 0 ? s : s.slice(at + 1)).sampleImageUrl);
+})")
 token=$(cli client create --project demo --name "demo $(date -u +%FT%TZ)" \
   --scopes public-api:read,public-api:write,public-api:drafts:read,public-api:config:read,public-api:config:write)
 
@@ -50,6 +57,7 @@ ${token}
 
   Try:
   curl -H "Authorization: Bearer \$TOKEN" 'http://127.0.0.1:${port}/api/2026-03/publications/search?search=market&limit=3'
+  curl -H "Authorization: Bearer \$TOKEN" -o demo-image.png '${image_url}'
 
   More tokens: node --env-file=${secrets} dist/src/cli/main.js client create --project demo --name me
 Ctrl-C stops the API and the workers.

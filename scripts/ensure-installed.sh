@@ -11,3 +11,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # With the lock file present, `npm install` installs exactly what it pins.
   npm install --no-audit --no-fund
 fi
+# The API reference page's test (test/integration/docs-page.test.ts) loads the page in Debian's Chromium.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
+  echo "broadsheet: installing chromium (Debian's package) for the reference page's test" >&2
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }
+  else
+    sudo -n apt-get install -y chromium || { sudo -n apt-get update && sudo -n apt-get install -y chromium; }
+  fi
+fi

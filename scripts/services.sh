@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Makes the backing services the tests, the bench and the demo need answer: Elasticsearch and Postgres.
+# Makes the backing services the tests, the bench and the demo need answer: Elasticsearch, Postgres, and
+# s3mock (an S3-compatible server: the tests and the bench run the S3 media store against it).
 #
 #   bash scripts/services.sh          start (or reuse) them, then return; quiet when there is nothing to do
-#   bash scripts/services.sh --stop   stop the Elasticsearch this script started
+#   bash scripts/services.sh --stop   stop the Elasticsearch and the s3mock this script started
 #
 # No Docker here: Elasticsearch is the integ-test-zip distribution from Maven Central (server + transport +
 # security modules, no bundled JDK), run on a local JDK >= 21. Elasticsearch refuses to run as root, so as root
 # it runs as the system user broadsheet-es, which owns the unpacked tree, the data and the logs.
 #
-# Reads: ELASTICSEARCH_URL, ES_PORT, ES_HEAP, ES_JAVA_HOME, BROADSHEET_CACHE, DATABASE_URL.
+# s3mock is Adobe's runnable jar from Maven Central (com.adobe.testing:s3mock:<version>:jar:exec), on the same
+# JDK, as the same unprivileged user when run as root; its objects live in a folder it empties when it stops.
+#
+# Reads: ELASTICSEARCH_URL, ES_PORT, ES_HEAP, ES_JAVA_HOME, BROADSHEET_CACHE, DATABASE_URL, S3MOCK_URL (an
+# S3-compatible server to use instead of starting one), S3MOCK_PORT (9090), S3MOCK_HTTPS_PORT (9191).
 set -euo pipefail
 
 readonly ES_VERSION=9.5.4
@@ -26,6 +31,14 @@ readonly ES_EXTERNAL_TIMEOUT=120
 readonly PG_TIMEOUT=60
 readonly PG_ADMIN_URL=postgres://postgres@127.0.0.1:5432/postgres
 readonly PG_DATABASE=broadsheet
+readonly S3MOCK_VERSION=5.2.0
+readonly S3MOCK_ARTIFACT="com.adobe.testing:s3mock:${S3MOCK_VERSION}:jar:exec"
+readonly S3MOCK_PORT="${S3MOCK_PORT:-9090}"
+# s3mock always opens an https port too; only the http one is used.
+readonly S3MOCK_HTTPS_PORT="${S3MOCK_HTTPS_PORT:-9191}"
+readonly S3MOCK_JAR="$CACHE/s3mock-${S3MOCK_VERSION}-exec.jar"
+readonly LOCAL_S3MOCK_URL="http://127.0.0.1:${S3MOCK_PORT}"
+readonly S3MOCK_START_TIMEOUT=180
 
 say() { echo "broadsheet: $*" >&2; }
 die() {
@@ -97,24 +110,28 @@ find_java_home() {
   echo "$best"
 }
 
-fetch_es_zip() {
-  [ -f "$ES_ZIP" ] && return
-  command -v mvn >/dev/null || die "mvn is needed to fetch Elasticsearch $ES_VERSION from Maven Central"
-  say "fetching Elasticsearch $ES_VERSION from Maven Central"
+# fetch_from_maven ARTIFACT FILE_NAME DESTINATION: one artifact from Maven Central into the cache.
+fetch_from_maven() {
+  local artifact="$1" name="$2" destination="$3"
+  [ -f "$destination" ] && return
+  command -v mvn >/dev/null || die "mvn is needed to fetch $artifact from Maven Central"
+  say "fetching $artifact from Maven Central"
   local tmp="$CACHE/.download.$$"
   rm -rf "$tmp"
   mkdir -p "$tmp"
   local output
   # From the download folder, so that no project pom gets picked up; mvn -q still prints colour codes.
-  if ! output="$(cd "$tmp" && mvn -q -B "$MVN_DEPENDENCY_PLUGIN:copy" -Dartifact="$ES_ARTIFACT" \
+  if ! output="$(cd "$tmp" && mvn -q -B "$MVN_DEPENDENCY_PLUGIN:copy" -Dartifact="$artifact" \
     -DoutputDirectory="$tmp" 2>&1)"; then
     echo "$output" >&2
     rm -rf "$tmp"
-    die "mvn dependency:copy of $ES_ARTIFACT failed"
+    die "mvn dependency:copy of $artifact failed"
   fi
-  mv "$tmp/elasticsearch-${ES_VERSION}.zip" "$ES_ZIP"
+  mv "$tmp/$name" "$destination"
   rm -rf "$tmp"
 }
+
+fetch_es_zip() { fetch_from_maven "$ES_ARTIFACT" "elasticsearch-${ES_VERSION}.zip" "$ES_ZIP"; }
 
 unpack_es() {
   local base="$1"
@@ -237,6 +254,99 @@ ensure_elasticsearch() {
   start_es
 }
 
+# --- s3mock ------------------------------------------------------------------------------------------------
+
+# An S3 answer to ListBuckets: the list (s3mock) or an S3 error document (a store that wants credentials).
+s3_answers() { curl -sS --max-time 5 "${1%/}/" 2>/dev/null | grep -qE '<(ListAllMyBucketsResult|Error)'; }
+
+wait_for_s3() {
+  local url="$1" deadline=$((SECONDS + $2))
+  while ((SECONDS < deadline)); do
+    s3_answers "$url" && return 0
+    sleep 1
+  done
+  return 1
+}
+
+pid_is_s3mock() {
+  [ -n "$1" ] && [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -q "s3mock-${S3MOCK_VERSION}"
+}
+
+start_s3mock() {
+  local base state pidfile java_home jar
+  mkdir -p "$CACHE"
+  is_root && ensure_es_user
+  base="$(es_base_dir)"
+  state="$base/s3mock-${S3MOCK_PORT}"
+  pidfile="$state/s3mock.pid"
+  if [ -f "$pidfile" ] && pid_is_s3mock "$(cat "$pidfile")"; then
+    wait_for_s3 "$LOCAL_S3MOCK_URL" "$S3MOCK_START_TIMEOUT" && return
+    die "s3mock (pid $(cat "$pidfile")) runs but $LOCAL_S3MOCK_URL does not answer; run scripts/services.sh --stop"
+  fi
+  java_home="$(find_java_home)"
+  fetch_from_maven "$S3MOCK_ARTIFACT" "s3mock-${S3MOCK_VERSION}-exec.jar" "$S3MOCK_JAR"
+  mkdir -p "$state/objects"
+  jar="$S3MOCK_JAR"
+  if [ "$base" != "$CACHE" ]; then
+    jar="$base/s3mock-${S3MOCK_VERSION}-exec.jar"
+    [ -f "$jar" ] || cp "$S3MOCK_JAR" "$jar"
+  fi
+  if is_root; then
+    [ "$base" = "$CACHE" ] || chown "$ES_USER:" "$base"
+    chown -R "$ES_USER:" "$state"
+    chmod a+r "$jar"
+  fi
+  say "starting s3mock $S3MOCK_VERSION on $LOCAL_S3MOCK_URL"
+  local started=$SECONDS log="$state/s3mock.log"
+  local runner=()
+  is_root && runner=(runuser -u "$ES_USER" --)
+  # The subshell drops the lock (fd 9) before anything starts: the server and whatever waits on it outlive this
+  # script, and a lock they held would block every later services.sh. The shell writes its own pid and becomes
+  # the server (exec), so the pidfile names the java process; setsid + nohup detach it from this session.
+  (
+    exec 9>&-
+    cd "$state"
+    "${runner[@]}" sh -c 'echo $$ >"$0"; exec setsid nohup "$@"' "$pidfile" \
+      "$java_home/bin/java" -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$jar" \
+      --http.port="$S3MOCK_PORT" --server.port="$S3MOCK_HTTPS_PORT" --server.address=127.0.0.1 \
+      --spring.jmx.enabled=false --com.adobe.testing.s3mock.store.root="$state/objects" \
+      --com.adobe.testing.s3mock.max-payload-size=64MB >"$log" 2>&1 </dev/null &
+  )
+  if ! wait_for_s3 "$LOCAL_S3MOCK_URL" "$S3MOCK_START_TIMEOUT"; then
+    say "s3mock did not answer within ${S3MOCK_START_TIMEOUT}s; end of $log:"
+    without_stack_frames <"$log" | tail -n 25 >&2
+    exit 1
+  fi
+  say "s3mock ready in $((SECONDS - started))s"
+}
+
+stop_s3mock() {
+  local pidfile pid
+  pidfile="$(es_base_dir)/s3mock-${S3MOCK_PORT}/s3mock.pid"
+  pid="$(cat "$pidfile" 2>/dev/null || true)"
+  if ! pid_is_s3mock "$pid"; then
+    rm -f "$pidfile"
+    return
+  fi
+  say "stopping s3mock (pid $pid)"
+  kill "$pid"
+  local deadline=$((SECONDS + 30))
+  while kill -0 "$pid" 2>/dev/null; do
+    ((SECONDS < deadline)) || die "s3mock (pid $pid) did not stop within 30s"
+    sleep 1
+  done
+  rm -f "$pidfile"
+}
+
+ensure_s3mock() {
+  if [ -n "${S3MOCK_URL:-}" ]; then
+    wait_for_s3 "$S3MOCK_URL" 60 || die "S3MOCK_URL=$S3MOCK_URL did not answer within 60s"
+    return
+  fi
+  s3_answers "$LOCAL_S3MOCK_URL" && return
+  start_s3mock
+}
+
 # --- Postgres ----------------------------------------------------------------------------------------------
 
 wait_for_postgres() {
@@ -268,6 +378,7 @@ main() {
     "") ;;
     --stop)
       stop_es
+      stop_s3mock
       return
       ;;
     *) die "usage: scripts/services.sh [--stop]" ;;
@@ -277,6 +388,7 @@ main() {
   exec 9>"$CACHE/services.lock"
   flock 9
   ensure_elasticsearch
+  ensure_s3mock
   ensure_postgres
 }
 

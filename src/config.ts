@@ -1,5 +1,8 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseRateLimit } from './domain/rate-limits';
+import { packagePath } from './package-root';
 
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
 const EnvSchema = z.object({
@@ -7,6 +10,17 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/broadsheet'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  /**
+   * How long a request waits for a Postgres connection (a new one, or a free one of a busy pool) before it
+   * fails with a 503, so an unreachable or stuck database never leaves a client hanging.
+   */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /**
+   * Longest wait for the answer to one query, counted on the client side: a connection cut without a reset
+   * (a dead host, a dropped route) fails within this instead of the TCP timeout of many minutes. The slowest
+   * queries of the API and the workers take well under a second; index rebuilds read in pages.
+   */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:9200'),
   /** Prefix of the publications alias and its versioned physical indices: `<prefix>-publications`. */
   ELASTICSEARCH_INDEX_PREFIX: z
@@ -29,9 +43,109 @@ const EnvSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** How many index jobs the worker takes in one bulk request. */
   INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+  /** Requests per window of API clients without a limit of their own: `600/minute`, `100/10s`, or `none`. */
+  RATE_LIMIT_DEFAULT: z
+    .string()
+    .default('none')
+    .transform((text, ctx) => {
+      const parsed = parseRateLimit(text);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }),
+  /** The bearer token `GET /metrics` requires; without it the API serves no metrics (README, "Metrics"). */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** The workers' metrics server (GET /metrics on HOST:WORKER_METRICS_PORT); unset: none. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** How long one webhook call (import finished) may take, answer included. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Calls of a webhook before giving up (the first included), with doubling delays between them. */
+  WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(5),
+  /** The delay before the second call; each next one waits twice as long. */
+  WEBHOOK_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+  /** Whether webhooks may call loopback, private, link-local and other non-public addresses. */
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z
+    .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+    .default('false'),
+  /** The folder of the embedded media store (relative to the working directory); unused with MEDIA_S3_BUCKET. */
+  MEDIA_STORAGE_DIR: z.string().min(1).optional(),
+  /** With a bucket, media bytes go to S3 or any S3-compatible store instead of MEDIA_STORAGE_DIR. */
+  MEDIA_S3_BUCKET: z.string().min(1).optional(),
+  /** An S3-compatible store's URL (MinIO, Ceph, s3mock ...); without it, AWS's own endpoint of the region. */
+  MEDIA_S3_ENDPOINT: z.string().url().optional(),
+  MEDIA_S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Both or neither: without them, the AWS SDK's default chain (environment, profile, instance role). */
+  MEDIA_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  MEDIA_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** `true` for stores that address buckets as `<endpoint>/<bucket>` rather than `<bucket>.<endpoint>`. */
+  MEDIA_S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+    .default('false'),
+  /** The largest body POST mediaLibrary/uploads accepts, in bytes (default 25 MiB). */
+  MEDIA_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25 * 1024 * 1024),
+  /** The largest asset POST import/mediaLibrary downloads from a URL, in bytes (default 25 MiB). */
+  MEDIA_DOWNLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25 * 1024 * 1024),
+  /** How long one asset download may take, redirects included, in milliseconds. */
+  MEDIA_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /** How many redirects an asset download follows. */
+  MEDIA_DOWNLOAD_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  /** `true` lets asset downloads reach private, loopback and link-local addresses (closed networks, tests). */
+  MEDIA_DOWNLOAD_ALLOW_PRIVATE: z
+    .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+    .default('false'),
+  /** `off`: every documents/latestPublications and publications/search answer comes from Elasticsearch. */
+  SEARCH_CACHE: z.enum(['on', 'off'], { message: "must be 'on' or 'off'" }).default('on'),
+  /** Most memory the search answer cache keeps, in MiB. */
+  SEARCH_CACHE_MB: z.coerce.number().int().min(1).max(65536).default(64),
 });
 
+/** Where media bytes are kept (src/storage): a folder of this machine, or an S3-compatible bucket. */
+export type MediaStorageConfig =
+  | { kind: 'local'; dir: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      endpoint: string | undefined;
+      region: string;
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      forcePathStyle: boolean;
+    };
+
+function mediaStorage(e: z.infer<typeof EnvSchema>, problems: string[]): MediaStorageConfig {
+  if (e.MEDIA_S3_BUCKET === undefined) {
+    if (e.MEDIA_S3_ENDPOINT !== undefined || e.MEDIA_S3_ACCESS_KEY_ID !== undefined) {
+      problems.push('MEDIA_S3_BUCKET: required with MEDIA_S3_ENDPOINT or MEDIA_S3_ACCESS_KEY_ID');
+    }
+    return { kind: 'local', dir: resolve(e.MEDIA_STORAGE_DIR ?? packagePath('.data', 'media')) };
+  }
+  if ((e.MEDIA_S3_ACCESS_KEY_ID === undefined) !== (e.MEDIA_S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('MEDIA_S3_ACCESS_KEY_ID, MEDIA_S3_SECRET_ACCESS_KEY: set both or neither');
+  }
+  return {
+    kind: 's3',
+    bucket: e.MEDIA_S3_BUCKET,
+    endpoint: e.MEDIA_S3_ENDPOINT,
+    region: e.MEDIA_S3_REGION,
+    credentials:
+      e.MEDIA_S3_ACCESS_KEY_ID !== undefined && e.MEDIA_S3_SECRET_ACCESS_KEY !== undefined
+        ? { accessKeyId: e.MEDIA_S3_ACCESS_KEY_ID, secretAccessKey: e.MEDIA_S3_SECRET_ACCESS_KEY }
+        : undefined,
+    forcePathStyle: e.MEDIA_S3_FORCE_PATH_STYLE === 'true',
+  };
+}
+
 export type Config = ReturnType<typeof loadConfig>;
+
+/** The longest one webhook delivery may take: inside the import-webhook queue's expiry (600 s). */
+const MAX_WEBHOOK_DELIVERY_SECONDS = 540;
 
 export interface LoadOptions {
   /**
@@ -41,6 +155,11 @@ export interface LoadOptions {
    * (migrate, index ...) run without one.
    */
   server?: boolean;
+  /**
+   * Whether this process signs and checks search cursors (the API does; the workers do not, so a JWKS_URL
+   * installation runs its workers without CURSOR_SECRET). Only read when `server` is set; default true.
+   */
+  signsCursors?: boolean;
 }
 
 function invalid(lines: string[]): Error {
@@ -72,9 +191,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   }
   // Every API process must sign and check cursors with the same key: a random key of each process would make
   // a cursor fail on the next process a load balancer picks.
-  if (failClosed && !e.JWT_SECRET && !e.CURSOR_SECRET) {
+  if (failClosed && options.signsCursors !== false && !e.JWT_SECRET && !e.CURSOR_SECRET) {
     problems.push('CURSOR_SECRET: required in production without JWT_SECRET (it signs search cursors)');
   }
+  // One delivery (all its calls and the waits between them) must end within the import-webhook queue's
+  // 600 s expiry, or pg-boss would start it again while it still runs.
+  const webhookSeconds =
+    (e.WEBHOOK_ATTEMPTS * e.WEBHOOK_TIMEOUT_MS +
+      e.WEBHOOK_RETRY_DELAY_MS * (2 ** (e.WEBHOOK_ATTEMPTS - 1) - 1)) /
+    1000;
+  if (webhookSeconds > MAX_WEBHOOK_DELIVERY_SECONDS) {
+    problems.push(
+      `WEBHOOK_ATTEMPTS, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_DELAY_MS: one delivery could take ` +
+        `${Math.round(webhookSeconds)} s, more than ${MAX_WEBHOOK_DELIVERY_SECONDS} s; fewer attempts or shorter waits`,
+    );
+  }
+  const storage = mediaStorage(e, problems);
   if (problems.length > 0) throw invalid(problems);
   /**
    * The HS256 key. Without JWT_SECRET it is a random key of this process, which nobody else knows: no HS256
@@ -83,7 +215,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const jwtSecret = e.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
     http: { host: e.HOST, port: e.PORT, bodyLimit: e.BODY_LIMIT, publicBaseUrl: e.PUBLIC_BASE_URL },
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    database: {
+      url: e.DATABASE_URL,
+      poolSize: e.DATABASE_POOL_SIZE,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+    },
     elasticsearch: { url: e.ELASTICSEARCH_URL, indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX },
     auth: {
       jwtSecret,
@@ -96,5 +233,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     search: { cursorKey: deriveCursorKey(e.CURSOR_SECRET ?? jwtSecret) },
     logLevel: e.LOG_LEVEL,
     indexer: { batchSize: e.INDEXER_BATCH_SIZE },
+    rateLimits: { defaultLimit: e.RATE_LIMIT_DEFAULT },
+    metrics: { token: e.METRICS_TOKEN, workerPort: e.WORKER_METRICS_PORT },
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      attempts: e.WEBHOOK_ATTEMPTS,
+      retryDelayMs: e.WEBHOOK_RETRY_DELAY_MS,
+      allowPrivateAddresses: e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true',
+    },
+    media: { storage },
+    /** POST mediaLibrary/uploads and the downloads of POST import/mediaLibrary. */
+    mediaLibrary: {
+      uploadMaxBytes: e.MEDIA_UPLOAD_MAX_BYTES,
+      download: {
+        maxBytes: e.MEDIA_DOWNLOAD_MAX_BYTES,
+        timeoutMs: e.MEDIA_DOWNLOAD_TIMEOUT_MS,
+        maxRedirects: e.MEDIA_DOWNLOAD_MAX_REDIRECTS,
+        allowPrivate: e.MEDIA_DOWNLOAD_ALLOW_PRIVATE === 'true',
+      },
+    },
+    searchCache: { enabled: e.SEARCH_CACHE === 'on', maxBytes: e.SEARCH_CACHE_MB * 1024 * 1024 },
   };
 }

@@ -1,16 +1,25 @@
+import type { RequestHandler } from 'express';
 import type { Config } from './config';
 import { createCommands, type Commands } from './commands';
 import { ApiClientCache } from './db/api-client-cache';
 import { createPool, type Pool } from './db/pool';
 import { ProjectConfigCache } from './db/project-config-cache';
+import { RateLimitCounter } from './db/rate-limit-counter';
+import { publicAddressPolicy, type PublicAddressPolicy } from './domain/public-addresses';
 import { cursorCodec, type CursorCodec } from './domain/search-cursor';
 import { authenticate } from './http/middleware/authenticate';
+import { rateLimit } from './http/middleware/rate-limit';
 import { QueryCache } from './http/query-cache';
 import { startBoss, type Boss } from './jobs/boss';
 import { createLogger, type Logger } from './logger';
+import { createMetrics, type Metrics } from './metrics/metrics';
 import { createReads, type Reads } from './reads';
+import { SearchAnswerCache } from './reads/search-answer-cache';
 import { createSearchClient, searchReadOptions, type SearchClient } from './search/client';
 import { publicationsIndex, type PublicationsIndex } from './search/index-names';
+import { createObjectStore } from './storage/create-object-store';
+import type { ObjectStore } from './storage/object-store';
+import { WindowSettler } from './search/visibility';
 
 /**
  * Everything long-lived a process has, built once here and nowhere else: the API, the workers and the CLI all
@@ -28,12 +37,27 @@ export interface AppContext {
   apiClients: ApiClientCache;
   /** Projects (config and revision) in front of Postgres, for reads whose answer depends on the config. */
   projectConfigs: ProjectConfigCache;
-  /** The one authentication middleware, with its verified-token cache and JWKS client. */
-  auth: ReturnType<typeof authenticate>;
+  /**
+   * The one authentication middleware, with its verified-token cache and JWKS client, followed by the API
+   * client's rate limit.
+   */
+  auth: RequestHandler[];
+  /** Each API client's requests per window, shared with the other API processes through Postgres. */
+  rateLimits: RateLimitCounter;
+  /** The process's Prometheus registry and the metrics the code observes (README, "Metrics"). */
+  metrics: Metrics;
+  /** Which addresses calls made for clients (import webhooks) may reach. */
+  addresses: PublicAddressPolicy;
   /** Parsed query strings of the hot list routes. */
   queryCache: QueryCache;
+  /** Closes the indexer's search write windows after a shared refresh, without holding up its jobs. */
+  windowSettler: WindowSettler;
+  /** Search answers per project and query, dropped on the indexer's notifications (starts at the first search). */
+  searchAnswers: SearchAnswerCache;
   /** Signs search cursors and opens the ones clients send back, with the key of config.search. */
   cursors: CursorCodec;
+  /** Where media bytes live (config.media.storage): a local folder or an S3-compatible bucket. */
+  objects: ObjectStore;
   reads: Reads;
   commands: Commands;
   close(): Promise<void>;
@@ -41,16 +65,29 @@ export interface AppContext {
 
 export async function createContext(
   config: Config,
-  options: { supervise?: boolean } = {},
+  options: {
+    supervise?: boolean;
+    /** The `process` label of the metrics: `api` (default), `workers` or `cli`. */
+    role?: string;
+  } = {},
 ): Promise<AppContext> {
   const logger = createLogger(config.logLevel);
-  const pool = createPool(config.database.url, config.database.poolSize);
+  const pool = createPool(config.database.url, config.database.poolSize, {
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    queryTimeoutMs: config.database.queryTimeoutMs,
+  });
   const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false });
   const search = createSearchClient(config.elasticsearch.url);
   const index = publicationsIndex(config.elasticsearch.indexPrefix);
   const apiClients = new ApiClientCache(pool);
   const projectConfigs = new ProjectConfigCache(pool);
   const cursors = cursorCodec(config.search.cursorKey);
+  const rateLimits = new RateLimitCounter(pool, logger);
+  const metrics = createMetrics({ pool, search, processRole: options.role ?? 'api' });
+  const objects = createObjectStore(config.media.storage);
+  const addresses = publicAddressPolicy();
+  const searchAnswers = new SearchAnswerCache(pool, config.searchCache);
+  const windowSettler = new WindowSettler({ db: pool, search, alias: index.alias, logger });
   return {
     config,
     logger,
@@ -60,17 +97,47 @@ export async function createContext(
     index,
     apiClients,
     projectConfigs,
-    auth: authenticate(apiClients, config.auth),
+    auth: [
+      ...authenticate(apiClients, { ...config.auth, defaultRateLimit: config.rateLimits.defaultLimit }),
+      rateLimit(rateLimits, metrics),
+    ],
+    rateLimits,
+    metrics,
+    addresses,
     queryCache: new QueryCache(),
     cursors,
-    reads: createReads({ pool, search, index, cursors, searchReadOptions: searchReadOptions() }),
-    commands: createCommands({ pool, boss, jwtSecret: config.auth.jwtSecret }),
+    objects: objects.store,
+    searchAnswers,
+    windowSettler,
+    reads: createReads({
+      pool,
+      search,
+      index,
+      cursors,
+      searchReadOptions: searchReadOptions(),
+      publicBaseUrl: config.http.publicBaseUrl,
+      answers: searchAnswers,
+    }),
+    commands: createCommands({
+      pool,
+      boss,
+      objects: objects.store,
+      logger,
+      mediaLibrary: config.mediaLibrary,
+      addresses,
+      jwtSecret: config.auth.jwtSecret,
+    }),
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });
+      // The windows of the last index jobs: closed after their refresh, before the client goes.
+      await windowSettler.drain();
+      await rateLimits.close();
       await search.close();
       await apiClients.close();
+      await searchAnswers.close();
       projectConfigs.close();
       await pool.end();
+      objects.close();
     },
   };
 }

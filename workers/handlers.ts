@@ -1,5 +1,6 @@
 import type { Config } from '../src/config';
 import { importDocumentsHandler } from './import-documents';
+import { importWebhookHandler } from './import-webhook';
 import { indexDocumentHandler } from './index-document';
 import { reEnrichDocumentHandler } from './re-enrich-document';
 import type { QueueHandler } from './registry';
@@ -13,6 +14,7 @@ export function queueHandlers(config: Config): QueueHandler[] {
     scheduledUnpublishHandler,
     indexDocumentHandler(config.indexer.batchSize),
     importDocumentsHandler,
+    importWebhookHandler,
     reEnrichDocumentHandler,
   ];
 }

@@ -1,7 +1,9 @@
 import { QUEUES } from '../src/jobs/queues';
 import { searchDocumentId } from '../src/search/document-builder';
 import { indexDocuments } from '../src/search/indexer';
-import type { QueueHandler } from './registry';
+import type { Metrics } from '../src/metrics/metrics';
+import type { IndexedPublication } from '../src/search/indexer';
+import type { QueueHandler, QueueJob } from './registry';
 
 /**
  * Outbox jobs of publish/unpublish → one bulk request per batch of `batchSize` (INDEXER_BATCH_SIZE). A document
@@ -16,10 +18,17 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
     batchSize,
     handle: async (ctx, jobs, signal) => {
       const outcome = await indexDocuments(
-        { db: ctx.pool, search: ctx.search, index: ctx.index, logger: ctx.logger },
+        {
+          db: ctx.pool,
+          search: ctx.search,
+          index: ctx.index,
+          logger: ctx.logger,
+          settler: ctx.windowSettler,
+        },
         jobs.map((job) => job.data),
         signal ? { signal } : {},
       );
+      observeIndexLag(ctx.metrics, jobs, outcome.indexed);
       if (outcome.retryable.length === 0) return;
       const retryable = new Set(
         outcome.retryable.map((key) => searchDocumentId(key.projectId, key.documentId)),
@@ -35,3 +44,31 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
     },
   };
 }
+
+/**
+ * The index lag, publication → written to Elasticsearch, for each publication written by the job its own
+ * transaction sent (the job's createdOn and the publication's published_at are that transaction's now()).
+ * Writes caused otherwise (a duplicate job, a config change re-indexing old publications, a retry of an
+ * unpublish) are not a publication waiting to become searchable and are not counted.
+ */
+export function observeIndexLag(
+  metrics: Metrics,
+  jobs: readonly QueueJob<'indexDocument'>[],
+  indexed: readonly IndexedPublication[],
+  now = Date.now(),
+): void {
+  const sentAt = new Map<string, number>();
+  for (const job of jobs) {
+    if (job.createdOn)
+      sentAt.set(searchDocumentId(job.data.projectId, job.data.documentId), job.createdOn.getTime());
+  }
+  for (const publication of indexed) {
+    const sent = sentAt.get(searchDocumentId(publication.key.projectId, publication.key.documentId));
+    const publishedAt = publication.publishedAt.getTime();
+    if (sent === undefined || Math.abs(sent - publishedAt) > SAME_TRANSACTION_MS) continue;
+    metrics.indexLag.observe(Math.max(0, now - publishedAt) / 1000);
+  }
+}
+
+/** Slack between the job's createdOn and the publication's published_at (both the transaction's now()). */
+const SAME_TRANSACTION_MS = 1000;

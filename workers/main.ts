@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
+import { startMetricsServer } from '../src/metrics/server';
 import { queueHandlers } from './handlers';
 import { checkHandlers } from './registry';
 
@@ -17,12 +19,15 @@ export async function startWorkers(ctx: AppContext): Promise<string[]> {
         pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
         // While LISTEN/NOTIFY is up, notifications wake the worker; polling is only the backstop.
         notifyPollingIntervalSeconds: 2,
+        // createdOn: the index lag is measured only for the job its publication's transaction sent.
+        includeMetadata: true,
       },
       async (jobs) => {
         const parsed = jobs.map((job) => ({
           id: job.id,
           data: queue.payload.parse(job.data),
           retryCount: job.retryCount,
+          createdOn: job.createdOn,
         }));
         // Every job of a batch carries the batch's signal (pg-boss aborts it at expiry).
         await handler.handle(ctx, parsed, jobs[0]?.signal);
@@ -33,9 +38,22 @@ export async function startWorkers(ctx: AppContext): Promise<string[]> {
 }
 
 async function main() {
-  const ctx = await createContext(loadConfig(process.env, { server: true }), { supervise: true });
+  const ctx = await createContext(loadConfig(process.env, { server: true, signsCursors: false }), {
+    supervise: true,
+    role: 'workers',
+  });
+  const { metrics: metricsConfig, http } = ctx.config;
+  const metricsServer =
+    metricsConfig.workerPort === undefined
+      ? undefined
+      : await startMetricsServer(ctx.metrics, {
+          host: http.host,
+          port: metricsConfig.workerPort,
+          token: metricsConfig.token,
+        });
   const shutdown = () => {
     ctx.logger.info('workers shutting down: finishing active jobs');
+    metricsServer?.close();
     ctx.close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -46,6 +64,10 @@ async function main() {
   process.on('SIGINT', shutdown);
   const queues = await startWorkers(ctx);
   ctx.logger.info(`Broadsheet workers running: ${queues.join(', ')}`);
+  if (metricsServer) {
+    const { port } = metricsServer.address() as AddressInfo;
+    ctx.logger.info(`Broadsheet workers metrics on http://${http.host}:${port}/metrics`);
+  }
 }
 
 if (require.main === module) {

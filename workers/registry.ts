@@ -6,6 +6,8 @@ export interface QueueJob<K extends QueueKey = QueueKey> {
   id: string;
   data: QueuePayload<K>;
   retryCount?: number;
+  /** When the job was sent: for an outbox job, the time of the transaction that caused it. */
+  createdOn?: Date;
 }
 
 /**

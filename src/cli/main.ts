@@ -2,8 +2,10 @@
 import { Command } from 'commander';
 import { clientCommands } from './commands/clients';
 import { demoCommand } from './commands/demo';
+import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { indexCommands } from './commands/index';
+import { listCommands } from './commands/lists';
 import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
@@ -15,7 +17,7 @@ import { projectCommands } from './commands/projects';
 const program = new Command()
   .name('broadsheet')
   .description(
-    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, index, menus.',
+    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, index, menus, lists.',
   )
   .showHelpAfterError();
 
@@ -23,9 +25,11 @@ migrateCommand(program);
 projectCommands(program);
 clientCommands(program);
 importCommand(program);
+exportCommand(program);
 demoCommand(program);
 indexCommands(program);
 menuCommands(program);
+listCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`broadsheet: ${error instanceof Error ? error.message : String(error)}`);

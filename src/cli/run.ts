@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors';
 /** Runs a CLI action with a full context and closes it afterwards, so the process exits by itself. */
 export async function withContext<T>(action: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
-  const ctx = await createContext(config);
+  const ctx = await createContext(config, { role: 'cli' });
   try {
     return await action(ctx);
   } finally {

@@ -5,6 +5,7 @@ import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
 import { hashClientSecret } from '../domain/client-secrets';
 import { AppError } from '../domain/errors';
+import type { RateLimit } from '../domain/rate-limits';
 import { isScope } from '../domain/scopes';
 
 export interface CreateApiClientInput {
@@ -15,6 +16,15 @@ export interface CreateApiClientInput {
   expiresInSeconds?: number;
   /** Also give the client a secret, for client-credential logins (POST planner-integration/oauth/token). */
   withSecret?: boolean;
+  /** The client's own rate limit, or `none`; absent: the installation's default (RATE_LIMIT_DEFAULT). */
+  rateLimit?: RateLimit | 'none';
+}
+
+/** A client's stored limit: null for the default, 0 requests for none (api_clients.rate_limit_*). */
+function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): RateLimit | null {
+  if (limit === undefined || limit === 'default') return null;
+  if (limit === 'none') return { requests: 0, periodSeconds: 1 };
+  return limit;
 }
 
 /**
@@ -39,6 +49,7 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
     scopes: input.scopes,
     expiresAt,
     secretHash: secret === undefined ? null : hashClientSecret(secret),
+    rateLimit: storedRateLimit(input.rateLimit),
   });
   const token = signClientToken(jwtSecret, {
     projectId: project.id,
@@ -84,6 +95,21 @@ export async function revokeApiClient(pool: Pool, clientId: string) {
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
   // Other processes evict it when the trigger's notification arrives, milliseconds after the commit; this
   // process must not serve even one more request from its cached entry.
+  pool.changes.emit('apiClient', clientId);
+  return client;
+}
+
+/**
+ * Sets a client's rate limit: its own `N/period`, `none`, or `default` (RATE_LIMIT_DEFAULT). Every API
+ * process applies it from the client's next request (the cache is evicted at the commit, as for a revocation).
+ */
+export async function setApiClientRateLimit(
+  pool: Pool,
+  clientId: string,
+  limit: RateLimit | 'none' | 'default',
+) {
+  const client = await apiClientQueries(pool).setRateLimit(clientId, storedRateLimit(limit));
+  if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
   pool.changes.emit('apiClient', clientId);
   return client;
 }

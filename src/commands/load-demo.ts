@@ -1,7 +1,7 @@
+import { Readable } from 'node:stream';
 import { withTransaction } from '../db/pool';
 import { designQueries } from '../db/queries/designs';
 import { documentListQueries } from '../db/queries/document-lists';
-import { mediaQueries } from '../db/queries/media';
 import { projectQueries } from '../db/queries/projects';
 import { ApiVersion } from '../domain/api-versions';
 import type { ImportDocument, ImportLog } from '../domain/import-request';
@@ -16,13 +16,20 @@ import {
   demoMedia,
   demoMenu,
   demoPages,
+  type DemoMedia,
 } from '../demo/content';
 import { solidPng } from '../demo/png';
 import { Random } from '../demo/random';
+import type { DemoImage } from '../demo/content';
+import type { Logger } from '../logger';
+import type { ObjectStore } from '../storage/object-store';
+import { importMedia } from './import-media';
+import { uploadMedia } from './upload-media';
 import { applyProjectConfig } from './apply-project-config';
 import { createProject } from './create-project';
 import { importDocumentsNow, type ImportDeps } from './import-documents';
 import { loadMenu } from './load-menu';
+import { publicAddressPolicy } from '../domain/public-addresses';
 
 export interface DemoOptions {
   documents: number;
@@ -32,12 +39,17 @@ export interface DemoOptions {
   onProgress?: (phase: string, done: number, total: number) => void;
 }
 
+/** What the demo needs besides the document import: the media library's store, where its images go. */
+export type DemoDeps = ImportDeps & { objects: ObjectStore; logger: Logger };
+
 export interface DemoSummary {
   projectId: number;
   created: boolean;
   documents: { authors: number; articles: number; pages: number; published: number; failed: number };
   languages: Record<string, number>;
   media: number;
+  /** A serve-image URL of one demo image, to try the media library with a token of the project. */
+  sampleImageUrl: string;
   lists: number;
   menus: number;
   categories: number;
@@ -50,7 +62,7 @@ const MEDIA_COUNT = 24;
  * `broadsheet demo`: creates the demo project (once) and loads deterministic content through the same import
  * use case the API runs, published with autoPublish. Re-running updates the same documents by external id.
  */
-export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<DemoSummary> {
+export async function loadDemo(deps: DemoDeps, options: DemoOptions): Promise<DemoSummary> {
   const random = new Random(options.seed ?? 20260115);
   const existing = await projectQueries(deps.pool).findByHandle(DEMO_HANDLE);
   const projectId = existing
@@ -58,30 +70,7 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
     : (await createProject(deps.pool, { config: demoConfig(), designs: [DEMO_DESIGN] })).projectId;
   if (existing) await designQueries(deps.pool).insert(projectId, DEMO_DESIGN, true);
 
-  const media = demoMedia(random, MEDIA_COUNT);
-  const imageUrl = (key: string) => `${options.publicBaseUrl}/api/2026-03/mediaLibrary/serve-image/${key}`;
-  await withTransaction(deps.pool, async (tx) => {
-    for (const item of media) {
-      const bytes = solidPng(8, 8, item.rgb);
-      await mediaQueries(tx).upsertImage({
-        projectId,
-        id: item.id,
-        systemName: DEMO_SYSTEM,
-        metadata: { title: item.title, caption: item.title },
-        asset: {
-          key: item.key,
-          filename: item.key.split('/').pop(),
-          mimeType: 'image/png',
-          size: bytes.length,
-          width: 8,
-          height: 8,
-          url: imageUrl(item.key),
-        },
-        mimeType: 'image/png',
-        bytes,
-      });
-    }
-  });
+  const media = await importDemoMedia(deps, projectId, demoMedia(random, MEDIA_COUNT), options.publicBaseUrl);
 
   const total = Math.max(options.documents, 30);
   const authorCount = Math.max(10, Math.round(total * 0.02));
@@ -99,7 +88,7 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
         projectId,
         version,
         { systemName: DEMO_SYSTEM, documents: batch },
-        (done) => options.onProgress?.(phase, start + done, documents.length),
+        { onProgress: (done) => options.onProgress?.(phase, start + done, documents.length) },
       );
       for (const log of job.logs) {
         if (log.state === 'failed') failed.push(log);
@@ -110,7 +99,7 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
   };
 
   const authorIds = await run('authors', demoAuthors(random, authorCount));
-  const articles = demoArticles(random, articleCount, authorIds, media, imageUrl);
+  const articles = demoArticles(random, articleCount, authorIds, media);
   const articleIds = await run('articles', articles);
   const pageIds = await run('pages', demoPages(random, pageCount, articleIds));
   if (failed.length > 0) {
@@ -156,9 +145,65 @@ export async function loadDemo(deps: ImportDeps, options: DemoOptions): Promise<
     },
     languages,
     media: media.length,
+    sampleImageUrl: media[0]!.url,
     lists: lists.length,
     menus: 1,
     categories: project.config.categories.length,
     homepageDocumentId,
   };
+}
+
+/**
+ * The demo's images, generated PNGs, go in through the media library's own way in: each uploaded (probed and
+ * put in the object store) and imported by its external id, so a second run updates the same entries.
+ */
+async function importDemoMedia(
+  deps: DemoDeps,
+  projectId: number,
+  media: readonly DemoMedia[],
+  publicBaseUrl: string,
+): Promise<DemoImage[]> {
+  const uploadDeps = { ...deps, uploadMaxBytes: 10 * 1024 * 1024 };
+  const inputs = [];
+  for (const item of media) {
+    const bytes = solidPng(item.width, item.height, item.rgb);
+    const upload = await uploadMedia(uploadDeps, projectId, {
+      body: Readable.from([bytes]),
+      contentType: 'image/png',
+      contentLength: bytes.length,
+      filename: item.filename,
+    });
+    inputs.push({
+      ok: true as const,
+      entry: {
+        id: item.id,
+        systemName: DEMO_SYSTEM,
+        externalId: item.id,
+        mediaType: 'image' as const,
+        asset: { uploadId: upload.uploadId },
+        metadata: { title: item.title, caption: item.title },
+        translations: [],
+      },
+    });
+  }
+  // Every asset is an upload: nothing is downloaded, so downloads are refused outright.
+  const download = { maxBytes: 0, timeoutMs: 1, maxRedirects: 0, allowPrivate: false };
+  const addresses = publicAddressPolicy();
+  const results = await importMedia({ ...deps, download, addresses }, projectId, inputs, {
+    baseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    version: ApiVersion.latest(),
+  });
+  return results.map((result, index) => {
+    if (!result.ok) {
+      throw new Error(`demo image ${media[index]!.id} failed: ${JSON.stringify(result.error_details)}`);
+    }
+    const asset = result.record.asset!;
+    return {
+      id: result.id,
+      url: asset.url,
+      width: asset.width!,
+      height: asset.height!,
+      mimeType: asset.mimeType,
+    };
+  });
 }

@@ -31,25 +31,86 @@ export type Transaction = pg.PoolClient;
 /** What a query factory needs: the pool or a transaction client. */
 export type Queryable = Pick<pg.Pool, 'query'>;
 
-export function createPool(url: string, max: number): Pool {
-  const pool = new Pool({ connectionString: url, max, types: typeParsers() });
+export interface PoolTimeouts {
+  /** Most time to get a connection: opening one, or waiting for a free one (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
+  /** Most time to wait for one query's answer (DATABASE_QUERY_TIMEOUT_MS). */
+  queryTimeoutMs: number;
+}
+
+export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
+
+export function createPool(url: string, max: number, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    max,
+    types: typeParsers(),
+    // Without these, a database that stops answering (a cut connection, a stuck proxy) left requests
+    // waiting forever: pg's defaults are no connect timeout and no query timeout.
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs,
+    // A connection the server or the network dropped while idle is noticed, not handed to the next request.
+    keepAlive: true,
+  });
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // pg-pool listens for errors only on idle clients: a connection cut while a client is checked out between
+  // two queries (inside withTransaction) emitted an unhandled 'error' and killed the process. The client's
+  // next query fails instead (a 503 at the edge) and withTransaction destroys it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
 /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
 export async function withTransaction<T>(pool: Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
   const tx = await pool.connect();
+  // A connection whose ROLLBACK failed (cut, timed out, terminated) is destroyed, not handed back to the
+  // pool: the next request would get a connection still waiting for the answer of this one's last query.
+  let broken: Error | undefined;
   try {
     await tx.query('BEGIN');
     const result = await work(tx);
     await tx.query('COMMIT');
     return result;
   } catch (error) {
-    await tx.query('ROLLBACK').catch(() => undefined);
+    await tx.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    if (!broken && isDatabaseUnavailable(error)) broken = error as Error;
     throw error;
   } finally {
-    tx.release();
+    tx.release(broken);
   }
+}
+
+/** SQLSTATE classes and codes that mean the server or the connection is gone, not that the query is wrong. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+/** pg's and pg-pool's own errors for a connection that could not be had or was lost (they carry no code). */
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Query read timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'terminating connection due to administrator command',
+];
+
+/**
+ * Whether an error means Postgres could not answer now (unreachable, restarting, connection cut or timed out,
+ * too many connections), as opposed to a bug in what we asked. The API answers these with a 503.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return true;
+  if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.includes(known));
 }

@@ -158,18 +158,32 @@ export function demoConfig(homepageDocumentId?: number): ProjectConfig {
   };
 }
 
+/** A demo image to generate (src/demo/png.ts) and import into the media library. */
 export interface DemoMedia {
   id: string;
-  key: string;
+  filename: string;
   title: string;
+  width: number;
+  height: number;
   rgb: [number, number, number];
+}
+
+/** A demo image as imported: what documents' image directives and teaser images point at. */
+export interface DemoImage {
+  id: string;
+  url: string;
+  width: number;
+  height: number;
+  mimeType: string;
 }
 
 export function demoMedia(random: Random, count: number): DemoMedia[] {
   return Array.from({ length: count }, (_, index) => ({
     id: `demo-image-${index + 1}`,
-    key: `demo/${String(index + 1).padStart(3, '0')}.png`,
+    filename: `demo-${String(index + 1).padStart(3, '0')}.png`,
     title: headline(random, 'en'),
+    width: 320,
+    height: 180,
     rgb: [random.int(0, 255), random.int(0, 255), random.int(0, 255)],
   }));
 }
@@ -178,24 +192,33 @@ const LANGUAGE_LABELS: Record<Locale, string> = { en: 'English', de: 'Deutsch' }
 /** A fixed clock: the demo's dates do not depend on when it runs. */
 const DEMO_EPOCH = Date.UTC(2026, 0, 15, 12, 0, 0);
 
-// Component ids only need to be unique within a document; every generator restarts the count so its output
-// depends on its seed alone, not on what ran before it.
-let componentCounter = 0;
-const componentId = (prefix: string) => `doc-${prefix}${(componentCounter += 1).toString(36)}`;
-const c = (name: string, content: Record<string, unknown>, extra: Partial<Component> = {}): Component => ({
-  id: componentId(name.slice(0, 2)),
-  component: name,
-  identifier: `${DEMO_DESIGN.name}.${name}`,
-  content,
-  ...extra,
-});
+/**
+ * A maker of components with ids counted from 1. Component ids only need to be unique within a document; each
+ * generator call takes its own maker, so its output depends on its seed alone, not on what ran before it.
+ */
+function componentMaker() {
+  let count = 0;
+  return (name: string, content: Record<string, unknown>, extra: Partial<Component> = {}): Component => ({
+    id: `doc-${name.slice(0, 2)}${(count += 1).toString(36)}`,
+    component: name,
+    identifier: `${DEMO_DESIGN.name}.${name}`,
+    content,
+    ...extra,
+  });
+}
 
-function imageValue(media: DemoMedia, imageUrl: (key: string) => string) {
-  return { mediaId: media.id, url: imageUrl(media.key), width: 8, height: 8, mimeType: 'image/png' };
+function imageValue(image: DemoImage) {
+  return {
+    mediaId: image.id,
+    url: image.url,
+    width: image.width,
+    height: image.height,
+    mimeType: image.mimeType,
+  };
 }
 
 export function demoAuthors(random: Random, count: number): ImportDocument[] {
-  componentCounter = 0;
+  const c = componentMaker();
   return Array.from({ length: count }, (_, index) => {
     const name = `${FIRST_NAMES[index % FIRST_NAMES.length]} ${LAST_NAMES[(index * 7) % LAST_NAMES.length]}`;
     return {
@@ -216,10 +239,9 @@ export function demoArticles(
   random: Random,
   count: number,
   authorIds: readonly number[],
-  media: readonly DemoMedia[],
-  imageUrl: (key: string) => string,
+  media: readonly DemoImage[],
 ): ImportDocument[] {
-  componentCounter = 0;
+  const c = componentMaker();
   const articles: ImportDocument[] = [];
   for (let group = 1; articles.length < count; group += 1) {
     const locales: Locale[] = group % 3 === 0 ? ['en', 'de'] : ['en'];
@@ -237,7 +259,7 @@ export function demoArticles(
       body.splice(
         3,
         0,
-        c('image', { image: imageValue(random.pick(media), imageUrl), caption: sentence(random, locale) }),
+        c('image', { image: imageValue(random.pick(media)), caption: sentence(random, locale) }),
       );
       if (random.chance(0.3))
         body.push(
@@ -277,7 +299,7 @@ export function demoArticles(
           category: { id: category },
           language: { locale, label: LANGUAGE_LABELS[locale], groupId: `group-${group}` },
           authors: { $ref: 'documents', references: authors },
-          teaserImage: imageValue(teaser, imageUrl),
+          teaserImage: imageValue(teaser),
         },
         content: body,
         flags: { autoPublish: true },
@@ -295,7 +317,7 @@ const teaserOf = (documentId: number): Record<string, unknown> => ({
 
 /** Pages: the homepage (external id `home`) teasing the newest articles, and one section page per category. */
 export function demoPages(random: Random, count: number, articleIds: readonly number[]): ImportDocument[] {
-  componentCounter = 0;
+  const c = componentMaker();
   const home: ImportDocument = {
     id: 'home',
     contentType: 'page',

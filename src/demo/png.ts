@@ -9,7 +9,7 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, crc]);
 }
 
-/** A valid PNG of one colour (8-bit RGB), small enough to store many in Postgres for the demo. */
+/** A valid PNG of one colour (8-bit RGB): the demo's images, imported into the media library. */
 export function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);

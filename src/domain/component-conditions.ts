@@ -1,4 +1,4 @@
-import type { Component, ComponentConditions, Content } from './content';
+import { walkComponents, type Component, type ComponentConditions, type Content } from './content';
 import { invalid, valid, type Checked } from './validation';
 
 /** What conditions are checked against (supplement §6). */
@@ -172,4 +172,30 @@ function filterComponents(components: readonly Component[], ctx: ConditionContex
     kept.push(copy);
   }
   return kept;
+}
+
+/**
+ * The first instant (epoch ms) after `at` at which some component's dateTime conditions change their verdict:
+ * content whose conditions were applied at `at` reads the same until then, so an answer that used the current
+ * time may be kept that long. Undefined when none ever will. `gte`/`lt` flip at their limit, `gt`/`lte` one
+ * millisecond after it; a bound that cannot be read never flips (it fails closed for good).
+ */
+export function nextConditionChange(content: readonly Component[], at: number): number | undefined {
+  let next: number | undefined;
+  const consider = (bound: string | undefined, offset: number) => {
+    if (typeof bound !== 'string') return;
+    const limit = parseIsoDateTime(bound);
+    if (!limit) return;
+    const flips = limit.getTime() + offset;
+    if (flips > at && (next === undefined || flips < next)) next = flips;
+  };
+  for (const component of walkComponents(content)) {
+    const bounds = component.conditions?.dateTime;
+    if (!bounds) continue;
+    consider(bounds.gte, 0);
+    consider(bounds.lt, 0);
+    consider(bounds.gt, 1);
+    consider(bounds.lte, 1);
+  }
+  return next;
 }

@@ -29,6 +29,15 @@ export function componentName(component: Component): string {
   return dot >= 0 ? identifier.slice(dot + 1) : identifier;
 }
 
+/**
+ * The component's id, or for one without (as page components often are) its position: indexes and
+ * container names from the top, joined by '.' (`0.footer.1`). The composition's includes and html markers
+ * name components this way.
+ */
+export function componentKey(component: Component, path: readonly (string | number)[]): string {
+  return typeof component.id === 'string' && component.id !== '' ? component.id : path.join('.');
+}
+
 /** Visits every component depth-first, parents before children. */
 export function* walkComponents(content: readonly Component[]): Generator<Component> {
   for (const component of content) {

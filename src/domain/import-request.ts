@@ -41,7 +41,11 @@ export const MAX_IMPORT_DOCUMENTS = 1000;
 export const ImportRequestSchema = z
   .object({
     systemName: z.string().min(1).max(100),
-    webhook: z.url().optional(),
+    /** Called with the job's outcome when it finishes (README, "Import webhooks"): http(s) only. */
+    webhook: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .max(2000)
+      .optional(),
     context: z.record(z.string(), z.unknown()).optional(),
     documents: z.array(ImportDocumentSchema).min(1).max(MAX_IMPORT_DOCUMENTS),
   })
@@ -59,6 +63,37 @@ export interface ImportLog {
   document_id: number | null;
   reason?: string;
 }
+
+/** One line of an import job's status, as a schema (the webhook's payload and the OpenAPI description). */
+export const ImportLogSchema = z.object({
+  state: z.enum(['imported', 'published', 'failed']),
+  external_id: z.string(),
+  document_id: z.number().int().nullable(),
+  reason: z.string().optional(),
+});
+
+/**
+ * What an import's webhook is POSTed when the job finishes (README, "Import webhooks"): the job's status
+ * (`id`, `finished`, `state`, `logs`, as `GET import/documents/status` answers) with the request's
+ * `systemName` and `context`, when it finished, and the count of each log state.
+ */
+export const ImportWebhookPayloadSchema = z.object({
+  event: z.literal('import.finished'),
+  id: z.string().uuid(),
+  finished: z.literal(true),
+  state: z.enum(['success', 'failed']),
+  systemName: z.string(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  finishedAt: z.iso.datetime(),
+  counts: z.object({
+    imported: z.number().int().min(0),
+    published: z.number().int().min(0),
+    failed: z.number().int().min(0),
+  }),
+  logs: z.array(ImportLogSchema),
+});
+
+export type ImportWebhookPayload = z.infer<typeof ImportWebhookPayloadSchema>;
 
 /**
  * How a finished job ends: `failed` only when every document failed (or the job itself crashed); a job in

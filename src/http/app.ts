@@ -5,13 +5,14 @@ import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
 import { checkJsonBody } from './middleware/json-body';
+import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
 import { renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
 import { registerRoutes } from './routes';
 
 /**
- * Builds the Express app: security headers, request ids, logs, NUL guards, JSON body limit, versioned routes,
- * errors.
+ * Builds the Express app: request metrics, security headers, request ids, logs, NUL guards, JSON body limit,
+ * /metrics, versioned routes, errors.
  */
 export function createApp(ctx: AppContext): Express {
   const app = express();
@@ -19,11 +20,16 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback');
   app.set('etag', weakEtag);
+  app.use(observeRequests(ctx.metrics));
   app.use(helmet());
   app.use(accessLog(ctx.logger));
   app.use(rejectNulInQuery);
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
   app.use(checkJsonBody);
+  // Only with its own token: without METRICS_TOKEN the API serves no metrics (README, "Metrics").
+  if (ctx.config.metrics.token !== undefined) {
+    app.get('/metrics', metricsEndpoint(ctx.metrics, ctx.config.metrics.token));
+  }
 
   const api = express.Router({ mergeParams: true });
   registerRoutes(api, {
@@ -33,9 +39,10 @@ export function createApp(ctx: AppContext): Express {
     cursors: ctx.cursors,
     reads: ctx.reads,
     commands: ctx.commands,
+    objects: ctx.objects,
   });
   rejectNulInPathParams(api);
-  app.use('/api/:apiVersion', apiVersion, api);
+  app.use(API_MOUNT, apiVersion, api);
 
   app.use(unknownRoute);
   app.use(renderErrors(ctx.logger));

@@ -1,4 +1,5 @@
 import type { ApiVersion } from '../domain/api-versions';
+import type { RateLimit } from '../domain/rate-limits';
 
 /** Who is calling: set by the auth middleware from a verified token and its API client. */
 export interface AuthContext {
@@ -7,6 +8,8 @@ export interface AuthContext {
   clientId: string;
   clientName: string;
   scopes: ReadonlySet<string>;
+  /** The client's own limit or the installation's default; undefined: none (README, "Rate limits"). */
+  rateLimit: RateLimit | undefined;
 }
 
 declare module 'express-serve-static-core' {

@@ -1,4 +1,6 @@
 import type { Router } from 'express';
+import type { ApiVersion } from '../domain/api-versions';
+import { inVersionRange, type VersionRange } from './middleware/api-version';
 
 /** One route as registered: its method and path template, prefixed with where its router is mounted. */
 export interface RouteEntry {
@@ -6,11 +8,18 @@ export interface RouteEntry {
   method: string;
   /** Express path syntax: `/api/:apiVersion/documents/:documentId/commands`. */
   path: string;
+  /** The versions the route exists in, when an `onlyIn` gate in its pipeline restricts them; else every one. */
+  versions?: VersionRange;
+}
+
+/** Whether a route exists in an API version (it has no gate, or the version is in its gate's range). */
+export function routeExistsIn(route: RouteEntry, version: ApiVersion): boolean {
+  return !route.versions || inVersionRange(route.versions, version);
 }
 
 /** The shape of a router layer this walk reads (Express does not type `rawPath` or the route's methods). */
 interface Layer {
-  route?: { path: unknown; methods?: Record<string, boolean> };
+  route?: { path: unknown; methods?: Record<string, boolean>; stack?: unknown };
   handle?: unknown;
   /** The path the layer was registered with (router 2.x); `use()` layers of a sub-router carry their mount path. */
   rawPath?: unknown;
@@ -33,11 +42,12 @@ function routesOf(layers: readonly Layer[], prefix: string): RouteEntry[] {
   for (const layer of layers) {
     if (layer.route) {
       const paths: unknown[] = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+      const versions = versionGateOf(layer.route.stack);
       for (const path of paths) {
         if (typeof path !== 'string') continue;
         for (const [method, handled] of Object.entries(layer.route.methods ?? {})) {
           if (handled && method !== '_all')
-            routes.push({ method: method.toUpperCase(), path: prefix + path });
+            routes.push({ method: method.toUpperCase(), path: prefix + path, ...(versions && { versions }) });
         }
       }
       continue;
@@ -49,6 +59,16 @@ function routesOf(layers: readonly Layer[], prefix: string): RouteEntry[] {
     }
   }
   return routes;
+}
+
+/** The range of the first `onlyIn` gate among a route's handlers, if it has one. */
+function versionGateOf(stack: unknown): VersionRange | undefined {
+  if (!Array.isArray(stack)) return undefined;
+  for (const layer of stack as Layer[]) {
+    const range = (layer.handle as { versionRange?: VersionRange } | undefined)?.versionRange;
+    if (range) return range;
+  }
+  return undefined;
 }
 
 /** `:name` and `*name` parameters of an Express path template, in order. */

@@ -113,3 +113,22 @@ export async function enqueue<K extends QueueKey>(
     db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) },
   });
 }
+
+/**
+ * The outbox for many jobs of one queue: one multi-row insert with the caller's transaction client (pg-boss
+ * `insert`, which takes the queue's retry and expiry options like `send`). Workers are woken at commit.
+ */
+export async function enqueueMany<K extends QueueKey>(
+  boss: Boss,
+  tx: Queryable,
+  key: K,
+  payloads: readonly QueuePayload<K>[],
+): Promise<void> {
+  if (payloads.length === 0) return;
+  const queue = QUEUES[key];
+  await boss.insert(
+    queue.name,
+    payloads.map((payload) => ({ data: queue.payload.parse(payload) })),
+    { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } },
+  );
+}

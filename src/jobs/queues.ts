@@ -39,13 +39,25 @@ export const QUEUES = {
     options: { ...RETRIES, expireInSeconds: 15 },
   },
   /**
-   * Run one `POST import/documents` request: up to 1,000 documents, each in its own transaction, about 15 s
+   * Run one `POST import/documents` request: up to 1,000 documents in batches of 500 (a transaction each), ~2 s
    * here. Heartbeats every 5 s tell a running import from a crashed one; the expiry only bounds a stuck one.
    */
   importDocuments: {
     name: 'import-documents',
     payload: z.object({ importJobId: z.string().uuid() }),
     options: { ...RETRIES, expireInSeconds: 600, heartbeatSeconds: 10 },
+  },
+  /**
+   * Call the webhook of a finished `POST import/documents` (README, "Import webhooks"): sent in the
+   * transaction that finishes the import. The handler makes its own bounded attempts with backoff
+   * (WEBHOOK_ATTEMPTS, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_DELAY_MS, counted in import_jobs), so pg-boss retries
+   * only a delivery whose worker died: it resumes from the attempts already made. Heartbeats tell a running
+   * delivery from a crashed one; the expiry only bounds a stuck one.
+   */
+  importWebhook: {
+    name: 'import-webhook',
+    payload: z.object({ importJobId: z.string().uuid() }),
+    options: { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, heartbeatSeconds: 10 },
   },
   /** Publish a document at its scheduled time (document commands addPublishSchedule): one transaction. */
   scheduledPublish: {

@@ -4,7 +4,7 @@ import type { Design } from '../domain/design';
 import { AppError } from '../domain/errors';
 
 /** The design as the API shows it (supplement §8): every key present, empty where the design has none. */
-function designView(design: Design) {
+export function designView(design: Design) {
   return {
     name: design.name,
     version: design.version,

@@ -28,7 +28,11 @@ export interface DocumentViewRead {
 }
 
 /** The view with the project's component conditions applied as the request asks. */
-function viewOf(project: ProjectRow, source: ViewSource, conditions: ConditionRequest | null): DocumentView {
+export function viewOf(
+  project: ProjectRow,
+  source: ViewSource,
+  conditions: ConditionRequest | null,
+): DocumentView {
   const context = conditions && conditionContext(conditions, conditionDefaults(project.config));
   return buildDocumentView({
     ...source,

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool';
+import { serverQueries } from '../db/queries/server';
 import { SEARCH_RETRY_AFTER_SECONDS, type SearchClient } from '../search/client';
 
 /** Readiness answers within this, whatever its dependencies do: a load balancer's probe must not hang. */
@@ -28,10 +29,11 @@ function check(work: Promise<unknown>): Promise<string> {
 
 /** Whether the process's backing services answer (GET health/ready), within READINESS_TIMEOUT_MS. */
 export function healthReads(deps: { db: Queryable; search: SearchClient }) {
+  const server = serverQueries(deps.db);
   return {
     async readiness(): Promise<Readiness> {
       const [postgres, elasticsearch] = await Promise.all([
-        check(deps.db.query('SELECT 1')),
+        check(server.ping()),
         check(
           deps.search.cluster
             .health(

@@ -4,15 +4,21 @@ import type { CursorCodec } from '../domain/search-cursor';
 import type { SearchClient } from '../search/client';
 import type { PublicationsIndex } from '../search/index-names';
 import { categoryReads } from './categories';
+import { compositionReads } from './composition';
 import { designReads } from './designs';
+import { documentListReads } from './document-lists';
 import { documentReads } from './documents';
 import { healthReads } from './health';
 import { importJobReads } from './import-jobs';
+import { incomingReferenceReads } from './incoming-references';
+import { mediaLibraryReads } from './media-library';
 import { menuReads } from './menus';
 import { plannerPublicationReads } from './planner-publications';
 import { projectReads } from './projects';
 import { publicationEventReads } from './publication-events';
 import { publicationReads } from './publications';
+import { servedImageReads } from './served-images';
+import type { SearchAnswerCache } from './search-answer-cache';
 
 /**
  * Every read the routes make, one module per read model, built once per process by src/context.ts. A read
@@ -26,18 +32,27 @@ export function createReads(deps: {
   cursors: CursorCodec;
   /** Per-request options of searches (searchReadOptions: a short timeout, one retry). */
   searchReadOptions: TransportRequestOptions;
+  /** PUBLIC_BASE_URL: where media asset URLs point (else the origin of each request). */
+  publicBaseUrl?: string | undefined;
+  /** Search answers kept per project and query, dropped by the indexer's write windows. */
+  answers: SearchAnswerCache;
 }) {
   return {
     categories: categoryReads(deps.pool),
+    composition: compositionReads(deps.pool),
     designs: designReads(deps.pool),
+    documentLists: documentListReads(deps.pool),
     documents: documentReads(deps.pool),
     health: healthReads({ db: deps.pool, search: deps.search }),
     importJobs: importJobReads(deps.pool),
+    incomingReferences: incomingReferenceReads({ db: deps.pool, cursors: deps.cursors }),
+    mediaLibrary: mediaLibraryReads(deps.pool, deps.publicBaseUrl, deps.cursors),
     menus: menuReads(deps.pool),
     plannerPublications: plannerPublicationReads(deps.pool),
     projects: projectReads(deps.pool),
     publicationEvents: publicationEventReads(deps.pool),
     publications: publicationReads(deps),
+    servedImages: servedImageReads(deps.pool),
   };
 }
 

@@ -4,12 +4,13 @@ import type { ProjectRow } from '../db/queries/projects';
 import {
   applyComponentConditions,
   conditionContext,
+  nextConditionChange,
   type ConditionContext,
   type ConditionRequest,
 } from '../domain/component-conditions';
 import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
-import { conditionDefaults, indexedMetadataFields } from '../domain/project-config';
+import { conditionDefaults, defaultBrand, indexedMetadataFields } from '../domain/project-config';
 import { AppError } from '../domain/errors';
 import { checkCursorValues, type CursorCodec } from '../domain/search-cursor';
 import { compileFilters, type FilterJson } from '../domain/search-filters';
@@ -30,6 +31,7 @@ import {
   type LatestPublicationsParams,
 } from '../search/query-builder';
 import { readRawHits, type RawHit, type RawHits } from '../search/raw-hits';
+import type { Computed, SearchAnswerCache } from './search-answer-cache';
 
 /**
  * The two read endpoints that answer from Elasticsearch alone: documents/latestPublications and
@@ -64,6 +66,8 @@ export type ItemJson = Buffer;
 export interface Items {
   items: ItemJson[];
   fingerprint: string;
+  /** The document id of each item, in order (the answer's Surrogate-Key names them). */
+  documentIds: number[];
 }
 
 export interface SearchPage extends Items {
@@ -167,13 +171,26 @@ function identity(response: RawHits, hit: RawHit): string | undefined {
   return `${bytes.toString('latin1', index.start, index.end)}/${bytes.toString('latin1', id.start, id.end)}@${version}`;
 }
 
-/** Each hit's stored body as it is, unless component conditions have something to remove from it. */
+/** A hit's document id, from its `_id` (`"<projectId>:<documentId>"`, quotes included); 0 if absent. */
+function documentIdOf(response: RawHits, hit: RawHit): number {
+  if (!hit.id) return 0;
+  const id = response.bytes.toString('latin1', hit.id.start, hit.id.end);
+  return Number.parseInt(id.slice(id.indexOf(':') + 1), 10) || 0;
+}
+
+/**
+ * Each hit's stored body as it is, unless component conditions have something to remove from it; with the
+ * first instant after the conditions' dateTime at which one of them would decide differently (see
+ * nextConditionChange), undefined when none would.
+ */
 function toItems(
   response: RawHits,
   conditions: ConditionContext | null,
   fields: readonly ViewField[],
-): Items {
+): Items & { conditionsChangeAt: number | undefined } {
   const parts = [fields.join(',')];
+  let conditionsChangeAt: number | undefined;
+  const documentIds = response.hits.map((hit) => documentIdOf(response, hit));
   const items = response.hits.map((hit) => {
     if (!hit.body) {
       parts.push('{}');
@@ -184,6 +201,10 @@ function toItems(
     if (conditions && hit.bodyHasKey) {
       const parsed = JSON.parse(json.toString('utf8')) as Item;
       if (parsed.content && hasConditions(parsed.content)) {
+        const changeAt = nextConditionChange(parsed.content, conditions.dateTime.getTime());
+        if (changeAt !== undefined && (conditionsChangeAt === undefined || changeAt < conditionsChangeAt)) {
+          conditionsChangeAt = changeAt;
+        }
         item = Buffer.from(
           JSON.stringify({ ...parsed, content: applyComponentConditions(parsed.content, conditions) }),
         );
@@ -192,12 +213,13 @@ function toItems(
     parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
     return item;
   });
-  return { items, fingerprint: parts.join('\n') };
+  return { items, fingerprint: parts.join('\n'), documentIds, conditionsChangeAt };
 }
 
 /** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */
 function toIds(response: RawHits): Items {
   const parts = ['id'];
+  const documentIds: number[] = [];
   const items = response.hits.map((hit) => {
     const source = hit.source
       ? (JSON.parse(response.bytes.toString('utf8', hit.source.start, hit.source.end)) as {
@@ -205,13 +227,37 @@ function toIds(response: RawHits): Items {
           projectId?: number;
         })
       : {};
+    documentIds.push(source.documentId ?? 0);
     const item = Buffer.from(
       JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
     );
     parts.push(identity(response, hit) ?? item.toString('latin1'));
     return item;
   });
-  return { items, fingerprint: parts.join('\n') };
+  return { items, fingerprint: parts.join('\n'), documentIds };
+}
+
+/**
+ * What an answer's conditions add to its cache key: ignored, or the dateTime asked for (`now` when the
+ * request leaves it to the current time) and the brand they apply, the project's default filled in.
+ */
+function conditionsKey(project: ProjectRow, request: ConditionRequest | null): string {
+  if (request === null) return 'ignored';
+  return JSON.stringify({
+    at: request.dateTime?.toISOString() ?? 'now',
+    brand: request.brand ?? defaultBrand(project.config) ?? null,
+  });
+}
+
+/** Until when an answer holds: conditions applied at the current time change at their next boundary. */
+function expiresAt(request: ConditionRequest | null, changeAt: number | undefined): number | undefined {
+  return request !== null && request.dateTime === undefined ? changeAt : undefined;
+}
+
+function bytesOf(answer: Items, extra = 0): number {
+  let bytes = answer.fingerprint.length + answer.documentIds.length * 8 + extra;
+  for (const item of answer.items) bytes += item.length;
+  return bytes;
 }
 
 export function publicationReads(deps: {
@@ -221,6 +267,8 @@ export function publicationReads(deps: {
   cursors: CursorCodec;
   /** A search's short timeout and single retry (see searchReadOptions). */
   searchReadOptions: TransportRequestOptions;
+  /** Answers kept per project and normalised query, dropped when the index changes (a no-op when off). */
+  answers: SearchAnswerCache;
 }) {
   /** Built requests by project revision and parameters (a config apply makes a new revision). */
   const built = new LRUCache<string, BuiltSearch>({ max: MAX_BUILT_SEARCHES });
@@ -258,12 +306,25 @@ export function publicationReads(deps: {
     async latestPublications(project: ProjectRow, read: LatestPublicationsRead): Promise<Items> {
       const { homepage, conditions, ...params } = read;
       const homepageDocumentId = homepage ? (project.config.settings.homepageDocumentId ?? null) : undefined;
-      const response = await run(
-        JSON.stringify(
-          buildLatestPublicationsRequest({ ...params, projectId: project.id, homepageDocumentId }),
-        ),
-      );
-      return toItems(response, conditionsFor(project, conditions), params.fields);
+      // The parsed, typed query (the homepage resolved), the conditions resolved, under the config revision.
+      const key = `latest@${project.revisionNumber}\n${JSON.stringify(params)}\n${homepageDocumentId}\n${conditionsKey(project, conditions)}`;
+      return deps.answers.answer(project.id, key, async (): Promise<Computed<Items>> => {
+        const response = await run(
+          JSON.stringify(
+            buildLatestPublicationsRequest({ ...params, projectId: project.id, homepageDocumentId }),
+          ),
+        );
+        const { conditionsChangeAt, ...answer } = toItems(
+          response,
+          conditionsFor(project, conditions),
+          params.fields,
+        );
+        return {
+          value: answer,
+          bytes: bytesOf(answer),
+          expiresAt: expiresAt(conditions, conditionsChangeAt),
+        };
+      });
     },
 
     async search(project: ProjectRow, read: PublicationSearchRead): Promise<SearchPage> {
@@ -274,20 +335,28 @@ export function publicationReads(deps: {
         search = buildPublicationSearch(project, params);
         built.set(key, search);
       }
-      const response = await run(search.body);
-      const { items, fingerprint } = params.idsOnly
-        ? toIds(response)
-        : toItems(response, conditionsFor(project, conditions), params.fields);
-      const full = params.limit > 0 && response.hits.length === params.limit;
-      return {
-        items,
-        fingerprint,
-        total: response.total,
-        cursor:
-          full && response.lastSort
-            ? deps.cursors.encode(response.lastSort as estypes.SortResults, search.sortSignature)
-            : null,
-      };
+      const answerKey = `search@${project.revisionNumber}\n${JSON.stringify(params)}\n${conditionsKey(project, conditions)}`;
+      const prepared = search;
+      return deps.answers.answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
+        const response = await run(prepared.body);
+        const { conditionsChangeAt, ...answer } = params.idsOnly
+          ? { ...toIds(response), conditionsChangeAt: undefined }
+          : toItems(response, conditionsFor(project, conditions), params.fields);
+        const full = params.limit > 0 && response.hits.length === params.limit;
+        const page: SearchPage = {
+          ...answer,
+          total: response.total,
+          cursor:
+            full && response.lastSort
+              ? deps.cursors.encode(response.lastSort as estypes.SortResults, prepared.sortSignature)
+              : null,
+        };
+        return {
+          value: page,
+          bytes: bytesOf(answer, page.cursor?.length ?? 0),
+          expiresAt: expiresAt(conditions, conditionsChangeAt),
+        };
+      });
     },
   };
 }

@@ -2,6 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
 import { indexRejectionQueries, type IndexRejection } from '../db/queries/index-rejections';
+import { indexVerificationQueries } from '../db/queries/index-verifications';
 import { searchDocumentQueries } from '../db/queries/search-documents';
 import { queueStatus, type Boss, type QueueStatus } from '../jobs/boss';
 import { QUEUES } from '../jobs/queues';
@@ -24,6 +25,7 @@ import {
   rebuildingAlias,
 } from './index-aliases';
 import type { PublicationsIndex } from './index-names';
+import { inWriteWindow } from './visibility';
 
 export interface RebuildProgress {
   done: number;
@@ -124,13 +126,17 @@ export async function rebuildIndex(
     });
     await search.indices.refresh({ index: target });
     const previous = await indicesBehind(search, index.alias);
-    await search.indices.updateAliases({
-      actions: [
-        ...previous.map((name) => ({ remove: { index: name, alias: index.alias } })),
-        { add: { index: target, alias: index.alias } },
-        { remove: { index: target, alias: rebuildingAlias(index) } },
-      ],
-    });
+    // The swap changes every project's answers at once: inside a window over all of them, closed after a
+    // refresh of the new index has also shown the live writes it took since the refresh above.
+    await inWriteWindow({ db: deps.db, search, alias: index.alias, logger: options.logger }, null, () =>
+      search.indices.updateAliases({
+        actions: [
+          ...previous.map((name) => ({ remove: { index: name, alias: index.alias } })),
+          { add: { index: target, alias: index.alias } },
+          { remove: { index: target, alias: rebuildingAlias(index) } },
+        ],
+      }),
+    );
     if (previous.length > 0) await search.indices.delete({ index: previous });
     return {
       index: target,
@@ -236,7 +242,7 @@ export async function verifyIndex(
       repaired += outcome.written;
     }
   }
-  return {
+  const report = {
     checked,
     missing: missing.filter((key) => !isRefused(key)),
     stale: stale.filter((key) => !isRefused(key)),
@@ -244,6 +250,16 @@ export async function verifyIndex(
     rejected,
     repaired,
   };
+  // The counts found (before any repair), for the drift metric every process reports until the next verify.
+  await indexVerificationQueries(deps.db).insert({
+    checked,
+    missing: report.missing.length,
+    stale: report.stale.length,
+    extra: extra.length,
+    rejected: rejected.length,
+    repaired,
+  });
+  return report;
 }
 
 export interface IndexStatus {

@@ -13,6 +13,7 @@ import {
 } from './document-builder';
 import { writeTargets } from './index-aliases';
 import type { PublicationsIndex } from './index-names';
+import { inWriteWindow, type WindowSettler } from './visibility';
 
 /**
  * One write for one document: its current search document (as JSON text, serialised once for Elasticsearch
@@ -226,12 +227,18 @@ export interface IndexerDeps {
   search: SearchClient;
   index: PublicationsIndex;
   logger?: Logger;
+  /**
+   * The process's window settler (the workers'): the refresh that makes the writes visible runs after
+   * indexDocuments returns. Without it, the writes are visible when it returns.
+   */
+  settler?: WindowSettler;
 }
 
 /**
  * Brings the index entries of these documents in line with Postgres: re-reads all of them in one query,
  * then writes to every index searches read from and to a rebuild's target, resolved after the read so a
- * rebuild that starts meanwhile cannot miss the write.
+ * rebuild that starts meanwhile cannot miss the write. The writes are visible to searches when it returns,
+ * unless deps.settler makes them visible right after.
  */
 export async function indexDocuments(
   deps: IndexerDeps,
@@ -241,13 +248,58 @@ export async function indexDocuments(
   const unique = uniqueKeys(keys);
   const rows = await indexSourceQueries(deps.db).findByKeys(unique);
   const operations = operationsFor(rows, unique);
+  const projects = [...new Set(unique.map((key) => key.projectId))];
   const targets = await writeTargets(deps.search, deps.index);
   const [outcome] = await Promise.all([
-    bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options }),
+    // Inside a search write window: the API's cached answers of these projects are dropped before the writes
+    // can show and cached again only once a refresh has made them visible (src/search/visibility.ts). The
+    // window is kept as short as it can be: the API answers its projects uncached while it is open.
+    inWriteWindow(
+      { db: deps.db, search: deps.search, alias: deps.index.alias, logger: deps.logger },
+      projects,
+      () => bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options }),
+      deps.settler,
+    ),
     storeBuilt(deps.db, operations),
   ]);
   await saveRejections(deps.db, operations, outcome);
-  return outcome;
+  return { ...outcome, indexed: publicationsWritten(rows, operations, outcome) };
+}
+
+/** A publication whose search document was just written, with when it was published (the index lag). */
+export interface IndexedPublication {
+  key: DocumentKey;
+  publicationId: number;
+  publishedAt: Date;
+}
+
+function publicationsWritten(
+  rows: readonly IndexSourceRow[],
+  operations: readonly BuiltOperation[],
+  outcome: BulkOutcome,
+): IndexedPublication[] {
+  const notWritten = new Set(
+    [...outcome.rejected.map((rejection) => rejection.key), ...outcome.retryable].map((key) =>
+      searchDocumentId(key.projectId, key.documentId),
+    ),
+  );
+  const indexedIds = new Set(
+    operations
+      .filter((operation) => operation.kind === 'index')
+      .map((operation) => searchDocumentId(operation.key.projectId, operation.key.documentId)),
+  );
+  return rows.flatMap((row) => {
+    const id = searchDocumentId(row.projectId, row.documentId);
+    if (!indexedIds.has(id) || notWritten.has(id) || row.publicationId === null || !row.publishedAt)
+      return [];
+    return [
+      {
+        key: { projectId: row.projectId, documentId: row.documentId },
+        publicationId: row.publicationId,
+        publishedAt: row.publishedAt,
+      },
+    ];
+  });
 }
 
 /**

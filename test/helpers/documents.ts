@@ -16,6 +16,8 @@ export interface PublishedDocumentInput {
   /** The publish time (firstPublicationDate on the first publish, lastPublicationDate always). */
   now?: Date;
   embargoUntil?: Date;
+  /** The design the document is written against (none when absent). */
+  design?: { name: string; version: string };
 }
 
 /**
@@ -34,8 +36,8 @@ export async function createPublishedDocument(
     );
     const inserted = await tx.query<{ id: number }>(
       `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content,
-         embargo_set, embargo_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+         embargo_set, embargo_until, design_name, design_version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
       [
         projectId,
         input.channelId ?? channel.rows[0]!.id,
@@ -45,6 +47,8 @@ export async function createPublishedDocument(
         JSON.stringify(input.content ?? []),
         input.embargoUntil !== undefined,
         input.embargoUntil ?? null,
+        input.design?.name ?? null,
+        input.design?.version ?? null,
       ],
     );
     const documentId = inserted.rows[0]!.id;

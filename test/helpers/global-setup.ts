@@ -6,7 +6,7 @@ import { ensureDatabase, migrate } from '../../src/db/migrate';
 /**
  * One throwaway Postgres database and one Elasticsearch index prefix per test run, on real servers:
  * DATABASE_URL / ELASTICSEARCH_URL when given; otherwise testcontainers when a Docker engine answers;
- * otherwise the project's own scripts/services.sh (local Postgres, Elasticsearch from Maven Central).
+ * otherwise the project's own scripts/services.sh (local Postgres, Elasticsearch and s3mock from Maven Central).
  */
 export default async function globalSetup(): Promise<void> {
   // Jest loads the ESM-only pg-boss and node-pg-migrate through its vm modules; only the test scripts set it.
@@ -35,6 +35,8 @@ export default async function globalSetup(): Promise<void> {
   await migrate(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
   process.env.ELASTICSEARCH_URL ??= 'http://127.0.0.1:9200';
+  // The S3-compatible server the S3 media store's tests use (test/helpers/object-stores.ts).
+  process.env.S3MOCK_URL ??= `http://127.0.0.1:${process.env.S3MOCK_PORT ?? '9090'}`;
   process.env.ELASTICSEARCH_INDEX_PREFIX = `bs-test-${runId}`;
   process.env.LOG_LEVEL ??= 'silent';
   process.env.BROADSHEET_TEST_RUN = runId;
@@ -66,6 +68,12 @@ async function startContainers(): Promise<void> {
     .withStartupTimeout(180_000)
     .start();
   process.env.DATABASE_URL = `postgres://postgres@${postgres.getHost()}:${postgres.getMappedPort(5432)}/postgres`;
+  const s3mock = await new GenericContainer('adobe/s3mock:5.2.0')
+    .withExposedPorts(9090)
+    .withWaitStrategy(Wait.forHttp('/', 9090).forStatusCode(200))
+    .withStartupTimeout(180_000)
+    .start();
   process.env.ELASTICSEARCH_URL = `http://${elasticsearch.getHost()}:${elasticsearch.getMappedPort(9200)}`;
-  // testcontainers' reaper removes both when the run ends.
+  process.env.S3MOCK_URL = `http://${s3mock.getHost()}:${s3mock.getMappedPort(9090)}`;
+  // testcontainers' reaper removes them all when the run ends.
 }

@@ -1,6 +1,7 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { buildProjectConfig, createTestProject, READ, tokenFor } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
+import { categoryAnswer, categoryItem } from '../../src/http/routes/categories/categories.schema';
 
 const CATEGORIES = [
   {
@@ -66,6 +67,8 @@ describe('categories', () => {
       const response = await api.withVersion(version).get('categories');
       expect(response.status).toBe(200);
       expect(response.body).toEqual(expected);
+      // The answer's zod schema, from which the OpenAPI description's is generated, holds the real answer.
+      expect(categoryItem.array().safeParse(response.body).error).toBeUndefined();
     }
     for (const version of ['2026-01', '2026-03']) {
       expect((await api.withVersion(version).get('categories')).body).toEqual({ results: expected });
@@ -88,6 +91,7 @@ describe('categories', () => {
       path: '/news/politics/local',
       metadata: { color: 'red', icon: 'paper', footer: 'News desk' },
     });
+    expect(categoryAnswer.safeParse(inherited.body).error).toBeUndefined();
     expect((await api.get('categories/politics?inheritMetadata=true')).body.metadata).toEqual({
       color: 'red',
       icon: 'paper',

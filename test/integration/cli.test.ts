@@ -257,4 +257,84 @@ describe('broadsheet CLI', () => {
       expect((await api.get('menus?handle=main')).body).toEqual([stored]);
     });
   });
+
+  describe('list create, add, ls', () => {
+    // Each call is a process of its own (tsx): on a loaded machine a handful of them take a while.
+    const CLI_TEST_TIMEOUT = 180_000;
+
+    it(
+      'when an operator creates and fills a list, then the API serves its published documents',
+      async () => {
+        const { projectId, handle } = await createTestProject(app.ctx);
+        const first = (await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'First' } }))
+          .documentId;
+        const second = (await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Second' } }))
+          .documentId;
+
+        const created = await cli('list', 'create', '--project', handle, '--name', 'Front page');
+        const list = JSON.parse(created.stdout) as { id: number; name: string };
+        expect(list).toEqual({ id: expect.any(Number), name: 'Front page' });
+        expect(created.stderr).toContain(`list ${list.id} 'Front page' created`);
+
+        const added = await cli('list', 'add', String(list.id), String(first), String(second), String(first));
+        expect(JSON.parse(added.stdout)).toEqual({ id: list.id, added: [first, second], alreadyListed: [] });
+        const again = await cli('list', 'add', String(list.id), String(second));
+        expect(JSON.parse(again.stdout)).toEqual({ id: list.id, added: [], alreadyListed: [second] });
+
+        const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token);
+        const served = await api.get(`document-lists/${list.id}?reverse=false`);
+        expect(served.status).toBe(200);
+        expect(
+          served.body.documents.map((document: { metadata: { title: string } }) => document.metadata.title),
+        ).toEqual(['First', 'Second']);
+
+        const ls = await cli('list', 'ls', '--project', String(projectId));
+        expect(JSON.parse(ls.stdout)).toEqual([
+          { id: list.id, name: 'Front page', items: 2, published: 2, updatedAt: expect.any(String) },
+        ]);
+      },
+      CLI_TEST_TIMEOUT,
+    );
+
+    it(
+      'when a name is taken, an id is bad or not the project’s, then exit 1 saying why, and the list is unchanged',
+      async () => {
+        const { projectId, handle } = await createTestProject(app.ctx);
+        const first = (await createPublishedDocument(app.ctx, projectId)).documentId;
+        const list = await app.ctx.commands.createDocumentList({ projectId, name: 'Front page' });
+        await app.ctx.commands.addToDocumentList({ listId: list.id, documentIds: [first] });
+
+        await expect(
+          cli('list', 'create', '--project', handle, '--name', 'Front page'),
+        ).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining("already has a list named 'Front page'"),
+        });
+        const other = await createTestProject(app.ctx);
+        const foreign = (await createPublishedDocument(app.ctx, other.projectId)).documentId;
+        await expect(cli('list', 'add', String(list.id), String(foreign))).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining(`No document ${foreign} in the project of list ${list.id}`),
+        });
+        await expect(cli('list', 'add', String(list.id), 'x1')).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining('documentId must be positive integer document ids, not x1'),
+        });
+        await expect(cli('list', 'add', '1e3', String(first))).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining("listId must be a positive integer, not '1e3'"),
+        });
+        await expect(cli('list', 'add', '9999999999', String(first))).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining('Document list 9999999999 not found'),
+        });
+        const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token);
+        const served = await api.get(`document-lists/${list.id}`);
+        expect(
+          served.body.documents.map((d: { systemdata: { documentId: number } }) => d.systemdata.documentId),
+        ).toEqual([first]);
+      },
+      CLI_TEST_TIMEOUT,
+    );
+  });
 });

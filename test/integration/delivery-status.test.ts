@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { deliveryStatusAnswer } from '../../src/http/routes/documents/delivery-status.schema';
 
 describe('POST documents/{documentId}/addDeliveryStatus', () => {
   let app: TestApp;
@@ -97,6 +98,8 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
       message: 'Sending to 1200 readers',
       userChoices: [{ label: 'Abort', value: 'abort' }],
     });
+    // The answer's zod schema, from which the OpenAPI description's is generated, holds the real answer.
+    expect(deliveryStatusAnswer.safeParse(created.body).error).toBeUndefined();
 
     const second = await report(doc.id, {
       publicationId: doc.latestPublicationId,
@@ -114,6 +117,7 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
     expect(updated.status).toBe(200);
     expect(updated.body.reportId).toBe(created.body.reportId);
     expect(updated.body.status).toBe('success');
+    expect(deliveryStatusAnswer.safeParse(updated.body).error).toBeUndefined();
     expect(await stored(created.body.reportId)).toEqual({
       status: 'success',
       message: null,

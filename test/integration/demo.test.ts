@@ -2,16 +2,23 @@ import { loadDemo } from '../../src/commands/load-demo';
 import { startTestApp, isolatedEnv, type TestApp } from '../helpers/app';
 import { READ, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { localFolderBackend, type StoreBackend } from '../helpers/object-stores';
 
 /** The demo project (`broadsheet demo`), in a database of its own: its handle `demo` is the same every run. */
 describe('demo project', () => {
   let app: TestApp;
+  let store: StoreBackend;
   beforeAll(async () => {
-    app = await startTestApp({ env: await isolatedEnv('demo') });
+    // A store of its own: the demo's images must not land in the working copy's .data/media.
+    store = await localFolderBackend();
+    app = await startTestApp({ env: { ...(await isolatedEnv('demo')), ...store.env } });
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app.close();
+    await store.dispose();
+  });
 
-  it('when the demo is loaded, then its main menu points at real, published demo pages', async () => {
+  it('when the demo is loaded, then its main menu points at real, published demo pages and its lists at articles', async () => {
     const summary = await loadDemo(app.ctx, { documents: 30, publicBaseUrl: app.url });
     expect(summary).toMatchObject({ created: true, menus: 1 });
     const api = apiClient(app.url, (await tokenFor(app.ctx, summary.projectId, READ)).token, 'v1');
@@ -47,8 +54,66 @@ describe('demo project', () => {
     }
     expect(documentNodes.find((node) => node.label === 'News')).toBeDefined();
 
-    // Loading the demo again changes nothing the menu shows, so its version stays.
+    // The demo's document lists hold published demo articles.
+    const lists = await api.get('document-lists?limit=100');
+    expect(lists.status).toBe(200);
+    expect(lists.body.map((list: { name: string }) => list.name).sort()).toEqual([
+      'Editor picks',
+      'Front page',
+      'Weekend reads',
+    ]);
+    for (const list of lists.body as { documents: { systemdata: { documentType: string } }[] }[]) {
+      expect(list.documents.length).toBeGreaterThan(0);
+      expect(new Set(list.documents.map((document) => document.systemdata.documentType))).toEqual(
+        new Set(['article']),
+      );
+    }
+
+    // Loading the demo again changes nothing the menu or the lists show, so versions and list ids stay.
     await loadDemo(app.ctx, { documents: 30, publicBaseUrl: app.url });
     expect((await api.get('menus?handle=main')).body).toEqual(response.body);
+    const reloaded = await api.get('document-lists?limit=100');
+    const shape = (body: { id: number; documents: { systemdata: { documentId: number } }[] }[]) =>
+      body.map((list) => [list.id, list.documents.map((document) => document.systemdata.documentId)]);
+    expect(shape(reloaded.body)).toEqual(shape(lists.body));
+  });
+
+  it("when the demo is loaded, then its articles' teaser images are media entries whose bytes are in the store", async () => {
+    const summary = await loadDemo(app.ctx, { documents: 30, publicBaseUrl: app.url });
+    expect(summary.media).toBe(24);
+    const api = apiClient(app.url, (await tokenFor(app.ctx, summary.projectId, READ)).token);
+    const article = await app.ctx.pool.query<{ id: number }>(
+      `SELECT id FROM documents WHERE project_id = $1 AND content_type = 'article' ORDER BY id LIMIT 1`,
+      [summary.projectId],
+    );
+    const { body: publication } = await api.get(`documents/${article.rows[0]!.id}/latestPublication`);
+    const teaser = publication.metadata.teaserImage as { mediaId: string; url: string; width: number };
+    const { body: entries } = await api.get(`mediaLibrary?ids=${teaser.mediaId}`);
+    const [entry] = entries.results;
+    expect(entry).toMatchObject({
+      id: teaser.mediaId,
+      mediaType: 'image',
+      asset: { mimeType: 'image/png', width: 320, height: 180, url: teaser.url },
+    });
+    expect(teaser.width).toBe(320);
+    expect(summary.sampleImageUrl).toMatch(
+      new RegExp(`^${app.url}/api/2026-03/mediaLibrary/serve-image/${summary.projectId}/`),
+    );
+    const stored = await app.ctx.objects.head(entry.asset.key as string);
+    expect(stored).toMatchObject({ contentType: 'image/png', size: entry.asset.size });
+    // npm run demo prints this URL: it serves the image's bytes to a token of the project.
+    const image = await fetch(summary.sampleImageUrl, {
+      headers: { authorization: `Bearer ${(await tokenFor(app.ctx, summary.projectId, READ)).token}` },
+    });
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString('ascii'),
+    ).toBe('PNG');
+    // The entry's incoming references name the articles that use it.
+    const incoming = await api.get(`mediaLibrary/${teaser.mediaId}/incomingDocumentReferences`);
+    expect(incoming.body.total).toBeGreaterThan(0);
   });
 });

@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { buildProjectConfig, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { loadLivingTimesDesign, loadPublications, type FixturePublication } from '../helpers/fixtures';
 import { apiClient, eventually, type ApiResponse } from '../helpers/http';
+import { importStartedAnswer, importStatusAnswer } from '../../src/http/routes/import/import.schema';
 
 const paragraph = (text: string) => ({
   id: `doc-${text.replace(/\W/g, '').slice(0, 10) || 'p'}`,
@@ -28,12 +29,17 @@ describe('import/documents', () => {
     return eventually(async () => {
       const status = await client.get(`import/documents/status?id=${id}`);
       return status.body?.finished ? status : undefined;
-    }, 20_000);
+    }, 20_000).then((status) => {
+      // The answer's zod schema, from which the OpenAPI description's is generated, holds the real answer.
+      expect(importStatusAnswer.safeParse(status.body).error).toBeUndefined();
+      return status;
+    });
   }
 
   async function importAndWait(body: unknown, client = api): Promise<ApiResponse> {
     const started = await client.post('import/documents', body);
     expect(started.status).toBe(200);
+    expect(importStartedAnswer.safeParse(started.body).error).toBeUndefined();
     return finished(client, started.body.id);
   }
 

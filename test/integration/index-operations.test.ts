@@ -71,7 +71,17 @@ describe('index operations: refusals and queue status', () => {
     workers = await createContext(loadConfig({ ...process.env, ...env }), { supervise: true });
     await startIndexWorker(workers);
     await eventually(async () => (await found(term)).length === 3, 10_000, 100);
-    const after = await status();
+    // The supervising monitor counts every 2 s (SUPERVISE_INTERVAL_SECONDS), and the jobs may finish just after
+    // a count: within a few seconds of the last job, status shows the queue drained.
+    let after = await status();
+    await eventually(
+      async () => {
+        after = await status();
+        return after.queue.queued === 0 && after.queue.active === 0;
+      },
+      6_000,
+      200,
+    );
     expect(after.queue).toMatchObject({ queued: 0, ready: 0, deferred: 0, active: 0, failed: 0 });
     expect(Date.now() - Date.parse(after.queue.countedAt)).toBeLessThan(10_000);
     expect(after.oldestPendingJobSeconds).toBeNull();

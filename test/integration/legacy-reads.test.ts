@@ -8,6 +8,8 @@ import {
   tokenFor,
 } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
+import { channelAnswer } from '../../src/http/routes/channels/channels.schema';
+import { legacyProjectAnswer } from '../../src/http/routes/project/project.schema';
 
 /** GET project, GET channels/{channelHandle}, GET and POST channelConfig: v1 to 2025-05 only (api-spec §9). */
 const LEGACY_VERSIONS = ['v1', 'beta', '2025-03', '2025-05'];
@@ -114,6 +116,9 @@ describe('legacy project and channel reads', () => {
       const channel = await api.withVersion(version).get('channels/web');
       expect(channel.status).toBe(200);
       expect(channel.body).toEqual(web);
+      // The answers' zod schemas, from which the OpenAPI description's are generated, hold the real answers.
+      expect(legacyProjectAnswer.safeParse(response.body).error).toBeUndefined();
+      expect(channelAnswer.safeParse(channel.body).error).toBeUndefined();
     }
     // A config-read token is enough for GET project.
     const configReader = apiClient(

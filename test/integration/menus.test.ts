@@ -4,6 +4,7 @@ import { createPublishedDocument } from '../helpers/documents';
 import { createTestChannel, createTestProject, READ, tokenFor } from '../helpers/factories';
 import { loadMenu, loadPublications, type FixtureMenu, type FixtureMenuNode } from '../helpers/fixtures';
 import { apiClient, envelope } from '../helpers/http';
+import { menuAnswer } from '../../src/http/routes/menus/menus.schema';
 
 const MENU_VERSIONS = ['v1', 'beta', '2025-03'];
 const LATER_VERSIONS = ['2025-05', '2025-07', '2025-09', '2025-11', '2026-01', '2026-03'];
@@ -110,6 +111,8 @@ describe('menus', () => {
       const response = await api.withVersion(version).get('menus?handle=main');
       expect(response.status).toBe(200);
       expect(response.body).toHaveLength(1);
+      // The answer's zod schema, from which the OpenAPI description's is generated, holds the real answer.
+      expect(menuAnswer.array().safeParse(response.body).error).toBeUndefined();
       const [menu] = response.body;
       expect(Object.keys(menu)).toEqual(['handle', 'label', 'version', 'maxDepth', 'nodes']);
       expect(menu).toMatchObject({ handle: 'main', label: 'Main', version: 3, maxDepth: 1 });

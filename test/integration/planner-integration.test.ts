@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
+import { tokenAnswer } from '../../src/http/routes/planner-integration/planner-integration.schema';
 
 const PLANNER_ON = { planner: { elements: { enabled: true }, integration: { enabled: true } } };
 
@@ -74,6 +75,8 @@ describe('planner-integration (the planning tool follows publication state)', ()
         expires_in: PLANNER_TOKEN_SECONDS,
         scope: 'planner',
       });
+      // The answer's zod schema, from which the OpenAPI description's is generated, holds the real answer.
+      expect(tokenAnswer.safeParse(response.body).error).toBeUndefined();
       expect(response.headers.get('cache-control')).toBe('no-store');
       const claims = JSON.parse(
         Buffer.from(response.body.access_token.split('.')[1], 'base64url').toString(),

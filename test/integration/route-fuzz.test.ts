@@ -2,9 +2,11 @@ import { STATUS_CODES } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Client } from 'undici';
-import { ALL_VERSION_LABELS } from '../../src/domain/api-versions';
+import { Readable } from 'node:stream';
+import { ALL_VERSION_LABELS, ApiVersion } from '../../src/domain/api-versions';
+import { solidPng } from '../../src/demo/png';
 import { OPERATIONS } from '../../src/domain/document-commands/schema';
-import { listRoutes, pathParamNames, type RouteEntry } from '../../src/http/route-table';
+import { listRoutes, pathParamNames, routeExistsIn, type RouteEntry } from '../../src/http/route-table';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
@@ -20,6 +22,9 @@ import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../h
  * Seeded, so a run is repeatable: FUZZ_SEED picks another seed (the failure message prints the one used),
  * FUZZ_RUNS the number of requests.
  */
+/** The media library entry the fuzzed project has (imported in beforeAll), for mediaLibrary/{id} routes. */
+const FUZZ_MEDIA_ID = 'fuzz-image';
+
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_808);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 
@@ -62,6 +67,30 @@ beforeAll(async () => {
     ],
   });
   valid.documentId = String(published.documentId);
+  const png = solidPng(4, 4, [10, 20, 30]);
+  const upload = await app.ctx.commands.uploadMedia(projectId, {
+    body: Readable.from([png]),
+    contentType: 'image/png',
+    contentLength: png.length,
+    filename: 'fuzz.png',
+  });
+  const imported = await app.ctx.commands.importMedia(
+    projectId,
+    [
+      {
+        ok: true,
+        entry: {
+          id: FUZZ_MEDIA_ID,
+          mediaType: 'image',
+          asset: { uploadId: upload.uploadId },
+          metadata: {},
+          translations: [],
+        },
+      },
+    ],
+    { baseUrl: app.url, version: ApiVersion.latest() },
+  );
+  expect(imported[0]).toMatchObject({ ok: true });
   valid.publicationId = published.publicationId;
   const channel = await app.ctx.pool.query<{ handle: string }>(
     'SELECT handle FROM channels WHERE project_id = $1 LIMIT 1',
@@ -79,17 +108,19 @@ beforeAll(async () => {
   valid.basic = `Basic ${Buffer.from(`${planner.client.id}:${planner.secret}`).toString('base64')}`;
 
   routes = listRoutes(app.app.router);
-  const openapi = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
-  };
-  knownQuery = new Map(
-    Object.entries(openapi.paths).map(([path, operations]) => [
-      path,
-      Object.values(operations).flatMap((operation) =>
+  // Each version describes its own routes and parameters: the query names of a path are those of every version.
+  knownQuery = new Map();
+  for (const label of ALL_VERSION_LABELS) {
+    const openapi = (await (await fetch(`${app.url}/api/${label}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+    };
+    for (const [path, operations] of Object.entries(openapi.paths)) {
+      const names = Object.values(operations).flatMap((operation) =>
         (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-      ),
-    ]),
-  );
+      );
+      knownQuery.set(path, [...new Set([...(knownQuery.get(path) ?? []), ...names])]);
+    }
+  }
   allQuery = [...new Set([...knownQuery.values()].flat())];
 });
 afterAll(async () => {
@@ -140,6 +171,11 @@ function validSegment(name: string): fc.Arbitrary<string> {
       return fc.constant(TEST_DESIGN.version);
     case 'renditionHandles':
       return fc.constantFrom('web', 'html,web', 'web,');
+    case 'id':
+      return fc.constantFrom(FUZZ_MEDIA_ID, 'unknown-media');
+    case 'categoryId':
+      // The project's categories (buildProjectConfig), so the read gets as far as the category's documents.
+      return fc.constantFrom('news', 'politics', 'sport', 'nope');
     default:
       return fc.string({ maxLength: 10 }).map(percentEncode);
   }
@@ -226,6 +262,10 @@ const BODY_KEYS = [
   'channelConfig',
   ...['plan', 'settings', 'handle', 'publicationId', 'deliveryHandle', 'status', 'message', 'userChoices'],
   ...['doc_ids', 'documentIds', 'title', 'description', 'grant_type', 'scope'],
+  ...['fields', 'preload', 'renderOptions', 'renderDirectiveInfo', 'resolveIncludes', 'componentConditions'],
+  'ignoreComponentConditions',
+  ...['mediaLibraryEntries', 'mediaType', 'asset', 'url', 'uploadId', 'filename', 'patches', 'note'],
+  ...['externalId', 'translations', 'locale'],
   ...PROTOTYPE_NAMES,
 ];
 
@@ -331,6 +371,91 @@ const importBody = fc
   })
   .map(toJson);
 
+/** URLs an import may be sent: none reaches anything (no private addresses are allowed here), all are refused. */
+const downloadUrl = fc.oneof(
+  fc.constantFrom(
+    'http://127.0.0.1:9/a.png',
+    'https://[::1]/x.jpg',
+    'http://169.254.169.254/latest/meta-data',
+    'file:///etc/passwd',
+    'ftp://127.0.0.1/a.png',
+    'http://user:pw@127.0.0.1/a.png',
+    'javascript:alert(1)',
+    '',
+  ),
+  jsonish,
+);
+
+const mediaImportBody = fc
+  .record(
+    {
+      mediaLibraryEntries: often(
+        fc.array(
+          fc.record(
+            {
+              id: often(fc.constantFrom(FUZZ_MEDIA_ID, 'new-one', 'bad id', ''), 3, jsonish),
+              systemName: fc.string({ maxLength: 8 }),
+              externalId: fc.string({ maxLength: 8 }),
+              mediaType: fc.constantFrom('image', 'video', 'file', 'sound'),
+              asset: often(
+                fc.record(
+                  {
+                    url: downloadUrl,
+                    uploadId: fc.oneof(fc.uuid(), jsonish),
+                    filename: fc.oneof(
+                      fc.constantFrom('../../x.png', 'a\\b.png'),
+                      fc.string({ maxLength: 8 }),
+                    ),
+                  },
+                  { requiredKeys: [] },
+                ),
+                4,
+                jsonish,
+              ),
+              metadata: often(fc.dictionary(nameLike, jsonish, { maxKeys: 3 }), 3, jsonish),
+              translations: jsonish,
+            },
+            { requiredKeys: ['mediaType', 'asset'] },
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
+        4,
+        jsonish,
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .map(toJson);
+
+const mediaPatchBody = fc
+  .record(
+    {
+      preserveUpdatedAt: often(fc.boolean(), 3, jsonish),
+      patches: often(
+        fc.array(
+          fc.oneof(
+            fc.record(
+              {
+                operation: fc.constant('revokeAsset'),
+                note: often(fc.string({ maxLength: 210 }), 3, jsonish),
+              },
+              { requiredKeys: ['operation'] },
+            ),
+            fc.record({ operation: fc.constant('unrevokeAsset') }),
+            fc.record({ operation: fc.constant('setMetadata'), metadata: jsonish }),
+            fc.record({ operation: fc.constant('setTranslations'), translations: jsonish }),
+            fc.dictionary(fc.constantFrom(...BODY_KEYS), jsonish, { maxKeys: 3 }),
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
+        4,
+        jsonish,
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .map(toJson);
+
 /** Under either key the config routes accept (channelConfig is what existing clients send), now and then both. */
 const planFlag = often(fc.constant(true), 3, jsonish);
 const configBody = fc
@@ -389,6 +514,33 @@ const publicationBody = fc
   )
   .map(toJson);
 
+/** POST composition/{documentId}: every key of §4.4 and the conditions, valid mostly, hostile now and then. */
+const compositionBody = fc
+  .record(
+    {
+      fields: often(
+        fc.array(fc.constantFrom('systemdata', 'metadata', 'content', 'html', 'includes', 'design', 'x')),
+        4,
+        jsonish,
+      ),
+      metadata: often(
+        fc.record({ preload: fc.dictionary(nameLike, often(fc.boolean(), 4, jsonish), { maxKeys: 3 }) }),
+        3,
+        jsonish,
+      ),
+      renderOptions: often(fc.record({ renderDirectiveInfo: fc.boolean() }), 3, jsonish),
+      resolveIncludes: often(fc.boolean(), 3, jsonish),
+      ignoreComponentConditions: often(fc.boolean(), 3, jsonish),
+      componentConditions: fc.oneof(
+        fc.record({ dateTime: dateLike, brand: fc.constantFrom('ch', 'de', '') }, { requiredKeys: [] }),
+        fc.constantFrom('{"brand":"de"}', '{not json', '[]'),
+        jsonish,
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .map(toJson);
+
 const tokenRequestBody = fc.oneof(
   fc.constantFrom('grant_type=client_credentials', 'grant_type=client_credentials&scope=planner', 'scope=x'),
   fc.record({ grant_type: often(fc.constant('client_credentials'), 3, jsonish), scope: jsonish }).map(toJson),
@@ -431,7 +583,13 @@ function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
                   ? publicationBody
                   : route.path.endsWith('/oauth/token')
                     ? tokenRequestBody
-                    : fc.constant(undefined);
+                    : route.path.includes('/composition/')
+                      ? compositionBody
+                      : route.path.endsWith('/import/mediaLibrary')
+                        ? mediaImportBody
+                        : route.path.endsWith('/mediaLibrary/:id')
+                          ? mediaPatchBody
+                          : fc.constant(undefined);
   return fc.oneof(
     { weight: 6, arbitrary: own },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -494,7 +652,7 @@ interface FuzzRequest {
 
 function requestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
   const names = pathParamNames(route.path);
-  const openApiPath = route.path.replace(/^\/api\/:apiVersion/, '').replace(/:(\w+)/g, '{$1}');
+  const openApiPath = route.path.replace(/^\/api\/:apiVersion/, '').replace(/[:*](\w+)/g, '{$1}');
   const known = knownQuery.get(openApiPath) ?? [];
   return fc
     .record({
@@ -579,16 +737,23 @@ describe('every route, fuzzed', () => {
     );
   });
 
-  it('when the routes are read from the app, then the OpenAPI description has each of them with its method', async () => {
-    const openapi = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, unknown>>;
-    };
-    const undescribed = routes
-      .map((route) => ({
-        method: route.method.toLowerCase(),
-        path: route.path.replace(/^\/api\/:apiVersion/, '').replace(/:(\w+)/g, '{$1}'),
-      }))
-      .filter(({ method, path }) => openapi.paths[path]?.[method] === undefined);
+  it('when the routes are read from the app, then the OpenAPI description of each version they exist in has each of them with its method', async () => {
+    const undescribed: { version: string; method: string; path: string }[] = [];
+    for (const version of ALL_VERSION_LABELS) {
+      const openapi = (await (await fetch(`${app.url}/api/${version}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      undescribed.push(
+        ...routes
+          .filter((route) => routeExistsIn(route, ApiVersion.parse(version)!))
+          .map((route) => ({
+            version,
+            method: route.method.toLowerCase(),
+            path: route.path.replace(/^\/api\/:apiVersion/, '').replace(/[:*](\w+)/g, '{$1}'),
+          }))
+          .filter(({ method, path }) => openapi.paths[path]?.[method] === undefined),
+      );
+    }
     expect(undescribed).toEqual([]);
   });
 
@@ -603,7 +768,7 @@ describe('every route, fuzzed', () => {
           method: route.method,
           path: route.path
             .replace(':apiVersion', version)
-            .replace(/:(\w+)/g, (_all, name: string) => (name === 'documentId' ? valid.documentId : 'x')),
+            .replace(/[:*](\w+)/g, (_all, name: string) => (name === 'documentId' ? valid.documentId : 'x')),
           headers: {
             authorization: `Bearer ${valid.tokens.get('every scope')}`,
             'content-type': 'text/plain',

@@ -17,7 +17,9 @@ describe('when Elasticsearch is unavailable', () => {
 
   beforeAll(async () => {
     proxy = await startTcpProxy(process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200');
-    app = await startTestApp({ env: { ELASTICSEARCH_URL: proxy.url } });
+    // The path that asks Elasticsearch: with the search answer cache on, a kept answer is served through an
+    // outage (the last test).
+    app = await startTestApp({ env: { ELASTICSEARCH_URL: proxy.url, SEARCH_CACHE: 'off' } });
     const { projectId } = await createTestProject(app.ctx);
     token = (await tokenFor(app.ctx, projectId, ['public-api:read'])).token;
     ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Outage' } }));
@@ -79,6 +81,39 @@ describe('when Elasticsearch is unavailable', () => {
       const response = await get(`/api/2026-03/documents/${documentId}/latestPublication`, 4_000);
       expect(response.status).toBe(200);
     });
+  });
+
+  it('when the search answer cache holds an answer, then it is served through an outage, and an answer it does not hold is 503', async () => {
+    const cached = await startTestApp({ env: { ELASTICSEARCH_URL: proxy.url } });
+    try {
+      const ask = async (path: string) => {
+        const response = await fetch(`${cached.url}${path}`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(5_000),
+        });
+        return { status: response.status, body: await response.json() };
+      };
+      const path = '/api/2026-03/documents/latestPublications';
+      const before = await ask(path);
+      expect(before.status).toBe(200);
+      // Kept once the cache listens (it starts at the first search).
+      await eventually(
+        async () => {
+          const hits = cached.ctx.searchAnswers.stats().hits;
+          await ask(path);
+          return cached.ctx.searchAnswers.stats().hits > hits;
+        },
+        5_000,
+        50,
+      );
+      await proxy.down('refuse');
+      // Nothing can have changed in the index meanwhile without a write window telling this process.
+      expect(await ask(path)).toEqual(before);
+      expect((await ask('/api/2026-03/publications/search?search=outage')).status).toBe(503);
+    } finally {
+      await proxy.up();
+      await cached.close();
+    }
   });
 
   it('when Elasticsearch comes back, then searches and readiness answer 200 again without a restart', async () => {

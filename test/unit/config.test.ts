@@ -28,6 +28,12 @@ describe('loadConfig: the search cursor key', () => {
     expect(message).toContain('CURSOR_SECRET: required in production without JWT_SECRET');
   });
 
+  it('when the workers (which sign no cursors) trust only a JWKS, then they start without CURSOR_SECRET', () => {
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', JWKS_URL: JWKS }, { server: true, signsCursors: false }),
+    ).not.toThrow();
+  });
+
   it('when CURSOR_SECRET is shorter than 16 characters, then it is refused', () => {
     expect(configError({ CURSOR_SECRET: 'short' })).toContain('CURSOR_SECRET: at least 16 characters');
   });
@@ -67,5 +73,100 @@ describe('loadConfig: the search cursor key', () => {
     expect(fromJwt.equals(Buffer.from(jwtSecret))).toBe(false);
     expect(fromCursor.equals(fromJwt)).toBe(false);
     expect(loadConfig({ JWT_SECRET: jwtSecret }).search.cursorKey.equals(fromJwt)).toBe(true);
+  });
+});
+
+describe('loadConfig: metrics, rate limits and webhooks', () => {
+  const SECRET = { JWT_SECRET: 'a-secret-of-at-least-16' };
+
+  it('when nothing is set, then no metrics token, no default rate limit, and bounded webhook calls', () => {
+    const config = loadConfig(SECRET, { server: true });
+    expect(config.metrics).toEqual({ token: undefined, workerPort: undefined });
+    expect(config.rateLimits).toEqual({ defaultLimit: undefined });
+    expect(config.webhooks).toEqual({
+      timeoutMs: 10_000,
+      attempts: 5,
+      retryDelayMs: 2000,
+      allowPrivateAddresses: false,
+    });
+  });
+
+  it('when RATE_LIMIT_DEFAULT is N/period, then it is the default; when malformed, then it is named', () => {
+    expect(loadConfig({ ...SECRET, RATE_LIMIT_DEFAULT: '600/minute' }).rateLimits.defaultLimit).toEqual({
+      requests: 600,
+      periodSeconds: 60,
+    });
+    expect(configError({ ...SECRET, RATE_LIMIT_DEFAULT: 'lots' })).toContain(
+      "RATE_LIMIT_DEFAULT: 'lots': expected N/period",
+    );
+  });
+
+  it('when METRICS_TOKEN is short, then it is refused', () => {
+    expect(configError({ ...SECRET, METRICS_TOKEN: 'short' })).toContain(
+      'METRICS_TOKEN: at least 16 characters',
+    );
+  });
+
+  it('when one webhook delivery could outlast its queue job, then the three settings are named', () => {
+    expect(
+      configError({
+        ...SECRET,
+        WEBHOOK_ATTEMPTS: '10',
+        WEBHOOK_TIMEOUT_MS: '60000',
+        WEBHOOK_RETRY_DELAY_MS: '5000',
+      }),
+    ).toContain('WEBHOOK_ATTEMPTS, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_DELAY_MS: one delivery could take');
+  });
+});
+
+describe('loadConfig: media storage', () => {
+  it('when nothing is configured, then media bytes go to .data/media under the package root', () => {
+    const { storage } = loadConfig({}).media;
+    expect(storage.kind).toBe('local');
+    expect(storage.kind === 'local' && storage.dir).toMatch(/\/\.data\/media$/);
+  });
+
+  it('when MEDIA_STORAGE_DIR is relative, then it is resolved from the working directory', () => {
+    expect(loadConfig({ MEDIA_STORAGE_DIR: 'media-here' }).media.storage).toEqual({
+      kind: 'local',
+      dir: `${process.cwd()}/media-here`,
+    });
+  });
+
+  it('when MEDIA_S3_BUCKET is set, then the S3 store is configured with every MEDIA_S3_ setting', () => {
+    expect(
+      loadConfig({
+        MEDIA_S3_BUCKET: 'media',
+        MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9090',
+        MEDIA_S3_REGION: 'eu-west-1',
+        MEDIA_S3_ACCESS_KEY_ID: 'id',
+        MEDIA_S3_SECRET_ACCESS_KEY: 'secret',
+        MEDIA_S3_FORCE_PATH_STYLE: 'true',
+      }).media.storage,
+    ).toEqual({
+      kind: 's3',
+      bucket: 'media',
+      endpoint: 'http://127.0.0.1:9090',
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+      forcePathStyle: true,
+    });
+    expect(loadConfig({ MEDIA_S3_BUCKET: 'media' }).media.storage).toMatchObject({
+      region: 'us-east-1',
+      credentials: undefined,
+      forcePathStyle: false,
+    });
+  });
+
+  it('when S3 settings come without a bucket, or half the credentials, then the start is refused naming them', () => {
+    expect(configError({ JWT_SECRET: 'j'.repeat(32), MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9090' })).toContain(
+      'MEDIA_S3_BUCKET: required with MEDIA_S3_ENDPOINT or MEDIA_S3_ACCESS_KEY_ID',
+    );
+    expect(
+      configError({ JWT_SECRET: 'j'.repeat(32), MEDIA_S3_BUCKET: 'b', MEDIA_S3_ACCESS_KEY_ID: 'id' }),
+    ).toContain('MEDIA_S3_ACCESS_KEY_ID, MEDIA_S3_SECRET_ACCESS_KEY: set both or neither');
+    expect(configError({ JWT_SECRET: 'j'.repeat(32), MEDIA_S3_FORCE_PATH_STYLE: 'yes' })).toContain(
+      "MEDIA_S3_FORCE_PATH_STYLE: must be 't",
+    );
   });
 });

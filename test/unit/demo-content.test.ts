@@ -16,8 +16,15 @@ import { ProjectConfigSchema } from '../../src/domain/project-config';
 function generate(seed: number) {
   const random = new Random(seed);
   const media = demoMedia(random, 5);
+  const images = media.map(({ id, width, height }) => ({
+    id,
+    url: `http://x/${id}`,
+    width,
+    height,
+    mimeType: 'image/png',
+  }));
   const authors = demoAuthors(random, 3);
-  const articles = demoArticles(random, 60, [1, 2, 3], media, (key) => `http://x/${key}`);
+  const articles = demoArticles(random, 60, [1, 2, 3], images);
   return { media, authors, articles };
 }
 

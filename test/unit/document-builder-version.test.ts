@@ -44,6 +44,7 @@ function rows(): IndexSourceRow[] {
       embargoSet: n % 7 === 0,
       embargoUntil: n % 7 === 0 ? new Date(Date.UTC(2030, 0, 1)) : null,
       publicationId: 1000 + n,
+      publishedAt: at,
       contentType: publication.systemdata.contentType,
       documentType: publication.systemdata.documentType,
       layout: publication.systemdata.layout ?? null,

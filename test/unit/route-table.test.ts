@@ -1,5 +1,7 @@
 import express from 'express';
-import { listRoutes, pathParamNames } from '../../src/http/route-table';
+import { ApiVersion } from '../../src/domain/api-versions';
+import { onlyIn } from '../../src/http/middleware/api-version';
+import { listRoutes, pathParamNames, routeExistsIn } from '../../src/http/route-table';
 
 describe('listRoutes', () => {
   it('when routers are nested, then every route comes with its method and its full path template', () => {
@@ -19,6 +21,21 @@ describe('listRoutes', () => {
       { method: 'POST', path: '/api/:apiVersion/items' },
       { method: 'PATCH', path: '/top' },
     ]);
+  });
+});
+
+describe('routeExistsIn', () => {
+  it('when a route has an onlyIn gate, then the table carries its range and says which versions have it', () => {
+    const router = express.Router();
+    router.get('/menus', onlyIn({ to: '2025-03' }), (_req, res) => res.end());
+    router.get('/search', (_req, res) => res.end());
+    const [menus, search] = listRoutes(router);
+    expect(menus).toEqual({ method: 'GET', path: '/menus', versions: { to: '2025-03' } });
+    expect(search).toEqual({ method: 'GET', path: '/search' });
+    const exists = (label: string) => routeExistsIn(menus!, ApiVersion.parse(label)!);
+    expect(['v1', 'beta', '2025-03'].map(exists)).toEqual([true, true, true]);
+    expect(['2025-05', '2026-03'].map(exists)).toEqual([false, false]);
+    expect(routeExistsIn(search!, ApiVersion.parse('2026-03')!)).toBe(true);
   });
 });
 

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { createApiClient, revokeApiClient } from '../../commands/api-clients';
+import { createApiClient, revokeApiClient, setApiClientRateLimit } from '../../commands/api-clients';
+import type { ApiClientRow } from '../../db/queries/api-clients';
+import { clientRateLimit, formatRateLimit, parseRateLimit, type RateLimit } from '../../domain/rate-limits';
 import { projectQueries } from '../../db/queries/projects';
 import { SCOPES } from '../../domain/scopes';
 import type { AppContext } from '../../context';
@@ -12,6 +14,20 @@ export async function resolveProjectId(ctx: AppContext, project: string): Promis
     : await queries.findByHandle(project);
   if (!found) throw new Error(`project '${project}' does not exist`);
   return found.id;
+}
+
+/** `N/period`, `none`, or (set-rate-limit only) `default`, or a usage error naming the option. */
+function rateLimitOption(text: string, allowDefault: boolean): RateLimit | 'none' | 'default' {
+  if (allowDefault && text.trim().toLowerCase() === 'default') return 'default';
+  const parsed = parseRateLimit(text);
+  if (!parsed.ok) throw new Error(`rate limit ${parsed.message}`);
+  return parsed.value ?? 'none';
+}
+
+/** What a client's limit is, said in full: its own, or the default it falls back to. */
+function describeRateLimit(client: ApiClientRow, fallback: RateLimit | undefined): string {
+  const own = client.rateLimitRequests !== null;
+  return `${formatRateLimit(clientRateLimit(client, fallback))}${own ? '' : ' (RATE_LIMIT_DEFAULT)'}`;
 }
 
 export function clientCommands(program: Command): void {
@@ -30,6 +46,10 @@ export function clientCommands(program: Command): void {
       'also give the client a secret for client-credential logins (planner-integration/oauth/token): prints ' +
         '<clientId>:<secret> alone on stdout instead of the token; the secret is shown this once',
     )
+    .option(
+      '-r, --rate-limit <N/period|none>',
+      "the client's own rate limit, e.g. 600/minute, 100/10s, 5000/hour, or none (default: RATE_LIMIT_DEFAULT)",
+    )
     .action(
       async (options: {
         project: string;
@@ -37,7 +57,10 @@ export function clientCommands(program: Command): void {
         scopes: string;
         expiresIn?: string;
         secret?: boolean;
+        rateLimit?: string;
       }) => {
+        const rateLimit =
+          options.rateLimit === undefined ? undefined : rateLimitOption(options.rateLimit, false);
         await withContext(async (ctx) => {
           if (!ctx.config.auth.jwtSecretConfigured) {
             // Signed with a random key of this process, the token would verify nowhere.
@@ -54,8 +77,12 @@ export function clientCommands(program: Command): void {
                 .filter(Boolean),
               ...(options.expiresIn ? { expiresInSeconds: Number(options.expiresIn) } : {}),
               withSecret: options.secret === true,
+              ...(rateLimit === undefined || rateLimit === 'default' ? {} : { rateLimit }),
             });
-            console.error(`client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')}`);
+            console.error(
+              `client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')} rate limit: ` +
+                describeRateLimit(client, ctx.config.rateLimits.defaultLimit),
+            );
             if (secret === undefined) {
               console.log(token);
             } else {
@@ -76,6 +103,24 @@ export function clientCommands(program: Command): void {
       await withContext(async (ctx) => {
         const client = await revokeApiClient(ctx.pool, clientId);
         console.error(`revoked client ${client.id} (${client.name})`);
+      });
+    });
+  clients
+    .command('set-rate-limit')
+    .description(
+      "Set an API client's rate limit (every API process applies it from the next request): N/period " +
+        '(600/minute, 100/10s, 5000/hour), none, or default (RATE_LIMIT_DEFAULT)',
+    )
+    .argument('<clientId>', 'the client id (the jti of its tokens)')
+    .argument('<limit>', 'N/period, none or default')
+    .action(async (clientId: string, limitText: string) => {
+      const limit = rateLimitOption(limitText, true);
+      await withContext(async (ctx) => {
+        const client = await setApiClientRateLimit(ctx.pool, clientId, limit);
+        console.error(
+          `client ${client.id} (${client.name}) rate limit: ` +
+            describeRateLimit(client, ctx.config.rateLimits.defaultLimit),
+        );
       });
     });
 }

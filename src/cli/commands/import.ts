@@ -1,6 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { importDocumentsNow } from '../../commands/import-documents';
+import {
+  DEFAULT_IMPORT_BATCH_SIZE,
+  DEFAULT_IMPORT_CONCURRENCY,
+  importDocumentsNow,
+} from '../../commands/import-documents';
 import { ApiVersion } from '../../domain/api-versions';
 import { AppError } from '../../domain/errors';
 import { findBodyProblem } from '../../domain/json-limits';
@@ -47,6 +51,16 @@ export function importCommand(program: Command): void {
     )
     .option('--auto-publish', 'publish every imported document')
     .option(
+      '--batch-size <n>',
+      `documents written per transaction (1-${MAX_IMPORT_DOCUMENTS}); a batch Postgres refuses is retried one document at a time`,
+      String(DEFAULT_IMPORT_BATCH_SIZE),
+    )
+    .option(
+      '--concurrency <n>',
+      'batches written at once (1-8); batches that share a document never run together',
+      String(DEFAULT_IMPORT_CONCURRENCY),
+    )
+    .option(
       '--api-version <label>',
       'import rules of this API version (2026-01+ validates content)',
       '2026-03',
@@ -54,8 +68,21 @@ export function importCommand(program: Command): void {
     .action(
       async (
         file: string,
-        options: { project: string; systemName: string; autoPublish?: boolean; apiVersion: string },
+        options: {
+          project: string;
+          systemName: string;
+          autoPublish?: boolean;
+          batchSize: string;
+          concurrency: string;
+          apiVersion: string;
+        },
       ) => {
+        const batchSize = Number(options.batchSize);
+        if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_IMPORT_DOCUMENTS)
+          throw new Error(`--batch-size must be an integer from 1 to ${MAX_IMPORT_DOCUMENTS}`);
+        const concurrency = Number(options.concurrency);
+        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8)
+          throw new Error('--concurrency must be an integer from 1 to 8');
         const version = ApiVersion.parse(options.apiVersion);
         if (!version) throw new Error(`unknown API version '${options.apiVersion}'`);
         const raw = parseDocumentsFile(await readFile(file, 'utf8')).map((document) =>
@@ -80,17 +107,22 @@ export function importCommand(program: Command): void {
           } catch (error) {
             throw new Error(describeError(error));
           }
-          let offset = 0;
-          for (const body of batches) {
-            const job = await importDocumentsNow(ctx, projectId, version, body, (done, total) => {
-              if (done % 100 === 0 || done === total)
-                process.stderr.write(`\r${offset + done}/${raw.length}`);
-            });
-            offset += body.documents.length;
-            for (const log of job.logs) {
-              totals[log.state] += 1;
-              if (log.state === 'failed') failures.push(log);
-            }
+          // One run of the engine over the whole file (one job row), so its batches keep flowing.
+          const documents = batches.flatMap((body) => body.documents);
+          const job = await importDocumentsNow(
+            ctx,
+            projectId,
+            version,
+            { systemName: options.systemName, documents },
+            {
+              batchSize,
+              concurrency,
+              onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
+            },
+          );
+          for (const log of job.logs) {
+            totals[log.state] += 1;
+            if (log.state === 'failed') failures.push(log);
           }
           process.stderr.write('\n');
           for (const failure of failures)

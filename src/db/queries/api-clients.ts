@@ -9,10 +9,14 @@ export interface ApiClientRow {
   expiresAt: Date | null;
   revokedAt: Date | null;
   createdAt: Date;
+  /** Both null: the installation's default limit (RATE_LIMIT_DEFAULT); 0 requests: no limit. */
+  rateLimitRequests: number | null;
+  rateLimitPeriodSeconds: number | null;
 }
 
 const COLUMNS = `id, project_id AS "projectId", channel_id AS "channelId", name, scopes,
-  expires_at AS "expiresAt", revoked_at AS "revokedAt", created_at AS "createdAt"`;
+  expires_at AS "expiresAt", revoked_at AS "revokedAt", created_at AS "createdAt",
+  rate_limit_requests AS "rateLimitRequests", rate_limit_period_seconds AS "rateLimitPeriodSeconds"`;
 
 export function apiClientQueries(db: Queryable) {
   return {
@@ -40,10 +44,13 @@ export function apiClientQueries(db: Queryable) {
       scopes: string[];
       expiresAt: Date | null;
       secretHash?: string | null;
+      rateLimit?: { requests: number; periodSeconds: number } | null;
     }): Promise<ApiClientRow> {
       const result = await db.query<ApiClientRow>(
-        `INSERT INTO api_clients (id, project_id, channel_id, name, scopes, expires_at, secret_hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+        `INSERT INTO api_clients
+           (id, project_id, channel_id, name, scopes, expires_at, secret_hash, rate_limit_requests,
+            rate_limit_period_seconds)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
         [
           client.id,
           client.projectId,
@@ -52,6 +59,8 @@ export function apiClientQueries(db: Queryable) {
           client.scopes,
           client.expiresAt,
           client.secretHash ?? null,
+          client.rateLimit?.requests ?? null,
+          client.rateLimit?.periodSeconds ?? null,
         ],
       );
       return result.rows[0]!;
@@ -61,6 +70,22 @@ export function apiClientQueries(db: Queryable) {
       const result = await db.query<ApiClientRow>(
         `UPDATE api_clients SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
         [id],
+      );
+      return result.rows[0];
+    },
+
+    /**
+     * Sets a client's own rate limit: `null` for the installation's default, `{requests: 0}` for none. Every
+     * API process's cache drops the client at commit (api_clients_notify_change).
+     */
+    async setRateLimit(
+      id: string,
+      limit: { requests: number; periodSeconds: number } | null,
+    ): Promise<ApiClientRow | undefined> {
+      const result = await db.query<ApiClientRow>(
+        `UPDATE api_clients SET rate_limit_requests = $2, rate_limit_period_seconds = $3 WHERE id = $1
+         RETURNING ${COLUMNS}`,
+        [id, limit?.requests ?? null, limit === null ? null : limit.periodSeconds],
       );
       return result.rows[0];
     },

@@ -1,22 +1,184 @@
+import type { ViewSource } from '../../domain/document-view';
 import type { Queryable } from '../pool';
+import { PUBLICATION_VIEW_COLUMNS } from './latest-publications';
 
 /** The one writer of `document_lists` and their items, `document_list_items`. */
 export function documentListQueries(db: Queryable) {
   return {
-    /** Replaces the list of that name (so a re-run does not duplicate it) and fills it in editor order. */
+    /**
+     * Replaces the items of the list of that name (created when missing, so a re-run does not duplicate it
+     * and the list keeps its id), in editor order.
+     */
     async replace(projectId: number, name: string, documentIds: readonly number[]): Promise<number> {
-      await db.query('DELETE FROM document_lists WHERE project_id = $1 AND name = $2', [projectId, name]);
       const result = await db.query<{ id: number }>(
-        'INSERT INTO document_lists (project_id, name) VALUES ($1, $2) RETURNING id',
+        `INSERT INTO document_lists (project_id, name) VALUES ($1, $2)
+         ON CONFLICT (project_id, name) DO UPDATE SET updated_at = now()
+         RETURNING id`,
         [projectId, name],
       );
       const listId = result.rows[0]!.id;
+      await db.query('DELETE FROM document_list_items WHERE list_id = $1', [listId]);
       await db.query(
         `INSERT INTO document_list_items (list_id, document_id, position)
          SELECT $1, document_id, position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(document_id, position)`,
         [listId, documentIds],
       );
       return listId;
+    },
+
+    /**
+     * The published documents of the project's list, in editor order, at most `limit`; empty for a list of
+     * another project or none. What an include of the list resolves to.
+     */
+    async findPublishedDocumentIds(projectId: number, listId: number, limit: number): Promise<number[]> {
+      const result = await db.query<{ id: number }>(
+        `SELECT d.id FROM document_lists l
+         JOIN document_list_items i ON i.list_id = l.id
+         JOIN documents d ON d.id = i.document_id AND d.project_id = l.project_id
+         WHERE l.project_id = $1 AND l.id = $2::bigint AND d.latest_publication_id IS NOT NULL
+         ORDER BY i.position, d.id
+         LIMIT $3`,
+        [projectId, listId, limit],
+      );
+      return result.rows.map((row) => row.id);
+    },
+  };
+}
+
+/** A document list as GET document-lists answers it, without its documents (supplement §8). */
+export interface DocumentListRow {
+  id: number;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const LIST_COLUMNS = 'l.id, l.name, l.created_at AS "createdAt", l.updated_at AS "updatedAt"';
+
+/** `%`, `_` and `\` of a name searched for stand for themselves in ILIKE. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The operators' writes of lists (`broadsheet list create|add`): one list per name within a project. */
+export function documentListEditQueries(db: Queryable) {
+  return {
+    /** A new empty list, or undefined when the project already has a list of that name. */
+    async create(projectId: number, name: string): Promise<DocumentListRow | undefined> {
+      const result = await db.query<DocumentListRow>(
+        `INSERT INTO document_lists AS l (project_id, name) VALUES ($1, $2)
+         ON CONFLICT (project_id, name) DO NOTHING
+         RETURNING ${LIST_COLUMNS}`,
+        [projectId, name],
+      );
+      return result.rows[0];
+    },
+
+    /** The list with its project, locked for an edit; undefined when there is no such list. */
+    async findForUpdate(listId: number): Promise<(DocumentListRow & { projectId: number }) | undefined> {
+      const result = await db.query<DocumentListRow & { projectId: number }>(
+        `SELECT ${LIST_COLUMNS}, l.project_id AS "projectId" FROM document_lists l WHERE l.id = $1::bigint FOR UPDATE`,
+        [listId],
+      );
+      return result.rows[0];
+    },
+
+    /**
+     * Appends the documents after the list's last item, in the order given; ids already in the list stay
+     * where they are. The ids of the documents added.
+     */
+    async append(listId: number, documentIds: readonly number[]): Promise<number[]> {
+      const result = await db.query<{ documentId: number }>(
+        `INSERT INTO document_list_items (list_id, document_id, position)
+         SELECT $1, t.document_id,
+           (SELECT coalesce(max(position), -1) FROM document_list_items WHERE list_id = $1) + t.n
+         FROM unnest($2::bigint[]) WITH ORDINALITY AS t(document_id, n)
+         ON CONFLICT (list_id, document_id) DO NOTHING
+         RETURNING document_id AS "documentId"`,
+        [listId, documentIds],
+      );
+      await db.query('UPDATE document_lists SET updated_at = now() WHERE id = $1', [listId]);
+      return result.rows.map((row) => row.documentId);
+    },
+  };
+}
+
+/** Reads of lists for GET document-lists[/{id}] (api-spec §4.7, §4.8): only the project's own lists. */
+export function documentListReadQueries(db: Queryable) {
+  return {
+    /**
+     * The project's lists whose name contains `name` (case-insensitive; all without it), the exact name first,
+     * then by name and id.
+     */
+    async search(
+      projectId: number,
+      query: { name?: string | undefined; limit: number; offset: number },
+    ): Promise<DocumentListRow[]> {
+      const result = await db.query<DocumentListRow>(
+        `SELECT ${LIST_COLUMNS} FROM document_lists l
+         WHERE l.project_id = $1 AND ($2::text IS NULL OR l.name ILIKE $3)
+         ORDER BY lower(l.name) = lower($2) DESC NULLS LAST, l.name, l.id
+         LIMIT $4 OFFSET $5`,
+        [
+          projectId,
+          query.name ?? null,
+          query.name === undefined ? null : likePattern(query.name),
+          query.limit,
+          query.offset,
+        ],
+      );
+      return result.rows;
+    },
+
+    async findById(projectId: number, listId: number): Promise<DocumentListRow | undefined> {
+      const result = await db.query<DocumentListRow>(
+        `SELECT ${LIST_COLUMNS} FROM document_lists l WHERE l.project_id = $1 AND l.id = $2::bigint`,
+        [projectId, listId],
+      );
+      return result.rows[0];
+    },
+
+    /**
+     * The latest publications of the first `limit` published documents of each list, in list order (editor
+     * order, or newest-added first with `reverse`); items whose document is not published are skipped.
+     */
+    async publishedDocuments(
+      projectId: number,
+      listIds: readonly number[],
+      options: { limit: number; reverse: boolean },
+    ): Promise<(ViewSource & { listId: number })[]> {
+      if (listIds.length === 0 || options.limit === 0) return [];
+      const result = await db.query<ViewSource & { listId: number }>(
+        `SELECT i.list_id AS "listId", ${PUBLICATION_VIEW_COLUMNS}
+         FROM (SELECT i.list_id, i.document_id, row_number() OVER (PARTITION BY i.list_id
+                 ORDER BY CASE WHEN $3 THEN -i.position ELSE i.position END) AS n
+               FROM document_list_items i
+               JOIN documents d ON d.id = i.document_id
+               WHERE i.list_id = ANY($2::int[]) AND d.project_id = $1 AND d.latest_publication_id IS NOT NULL) i
+         JOIN documents d ON d.id = i.document_id
+         JOIN publications p ON p.id = d.latest_publication_id
+         WHERE i.n <= $4
+         ORDER BY i.list_id, i.n`,
+        [projectId, listIds, options.reverse, options.limit],
+      );
+      return result.rows;
+    },
+  };
+}
+
+/** The operators' overview (`broadsheet list ls`): every list of the project with its item counts. */
+export function documentListOverviewQueries(db: Queryable) {
+  return {
+    async summaries(projectId: number): Promise<(DocumentListRow & { items: number; published: number })[]> {
+      const result = await db.query<DocumentListRow & { items: number; published: number }>(
+        `SELECT ${LIST_COLUMNS}, count(d.id)::int AS items,
+           count(d.id) FILTER (WHERE d.latest_publication_id IS NOT NULL)::int AS published
+         FROM document_lists l
+         LEFT JOIN document_list_items i ON i.list_id = l.id
+         LEFT JOIN documents d ON d.id = i.document_id AND d.project_id = l.project_id
+         WHERE l.project_id = $1
+         GROUP BY l.id ORDER BY l.name, l.id`,
+        [projectId],
+      );
+      return result.rows;
     },
   };
 }

@@ -11,10 +11,17 @@ export interface ImportJobRow {
   apiVersion: string;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Null when the request named no webhook. */
+  webhookState: 'pending' | 'delivered' | 'failed' | null;
+  webhookAttempts: number;
+  webhookDeliveredAt: Date | null;
+  webhookError: string | null;
 }
 
 const COLUMNS = `id, project_id AS "projectId", system_name AS "systemName", state, request, logs,
-  api_version AS "apiVersion", created_at AS "createdAt", finished_at AS "finishedAt"`;
+  api_version AS "apiVersion", created_at AS "createdAt", finished_at AS "finishedAt",
+  webhook_state AS "webhookState", webhook_attempts AS "webhookAttempts",
+  webhook_delivered_at AS "webhookDeliveredAt", webhook_error AS "webhookError"`;
 
 export function importJobQueries(db: Queryable) {
   return {
@@ -50,11 +57,39 @@ export function importJobQueries(db: Queryable) {
       await db.query('UPDATE import_jobs SET logs = $2 WHERE id = $1', [id, JSON.stringify(logs)]);
     },
 
-    async finish(id: string, state: 'success' | 'failed', logs: ImportLog[]): Promise<void> {
-      await db.query('UPDATE import_jobs SET state = $2, logs = $3, finished_at = now() WHERE id = $1', [
+    /** Ends the job; with a webhook to call, its delivery becomes pending. */
+    async finish(
+      id: string,
+      state: 'success' | 'failed',
+      logs: ImportLog[],
+      options: { webhook: boolean } = { webhook: false },
+    ): Promise<void> {
+      await db.query(
+        `UPDATE import_jobs SET state = $2, logs = $3, finished_at = now(),
+           webhook_state = CASE WHEN $4 THEN 'pending' ELSE webhook_state END
+         WHERE id = $1`,
+        [id, state, JSON.stringify(logs), options.webhook],
+      );
+    },
+
+    /** One more call of the job's webhook made; its outcome when it decided the delivery. */
+    async recordWebhookAttempt(
+      id: string,
+      outcome: { state: 'pending' | 'delivered' | 'failed'; error: string | null },
+    ): Promise<void> {
+      await db.query(
+        `UPDATE import_jobs SET webhook_attempts = webhook_attempts + 1, webhook_state = $2,
+           webhook_error = $3, webhook_delivered_at = CASE WHEN $2 = 'delivered' THEN now() END
+         WHERE id = $1`,
+        [id, outcome.state, outcome.error],
+      );
+    },
+
+    /** A delivery that cannot start (the policy refused the address): failed without a call. */
+    async failWebhook(id: string, error: string): Promise<void> {
+      await db.query(`UPDATE import_jobs SET webhook_state = 'failed', webhook_error = $2 WHERE id = $1`, [
         id,
-        state,
-        JSON.stringify(logs),
+        error,
       ]);
     },
   };

@@ -18,6 +18,8 @@ export interface IndexSourceRow {
   embargoSet: boolean;
   embargoUntil: Date | null;
   publicationId: number | null;
+  /** When the latest publication was made (null: not published); the start of the index lag. */
+  publishedAt: Date | null;
   contentType: string | null;
   documentType: string | null;
   layout: string | null;
@@ -35,7 +37,7 @@ const COLUMNS = `d.project_id AS "projectId", d.id AS "documentId", d.channel_id
   d.significant_publication_date AS "significantPublicationDate",
   d.visible_publication_date_override AS "visiblePublicationDateOverride",
   d.embargo_set AS "embargoSet", d.embargo_until AS "embargoUntil",
-  p.id AS "publicationId", p.content_type AS "contentType", p.document_type AS "documentType", p.layout,
+  p.id AS "publicationId", p.published_at AS "publishedAt", p.content_type AS "contentType", p.document_type AS "documentType", p.layout,
   p.design_name AS "designName", p.design_version AS "designVersion", p.metadata, p.content`;
 
 const FROM = `documents d

@@ -1,37 +1,166 @@
+import type { MediaEntryRow, MediaType, StoredAsset, Translation } from '../../domain/media';
 import type { Queryable } from '../pool';
 
-/** The one writer of `media_entries` and of their bytes, `media_blobs`. */
+const COLUMNS = `id, media_type AS "mediaType", system_name AS "systemName", external_id AS "externalId", metadata,
+  asset, translations, version, revoked, revoke_note AS "revokeNote", invalid, created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
+
+/** What an import writes: the entry's fields, the asset read from its stored bytes. */
+export interface MediaEntryWrite {
+  mediaType: MediaType;
+  systemName: string | null;
+  externalId: string | null;
+  metadata: Record<string, unknown>;
+  asset: StoredAsset;
+  translations: Translation[];
+}
+
+/** What serve-image needs to know of the entry behind an asset key. */
+export interface ServedAssetRow {
+  id: string;
+  revoked: boolean;
+  invalid: boolean;
+}
+
+/** The one writer of `media_entries`. */
 export function mediaQueries(db: Queryable) {
   return {
-    /** Creates or updates an image entry with its bytes under the asset's key (the demo's media). */
-    async upsertImage(entry: {
-      projectId: number;
-      id: string;
-      systemName: string;
-      metadata: Record<string, unknown>;
-      asset: Record<string, unknown>;
-      mimeType: string;
-      bytes: Buffer;
-    }): Promise<void> {
-      const key = entry.asset.key as string;
-      await db.query(
-        `INSERT INTO media_blobs (project_id, key, mime_type, bytes) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (project_id, key) DO UPDATE SET mime_type = EXCLUDED.mime_type, bytes = EXCLUDED.bytes`,
-        [entry.projectId, key, entry.mimeType, entry.bytes],
+    /**
+     * The entry of the project whose asset, or one of whose translations' assets, is stored under `key`; null
+     * when none is. Should two entries share a key, a revoked or invalid one wins: an image is served only
+     * when nothing forbids it.
+     */
+    async findByAssetKey(projectId: number, key: string): Promise<ServedAssetRow | null> {
+      const result = await db.query<ServedAssetRow>({
+        // Named, so each connection plans it once: it runs for every image served.
+        name: 'media-find-by-asset-key',
+        text: `SELECT id, revoked, invalid FROM media_entries
+         WHERE project_id = $1
+           AND (asset->>'key' = $2 OR translations @> jsonb_build_array(jsonb_build_object('asset',
+                jsonb_build_object('key', $2::text))))
+         ORDER BY (revoked OR invalid) DESC, id
+         LIMIT 1`,
+        values: [projectId, key],
+      });
+      return result.rows[0] ?? null;
+    },
+
+    /** The entry, or undefined when the project has none with this id; `forUpdate` locks its row. */
+    async findById(projectId: number, id: string, forUpdate = false): Promise<MediaEntryRow | undefined> {
+      const result = await db.query<MediaEntryRow>(
+        `SELECT ${COLUMNS} FROM media_entries WHERE project_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+        [projectId, id],
       );
-      await db.query(
-        `INSERT INTO media_entries (project_id, id, media_type, system_name, external_id, metadata, asset)
-         VALUES ($1, $2, 'image', $3, $2, $4, $5)
-         ON CONFLICT (project_id, id) DO UPDATE SET metadata = EXCLUDED.metadata, asset = EXCLUDED.asset,
-           version = media_entries.version + 1, updated_at = now()`,
+      return result.rows[0];
+    },
+
+    /** The project's entries with these ids, in the order asked; unknown ids are left out. */
+    async findByIds(projectId: number, ids: readonly string[]): Promise<MediaEntryRow[]> {
+      const result = await db.query<MediaEntryRow>(
+        `SELECT ${COLUMNS} FROM media_entries e
+         JOIN unnest($2::text[]) WITH ORDINALITY AS wanted(id, position) USING (id)
+         WHERE e.project_id = $1 ORDER BY wanted.position`,
+        [projectId, [...new Set(ids)]],
+      );
+      return result.rows;
+    },
+
+    /** The entry a system knows by its external id; `forUpdate` locks its row. */
+    async findByExternalId(
+      projectId: number,
+      systemName: string,
+      externalId: string,
+      forUpdate = false,
+    ): Promise<MediaEntryRow | undefined> {
+      const result = await db.query<MediaEntryRow>(
+        `SELECT ${COLUMNS} FROM media_entries WHERE project_id = $1 AND system_name = $2 AND external_id = $3
+         ${forUpdate ? 'FOR UPDATE' : ''}`,
+        [projectId, systemName, externalId],
+      );
+      return result.rows[0];
+    },
+
+    /**
+     * Creates the entry; undefined when its id, or its system name and external id, are taken (the unique
+     * constraints decide, so two concurrent imports cannot both win).
+     */
+    async insert(projectId: number, id: string, entry: MediaEntryWrite): Promise<MediaEntryRow | undefined> {
+      const result = await db.query<MediaEntryRow>(
+        `INSERT INTO media_entries (project_id, id, media_type, system_name, external_id, metadata, asset,
+           translations)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT DO NOTHING
+         RETURNING ${COLUMNS}`,
         [
-          entry.projectId,
-          entry.id,
+          projectId,
+          id,
+          entry.mediaType,
           entry.systemName,
+          entry.externalId,
           JSON.stringify(entry.metadata),
           JSON.stringify(entry.asset),
+          JSON.stringify(entry.translations),
         ],
       );
+      return result.rows[0];
+    },
+
+    /** Replaces an entry's fields and asset (an import by external id): a new version, updated now. */
+    async replace(projectId: number, id: string, entry: MediaEntryWrite): Promise<MediaEntryRow> {
+      const result = await db.query<MediaEntryRow>(
+        `UPDATE media_entries SET media_type = $3, metadata = $4, asset = $5, translations = $6,
+           version = version + 1, updated_at = now()
+         WHERE project_id = $1 AND id = $2
+         RETURNING ${COLUMNS}`,
+        [
+          projectId,
+          id,
+          entry.mediaType,
+          JSON.stringify(entry.metadata),
+          JSON.stringify(entry.asset),
+          JSON.stringify(entry.translations),
+        ],
+      );
+      return result.rows[0]!;
+    },
+
+    /** Writes the outcome of a patch batch: a new version; updated now unless `preserveUpdatedAt`. */
+    async applyPatch(
+      projectId: number,
+      id: string,
+      state: {
+        revoked: boolean;
+        revokeNote: string | null;
+        metadata: Record<string, unknown>;
+        translations: Translation[];
+      },
+      preserveUpdatedAt: boolean,
+    ): Promise<MediaEntryRow> {
+      const result = await db.query<MediaEntryRow>(
+        `UPDATE media_entries SET revoked = $3, revoke_note = $4, metadata = $5, translations = $6,
+           version = version + 1, updated_at = CASE WHEN $7::boolean THEN updated_at ELSE now() END
+         WHERE project_id = $1 AND id = $2
+         RETURNING ${COLUMNS}`,
+        [
+          projectId,
+          id,
+          state.revoked,
+          state.revokeNote,
+          JSON.stringify(state.metadata),
+          JSON.stringify(state.translations),
+          preserveUpdatedAt,
+        ],
+      );
+      return result.rows[0]!;
+    },
+
+    /** Whether an entry of the project still names this object key (before its object is deleted). */
+    async keyInUse(projectId: number, key: string): Promise<boolean> {
+      const result = await db.query(
+        `SELECT 1 FROM media_entries WHERE project_id = $1 AND asset ->> 'key' = $2 LIMIT 1`,
+        [projectId, key],
+      );
+      return result.rowCount !== 0;
     },
   };
 }

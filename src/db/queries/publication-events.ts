@@ -65,6 +65,36 @@ export function publicationEventQueries(db: Queryable) {
       );
     },
 
+    /** insert for many events of one project: one lock, one statement, ids in the order given. */
+    async insertMany(projectId: number, events: readonly NewPublicationEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      await db.query(`SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1)`, [projectId]);
+      await db.query(
+        `INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
+           event_type, publication_id, created_at)
+         SELECT $1, e.channel_id, e.document_id, e.document_type, e.content_type, e.event_type,
+           e.publication_id, e.created_at
+         FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (channel_id integer, document_id bigint,
+           document_type text, content_type text, event_type text, publication_id bigint,
+           created_at timestamptz)) WITH ORDINALITY AS e
+         ORDER BY e.ordinality`,
+        [
+          projectId,
+          JSON.stringify(
+            events.map((event) => ({
+              channel_id: event.channelId,
+              document_id: event.documentId,
+              document_type: event.documentType,
+              content_type: event.contentType,
+              event_type: event.eventType,
+              publication_id: event.publicationId,
+              created_at: event.createdAt.toISOString(),
+            })),
+          ),
+        ],
+      );
+    },
+
     /** Events in id order; ids only grow and become visible in id order (see insert). */
     async list(filter: PublicationEventFilter): Promise<PublicationEventRow[]> {
       const values: unknown[] = [filter.projectId];

@@ -234,8 +234,8 @@ function buildRequestSchema(version: ApiVersion): z.ZodType<CommandRequest> {
   });
 }
 
-/** The request schema of each API version, built once when this module loads. */
-const requestSchema = perVersion(buildRequestSchema);
+/** The request schema of each API version, built once when this module loads (the OpenAPI documents show it). */
+export const requestSchema = perVersion(buildRequestSchema);
 
 /**
  * Validates the body of `PATCH documents/{documentId}/commands` for one API version; throws the spec's 400

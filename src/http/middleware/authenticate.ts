@@ -6,6 +6,7 @@ import type { Algorithm, JwtPayload } from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
+import { clientRateLimit, type RateLimit } from '../../domain/rate-limits';
 import type { Scope } from '../../domain/scopes';
 import type { ApiClientLookup } from '../../db/api-client-cache';
 
@@ -13,6 +14,8 @@ export interface AuthOptions {
   jwtSecret: string;
   jwksUrl?: string | undefined;
   issuer?: string | undefined;
+  /** The limit of clients without one of their own (RATE_LIMIT_DEFAULT); undefined: none. */
+  defaultRateLimit?: RateLimit | undefined;
 }
 
 const Claims = z.object({
@@ -88,6 +91,7 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
       clientName: client.name,
       // The client's current scopes bound what the token may do, so narrowing a client takes effect at once.
       scopes: new Set(claims.scope.split(' ').filter((scope) => client.scopes.includes(scope))),
+      rateLimit: clientRateLimit(client, options.defaultRateLimit),
     };
     next();
   };

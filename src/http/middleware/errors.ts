@@ -3,6 +3,10 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
 import { zodIssuesToPaths } from '../../domain/validation';
+import { isDatabaseUnavailable } from '../../db/pool';
+
+/** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 import type { Logger } from '../../logger';
 
 /** Any path that no route answered: the spec's `404 {url}` (supplement §1). */
@@ -81,6 +85,13 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
       name: errorNameOf(status),
       message: clientMessageOf(error, status, contentEncoding),
     });
+  }
+  if (isDatabaseUnavailable(error)) {
+    return AppError.unavailable(
+      'DatabaseUnavailable',
+      'The database is unavailable right now; try again in a few seconds',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
   }
   const pg = error as { code?: unknown; detail?: unknown };
   if (pg.code === '23505') {

@@ -22,6 +22,20 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
 };
 
 /**
+ * jsonBody for a route whose body is optional as a whole (every key has a default): an empty body, sent
+ * with whatever Content-Type or none (`curl -X POST`, fetch without a body), is no body at all.
+ */
+export const optionalJsonBody: RequestHandler = (req, res, next) => {
+  const empty =
+    req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;
+  if (empty) {
+    next();
+    return;
+  }
+  jsonBody(req, res, next);
+};
+
+/**
  * Walks every parsed JSON body once, before any route validates it (see domain/json-limits.ts): a body nested
  * deeper than validation can recurse, a `__proto__` key, or a string Postgres cannot store is a 400 naming
  * its path, instead of a stack overflow, a silently dropped key or a jsonb error.

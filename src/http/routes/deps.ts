@@ -3,6 +3,7 @@ import type { Commands } from '../../commands';
 import type { ProjectConfigCache } from '../../db/project-config-cache';
 import type { CursorCodec } from '../../domain/search-cursor';
 import type { Reads } from '../../reads';
+import type { ObjectStore } from '../../storage/object-store';
 import type { QueryCache } from '../query-cache';
 
 /**
@@ -11,7 +12,10 @@ import type { QueryCache } from '../query-cache';
  * `Pick<RouteDeps, ...>`.
  */
 export interface RouteDeps {
-  /** The one authentication middleware: bearer token verified, API client loaded, `req.auth` set. */
+  /**
+   * The one authentication middleware: bearer token verified, API client loaded, `req.auth` set, then the
+   * client's rate limit counted (a 429 past it).
+   */
   auth: RequestHandler[];
   /** The project (config and revision) of `req.auth.projectId`, for reads whose answer depends on the config. */
   projectConfigs: ProjectConfigCache;
@@ -21,4 +25,6 @@ export interface RouteDeps {
   cursors: CursorCodec;
   reads: Reads;
   commands: Commands;
+  /** Where media bytes live; routes stream them out (serve-image), commands write them. */
+  objects: ObjectStore;
 }

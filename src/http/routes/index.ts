@@ -4,6 +4,7 @@ import { designRoutes } from './design/design.routes';
 import { enrichmentRoutes } from './enrichment/enrichment.routes';
 import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
+import { docsRoutes } from './docs/docs.routes';
 import { plannerElementRoutes } from './planner/planner-element.routes';
 import { plannerIntegrationRoutes } from './planner-integration/planner-integration.routes';
 import { importRoutes } from './import/import.routes';
@@ -16,9 +17,14 @@ import { publicationsRoutes } from './publications/publications.routes';
 import { publicationEventsRoutes } from './publication-events/publication-events.routes';
 import { projectConfigRoutes } from './project-config/project-config.routes';
 import { categoryRoutes } from './categories/categories.routes';
+import { compositionRoutes } from './composition/composition.routes';
 import { channelRoutes } from './channels/channels.routes';
 import { projectRoutes } from './project/project.routes';
 import { menuRoutes } from './menus/menus.routes';
+import { documentListRoutes } from './document-lists/document-lists.routes';
+import { incomingReferenceRoutes } from './documents/incoming-references.routes';
+import { mediaLibraryRoutes } from './media-library/media-library.routes';
+import { serveImageRoutes } from './media-library/serve-image.routes';
 
 /**
  * Every resource of `/api/{version}`, one folder each. A route that exists only in some versions says so
@@ -27,6 +33,7 @@ import { menuRoutes } from './menus/menus.routes';
 export function registerRoutes(router: Router, deps: RouteDeps): void {
   healthRoutes(router, deps);
   openApiRoutes(router);
+  docsRoutes(router);
   // Before any /documents/:documentId route, so 'latestPublications' is never read as a document id.
   latestPublicationsRoutes(router, deps);
   publicationsRoutes(router, deps);
@@ -41,8 +48,14 @@ export function registerRoutes(router: Router, deps: RouteDeps): void {
   plannerElementRoutes(router, deps);
   plannerIntegrationRoutes(router, deps);
   latestPublicationRoutes(router, deps);
+  incomingReferenceRoutes(router, deps);
+  documentListRoutes(router, deps);
   categoryRoutes(router, deps);
+  compositionRoutes(router, deps);
   projectRoutes(router, deps);
   channelRoutes(router, deps);
   menuRoutes(router, deps);
+  // Before mediaLibrary/:id/..., so that serve-image is never read as an entry id.
+  serveImageRoutes(router, deps);
+  mediaLibraryRoutes(router, deps);
 }

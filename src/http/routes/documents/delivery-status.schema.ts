@@ -22,3 +22,16 @@ export const addDeliveryStatusBody = z
       });
     }
   });
+
+/** The stored report, as POST documents/{documentId}/addDeliveryStatus answers it. */
+export const deliveryStatusAnswer = z.strictObject({
+  reportId: z.string(),
+  documentId: z.number().int(),
+  publicationId: z.number().int(),
+  deliveryHandle: z.string(),
+  status: z.enum(['success', 'failed', 'in-progress', 'aborted']),
+  message: z.string().optional(),
+  userChoices: z.array(z.strictObject({ label: z.string(), value: z.string() })).optional(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
-import { sendJsonItems } from '../../json-items';
+import { sendJsonItems, setSearchCacheHeaders } from '../../json-items';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
 import { defaultViewFields } from './latest-draft.schema';
@@ -35,6 +35,7 @@ export function latestPublicationsRoutes(
       },
       conditions: query.conditions,
     });
+    setSearchCacheHeaders(res, project.id, answer);
     sendJsonItems(res, answer, req.apiVersion.wrapsLists ? {} : undefined);
   });
 }

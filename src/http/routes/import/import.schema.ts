@@ -1,7 +1,19 @@
 import { z } from 'zod';
+import { ImportLogSchema } from '../../../domain/import-request';
 
 export { ImportRequestSchema as ImportDocumentsBody } from '../../../domain/import-request';
 
 export const ImportStatusQuery = z.strictObject({
   id: z.uuid({ message: 'must be an import job id (uuid)' }),
+});
+
+/** The answer of POST import/documents: the id of the job it queued. */
+export const importStartedAnswer = z.strictObject({ id: z.uuid().describe('the import job id') });
+
+/** The answer of GET import/documents/status: the job's state and one log line per document handled so far. */
+export const importStatusAnswer = z.strictObject({
+  finished: z.boolean(),
+  state: z.enum(['started', 'success', 'failed']),
+  id: z.uuid(),
+  logs: z.array(ImportLogSchema),
 });

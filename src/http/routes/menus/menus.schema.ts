@@ -6,3 +6,27 @@ export const menusQuery = z.strictObject({
 });
 
 export const menusParams = z.object({ channelHandle: z.string().min(1).optional() });
+
+/** One node of a menu as the API answers it; `nodes` nest up to the menu's maxDepth. */
+export const menuNodeAnswer = z
+  .strictObject({
+    id: z.string(),
+    label: z.string(),
+    type: z.enum(['uri', 'path', 'document']),
+    uri: z.string().optional().describe('type uri: an absolute http, https, mailto or tel URI'),
+    path: z.string().optional().describe("type path: starts with '/'"),
+    documentId: z.string().optional().describe('type document: a document of the project'),
+    get nodes(): z.ZodArray<typeof menuNodeAnswer> {
+      return z.array(menuNodeAnswer);
+    },
+  })
+  .meta({ id: 'MenuNode' });
+
+/** A menu as GET menus answers it (a bare array of these in every version that has the route). */
+export const menuAnswer = z.strictObject({
+  handle: z.string(),
+  label: z.string(),
+  version: z.number().int().describe('grows with every change'),
+  maxDepth: z.number().int().describe('levels below the top one (0: a flat menu)'),
+  nodes: z.array(menuNodeAnswer),
+});

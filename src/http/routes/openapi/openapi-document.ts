@@ -1,7 +1,22 @@
+import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
-import { ALL_VERSION_LABELS } from '../../../domain/api-versions';
-import { commandRequestSchema } from '../../../domain/document-commands/schema';
+import {
+  ALL_VERSION_LABELS,
+  ApiVersion,
+  VERSION_LABELS,
+  type VersionLabel,
+} from '../../../domain/api-versions';
+import { requestSchema as commandRequestSchema } from '../../../domain/document-commands/schema';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
+import { compositionBodySchema } from '../composition/composition.schema';
+import { ImportRequestSchema } from '../../../domain/import-request';
+import { categoryAnswer, categoryItem } from '../categories/categories.schema';
+import { livenessAnswer, readinessAnswer } from '../health/health.schema';
+import { menuAnswer } from '../menus/menus.schema';
+import { channelAnswer } from '../channels/channels.schema';
+import { legacyProjectAnswer } from '../project/project.schema';
+import { addDeliveryStatusBody, deliveryStatusAnswer } from '../documents/delivery-status.schema';
+import { importStartedAnswer, importStatusAnswer } from '../import/import.schema';
 import { reEnrichBody } from '../enrichment/enrichment.schema';
 import {
   createElementBody,
@@ -12,9 +27,12 @@ import {
   followBody,
   followDocumentBody,
   statusesBody,
+  tokenAnswer,
   tokenBody,
 } from '../planner-integration/planner-integration.schema';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
+import { importMediaEntry, patchMediaBody } from '../media-library/media-library.schema';
+import { inVersions } from './per-version';
 
 /**
  * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
@@ -24,9 +42,21 @@ type Schema = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+/**
+ * An answer's schema from the zod schema that describes it (as the server sends it: `io: 'output'`); the
+ * integration tests parse real answers with the same zod schema, so neither can drift.
+ */
+const answer = (schema: z.ZodType, prefix: string, components: Record<string, Schema>): Schema =>
+  fromZod(schema, prefix, components, 'output');
+
 /** Converts a zod schema and lifts its `$defs` into components under `prefix`. */
-function fromZod(schema: z.ZodType, prefix: string, components: Record<string, Schema>): Schema {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema & {
+function fromZod(
+  schema: z.ZodType,
+  prefix: string,
+  components: Record<string, Schema>,
+  io: 'input' | 'output' = 'input',
+): Schema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Schema & {
     $defs?: Record<string, Schema>;
   };
   const { $defs = {}, $schema: _ignored, ...rest } = json;
@@ -45,6 +75,32 @@ function fromZod(schema: z.ZodType, prefix: string, components: Record<string, S
   };
   for (const [name, def] of Object.entries($defs)) components[`${prefix}${name}`] = rewrite(def) as Schema;
   return rewrite(rest) as Schema;
+}
+
+/**
+ * A schema that differs by API version, generated for each from the zod schema the route validates that version
+ * with: a `oneOf` of version-marked alternatives (versions with the same schema share one), of which each
+ * version's document keeps its own.
+ */
+function versioned(
+  build: (version: ApiVersion) => z.ZodType,
+  prefix: string,
+  components: Record<string, Schema>,
+): Schema {
+  const alternatives: { from: VersionLabel; to: VersionLabel; schema: Schema; text: string }[] = [];
+  for (const label of VERSION_LABELS) {
+    const schema = fromZod(build(ApiVersion.parse(label)!), `${prefix}${label.replace('-', '')}`, components);
+    const text = JSON.stringify(schema).replaceAll(label.replace('-', ''), '');
+    const last = alternatives.at(-1);
+    if (last && last.text === text) last.to = label;
+    else alternatives.push({ from: label, to: label, schema, text });
+  }
+  if (alternatives.length === 1) return alternatives[0]!.schema;
+  return {
+    oneOf: alternatives.map(({ from, to, schema }) =>
+      inVersions({ from, to }, { ...schema, description: from === to ? from : `${from} to ${to}` }),
+    ),
+  };
 }
 
 const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({
@@ -69,13 +125,38 @@ const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((status) => [
       String(status),
-      { description: 'Error', content: { 'application/json': { schema: ref('Error') } } },
+      {
+        description: STATUS_CODES[status] ?? 'Error',
+        content: {
+          'application/json': {
+            schema: ref('Error'),
+            example: {
+              status,
+              error: STATUS_CODES[status],
+              error_details: ERROR_EXAMPLES[status] ?? { name: 'Error', message: STATUS_CODES[status] },
+            },
+          },
+        },
+      },
     ]),
   );
 
-const json = (schema: Schema, description = 'OK') => ({
+/** What each error status typically says (the test holds every example to its schema). */
+const ERROR_EXAMPLES: Record<number, Schema> = {
+  400: { 'query.limit': 'Too big: expected number to be <=100' },
+  401: { name: 'Unauthorized', message: 'Send a bearer token in the Authorization header' },
+  403: { name: 'Forbidden', message: "This token lacks the scope 'public-api:read'" },
+  404: { name: 'NotFound', message: 'Document 42 not found' },
+  409: { name: 'Conflict', message: 'The document changed since version 3' },
+  413: { name: 'PayloadTooLarge', message: 'The body is larger than the limit' },
+  415: { name: 'UnsupportedMediaType', message: 'Send the body as application/json' },
+  503: { name: 'ServiceUnavailable', message: 'Search is unavailable; retry later' },
+};
+
+/** A JSON answer or body; `example`, when given, must validate against `schema` (test/integration/openapi). */
+const json = (schema: Schema, description = 'OK', example?: unknown) => ({
   description,
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema, ...(example !== undefined && { example }) } },
 });
 
 const conditionParams = [
@@ -88,15 +169,31 @@ const conditionParams = [
   ),
 ];
 
-const listOf = (item: Schema, extra: Record<string, Schema> = {}) => ({
+const MEDIA_ID = { type: 'string', pattern: '^[a-zA-Z0-9-]{1,32}$' };
+const CURSOR = { type: ['string', 'null'], description: 'pass as after for the next page' };
+
+/** A list: a bare array up to 2025-11, `{results, ...extra}` from 2026-01 (each version's document keeps its own). */
+const listOf = (item: Schema, extra: Record<string, Schema> = {}, exampleItems?: unknown[]) => ({
   oneOf: [
-    { type: 'array', items: item, description: 'up to 2025-11' },
-    {
-      type: 'object',
-      properties: { results: { type: 'array', items: item }, ...extra },
-      required: ['results'],
-      description: 'from 2026-01',
-    },
+    inVersions(
+      { to: '2025-11' },
+      {
+        type: 'array',
+        items: item,
+        description: 'up to 2025-11',
+        ...(exampleItems && { examples: [exampleItems] }),
+      },
+    ),
+    inVersions(
+      { from: '2026-01' },
+      {
+        type: 'object',
+        properties: { results: { type: 'array', items: item }, ...extra },
+        required: ['results'],
+        description: 'from 2026-01',
+        ...(exampleItems && { examples: [{ results: exampleItems }] }),
+      },
+    ),
   ],
 });
 
@@ -169,6 +266,67 @@ export function buildOpenApiDocument(): Schema {
         },
       },
     },
+    IncomingDocumentReference: {
+      type: 'object',
+      description: 'A document that points at the document, with every reference it makes to it',
+      required: ['id', 'references'],
+      properties: {
+        id: { type: 'integer', description: 'the referencing document' },
+        references: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'location', 'type'],
+            properties: {
+              componentId: { type: 'string' },
+              componentName: { type: 'string' },
+              directiveName: { type: 'string' },
+              id: { type: 'string', description: 'the referenced document' },
+              location: { type: 'string', enum: ['metadata', 'link-directive', 'include-directive'] },
+              propertyName: { type: 'string', description: 'metadata property or include parameter' },
+              serviceName: { type: 'string', description: 'include service' },
+              type: { type: 'string', enum: ['document'] },
+            },
+          },
+        },
+      },
+    },
+    IncomingMediaReference: {
+      type: 'object',
+      description: 'A media library entry whose metadata points at the document',
+      required: ['id', 'references'],
+      properties: {
+        id: { type: 'string', description: 'the media library entry' },
+        references: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'location', 'propertyName', 'type'],
+            properties: {
+              id: { type: 'string', description: 'the referenced document' },
+              location: { type: 'string', enum: ['metadata'] },
+              propertyName: { type: 'string' },
+              type: { type: 'string', enum: ['document'] },
+            },
+          },
+        },
+      },
+    },
+    DocumentList: {
+      type: 'object',
+      required: ['id', 'name', 'documents', 'createdAt', 'updatedAt'],
+      properties: {
+        id: { type: 'integer' },
+        name: { type: 'string' },
+        documents: {
+          type: 'array',
+          description: 'the published documents of the list, in list order; unpublished ones are skipped',
+          items: ref('Document'),
+        },
+        createdAt: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
+      },
+    },
     ApplyProjectConfig: {
       type: 'object',
       description:
@@ -201,42 +359,117 @@ export function buildOpenApiDocument(): Schema {
         },
       },
     },
-    Channel: {
-      type: 'object',
-      properties: {
-        channelId: { type: 'integer' },
-        channelHandle: { type: 'string' },
-        label: { type: 'string' },
-        designName: { type: ['string', 'null'] },
-        designVersion: { type: ['string', 'null'] },
-        contentTypeHandles: { type: 'array', items: { type: 'string' } },
-      },
+  };
+  const asset = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      key: { type: 'string', description: 'the object key; serve-image/{key} serves the bytes' },
+      filename: { type: 'string' },
+      mimeType: { type: 'string', description: 'read from the bytes' },
+      size: { type: 'integer' },
+      width: { type: 'integer' },
+      height: { type: 'integer' },
+      duration: { type: 'number' },
+      url: { type: 'string', format: 'uri' },
+      storage: { type: 'string', deprecated: true },
     },
-    MenuNode: {
-      type: 'object',
-      required: ['id', 'label', 'type', 'nodes'],
-      properties: {
-        id: { type: 'string' },
-        label: { type: 'string' },
-        type: { type: 'string', enum: ['uri', 'path', 'document'] },
-        uri: { type: 'string', description: 'type uri: an absolute http, https, mailto or tel URI' },
-        path: { type: 'string', description: "type path: starts with '/'" },
-        documentId: { type: 'string', description: 'type document: a document of the project' },
-        nodes: { type: 'array', items: ref('MenuNode') },
-      },
-    },
-    Menu: {
-      type: 'object',
-      required: ['handle', 'label', 'version', 'maxDepth', 'nodes'],
-      properties: {
-        handle: { type: 'string' },
-        label: { type: 'string' },
-        version: { type: 'integer', description: 'grows with every change' },
-        maxDepth: { type: 'integer', description: 'levels below the top one (0: a flat menu)' },
-        nodes: { type: 'array', items: ref('MenuNode') },
+  };
+  components.MediaEntry = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'mediaType', 'createdAt', 'updatedAt', 'version', 'metadata', 'translations'],
+    properties: {
+      id: MEDIA_ID,
+      mediaType: { type: 'string', enum: ['image', 'video', 'file'] },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      version: { type: 'integer' },
+      metadata: { type: 'object', additionalProperties: true },
+      asset,
+      translations: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['locale', 'metadata'],
+          properties: {
+            locale: { type: 'string', pattern: '^[a-z][a-zA-Z0-9-]+$' },
+            metadata: { type: 'object', additionalProperties: true },
+            asset,
+          },
+        },
       },
     },
   };
+  components.MediaImportResult = {
+    oneOf: [
+      {
+        type: 'object',
+        required: ['ok', 'status', 'id', 'record'],
+        properties: {
+          ok: { const: true },
+          status: { const: 200 },
+          id: MEDIA_ID,
+          record: ref('MediaEntry'),
+        },
+      },
+      {
+        type: 'object',
+        required: ['ok', 'status', 'error', 'error_details'],
+        properties: {
+          ok: { const: false },
+          status: { type: 'integer', description: '400 ValidationError, 409 UniqueIdViolation' },
+          error: { type: 'string' },
+          error_details: { type: 'object', additionalProperties: true },
+        },
+      },
+    ],
+  };
+  components.IncomingDocumentReferences = {
+    type: 'object',
+    required: ['id', 'references'],
+    properties: {
+      id: { type: 'integer', description: 'the referring document' },
+      references: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            componentId: { type: 'string' },
+            componentName: { type: 'string' },
+            directiveName: { type: 'string' },
+            id: { type: 'string', description: 'the media entry' },
+            location: { type: 'string', enum: ['image-directive', 'metadata', 'include-directive'] },
+            propertyName: { type: 'string' },
+            serviceName: { type: 'string' },
+            type: { const: 'media' },
+          },
+        },
+      },
+    },
+  };
+  components.IncomingMediaReferences = {
+    type: 'object',
+    required: ['id', 'references'],
+    properties: {
+      id: { type: 'string', description: 'the referring media entry' },
+      references: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            location: { const: 'metadata' },
+            propertyName: { type: 'string' },
+            type: { type: 'string' },
+          },
+        },
+      },
+    },
+  };
+  components.Menu = answer(menuAnswer, '', components);
+  components.Channel = answer(channelAnswer, '', components);
   components.PublicationState = {
     type: 'object',
     description:
@@ -267,7 +500,7 @@ export function buildOpenApiDocument(): Schema {
       },
     },
   };
-  const commandsBody = fromZod(commandRequestSchema, 'Commands', components);
+  const commandsBody = versioned(commandRequestSchema, 'Commands', components);
   const planner = [{ bearer: ['planner'] }];
   const elementAnswer = json(
     {
@@ -297,15 +530,11 @@ export function buildOpenApiDocument(): Schema {
           },
         },
         responses: {
-          200: json({
-            type: 'object',
-            required: ['access_token', 'token_type', 'expires_in', 'scope'],
-            properties: {
-              access_token: { type: 'string', description: 'send as Authorization: Bearer' },
-              token_type: { const: 'Bearer' },
-              expires_in: { type: 'integer', maximum: PLANNER_TOKEN_SECONDS },
-              scope: { const: 'planner' },
-            },
+          200: json(answer(tokenAnswer, 'PlannerToken', components), 'The token', {
+            access_token: 'eyJhbGciOiJIUzI1NiJ9.eyJzY29wZSI6InBsYW5uZXIifQ.c2lnbmF0dXJl',
+            token_type: 'Bearer',
+            expires_in: PLANNER_TOKEN_SECONDS,
+            scope: 'planner',
           }),
           ...errors(400, 401, 403, 415),
         },
@@ -390,7 +619,21 @@ export function buildOpenApiDocument(): Schema {
     },
   });
   const read = [{ bearer: ['public-api:read'] }];
+  const referencePaging = [
+    query('limit', '1..100, default 100', { type: 'integer', minimum: 1, maximum: 100 }),
+    query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
+    query('after', '2026-01+: the cursor of the previous page (instead of offset)'),
+  ];
   const write = [{ bearer: ['public-api:write'] }];
+  const incomingPaging = [
+    query('limit', 'default 100, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
+    query('offset', 'default 0, max 10000; not with after', { type: 'integer', minimum: 0, maximum: 10000 }),
+    inVersions({ from: '2026-01' }, query('after', 'the cursor of the previous page (2026-01 and later)')),
+  ];
+  const incomingExtra = {
+    total: { type: 'integer', description: 'how many items in all' },
+    cursor: { type: ['string', 'null'], description: 'the after of the next page; null on the last page' },
+  };
   const fieldsParam = query('fields', 'comma separated: systemdata, metadata, content, references');
 
   return {
@@ -422,15 +665,61 @@ export function buildOpenApiDocument(): Schema {
       schemas: components,
     },
     paths: {
-      '/health': { get: { summary: 'Liveness, no token', responses: { 200: json({ type: 'object' }) } } },
+      '/health': {
+        get: {
+          summary: 'Liveness, no token',
+          responses: { 200: json(answer(livenessAnswer, 'Liveness', components), 'OK', { status: 'ok' }) },
+        },
+      },
       '/health/ready': {
         get: {
           summary: 'Readiness: Postgres and Elasticsearch answer',
-          responses: { 200: json({ type: 'object' }), ...errors(503) },
+          responses: {
+            200: json(answer(readinessAnswer, 'Readiness', components), 'OK', {
+              status: 'ok',
+              postgres: 'ok',
+              elasticsearch: 'ok',
+            }),
+            ...errors(503),
+          },
         },
       },
       '/openapi.json': {
-        get: { summary: 'This description, no token', responses: { 200: json({ type: 'object' }) } },
+        get: {
+          summary: "This description: the version's own routes, parameters and answers; no token",
+          responses: { 200: json({ type: 'object' }) },
+        },
+      },
+      '/docs': {
+        get: {
+          summary: "The version's browsable API reference (Swagger UI on its openapi.json), no token",
+          responses: {
+            200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+      '/docs/{asset}': {
+        get: {
+          summary:
+            'A file of the reference page: swagger-ui.css, swagger-ui-bundle.js, docs.js or favicon-32x32.png',
+          parameters: [
+            pathParam('asset', {
+              type: 'string',
+              enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js', 'favicon-32x32.png'],
+            }),
+          ],
+          responses: {
+            200: {
+              description: 'The file',
+              content: {
+                'text/css': { schema: { type: 'string' } },
+                'text/javascript': { schema: { type: 'string' } },
+                'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+              },
+            },
+            ...errors(404),
+          },
+        },
       },
       '/projectConfig': {
         get: {
@@ -463,15 +752,21 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Legacy (v1 to 2025-05): the project and its channels',
           security: [{ bearer: ['public-api:config:read'] }],
           responses: {
-            200: json({
-              type: 'object',
-              properties: {
-                projectId: { type: 'integer' },
-                name: { type: 'string', description: 'the project handle' },
-                label: { type: 'string' },
-                defaultChannelId: { type: 'integer' },
-                channels: { type: 'array', items: ref('Channel') },
-              },
+            200: json(answer(legacyProjectAnswer, '', components), 'OK', {
+              projectId: 1,
+              name: 'daily-bugle',
+              label: 'Daily Bugle',
+              defaultChannelId: 1,
+              channels: [
+                {
+                  channelId: 1,
+                  channelHandle: 'web',
+                  label: 'Web',
+                  designName: 'living-times',
+                  designVersion: '1.0.0',
+                  contentTypeHandles: ['regular', 'page'],
+                },
+              ],
             }),
             ...errors(400, 401, 403),
           },
@@ -491,16 +786,10 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           responses: {
             200: json(
-              listOf({
-                type: 'object',
-                required: ['id', 'label', 'path'],
-                properties: {
-                  id: { type: 'string' },
-                  label: { type: 'string' },
-                  path: { type: 'string' },
-                  parent: { type: 'string', description: 'id of the parent category' },
-                },
-              }),
+              listOf(answer(categoryItem, 'Category', components), {}, [
+                { id: 'news', label: 'News', path: '/news' },
+                { id: 'local', label: 'Local', path: '/news/local', parent: 'news' },
+              ]),
             ),
             ...errors(400, 401, 403),
           },
@@ -516,15 +805,11 @@ export function buildOpenApiDocument(): Schema {
             query('inheritMetadata', 'default false', { type: 'boolean' }),
           ],
           responses: {
-            200: json({
-              type: 'object',
-              required: ['id', 'label', 'path', 'metadata'],
-              properties: {
-                id: { type: 'string' },
-                label: { type: 'string' },
-                path: { type: 'string' },
-                metadata: { type: 'object', additionalProperties: true },
-              },
+            200: json(answer(categoryAnswer, 'Category', components), 'OK', {
+              id: 'local',
+              label: 'Local',
+              path: '/news/local',
+              metadata: { color: 'blue' },
             }),
             // 500: inheritance deeper than 20 parents; configs that would allow it are refused when applied.
             ...errors(400, 401, 403, 404, 500),
@@ -565,13 +850,91 @@ export function buildOpenApiDocument(): Schema {
           responses: { 200: json({ type: 'object' }), ...errors(401, 403, 404) },
         },
       },
+      '/composition/{documentId}': {
+        post: {
+          summary:
+            'One published document gathered for rendering (every API version). fields picks systemdata, metadata, ' +
+            'content, html, includes, design (default systemdata, metadata, content, and includes with ' +
+            'resolveIncludes true); metadata.preload names metadata properties whose document references resolve to ' +
+            'their published {systemdata, metadata} (drafts stay isPreloaded false); resolveIncludes resolves include ' +
+            "directives that reference documents or a document list; html renders the design's component " +
+            'templates with the content made safe (README, "Composition"); component conditions apply to content, ' +
+            "html and includes. The body is optional; unpublished and other projects' documents are 404",
+          security: read,
+          parameters: [pathParam('documentId')],
+          requestBody: {
+            required: false,
+            description: 'optional as a whole: every key has a default',
+            content: {
+              'application/json': { schema: fromZod(compositionBodySchema, 'Composition', components) },
+            },
+          },
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                systemdata: ref('Systemdata'),
+                metadata: { type: 'object', additionalProperties: true },
+                content: { type: 'array', items: ref('Component') },
+                html: { type: 'string' },
+                includes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['componentId', 'directiveName', 'resolvedValue'],
+                    properties: {
+                      componentId: {
+                        type: 'string',
+                        description: 'the component id, or its position (0.footer.1)',
+                      },
+                      directiveName: { type: 'string' },
+                      resolvedValue: {
+                        type: 'object',
+                        properties: {
+                          content: {
+                            type: 'array',
+                            items: {
+                              type: 'object',
+                              properties: {
+                                id: { type: 'string' },
+                                component: { type: 'string' },
+                                content: { type: 'object' },
+                              },
+                            },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+                design: { type: ['object', 'null'] },
+              },
+            }),
+            ...errors(400, 401, 403, 404, 413, 415),
+          },
+        },
+      },
       '/import/documents': {
         post: {
           summary: 'Import documents in the background; answers the job id',
           security: write,
-          requestBody: json({ type: 'object', required: ['systemName', 'documents'] }),
+          requestBody: json(fromZod(ImportRequestSchema, 'Import', components), 'The import', {
+            systemName: 'archive',
+            webhook: 'https://cms.example.org/hooks/import',
+            documents: [
+              {
+                id: 'a-1001',
+                contentType: 'article',
+                title: 'From the archive',
+                metadata: { title: 'From the archive' },
+                flags: { autoPublish: true },
+              },
+            ],
+          }),
           responses: {
-            200: json({ type: 'object', properties: { id: { type: 'string' } } }),
+            200: json(answer(importStartedAnswer, 'ImportStarted', components), 'The job', {
+              id: '5d0c7c1e-2b7a-4f0e-8a39-0c7f4f2d9b11',
+            }),
             ...errors(400, 401, 403, 413, 415),
           },
         },
@@ -581,7 +944,137 @@ export function buildOpenApiDocument(): Schema {
           summary: 'State and per-document log of an import job',
           security: write,
           parameters: [{ ...query('id', 'job id'), required: true }],
-          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403, 404) },
+          responses: {
+            200: json(answer(importStatusAnswer, 'ImportStatus', components), 'The job', {
+              finished: true,
+              state: 'success',
+              id: '5d0c7c1e-2b7a-4f0e-8a39-0c7f4f2d9b11',
+              logs: [{ state: 'published', external_id: 'a-1001', document_id: 42 }],
+            }),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/mediaLibrary': {
+        get: {
+          summary:
+            'Media library entries by ids (in the order asked, unknown ids left out), or the entry of a system by ' +
+            'externalId and systemName; a bare array up to 2025-11, {results} from 2026-01',
+          security: read,
+          parameters: [
+            query('ids', 'comma separated media ids (max 100); also ids[0]=…&ids[1]=… or repeated ids=', {
+              type: 'string',
+            }),
+            query('externalId', 'with systemName: the entry a system knows by this id'),
+            query('systemName', 'with externalId'),
+          ],
+          responses: { 200: json(listOf(ref('MediaEntry'))), ...errors(400, 401, 403) },
+        },
+      },
+      '/mediaLibrary/{id}': {
+        get: {
+          summary: "One media library entry (api-spec §2.7); another project's entry is 404",
+          security: read,
+          parameters: [pathParam('id', MEDIA_ID)],
+          responses: { 200: json(ref('MediaEntry')), ...errors(400, 401, 403, 404) },
+        },
+        patch: {
+          summary:
+            'Patch an entry: revokeAsset (note from 2026-01; 409 ConflictError when already revoked from ' +
+            '2026-01, the note kept), unrevokeAsset (2026-01+; 409 ConflictError when not revoked), setMetadata, ' +
+            'setTranslations; preserveUpdatedAt from 2026-03. One transaction per batch, a new version',
+          security: write,
+          parameters: [pathParam('id', MEDIA_ID)],
+          requestBody: json(fromZod(patchMediaBody(ApiVersion.latest()), 'MediaPatch', components)),
+          responses: { 200: json(ref('MediaEntry')), ...errors(400, 401, 403, 404, 409, 413, 415) },
+        },
+      },
+      '/mediaLibrary/{id}/incomingDocumentReferences': {
+        get: {
+          summary:
+            'The published documents that use the entry (image directives and image metadata), by document id; ' +
+            '{results, total, cursor} from 2026-01, where after takes the cursor of the previous page',
+          security: read,
+          parameters: [pathParam('id', MEDIA_ID), ...referencePaging],
+          responses: {
+            200: json(
+              listOf(ref('IncomingDocumentReferences'), { total: { type: 'integer' }, cursor: CURSOR }),
+            ),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/mediaLibrary/{id}/incomingMediaReferences': {
+        get: {
+          summary:
+            'The media entries whose metadata refers to the entry, by entry id; {results, total, cursor} from 2026-01',
+          security: read,
+          parameters: [pathParam('id', MEDIA_ID), ...referencePaging],
+          responses: {
+            200: json(listOf(ref('IncomingMediaReferences'), { total: { type: 'integer' }, cursor: CURSOR })),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/mediaLibrary/uploads': {
+        post: {
+          summary:
+            'Upload the bytes of an asset (the raw request body, with its Content-Type), for POST ' +
+            "import/mediaLibrary to name as asset.uploadId within a day. An image's format, width and height " +
+            'are read from its bytes; a body sent as image/* that is not a readable image (or a truncated one) ' +
+            'is a 400, one over MEDIA_UPLOAD_MAX_BYTES a 413',
+          security: write,
+          parameters: [query('filename', 'the file name the entry shows (default upload.<ext>)')],
+          requestBody: {
+            required: true,
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+          },
+          responses: {
+            201: json(
+              {
+                type: 'object',
+                required: ['uploadId', 'filename', 'mimeType', 'size', 'expiresAt'],
+                properties: {
+                  uploadId: { type: 'string', format: 'uuid' },
+                  filename: { type: 'string' },
+                  mimeType: { type: 'string' },
+                  size: { type: 'integer' },
+                  width: { type: 'integer' },
+                  height: { type: 'integer' },
+                  expiresAt: { type: 'string', format: 'date-time' },
+                },
+              },
+              'Created',
+            ),
+            ...errors(400, 401, 403, 413, 415),
+          },
+        },
+      },
+      '/import/mediaLibrary': {
+        post: {
+          summary:
+            'Create or update media library entries (by externalId and systemName); each entry on its own, results ' +
+            'in request order: {ok: true, status: 200, id, record} or {ok: false, status: 400 | 409, error, ' +
+            'error_details}. The bytes come from asset.url (downloaded: http(s), bounded size and time, few ' +
+            'redirects, no private addresses) or asset.uploadId. A bare array up to 2025-11, {results} from 2026-01',
+          security: write,
+          requestBody: json({
+            type: 'object',
+            required: ['mediaLibraryEntries'],
+            additionalProperties: false,
+            properties: {
+              mediaLibraryEntries: {
+                type: 'array',
+                minItems: 1,
+                maxItems: 100,
+                items: fromZod(importMediaEntry, 'MediaImportEntry', components),
+              },
+            },
+          }),
+          responses: {
+            200: json(listOf(ref('MediaImportResult'))),
+            ...errors(400, 401, 403, 413, 415),
+          },
         },
       },
       '/documents/latestPublications': {
@@ -616,7 +1109,7 @@ export function buildOpenApiDocument(): Schema {
           parameters: [
             pathParam('documentId'),
             fieldsParam,
-            query('renditions', 'comma separated handles; up to 2025-07 only'),
+            inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
             ...conditionParams,
           ],
           responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
@@ -643,7 +1136,7 @@ export function buildOpenApiDocument(): Schema {
           parameters: [
             pathParam('documentId'),
             fieldsParam,
-            query('renditions', 'comma separated handles; up to 2025-07 only'),
+            inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
             ...conditionParams,
           ],
           responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
@@ -654,7 +1147,14 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Run document commands in one transaction (optimistic version, preconditions)',
           security: write,
           parameters: [pathParam('documentId')],
-          requestBody: json(commandsBody),
+          requestBody: json(commandsBody, 'Commands, run in order', {
+            version: 3,
+            preconditions: [{ type: 'isPublished', value: false }],
+            commands: [
+              { operation: 'setMetadataProperty', propertyName: 'title', value: 'Council votes on budget' },
+              { operation: 'publish' },
+            ],
+          }),
           responses: {
             204: { description: 'All commands applied' },
             ...errors(400, 401, 403, 404, 409, 415),
@@ -666,26 +1166,23 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Create or update a delivery status report',
           security: write,
           parameters: [pathParam('documentId')],
-          requestBody: json({
-            type: 'object',
-            required: ['publicationId', 'deliveryHandle', 'status'],
-            properties: {
-              publicationId: { type: 'integer' },
-              deliveryHandle: { type: 'string' },
-              status: { type: 'string', enum: ['success', 'failed', 'in-progress', 'aborted'] },
-              message: { type: 'string' },
-              reportId: { type: 'string' },
-              userChoices: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: { label: { type: 'string' }, value: { type: 'string' } },
-                },
-              },
-            },
+          requestBody: json(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
+            publicationId: 7,
+            deliveryHandle: 'print',
+            status: 'success',
+            message: 'Sent to press',
           }),
           responses: {
-            200: json({ type: 'object', properties: { reportId: { type: 'string' } } }),
+            200: json(answer(deliveryStatusAnswer, 'DeliveryStatusReport', components), 'The stored report', {
+              reportId: '0f8b5c1e-3a4d-4b8e-9c2f-1d2e3f4a5b6c',
+              documentId: 42,
+              publicationId: 7,
+              deliveryHandle: 'print',
+              status: 'success',
+              message: 'Sent to press',
+              createdAt: '2026-03-02T09:00:00.000Z',
+              updatedAt: '2026-03-02T09:05:00.000Z',
+            }),
             ...errors(400, 401, 403, 404, 415),
           },
         },
@@ -705,9 +1202,12 @@ export function buildOpenApiDocument(): Schema {
             query('fields', 'comma separated, or id for {documentId, projectId} items'),
             query('limit', 'default 10, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
             query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-            query(
-              'after',
-              'cursor of the previous response (from 2026-01), signed by the server; valid for the same sort only',
+            inVersions(
+              { from: '2026-01' },
+              query(
+                'after',
+                'cursor of the previous response (from 2026-01), signed by the server; valid for the same sort only',
+              ),
             ),
             ...conditionParams,
           ],
@@ -715,6 +1215,84 @@ export function buildOpenApiDocument(): Schema {
             200: json(listOf(ref('Document'), { total: { type: 'integer' }, cursor: { type: 'string' } })),
             ...errors(400, 401, 403, 503),
           },
+        },
+      },
+      '/documents/{documentId}/incomingDocumentReferences': {
+        get: {
+          summary:
+            'Published documents whose latest publication points at this published document (metadata, link ' +
+            'and include directives), ascending id; 404 when the document is not published',
+          security: read,
+          parameters: [pathParam('documentId'), ...incomingPaging],
+          responses: {
+            200: json(listOf(ref('IncomingDocumentReference'), incomingExtra)),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/documents/{documentId}/incomingMediaReferences': {
+        get: {
+          summary:
+            'Media library entries whose metadata points at this published document, ascending id; 404 when ' +
+            'the document is not published',
+          security: read,
+          parameters: [pathParam('documentId'), ...incomingPaging],
+          responses: {
+            200: json(listOf(ref('IncomingMediaReference'), incomingExtra)),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/drafts/{documentId}/incomingDocumentReferences': {
+        get: {
+          summary:
+            'Documents whose latest publication or current draft points at this document, published or not ' +
+            '(scope public-api:drafts:read), ascending id',
+          security: [{ bearer: ['public-api:drafts:read'] }],
+          parameters: [pathParam('documentId'), ...incomingPaging],
+          responses: {
+            200: json(listOf(ref('IncomingDocumentReference'), incomingExtra)),
+            ...errors(400, 401, 403, 404),
+          },
+        },
+      },
+      '/document-lists': {
+        get: {
+          summary:
+            "The project's document lists, the exact name first, then by name; each with its first `limit` " +
+            'published documents (systemdata, metadata), newest-added first. At most 100 lists per answer: ' +
+            'offset pages through more',
+          security: read,
+          parameters: [
+            query('name', 'only lists whose name contains this (case-insensitive)'),
+            query('limit', 'documents resolved per list: default 10, max 100', {
+              type: 'integer',
+              minimum: 0,
+              maximum: 100,
+            }),
+            query('offset', 'lists skipped: default 0, max 10000', {
+              type: 'integer',
+              minimum: 0,
+              maximum: 10000,
+            }),
+          ],
+          responses: { 200: json(listOf(ref('DocumentList'))), ...errors(400, 401, 403) },
+        },
+      },
+      '/document-lists/{id}': {
+        get: {
+          summary: 'One document list with its first `limit` published documents (never wrapped)',
+          security: read,
+          parameters: [
+            pathParam('id', { type: 'integer', minimum: 1, maximum: 2147483647 }),
+            query('reverse', 'default true: newest-added first; false: the order seen in the editor', {
+              type: 'boolean',
+            }),
+            query('fields', 'comma separated: systemdata, metadata, content; default systemdata,metadata'),
+            query('limit', 'default 100, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
+            ...conditionParams,
+          ],
+          responses: { 200: json(ref('DocumentList')), ...errors(400, 401, 403, 404) },
         },
       },
       '/publicationEvents': {
@@ -759,6 +1337,44 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           parameters: [pathParam('channelHandle', { type: 'string' })],
           responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/mediaLibrary/serve-image/{key}': {
+        get: {
+          summary:
+            "An image's stored bytes in original dimensions, streamed (2025-03 on, so every version); HEAD too",
+          description:
+            'The key is the asset key of a media library entry (or of one of its translations) and may contain ' +
+            'slashes (2025/03/14/<uuid>.jpeg); it must not contain `.` or `..` segments, empty segments, ' +
+            'backslashes or control characters (400). Strong ETag, `Cache-Control: private, no-cache`; ' +
+            '`If-None-Match` gives 304; one `Range: bytes=...` gives 206 (several ranges: the whole image), ' +
+            'one beyond the end 416. A revoked or invalid image is 403 `The requested image is revoked or ' +
+            "marked as invalid`; a key of no entry of the token's project is 404.",
+          security: read,
+          parameters: [
+            { ...pathParam('key', { type: 'string' }), description: 'the asset key; may contain slashes' },
+            {
+              name: 'Range',
+              in: 'header',
+              required: false,
+              description: 'one byte range, bytes=a-b, a- or -n',
+              schema: { type: 'string' },
+            },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: {
+              description: 'The image (Content-Type as stored, Content-Length, ETag, Cache-Control)',
+              content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
+            },
+            206: {
+              description: 'The requested range (Content-Range)',
+              content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
+            },
+            304: { description: 'Not modified: If-None-Match names the current ETag' },
+            ...errors(400, 401, 403, 404, 416),
+          },
         },
       },
     },

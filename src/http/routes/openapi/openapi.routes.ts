@@ -1,10 +1,25 @@
 import type { Router } from 'express';
+import { listRoutes } from '../../route-table';
 import { buildOpenApiDocument } from './openapi-document';
+import { importWebhook, withRateLimits } from './operational';
+import { documentForVersion } from './per-version';
 
-/** `GET /api/{version}/openapi.json`: the description of the API, no token needed. Built when registered. */
+type Schema = Record<string, unknown>;
+
+/**
+ * `GET /api/{version}/openapi.json`: the description of that version, no token needed. The description of all
+ * versions is built when registered; each version's, from it and the routes the router has by then, on its
+ * first request (every route is registered before the app serves), and kept.
+ */
 export function openApiRoutes(router: Router): void {
-  const document = buildOpenApiDocument();
-  router.get('/openapi.json', (_req, res) => {
+  const all = withRateLimits({ ...buildOpenApiDocument(), webhooks: importWebhook() });
+  const byVersion = new Map<string, Schema>();
+  router.get('/openapi.json', (req, res) => {
+    let document = byVersion.get(req.apiVersion.label);
+    if (!document) {
+      document = documentForVersion(all, listRoutes(router), req.apiVersion);
+      byVersion.set(req.apiVersion.label, document);
+    }
     res.json(document);
   });
 }

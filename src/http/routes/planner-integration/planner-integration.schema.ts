@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
 import { documentIdParam, documentIdValue } from '../../query-params';
 
 /** `{documentId}` of planner-integration/publication/{documentId}. */
@@ -86,3 +87,11 @@ export function basicCredentials(
     return undefined;
   }
 }
+
+/** What POST planner-integration/oauth/token answers (RFC 6749 §5.1). */
+export const tokenAnswer = z.strictObject({
+  access_token: z.string().describe('send as Authorization: Bearer'),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().positive().max(PLANNER_TOKEN_SECONDS),
+  scope: z.literal('planner'),
+});

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { sendJsonItems } from '../../json-items';
+import { sendJsonItems, setSearchCacheHeaders } from '../../json-items';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
 import { searchQuery } from './publications.schema';
@@ -42,6 +42,7 @@ export function publicationsRoutes(
       withTotal: req.apiVersion.wrapsLists,
       conditions: query.conditions,
     });
+    setSearchCacheHeaders(res, project.id, page);
     sendJsonItems(
       res,
       page,

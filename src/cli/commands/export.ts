@@ -1,0 +1,131 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { SingleBar } from 'cli-progress';
+import { ExportError, runExport, statePath } from '../../export/exporter';
+
+const MAX_PARALLEL = 32;
+
+function parseParallel(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PARALLEL) {
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_PARALLEL}`);
+  }
+  return n;
+}
+
+function parseSince(value: string): Date {
+  // An ISO 8601 date or date-time, as the API's publishedAt.* parameters take it.
+  const date = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)
+    ? new Date(value)
+    : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError(`must be an ISO date or date-time (2026-01-31, 2026-01-31T12:00:00Z)`);
+  }
+  return date;
+}
+
+export function exportCommand(program: Command): void {
+  program
+    .command('export')
+    .description(
+      "Export the latest publication of every document of the token's project through the public API, as " +
+        'NDJSON (one document per line), over disjoint id ranges in parallel; rerun to resume an interrupted export',
+    )
+    .requiredOption('-o, --out <file>', 'the NDJSON file to write (progress is kept in <file>.state.json)')
+    .option('--parallel <n>', 'id ranges pulled at once', parseParallel, 4)
+    .option(
+      '--since <iso date>',
+      'only documents whose latest publication is at or after this date',
+      parseSince,
+    )
+    .option('--force', 'overwrite an existing file that has no export to resume')
+    .addOption(
+      new Option('--url <url>', 'the API base URL, e.g. https://cms.example.com')
+        .env('BROADSHEET_URL')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--token <token>', "an API token with public-api:read (the project is the token's)")
+        .env('BROADSHEET_TOKEN')
+        .makeOptionMandatory(),
+    )
+    .option('--no-progress', 'no progress bar (it is drawn only on a terminal anyway)')
+    .action(
+      async (options: {
+        out: string;
+        parallel: number;
+        since?: Date;
+        force?: boolean;
+        url: string;
+        token: string;
+        progress: boolean;
+      }) => {
+        const bar = new SingleBar({
+          format:
+            'export |{bar}| {percentage}% | {documents} documents | {rate} docs/s | ETA {eta_formatted}',
+          stream: process.stderr,
+          hideCursor: true,
+          etaBuffer: 50,
+        });
+        const stop = new AbortController();
+        const onSignal = () => {
+          if (stop.signal.aborted) process.exit(130);
+          stop.abort();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        const started = performance.now();
+        let barStarted = false;
+        let firstDocuments: number | undefined;
+        try {
+          const result = await runExport({
+            url: options.url,
+            token: options.token,
+            out: options.out,
+            parallel: options.parallel,
+            since: options.since,
+            force: options.force,
+            signal: stop.signal,
+            onProgress: ({ chunks, chunksDone, documents }) => {
+              if (!options.progress) return;
+              const seconds = (performance.now() - started) / 1000;
+              firstDocuments ??= documents;
+              const written = documents - firstDocuments;
+              const payload = { documents, rate: seconds > 0 ? Math.round(written / seconds) : 0 };
+              if (!barStarted) {
+                bar.start(chunks, chunksDone, payload);
+                barStarted = true;
+              } else {
+                bar.update(chunksDone, payload);
+              }
+            },
+          });
+          if (barStarted) bar.stop();
+          const seconds = (performance.now() - started) / 1000;
+          console.log(
+            JSON.stringify({
+              out: options.out,
+              documents: result.documents,
+              written: result.written,
+              resumed: result.resumed,
+              complete: result.complete,
+              seconds: Math.round(seconds * 10) / 10,
+              docsPerSecond: Math.round(result.written / Math.max(seconds, 0.001)),
+            }),
+          );
+          if (!result.complete) {
+            console.error(
+              `broadsheet: export stopped; rerun the same command to resume (${statePath(options.out)})`,
+            );
+            process.exitCode = 130;
+          }
+        } catch (error) {
+          if (barStarted) bar.stop();
+          if (error instanceof ExportError) throw new Error(`export: ${error.message}`);
+          throw error;
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      },
+    );
+}

@@ -1,0 +1,44 @@
+import { withTransaction, type Pool } from '../db/pool';
+import { documentListEditQueries, type DocumentListRow } from '../db/queries/document-lists';
+import { documentQueries } from '../db/queries/documents';
+import { AppError } from '../domain/errors';
+import { checkListName } from '../domain/document-lists';
+import { valueOrThrow } from '../domain/validation';
+
+/** `broadsheet list create`: a new, empty list of the project; a name the project already uses is refused. */
+export async function createDocumentList(
+  pool: Pool,
+  input: { projectId: number; name: string },
+): Promise<DocumentListRow> {
+  const name = valueOrThrow(checkListName(input.name), 'name');
+  const list = await documentListEditQueries(pool).create(input.projectId, name);
+  if (!list) throw AppError.conflict(`The project already has a list named '${name}'`);
+  return list;
+}
+
+/**
+ * `broadsheet list add`: appends documents of the list's project to it, in the order given, in one
+ * transaction; an id that names no document of the project refuses the whole call, an id already in the
+ * list keeps its place. Unpublished documents may be added: the API resolves a list's published ones.
+ */
+export async function addToDocumentList(
+  pool: Pool,
+  input: { listId: number; documentIds: readonly number[] },
+): Promise<{ list: DocumentListRow; added: number[]; alreadyListed: number[] }> {
+  const documentIds = [...new Set(input.documentIds)];
+  return withTransaction(pool, async (tx) => {
+    const lists = documentListEditQueries(tx);
+    const list = await lists.findForUpdate(input.listId);
+    if (!list) throw AppError.notFound(`Document list ${input.listId} not found`);
+    const existing = new Set(await documentQueries(tx).findExistingIds(list.projectId, documentIds));
+    const unknown = documentIds.filter((id) => !existing.has(id));
+    if (unknown.length > 0) {
+      throw AppError.notFound(
+        `No document ${unknown.join(', ')} in the project of list ${list.id}; nothing was added`,
+      );
+    }
+    const added = await lists.append(list.id, documentIds);
+    const { projectId: _projectId, ...row } = list;
+    return { list: row, added, alreadyListed: documentIds.filter((id) => !added.includes(id)) };
+  });
+}

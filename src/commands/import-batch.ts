@@ -1,0 +1,212 @@
+import { withTransaction, type Pool } from '../db/pool';
+import { documentReferenceQueries } from '../db/queries/document-references';
+import { documentQueries, type ImportedDraft, type ImportTargetRow } from '../db/queries/documents';
+import { publicationEventQueries, type NewPublicationEvent } from '../db/queries/publication-events';
+import type { ImportDocument, ImportLog } from '../domain/import-request';
+import type { ReferenceRow } from '../domain/references';
+import { enqueueMany, type Boss } from '../jobs/boss';
+
+/** A document of an import that passed every check that needs no writing: what a batch writes of it. */
+export interface PreparedImport {
+  document: ImportDocument;
+  draft: ImportedDraft;
+  /** The outgoing references of the draft (and of its publication when it is published). */
+  references: ReferenceRow[];
+}
+
+/**
+ * The key a batch must hold at most once: two writes of one document in one statement are not possible
+ * (and their order matters), so a batch ends before a document it already holds comes again.
+ */
+export function importTargetKey(document: ImportDocument): string {
+  return document.documentId === undefined ? `external:${document.id}` : `document:${document.documentId}`;
+}
+
+/**
+ * Cuts documents into batches of at most `size`, in order, none holding the same target twice (see
+ * importTargetKey). Pure, so tested on its own.
+ */
+export function cutImportBatches<T>(items: readonly T[], size: number, keyOf: (item: T) => string): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let keys = new Set<string>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (current.length >= size || keys.has(key)) {
+      batches.push(current);
+      current = [];
+      keys = new Set();
+    }
+    current.push(item);
+    keys.add(key);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** Two documents of a batch turned out to be one (by external id and by id): the batch is written one by one. */
+class SameDocumentTwice extends Error {}
+
+/**
+ * Writes one batch of prepared documents in one transaction, every step one statement for the whole batch:
+ * lock the targets, insert the new drafts, replace the existing ones, their references, publish or unpublish
+ * (publications, events, publication references), the imported lastPublicationDate, and one index job per
+ * published or unpublished document (the outbox, in the same transaction). Returns one log per document, in
+ * order. A document that names a missing `documentId` fails alone; anything Postgres refuses throws, the
+ * whole batch rolls back, and the caller writes its documents one by one to find which one it was.
+ */
+export async function writeImportBatch(
+  deps: { pool: Pool; boss: Boss },
+  projectId: number,
+  systemName: string,
+  batch: readonly PreparedImport[],
+  now: Date,
+): Promise<ImportLog[]> {
+  return withTransaction(deps.pool, async (tx) => {
+    const documents = documentQueries(tx);
+    const references = documentReferenceQueries(tx);
+    const targets = await documents.findImportTargetsForUpdate(
+      projectId,
+      systemName,
+      batch.filter((item) => item.document.documentId === undefined).map((item) => item.document.id),
+      batch.flatMap((item) => (item.document.documentId === undefined ? [] : [item.document.documentId])),
+    );
+    const byId = new Map(targets.map((row) => [row.id, row]));
+    const byExternalId = new Map(
+      targets.filter((row) => row.systemName === systemName).map((row) => [row.externalId, row]),
+    );
+
+    const logs: ImportLog[] = [];
+    const written: { item: PreparedImport; existing: ImportTargetRow | undefined; log: ImportLog }[] = [];
+    const seen = new Set<number>();
+    for (const item of batch) {
+      const { document } = item;
+      const log: ImportLog = { state: 'imported', external_id: document.id, document_id: null };
+      logs.push(log);
+      let existing: ImportTargetRow | undefined;
+      if (document.documentId !== undefined) {
+        existing = byId.get(document.documentId);
+        if (!existing) {
+          Object.assign(log, {
+            state: 'failed',
+            reason: `document ${document.documentId} does not exist in this project`,
+          });
+          continue;
+        }
+      } else {
+        existing = byExternalId.get(document.id);
+      }
+      if (existing) {
+        if (seen.has(existing.id)) throw new SameDocumentTwice();
+        seen.add(existing.id);
+      }
+      written.push({ item, existing, log });
+    }
+
+    const fresh = written.filter((entry) => !entry.existing);
+    const insertedRow = ({ item }: (typeof written)[number]) => ({
+      draft: item.draft,
+      dates: datesOf(item.document),
+      externalId: item.document.id,
+    });
+    const inserted = await documents.insertImportedMany(
+      projectId,
+      systemName,
+      fresh.filter((entry) => !entry.item.document.flags?.autoPublish).map(insertedRow),
+    );
+    const insertedPublished = await documents.insertPublishedImportedMany(
+      projectId,
+      systemName,
+      fresh.filter((entry) => entry.item.document.flags?.autoPublish).map(insertedRow),
+      now,
+    );
+    for (const [externalId, ids] of insertedPublished) inserted.set(externalId, ids.documentId);
+    await documents.replaceImportedDrafts(
+      written.flatMap(({ item, existing }) =>
+        existing ? [{ draft: item.draft, dates: datesOf(item.document), documentId: existing.id }] : [],
+      ),
+    );
+    for (const entry of written) {
+      entry.log.document_id = entry.existing?.id ?? inserted.get(entry.item.document.id)!;
+    }
+    const idOf = (entry: (typeof written)[number]) => entry.log.document_id!;
+    await references.replaceMany(
+      projectId,
+      'draft',
+      written.map((entry) => ({
+        documentId: idOf(entry),
+        rows: entry.item.references,
+        new: !entry.existing,
+      })),
+    );
+
+    const publishing = written.filter((entry) => entry.item.document.flags?.autoPublish);
+    const unpublishing = written.filter(
+      (entry) => entry.item.document.flags?.unpublish && entry.existing?.latestPublicationId != null,
+    );
+    const unpublished = new Set(unpublishing);
+    const publications = await documents.publishDrafts(
+      projectId,
+      publishing.filter((entry) => entry.existing).map(idOf),
+      now,
+    );
+    for (const ids of insertedPublished.values()) publications.set(ids.documentId, ids.publicationId);
+    await documents.markUnpublishedMany(projectId, unpublishing.map(idOf));
+    for (const entry of publishing) entry.log.state = 'published';
+
+    const events: NewPublicationEvent[] = [];
+    for (const entry of written) {
+      const { draft } = entry.item;
+      const base = {
+        projectId,
+        channelId: entry.existing?.channelId ?? draft.channelId,
+        documentId: idOf(entry),
+        documentType: draft.documentType,
+        contentType: draft.contentType,
+        createdAt: now,
+      };
+      if (publications.has(base.documentId)) {
+        const wasPublished = entry.existing?.latestPublicationId != null;
+        events.push({
+          ...base,
+          eventType: wasPublished ? 'update' : 'publish',
+          publicationId: publications.get(base.documentId)!,
+        });
+      } else if (unpublished.has(entry)) {
+        events.push({ ...base, eventType: 'unpublish', publicationId: entry.existing!.latestPublicationId });
+      }
+    }
+    await publicationEventQueries(tx).insertMany(projectId, events);
+    await references.replaceMany(projectId, 'publication', [
+      ...publishing.map((entry) => ({
+        documentId: idOf(entry),
+        rows: entry.item.references,
+        new: !entry.existing,
+      })),
+      ...unpublishing.map((entry) => ({ documentId: idOf(entry), rows: [] })),
+    ]);
+    // After publishing, which sets lastPublicationDate to now: the imported date wins.
+    await documents.setLastPublicationDates(
+      written.flatMap((entry) => {
+        const date = entry.item.document.publishControl?.lastPublicationDate;
+        return date ? [{ documentId: idOf(entry), lastPublicationDate: date }] : [];
+      }),
+    );
+    await enqueueMany(
+      deps.boss,
+      tx,
+      'indexDocument',
+      [...publishing, ...unpublishing].map((entry) => ({ projectId, documentId: idOf(entry) })),
+    );
+    return logs;
+  });
+}
+
+function datesOf(document: ImportDocument) {
+  const dates = document.publishControl ?? {};
+  return {
+    firstPublicationDate: dates.firstPublicationDate,
+    significantPublicationDate: dates.significantPublicationDate,
+    visiblePublicationDateOverride: dates.visiblePublicationDateOverride,
+  };
+}

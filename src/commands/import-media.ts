@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { withTransaction, type Pool } from '../db/pool';
+import { mediaQueries, type MediaEntryWrite } from '../db/queries/media';
+import { mediaReferenceQueries } from '../db/queries/media-references';
+import { mediaUploadQueries } from '../db/queries/media-uploads';
+import type { ApiVersion } from '../domain/api-versions';
+import {
+  assetKeys,
+  mediaReferences,
+  newObjectKey,
+  safeFilename,
+  storedFileType,
+  toApiEntry,
+  type ApiMediaEntry,
+  type MediaEntryRow,
+  type MediaType,
+  type StoredAsset,
+  type Translation,
+} from '../domain/media';
+import type { Logger } from '../logger';
+import { downloadToFile, DownloadError, type DownloadLimits } from '../media/download';
+import type { PublicAddressPolicy } from '../domain/public-addresses';
+import { probeImage } from '../media/probe';
+import { withStagingDir } from '../media/staging';
+import type { ObjectStore } from '../storage/object-store';
+
+/** An entry of POST import/mediaLibrary as the edge parsed it (supplement §9). */
+export interface ImportMediaEntry {
+  id?: string | undefined;
+  systemName?: string | undefined;
+  externalId?: string | undefined;
+  mediaType: MediaType;
+  asset: AssetSource;
+  metadata: Record<string, unknown>;
+  /** Each translation may bring an image of its own, from the same two sources. */
+  translations: { locale: string; metadata: Record<string, unknown>; asset?: AssetSource | undefined }[];
+}
+
+/** Where an asset's bytes come from: a URL the server downloads, or an upload. */
+export interface AssetSource {
+  url?: string | undefined;
+  uploadId?: string | undefined;
+  filename?: string | undefined;
+}
+
+/** Each entry of the body: parsed, or the 400 error_details of its problems. */
+export type ImportMediaInput =
+  { ok: true; entry: ImportMediaEntry } | { ok: false; details: Record<string, unknown> };
+
+export type ImportMediaResult =
+  | { ok: true; status: 200; id: string; record: ApiMediaEntry }
+  | { ok: false; status: number; error: string; error_details: Record<string, unknown> };
+
+export interface MediaImportDeps {
+  pool: Pool;
+  objects: ObjectStore;
+  logger: Logger;
+  download: DownloadLimits;
+  /** Which addresses downloads may reach (the context's policy, shared with import webhooks). */
+  addresses: PublicAddressPolicy;
+}
+
+/** One entry's failure, as its result says it. */
+class EntryFailure extends Error {
+  constructor(readonly result: Extract<ImportMediaResult, { ok: false }>) {
+    super(result.error);
+  }
+}
+
+const invalidEntry = (details: Record<string, string>) =>
+  new EntryFailure({
+    ok: false,
+    status: 400,
+    error: 'ValidationError',
+    error_details: { name: 'ValidationError', ...details },
+  });
+
+const uniqueIdViolation = (message: string) =>
+  new EntryFailure({
+    ok: false,
+    status: 409,
+    error: 'UniqueIdViolation',
+    error_details: { name: 'UniqueIdViolation', message },
+  });
+
+/** Bytes ready for an entry: in the object store under `asset.key`, and whether this import put them there. */
+interface PlacedAsset {
+  asset: StoredAsset;
+  /** Set when the asset is an upload: the import claims it in the entry's transaction. */
+  uploadId?: string;
+  /** Put by this import: deleted again if the entry does not commit, so no object is left without an entry. */
+  putByUs: boolean;
+}
+
+/**
+ * POST import/mediaLibrary (supplement §9): each entry on its own, results in request order. An entry's bytes
+ * come from a URL the server downloads or from an upload (POST mediaLibrary/uploads); they are probed (an
+ * image's format, width and height are read from the bytes), written to the object store, and only then is
+ * the entry written, with its metadata's references, in one transaction. When that fails the object is
+ * deleted again: nothing is left half-stored. An entry with `externalId` and `systemName` that exists is
+ * updated (its previous object deleted after the commit); one with a taken `id` is a 409 UniqueIdViolation.
+ */
+export async function importMedia(
+  deps: MediaImportDeps,
+  projectId: number,
+  inputs: readonly ImportMediaInput[],
+  view: { baseUrl: string; version: ApiVersion },
+): Promise<ImportMediaResult[]> {
+  const results: ImportMediaResult[] = [];
+  for (const input of inputs) {
+    if (!input.ok) {
+      results.push({ ok: false, status: 400, error: 'ValidationError', error_details: input.details });
+      continue;
+    }
+    try {
+      const row = await importOne(deps, projectId, input.entry, new Date());
+      results.push({
+        ok: true,
+        status: 200,
+        id: row.id,
+        record: toApiEntry(row, view.baseUrl, view.version.label),
+      });
+    } catch (error) {
+      if (!(error instanceof EntryFailure)) throw error;
+      results.push(error.result);
+    }
+  }
+  return results;
+}
+
+/** The import of one entry, for the CLI and the demo as well: the stored row, or an EntryFailure. */
+async function importOne(
+  deps: MediaImportDeps,
+  projectId: number,
+  entry: ImportMediaEntry,
+  now: Date,
+): Promise<MediaEntryRow> {
+  const media = mediaQueries(deps.pool);
+  // Cheap refusals first, before any byte is downloaded; the transaction decides for real.
+  const existing =
+    entry.externalId !== undefined && entry.systemName !== undefined
+      ? await media.findByExternalId(projectId, entry.systemName, entry.externalId)
+      : undefined;
+  if (existing && entry.id !== undefined && entry.id !== existing.id) {
+    throw uniqueIdViolation(
+      `The entry with externalId '${entry.externalId}' of system '${entry.systemName}' has the id '${existing.id}', not '${entry.id}'`,
+    );
+  }
+  if (!existing && entry.id !== undefined && (await media.findById(projectId, entry.id))) {
+    throw uniqueIdViolation(`A media library entry with the id '${entry.id}' already exists`);
+  }
+
+  // The entry's asset, then each translation's: every object this import put is deleted again on failure.
+  const placedAll: { where: string; placed: PlacedAsset }[] = [];
+  let row: MediaEntryRow;
+  try {
+    const placed = await placeAsset(deps, projectId, entry.asset, entry.mediaType, 'asset', now);
+    placedAll.push({ where: 'asset', placed });
+    const translations: Translation[] = [];
+    for (const [index, translation] of entry.translations.entries()) {
+      const where = `translations.${index}.asset`;
+      if (translation.asset === undefined) {
+        translations.push({ locale: translation.locale, metadata: translation.metadata });
+        continue;
+      }
+      const own = await placeAsset(deps, projectId, translation.asset, entry.mediaType, where, now);
+      placedAll.push({ where, placed: own });
+      translations.push({ locale: translation.locale, metadata: translation.metadata, asset: own.asset });
+    }
+    row = await withTransaction(deps.pool, async (tx) => {
+      for (const { where, placed: each } of placedAll) {
+        if (each.uploadId !== undefined && !(await mediaUploadQueries(tx).claim(projectId, each.uploadId))) {
+          throw invalidEntry({
+            [`${where}.uploadId`]: 'names no upload of this project (unknown, expired or already imported)',
+          });
+        }
+      }
+      const write: MediaEntryWrite = {
+        mediaType: entry.mediaType,
+        systemName: entry.systemName ?? null,
+        externalId: entry.externalId ?? null,
+        metadata: entry.metadata,
+        asset: placed.asset,
+        translations,
+      };
+      const queries = mediaQueries(tx);
+      const current =
+        existing && entry.systemName !== undefined && entry.externalId !== undefined
+          ? await queries.findByExternalId(projectId, entry.systemName, entry.externalId, true)
+          : undefined;
+      const stored = current
+        ? await queries.replace(projectId, current.id, write)
+        : await queries.insert(projectId, entry.id ?? newMediaId(), write);
+      if (!stored) {
+        throw uniqueIdViolation(
+          entry.id !== undefined
+            ? `A media library entry with the id '${entry.id}' already exists`
+            : `A media library entry with externalId '${entry.externalId}' of system '${entry.systemName}' already exists`,
+        );
+      }
+      await mediaReferenceQueries(tx).replace(
+        projectId,
+        stored.id,
+        mediaReferences(stored.metadata, stored.translations),
+      );
+      return stored;
+    });
+  } catch (error) {
+    for (const { placed } of placedAll) if (placed.putByUs) await deleteObject(deps, placed.asset.key);
+    throw error;
+  }
+  // An update's previous objects (its asset's, its translations') that the new row no longer names.
+  const kept = new Set(assetKeys(row));
+  for (const key of existing ? assetKeys(existing) : []) {
+    if (!kept.has(key) && !(await media.keyInUse(projectId, key))) await deleteObject(deps, key);
+  }
+  return row;
+}
+
+/** A generated entry id: 32 hex digits, within `^[a-zA-Z0-9-]{1,32}$`. */
+function newMediaId(): string {
+  return randomUUID().replaceAll('-', '');
+}
+
+async function deleteObject(deps: MediaImportDeps, key: string): Promise<void> {
+  try {
+    await deps.objects.delete(key);
+  } catch (error) {
+    deps.logger.error({ err: error, key }, 'media object could not be deleted: it is left without an entry');
+  }
+}
+
+/**
+ * An asset's bytes in the object store: an upload's (already there), or downloaded, probed and put. Problems
+ * are the entry's 400 under `where` (`asset`, `translations.<i>.asset`).
+ */
+async function placeAsset(
+  deps: MediaImportDeps,
+  projectId: number,
+  source: AssetSource,
+  mediaType: MediaType,
+  where: string,
+  now: Date,
+): Promise<PlacedAsset> {
+  if (source.uploadId !== undefined) {
+    const upload = await mediaUploadQueries(deps.pool).find(projectId, source.uploadId);
+    if (!upload) {
+      throw invalidEntry({
+        [`${where}.uploadId`]: 'names no upload of this project (unknown, expired or already imported)',
+      });
+    }
+    if (mediaType === 'image' && (upload.width === null || upload.height === null)) {
+      throw invalidEntry({
+        [`${where}.uploadId`]: `names an upload of ${upload.mimeType}, which is not an image`,
+      });
+    }
+    return {
+      asset: {
+        key: upload.key,
+        filename:
+          source.filename !== undefined ? safeFilename(source.filename, upload.filename) : upload.filename,
+        mimeType: upload.mimeType,
+        size: upload.size,
+        ...(upload.width === null ? {} : { width: upload.width }),
+        ...(upload.height === null ? {} : { height: upload.height }),
+      },
+      uploadId: upload.id,
+      putByUs: false,
+    };
+  }
+  const url = source.url!;
+  return withStagingDir(async (dir) => {
+    const path = join(dir, 'asset');
+    let downloaded;
+    try {
+      downloaded = await downloadToFile(url, path, deps.download, deps.addresses);
+    } catch (error) {
+      if (error instanceof DownloadError) throw invalidEntry({ [`${where}.url`]: error.message });
+      throw error;
+    }
+    const fallbackName = safeFilename(decodeURIComponentSafe(downloaded.url.pathname), 'asset');
+    const filename = safeFilename(source.filename, fallbackName);
+    const facts = await describeBytes(path, mediaType, downloaded.contentType);
+    if (!facts.ok) throw invalidEntry({ [`${where}.url`]: `the downloaded file ${facts.reason}` });
+    const key = newObjectKey(projectId, randomUUID(), facts.extension, now);
+    await deps.objects.put(key, createReadStream(path), {
+      contentType: facts.mimeType,
+      size: downloaded.size,
+    });
+    return {
+      asset: {
+        key,
+        filename,
+        mimeType: facts.mimeType,
+        size: downloaded.size,
+        ...(facts.width === undefined ? {} : { width: facts.width, height: facts.height }),
+      },
+      putByUs: true,
+    };
+  });
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * What staged bytes are: for an image entry, what sharp reads from them (or why they are refused); for a
+ * video or a file, the type the source declared (`application/octet-stream` when it declared none).
+ */
+export async function describeBytes(
+  path: string,
+  mediaType: MediaType,
+  declaredType: string | undefined,
+): Promise<
+  | { ok: true; mimeType: string; extension: string; width?: number; height?: number }
+  | { ok: false; reason: string }
+> {
+  if (mediaType === 'image') {
+    const probed = await probeImage(path);
+    return probed.ok ? { ok: true, ...probed.facts } : probed;
+  }
+  const mimeType = storedFileType(declaredType);
+  const subtype = mimeType
+    .split('/')[1]!
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, 10);
+  return { ok: true, mimeType, extension: subtype === '' ? 'bin' : subtype };
+}

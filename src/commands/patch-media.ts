@@ -1,0 +1,64 @@
+import { withTransaction, type Pool } from '../db/pool';
+import { mediaQueries } from '../db/queries/media';
+import { mediaReferenceQueries } from '../db/queries/media-references';
+import type { ApiVersion } from '../domain/api-versions';
+import { AppError } from '../domain/errors';
+import {
+  applyMediaPatches,
+  assetKeys,
+  mediaReferences,
+  toApiEntry,
+  type ApiMediaEntry,
+  type MediaPatch,
+} from '../domain/media';
+import type { Logger } from '../logger';
+import type { ObjectStore } from '../storage/object-store';
+
+export interface PatchMediaInput {
+  projectId: number;
+  id: string;
+  patches: MediaPatch[];
+  preserveUpdatedAt: boolean;
+}
+
+/**
+ * PATCH mediaLibrary/{id} (api-spec §3.2, §4.18): the batch applies in order, in one transaction, or not at
+ * all (a 409 names the patch); the entry gets a new version, and keeps its updatedAt with preserveUpdatedAt.
+ * Changed metadata replaces the entry's outgoing references in the same transaction.
+ */
+export async function patchMedia(
+  deps: { pool: Pool; objects: ObjectStore; logger: Logger },
+  input: PatchMediaInput,
+  view: { baseUrl: string; version: ApiVersion },
+): Promise<ApiMediaEntry> {
+  let before: string[] = [];
+  const row = await withTransaction(deps.pool, async (tx) => {
+    const queries = mediaQueries(tx);
+    const current = await queries.findById(input.projectId, input.id, true);
+    if (!current) throw AppError.notFound(`Media library entry '${input.id}' not found`);
+    before = assetKeys(current);
+    const next = applyMediaPatches(current, input.patches, {
+      conflictOnRevokeRevoked: view.version.atLeast('2026-01'),
+    });
+    const stored = await queries.applyPatch(input.projectId, input.id, next, input.preserveUpdatedAt);
+    if (next.metadata !== current.metadata || next.translations !== current.translations) {
+      await mediaReferenceQueries(tx).replace(
+        input.projectId,
+        input.id,
+        mediaReferences(stored.metadata, stored.translations),
+      );
+    }
+    return stored;
+  });
+  // A translation the batch removed takes its image with it, once the batch has committed.
+  const kept = new Set(assetKeys(row));
+  for (const key of before.filter((each) => !kept.has(each))) {
+    await deps.objects.delete(key).catch((error: unknown) => {
+      deps.logger.error(
+        { err: error, key },
+        'media object could not be deleted: it is left without an entry',
+      );
+    });
+  }
+  return toApiEntry(row, view.baseUrl, view.version.label);
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import type { Pool } from '../db/pool';
+import { mediaUploadQueries } from '../db/queries/media-uploads';
+import { AppError } from '../domain/errors';
+import { newObjectKey, safeFilename, storedFileType, uploadTypeProblem } from '../domain/media';
+import type { Logger } from '../logger';
+import { probeImage } from '../media/probe';
+import { stageStream, TooLargeError, withStagingDir } from '../media/staging';
+import type { ObjectStore } from '../storage/object-store';
+
+/** How long an upload waits for the import that names it before it is swept with its object. */
+export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface MediaUploadDeps {
+  pool: Pool;
+  objects: ObjectStore;
+  logger: Logger;
+  /** The largest body POST mediaLibrary/uploads accepts (MEDIA_UPLOAD_MAX_BYTES). */
+  uploadMaxBytes: number;
+}
+
+export interface MediaUploadInput {
+  body: Readable;
+  /** The request's Content-Type: required; `image/*` promises an image, anything else is kept as a file. */
+  contentType: string | undefined;
+  /** The request's Content-Length, when it sent one: refused at once when over the limit. */
+  contentLength: number | undefined;
+  /** The request's Content-Encoding: the bytes are stored as sent, so none but identity is accepted. */
+  contentEncoding?: string | undefined;
+  filename: string | undefined;
+}
+
+export interface MediaUpload {
+  uploadId: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+  width?: number;
+  height?: number;
+  expiresAt: string;
+}
+
+const tooLarge = (maxBytes: number) =>
+  new AppError(413, {
+    name: 'PayloadTooLarge',
+    message: `The upload is larger than the limit of ${maxBytes} bytes (MEDIA_UPLOAD_MAX_BYTES)`,
+  });
+
+/**
+ * POST mediaLibrary/uploads: the raw body staged on disk (bounded: 413 past the limit), probed (an image's
+ * format and dimensions come from its bytes; a body sent as `image/*` that is no readable image is a 400),
+ * written to the object store, and recorded as an upload that POST import/mediaLibrary can name with
+ * `asset: {uploadId}`. The row is written only once the object is durable, and the object deleted again if the
+ * row cannot be written. Unclaimed uploads older than a day are swept here, with their objects.
+ */
+export async function uploadMedia(
+  deps: MediaUploadDeps,
+  projectId: number,
+  input: MediaUploadInput,
+): Promise<MediaUpload> {
+  const declared = (input.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const refused = uploadTypeProblem(declared, input.contentEncoding);
+  if (refused !== undefined) {
+    await discardRest(input.body, DISCARD_AT_MOST);
+    throw new AppError(415, { name: 'UnsupportedMediaType', message: refused });
+  }
+  if (input.contentLength !== undefined && input.contentLength > deps.uploadMaxBytes) {
+    await discardRest(input.body, DISCARD_AT_MOST);
+    throw tooLarge(deps.uploadMaxBytes);
+  }
+  await sweepExpiredUploads(deps, new Date());
+  return withStagingDir(async (dir) => {
+    const path = join(dir, 'upload');
+    let size: number;
+    // Through a tap, so that a failed staging does not destroy the request: past the limit the rest of the
+    // body is read and dropped, and the client, still sending, gets to read its 413.
+    const tap = new PassThrough();
+    input.body.pipe(tap);
+    try {
+      size = await stageStream(tap, path, deps.uploadMaxBytes);
+    } catch (error) {
+      if (error instanceof TooLargeError) {
+        await discardRest(input.body, DISCARD_AT_MOST);
+        throw tooLarge(deps.uploadMaxBytes);
+      }
+      throw error;
+    }
+    if (size === 0) throw AppError.validation({ body: 'is empty: send the bytes of the file' });
+    const probed = await probeImage(path);
+    if (!probed.ok && declared.startsWith('image/')) {
+      throw AppError.validation({ body: `${probed.reason} (sent as ${declared})` });
+    }
+    const mimeType = probed.ok ? probed.facts.mimeType : storedFileType(declared);
+    const extension = probed.ok
+      ? probed.facts.extension
+      : declared
+          .split('/')[1]!
+          .replace(/[^a-z0-9]/g, '')
+          .slice(0, 10) || 'bin';
+    const uploadId = randomUUID();
+    const key = newObjectKey(projectId, randomUUID(), extension, new Date());
+    const filename = safeFilename(input.filename, `upload.${extension}`);
+    await deps.objects.put(key, createReadStream(path), { contentType: mimeType, size });
+    try {
+      const row = await mediaUploadQueries(deps.pool).insert(projectId, {
+        id: uploadId,
+        key,
+        filename,
+        mimeType,
+        size,
+        width: probed.ok ? probed.facts.width : null,
+        height: probed.ok ? probed.facts.height : null,
+      });
+      return {
+        uploadId,
+        filename,
+        mimeType,
+        size,
+        ...(probed.ok ? { width: probed.facts.width, height: probed.facts.height } : {}),
+        expiresAt: new Date(row.createdAt.getTime() + UPLOAD_TTL_MS).toISOString(),
+      };
+    } catch (error) {
+      await deps.objects.delete(key).catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+/** How much of a body past the upload limit is read and dropped before the connection is cut instead. */
+const DISCARD_AT_MOST = 64 * 1024 * 1024;
+
+/** Reads and drops what is left of a body, up to `cap` bytes; past that the stream (the connection) is destroyed. */
+function discardRest(stream: Readable, cap: number): Promise<void> {
+  stream.unpipe();
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    stream.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > cap) stream.destroy();
+    });
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+    stream.resume();
+  });
+}
+
+/** Deletes a few uploads nobody imported within UPLOAD_TTL_MS, rows first, then their objects. */
+export async function sweepExpiredUploads(
+  deps: Pick<MediaUploadDeps, 'pool' | 'objects' | 'logger'>,
+  now: Date,
+) {
+  const keys = await mediaUploadQueries(deps.pool).takeExpired(new Date(now.getTime() - UPLOAD_TTL_MS), 20);
+  for (const key of keys) {
+    await deps.objects.delete(key).catch((error: unknown) => {
+      deps.logger.warn({ err: error, key }, 'expired upload: its object could not be deleted');
+    });
+  }
+}

@@ -1,0 +1,266 @@
+import { componentKey, type Component, type Content, type Metadata } from './content';
+
+/** POST composition/{documentId} (api-spec §4.4): the pure parts, preloading and include resolution. */
+export const COMPOSITION_FIELDS = [
+  'systemdata',
+  'metadata',
+  'content',
+  'html',
+  'includes',
+  'design',
+] as const;
+export type CompositionField = (typeof COMPOSITION_FIELDS)[number];
+
+/** What a referenced document shows when it is preloaded or included: its latest publication's. */
+export interface PublishedSummary {
+  systemdata: Record<string, unknown>;
+  metadata: Metadata;
+}
+
+/** How many documents a list include resolves when its params say nothing (or something unusable). */
+export const DEFAULT_LIST_INCLUDE_LIMIT = 10;
+export const MAX_LIST_INCLUDE_LIMIT = 100;
+
+/** Fields answered when the body names none: the document itself, and includes when asked to resolve them. */
+export function defaultCompositionFields(resolveIncludes: boolean | undefined): CompositionField[] {
+  return resolveIncludes === true
+    ? ['systemdata', 'metadata', 'content', 'includes']
+    : ['systemdata', 'metadata', 'content'];
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A stored id (a number or a string of digits) as a document or list id; anything else is no id. */
+export function asDocumentId(value: unknown): number | undefined {
+  const id =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value)
+        ? Number(value)
+        : NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+const SINGLE_REF = 'document';
+const MULTI_REF = 'documents';
+const LIST_REFS = new Set(['list', 'documentList', 'document-list']);
+
+// ---- metadata.preload --------------------------------------------------------------------------------------
+
+/** The metadata properties the request asks to preload that hold document references. */
+function preloadedValues(
+  metadata: Metadata,
+  preload: Readonly<Record<string, boolean>>,
+): [string, unknown][] {
+  return Object.entries(metadata).filter(
+    ([property]) => Object.hasOwn(preload, property) && preload[property],
+  );
+}
+
+function refIds(value: unknown): number[] {
+  if (Array.isArray(value)) return value.flatMap(refIds);
+  if (!isObject(value)) return [];
+  if (value.$ref === SINGLE_REF) {
+    const id = isObject(value.reference) ? asDocumentId(value.reference.id) : undefined;
+    return id === undefined ? [] : [id];
+  }
+  if (value.$ref === MULTI_REF && Array.isArray(value.references)) {
+    return value.references.flatMap((entry) => {
+      const id = isObject(entry) ? asDocumentId(entry.id) : undefined;
+      return id === undefined ? [] : [id];
+    });
+  }
+  return [];
+}
+
+/** Every document id the preload asks for, each once, in metadata order. */
+export function preloadTargets(metadata: Metadata, preload: Readonly<Record<string, boolean>>): number[] {
+  return [...new Set(preloadedValues(metadata, preload).flatMap(([, value]) => refIds(value)))];
+}
+
+/** One reference holder with what was found for it: `isPreloaded` always, `value` only when published. */
+function preloadOne(holder: Json, id: unknown, found: ReadonlyMap<number, PublishedSummary>): Json {
+  const { value: _stored, isPreloaded: _flag, ...rest } = holder;
+  const documentId = asDocumentId(id);
+  const summary = documentId === undefined ? undefined : found.get(documentId);
+  return summary ? { ...rest, isPreloaded: true, value: summary } : { ...rest, isPreloaded: false };
+}
+
+function preloadValue(value: unknown, found: ReadonlyMap<number, PublishedSummary>): unknown {
+  if (Array.isArray(value)) return value.map((item) => preloadValue(item, found));
+  if (!isObject(value)) return value;
+  if (value.$ref === SINGLE_REF) {
+    return preloadOne(value, isObject(value.reference) ? value.reference.id : undefined, found);
+  }
+  if (value.$ref === MULTI_REF && Array.isArray(value.references)) {
+    return {
+      ...value,
+      references: (value.references as unknown[]).map((entry): unknown =>
+        isObject(entry) ? preloadOne(entry, entry.id, found) : entry,
+      ),
+    };
+  }
+  return value;
+}
+
+/**
+ * The metadata with the asked-for references resolved (api-spec §2.3): `{$ref: 'document', isPreloaded,
+ * reference, value: {systemdata, metadata}}`, and in a `{$ref: 'documents'}` list the same on each item. A
+ * target that is not published (or not of the project) stays `isPreloaded: false` without a value.
+ */
+export function applyPreload(
+  metadata: Metadata,
+  preload: Readonly<Record<string, boolean>>,
+  found: ReadonlyMap<number, PublishedSummary>,
+): Metadata {
+  const resolved = new Map(Object.entries(metadata));
+  for (const [property, value] of preloadedValues(metadata, preload)) {
+    resolved.set(property, preloadValue(value, found));
+  }
+  return Object.fromEntries(resolved);
+}
+
+// ---- resolveIncludes ---------------------------------------------------------------------------------------
+
+/** One include directive whose params point at documents or a list. */
+export interface IncludeRequest {
+  componentId: string;
+  directiveName: string;
+  service: string;
+  /** params.layout when it is a string: teasers are drawn in it. */
+  layout?: string;
+  documentIds: number[];
+  list?: { id: number; limit: number };
+}
+
+function listLimit(value: unknown): number {
+  const limit = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 1
+    ? Math.min(limit, MAX_LIST_INCLUDE_LIMIT)
+    : DEFAULT_LIST_INCLUDE_LIMIT;
+}
+
+function includeRequest(
+  key: string,
+  directiveName: string,
+  include: { service: string; params: Json },
+): IncludeRequest | undefined {
+  const documentIds: number[] = [];
+  let list: IncludeRequest['list'];
+  for (const [param, value] of Object.entries(include.params)) {
+    if (isObject(value) && typeof value.$ref === 'string' && LIST_REFS.has(value.$ref)) {
+      const id = isObject(value.reference) ? asDocumentId(value.reference.id) : undefined;
+      if (id !== undefined && list === undefined) list = { id, limit: listLimit(include.params.limit) };
+      continue;
+    }
+    if (param === 'listId') {
+      const id = asDocumentId(value);
+      if (id !== undefined && list === undefined) list = { id, limit: listLimit(include.params.limit) };
+      continue;
+    }
+    // The legacy teaser names the teased document `mediaId` (as in domain/references.ts).
+    if (param === 'mediaId') {
+      const id = asDocumentId(value);
+      if (id !== undefined) documentIds.push(id);
+      continue;
+    }
+    documentIds.push(...refIds(value));
+  }
+  if (documentIds.length === 0 && list === undefined) return undefined;
+  const layout = include.params.layout;
+  return {
+    componentId: key,
+    directiveName,
+    service: include.service,
+    ...(typeof layout === 'string' ? { layout } : {}),
+    documentIds: [...new Set(documentIds)],
+    ...(list ? { list } : {}),
+  };
+}
+
+/**
+ * The include directives of the content that reference documents or a list, depth-first: components in
+ * content order, a component's directives and containers in the order their keys are stored (Postgres keeps
+ * jsonb keys shortest first). A component without an id is named by its position (see componentKey), as in
+ * the html's markers.
+ */
+export function findIncludeRequests(content: Content): IncludeRequest[] {
+  const found: IncludeRequest[] = [];
+  const visit = (components: unknown, path: readonly (string | number)[]) => {
+    if (!Array.isArray(components)) return;
+    components.forEach((item: unknown, index) => {
+      if (!isObject(item)) return; // stored content is not checked deeply: skip what is not a component
+      const component = item as Component;
+      const here = [...path, index];
+      const key = componentKey(component, here);
+      for (const [directiveName, value] of Object.entries(
+        isObject(component.content) ? component.content : {},
+      )) {
+        if (!isObject(value) || typeof value.service !== 'string' || !isObject(value.params)) continue;
+        const request = includeRequest(key, directiveName, {
+          service: value.service,
+          params: value.params,
+        });
+        if (request) found.push(request);
+      }
+      for (const [name, children] of Object.entries(
+        isObject(component.containers) ? component.containers : {},
+      )) {
+        visit(children, [...here, name]);
+      }
+    });
+  };
+  visit(content, []);
+  return found;
+}
+
+/** An item of `includes` (api-spec §4.4). */
+export interface ResolvedInclude {
+  componentId: string;
+  directiveName: string;
+  resolvedValue: { content: { id: string; component: string; content: Json }[] };
+}
+
+/**
+ * The includes with what they resolved to (`listDocuments`: each list's published documents in editor
+ * order, at least as many as its includes' limits): one component per published document, named after the include's
+ * service, carrying the document's systemdata and metadata (and the layout asked for). Documents that are
+ * not published are left out, so an include of nothing published resolves to empty content.
+ */
+export function resolveIncludes(
+  requests: readonly IncludeRequest[],
+  listDocuments: ReadonlyMap<number, readonly number[]>,
+  found: ReadonlyMap<number, PublishedSummary>,
+): ResolvedInclude[] {
+  return requests.map((request) => {
+    const listed = request.list
+      ? (listDocuments.get(request.list.id) ?? []).slice(0, request.list.limit)
+      : [];
+    const ids = [...new Set([...request.documentIds, ...listed])];
+    const content = ids.flatMap((documentId) => {
+      const summary = found.get(documentId);
+      if (!summary) return [];
+      return [
+        {
+          id: `include-${documentId}`,
+          component: request.service,
+          content: {
+            documentId,
+            ...(request.layout === undefined ? {} : { layout: request.layout }),
+            systemdata: summary.systemdata,
+            metadata: summary.metadata,
+          },
+        },
+      ];
+    });
+    return {
+      componentId: request.componentId,
+      directiveName: request.directiveName,
+      resolvedValue: { content },
+    };
+  });
+}

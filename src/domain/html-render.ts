@@ -1,0 +1,296 @@
+import sanitizeHtml from 'sanitize-html';
+import { componentKey, componentName, type Component, type Content } from './content';
+import type { Design, DesignComponent } from './design';
+import { parseTemplate, type TemplateElement, type TemplateNode } from './html-template';
+
+/**
+ * The `html` of POST composition/{documentId} (api-spec §4.4): each component through its design template,
+ * its directive elements filled with the component's content, made safe on the way in. README "Composition"
+ * describes the rules.
+ */
+export interface HtmlRenderOptions {
+  /** Marks each component's root element and each directive element with data attributes. */
+  renderDirectiveInfo: boolean;
+}
+
+const DIRECTIVE_KINDS = ['editable', 'image', 'html', 'link', 'include', 'container', 'style'] as const;
+type DirectiveKind = (typeof DIRECTIVE_KINDS)[number];
+
+export const escapeHtml = (value: string): string =>
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** An attribute value as text: the named entities escapeHtml writes and numeric ones decoded. */
+function decodeEntities(value: string): string {
+  return value.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, body: string) => {
+    if (body.startsWith('#')) {
+      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : Number(body.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    }
+    return ENTITIES[body.toLowerCase()] ?? entity;
+  });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Rich text of an editable directive: inline formatting and safe links stay, any other markup is escaped. */
+export function sanitizeRichText(value: string): string {
+  return sanitizeHtml(value, {
+    allowedTags: [
+      'b',
+      'strong',
+      'i',
+      'em',
+      'u',
+      's',
+      'sub',
+      'sup',
+      'br',
+      'a',
+      'span',
+      'code',
+      'mark',
+      'small',
+    ],
+    allowedAttributes: { a: ['href', 'target', 'rel'] },
+    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+    disallowedTagsMode: 'escape',
+  });
+}
+
+/** An html directive (an embed): ordinary markup and https iframes stay; scripts, styles, handlers go. */
+export function sanitizeEmbed(value: string): string {
+  return sanitizeHtml(value, {
+    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'iframe', 'figure', 'figcaption'],
+    allowedAttributes: {
+      a: ['href', 'target', 'rel', 'title'],
+      img: ['src', 'alt', 'width', 'height', 'title'],
+      iframe: ['src', 'width', 'height', 'title', 'allow', 'allowfullscreen', 'frameborder'],
+      blockquote: ['class', 'cite'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { iframe: ['https'] },
+    disallowedTagsMode: 'discard',
+  });
+}
+
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
+
+/** The URL if it is relative or of a safe scheme; javascript:, data: and the like give undefined. */
+export function safeUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  // Browsers ignore control characters and whitespace inside a scheme ("java\tscript:"): so does this check.
+  // eslint-disable-next-line no-control-regex
+  const compact = value.replace(/[\u0000-\u0020\u007f]/g, '');
+  if (compact === '') return undefined;
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(compact)?.[1];
+  if (scheme !== undefined && !SAFE_SCHEMES.has(scheme.toLowerCase())) return undefined;
+  return value.trim();
+}
+
+const LINK_TARGETS = new Set(['_blank', '_self', '_parent', '_top']);
+
+type Attributes = TemplateElement['attributes'];
+
+function serializeAttributes(attributes: Attributes): string {
+  return attributes
+    .map(([name, value]) =>
+      value === undefined ? ` ${name}` : ` ${name}="${value.replace(/"/g, '&quot;')}"`,
+    )
+    .join('');
+}
+
+function setAttribute(attributes: Attributes, name: string, rawValue: string): void {
+  const encoded = escapeHtml(rawValue);
+  const existing = attributes.find(([key]) => key === name);
+  if (existing) existing[1] = encoded;
+  else attributes.push([name, encoded]);
+}
+
+/** The design components by name, their parsed templates made once per render. */
+class TemplateBook {
+  private readonly parsed = new Map<string, TemplateNode[]>();
+  private readonly byName: Map<string, DesignComponent>;
+
+  constructor(design: Design | undefined) {
+    this.byName = new Map((design?.components ?? []).map((component) => [component.name, component]));
+  }
+
+  templateFor(component: Component): TemplateNode[] {
+    const name = componentName(component);
+    const known = this.byName.get(name);
+    // A fallback depends on the component's own content, so only design templates are kept.
+    if (!known?.html) return parseTemplate(fallbackTemplate(component, known));
+    let nodes = this.parsed.get(name);
+    if (!nodes) {
+      nodes = parseTemplate(known.html);
+      this.parsed.set(name, nodes);
+    }
+    return nodes;
+  }
+}
+
+/** A guess from the value when the design does not say what a directive is. */
+function guessKind(value: unknown): DirectiveKind {
+  if (isObject(value)) {
+    if (typeof value.service === 'string') return 'include';
+    if (typeof value.url === 'string') return 'image';
+    if (typeof value.href === 'string' || value.$ref === 'document') return 'link';
+    return 'style';
+  }
+  return 'editable';
+}
+
+/**
+ * For a component the design has no template for: a div named after it with one element per directive
+ * (the design's directives when it knows the component, else the content's keys) and per container.
+ */
+function fallbackTemplate(component: Component, known: DesignComponent | undefined): string {
+  const directives: [string, string][] = known
+    ? known.directives.map((d) => [d.name, d.type])
+    : Object.entries(component.content ?? {}).map(([name, value]) => [name, guessKind(value)]);
+  const containers = known?.containers ?? Object.keys(component.containers ?? {});
+  const attr = (value: string) => escapeHtml(value);
+  const inner = directives
+    .filter(([, type]) => type !== 'style')
+    .map(([name, type]) =>
+      type === 'image'
+        ? `<img doc-image="${attr(name)}">`
+        : type === 'link'
+          ? `<a doc-link="${attr(name)}"></a>`
+          : `<div doc-${(DIRECTIVE_KINDS as readonly string[]).includes(type) ? type : 'editable'}="${attr(name)}"></div>`,
+    )
+    .concat(containers.map((name) => `<div doc-container="${attr(name)}"></div>`))
+    .join('');
+  return `<div class="${attr(componentName(component))}">${inner}</div>`;
+}
+
+class Renderer {
+  constructor(
+    private readonly book: TemplateBook,
+    private readonly options: HtmlRenderOptions,
+  ) {}
+
+  content(components: readonly Component[], path: readonly (string | number)[]): string {
+    if (!Array.isArray(components)) return '';
+    return components
+      .map((component: unknown, index) =>
+        isObject(component) ? this.component(component as Component, [...path, index]) : '',
+      )
+      .join('');
+  }
+
+  private component(component: Component, path: readonly (string | number)[]): string {
+    const nodes = this.book.templateFor(component);
+    let marked = !this.options.renderDirectiveInfo;
+    return nodes
+      .map((node) => {
+        if (node.kind !== 'element' || marked) return this.node(node, component, path, undefined);
+        marked = true;
+        const info: Attributes = [['data-component-name', escapeHtml(componentName(component))]];
+        info.push(['data-component-id', escapeHtml(componentKey(component, path))]);
+        return this.node(node, component, path, info);
+      })
+      .join('');
+  }
+
+  private node(
+    node: TemplateNode,
+    component: Component,
+    path: readonly (string | number)[],
+    extra: Attributes | undefined,
+  ): string {
+    if (node.kind === 'text') return node.text;
+    const attributes: Attributes = [];
+    let directive: { kind: DirectiveKind; name: string } | undefined;
+    for (const [name, value] of node.attributes) {
+      if (!name.startsWith('doc-')) {
+        attributes.push([name, value]);
+        continue;
+      }
+      const kind = name.slice('doc-'.length) as DirectiveKind;
+      if (directive === undefined && DIRECTIVE_KINDS.includes(kind) && value !== undefined) {
+        directive = { kind, name: decodeEntities(value) };
+      }
+    }
+    if (extra) attributes.push(...extra);
+    let inner: string | undefined;
+    if (directive) {
+      inner = this.fill(node, attributes, directive, component, path);
+      if (this.options.renderDirectiveInfo) {
+        attributes.push(['data-directive-name', escapeHtml(directive.name)]);
+        attributes.push(['data-directive-type', directive.kind]);
+        const value = component.content?.[directive.name];
+        if (directive.kind === 'include' && isObject(value) && typeof value.service === 'string') {
+          attributes.push(['data-include-service', escapeHtml(value.service)]);
+        }
+      }
+    }
+    const open = `<${node.tag}${serializeAttributes(attributes)}>`;
+    if (node.isVoid) return open;
+    const children =
+      inner ?? node.children.map((child) => this.node(child, component, path, undefined)).join('');
+    return `${open}${children}</${node.tag}>`;
+  }
+
+  /** Sets the directive's attributes and answers the element's inner HTML (undefined: the template's). */
+  private fill(
+    node: TemplateElement,
+    attributes: Attributes,
+    directive: { kind: DirectiveKind; name: string },
+    component: Component,
+    path: readonly (string | number)[],
+  ): string | undefined {
+    const value = component.content?.[directive.name];
+    switch (directive.kind) {
+      case 'container': {
+        const children = component.containers?.[directive.name];
+        return Array.isArray(children) ? this.content(children, [...path, directive.name]) : '';
+      }
+      case 'editable':
+        return typeof value === 'string' ? sanitizeRichText(value) : '';
+      case 'html':
+        return typeof value === 'string' ? sanitizeEmbed(value) : '';
+      case 'image':
+        return this.image(node, attributes, value);
+      case 'link': {
+        const href = safeUrl(typeof value === 'string' ? value : isObject(value) ? value.href : undefined);
+        if (href !== undefined) setAttribute(attributes, 'href', href);
+        if (isObject(value) && typeof value.target === 'string' && LINK_TARGETS.has(value.target)) {
+          setAttribute(attributes, 'target', value.target);
+        }
+        return undefined;
+      }
+      case 'include':
+        // Filled by the client from `includes` (matched by component id and directive name).
+        return '';
+      case 'style':
+        return undefined;
+    }
+  }
+
+  private image(node: TemplateElement, attributes: Attributes, value: unknown): string | undefined {
+    const src = safeUrl(isObject(value) ? value.url : value);
+    if (src === undefined) return node.isVoid ? undefined : '';
+    const alt = isObject(value) && typeof value.alt === 'string' ? value.alt : undefined;
+    if (node.tag === 'img') {
+      setAttribute(attributes, 'src', src);
+      if (alt !== undefined) setAttribute(attributes, 'alt', alt);
+      return undefined;
+    }
+    return `<img src="${escapeHtml(src)}"${alt === undefined ? '' : ` alt="${escapeHtml(alt)}"`}>`;
+  }
+}
+
+/** The content as HTML through the design's templates (a fallback template for components it lacks). */
+export function renderHtml(content: Content, design: Design | undefined, options: HtmlRenderOptions): string {
+  return new Renderer(new TemplateBook(design), options).content(content, []);
+}

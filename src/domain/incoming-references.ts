@@ -1,0 +1,86 @@
+import { invalid, valid, type Checked } from './validation';
+
+/** One reference of an incoming document reference (api-spec §2.9); absent parts are left out. */
+export interface IncomingDocumentReference {
+  componentId?: string;
+  componentName?: string;
+  directiveName?: string;
+  id: string;
+  location: string;
+  propertyName?: string;
+  serviceName?: string;
+  type: 'document';
+}
+
+/** A document that points at another one, with every reference it makes to it (api-spec §2.9). */
+export interface IncomingDocumentItem {
+  id: number;
+  references: IncomingDocumentReference[];
+}
+
+/** One stored reference to a document, with the document it comes from (api-spec §2.9): what the query reads. */
+export interface StoredIncomingReference {
+  sourceDocumentId: number;
+  targetId: string;
+  location: string;
+  propertyName: string | null;
+  componentId: string | null;
+  componentName: string | null;
+  directiveName: string | null;
+  serviceName: string | null;
+}
+
+/** Rows ordered by source document → one item per source, in that order, its references in row order. */
+export function groupIncomingDocumentReferences(
+  rows: readonly StoredIncomingReference[],
+): IncomingDocumentItem[] {
+  const items: IncomingDocumentItem[] = [];
+  for (const row of rows) {
+    let item = items.at(-1);
+    if (item?.id !== row.sourceDocumentId) {
+      item = { id: row.sourceDocumentId, references: [] };
+      items.push(item);
+    }
+    item.references.push({
+      ...(row.componentId === null ? {} : { componentId: row.componentId }),
+      ...(row.componentName === null ? {} : { componentName: row.componentName }),
+      ...(row.directiveName === null ? {} : { directiveName: row.directiveName }),
+      id: row.targetId,
+      location: row.location,
+      ...(row.propertyName === null ? {} : { propertyName: row.propertyName }),
+      ...(row.serviceName === null ? {} : { serviceName: row.serviceName }),
+      type: 'document',
+    });
+  }
+  return items;
+}
+
+/** Where a page of incoming references starts: a cursor's last key, or an offset. */
+export interface IncomingPage<K> {
+  limit: number;
+  offset: number;
+  after?: K | undefined;
+}
+
+/** The key of a full page's last item, null otherwise. */
+export function nextKey<T, K>(results: readonly T[], keyOf: (item: T) => K, limit: number): K | null {
+  return limit > 0 && results.length === limit ? keyOf(results.at(-1)!) : null;
+}
+
+const UNFIT = 'invalid cursor: it was not issued by this endpoint; start again without after';
+
+/** A decoded cursor's values of a document-keyed page: one positive safe integer. */
+export function documentCursorKey(values: readonly unknown[]): Checked<number> {
+  const [key] = values;
+  return values.length === 1 && Number.isSafeInteger(key) && (key as number) > 0
+    ? valid(key as number)
+    : invalid([{ path: [], message: UNFIT }]);
+}
+
+/** A decoded cursor's values of a media-keyed page: one non-empty string. */
+export function mediaCursorKey(values: readonly unknown[]): Checked<string> {
+  const [key] = values;
+  return values.length === 1 && typeof key === 'string' && key !== ''
+    ? valid(key)
+    : invalid([{ path: [], message: UNFIT }]);
+}

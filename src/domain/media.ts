@@ -1,0 +1,290 @@
+import { AppError } from './errors';
+import { extractReferences, type ReferenceRow } from './references';
+
+/**
+ * The media library (api-spec §2.7, §3.2, §4.18; supplement §9): the entry as the API shows it, the rules of
+ * its patch operations, and what an entry's metadata refers to. Pure: no I/O.
+ */
+
+export const MEDIA_ID_PATTERN = /^[a-zA-Z0-9-]{1,32}$/;
+export const MEDIA_TYPES = ['image', 'video', 'file'] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+/** api-spec §8: a revoke note is at most 200 characters. */
+export const MAX_REVOKE_NOTE = 200;
+/** How many entries one POST import/mediaLibrary or GET mediaLibrary?ids= may name. */
+export const MAX_MEDIA_ENTRIES = 100;
+
+/** The asset as stored in `media_entries.asset`: what was read from the bytes, never what a client claimed. */
+export interface StoredAsset {
+  key: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+  width?: number;
+  height?: number;
+}
+
+export interface Translation {
+  locale: string;
+  metadata: Record<string, unknown>;
+  /** The translation's own image (a localized variant), stored like the entry's. */
+  asset?: StoredAsset;
+}
+
+/** A translation as the API shows it: its asset with its serve-image url. */
+export interface ApiTranslation {
+  locale: string;
+  metadata: Record<string, unknown>;
+  asset?: ApiAsset;
+}
+
+export interface MediaEntryRow {
+  id: string;
+  mediaType: MediaType;
+  systemName: string | null;
+  externalId: string | null;
+  metadata: Record<string, unknown>;
+  asset: StoredAsset | null;
+  translations: Translation[];
+  version: number;
+  revoked: boolean;
+  revokeNote: string | null;
+  invalid: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The entry of api-spec §2.7, and nothing more (no revoked flag, no system name). */
+export interface ApiMediaEntry {
+  id: string;
+  mediaType: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  metadata: Record<string, unknown>;
+  asset?: ApiAsset;
+  translations: ApiTranslation[];
+}
+
+export interface ApiAsset {
+  key: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+  width?: number;
+  height?: number;
+  url: string;
+}
+
+/** The path of serve-image for a key: each segment percent-encoded, the slashes kept. */
+export function serveImagePath(versionLabel: string, key: string): string {
+  const encoded = key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
+  return `/api/${versionLabel}/mediaLibrary/serve-image/${encoded}`;
+}
+
+/** The entry as the API answers it; `baseUrl` (no trailing slash) and the version make the asset's url. */
+export function toApiEntry(row: MediaEntryRow, baseUrl: string, versionLabel: string): ApiMediaEntry {
+  return {
+    id: row.id,
+    mediaType: row.mediaType,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    version: row.version,
+    metadata: row.metadata,
+    ...(row.asset ? { asset: toApiAsset(row.asset, baseUrl, versionLabel) } : {}),
+    translations: row.translations.map((translation) => ({
+      locale: translation.locale,
+      metadata: translation.metadata,
+      ...(translation.asset ? { asset: toApiAsset(translation.asset, baseUrl, versionLabel) } : {}),
+    })),
+  };
+}
+
+/** Every object key an entry's row names: its asset's and its translations' assets'. */
+export function assetKeys(entry: {
+  asset: StoredAsset | null;
+  translations: readonly Translation[];
+}): string[] {
+  return [entry.asset?.key, ...entry.translations.map((translation) => translation.asset?.key)].filter(
+    (key): key is string => key !== undefined,
+  );
+}
+
+function toApiAsset(asset: StoredAsset, baseUrl: string, versionLabel: string): ApiAsset {
+  return {
+    key: asset.key,
+    filename: asset.filename,
+    mimeType: asset.mimeType,
+    size: asset.size,
+    ...(asset.width === undefined ? {} : { width: asset.width }),
+    ...(asset.height === undefined ? {} : { height: asset.height }),
+    url: `${baseUrl}${serveImagePath(versionLabel, asset.key)}`,
+  };
+}
+
+/** One patch operation of PATCH mediaLibrary/{id} (api-spec §4.18), as the edge parsed it. */
+export type MediaPatch =
+  | { operation: 'revokeAsset'; note?: string | undefined }
+  | { operation: 'unrevokeAsset' }
+  | { operation: 'setMetadata'; metadata: Record<string, unknown> }
+  | { operation: 'setTranslations'; translations: { locale: string; metadata: Record<string, unknown> }[] };
+
+export interface PatchableState {
+  revoked: boolean;
+  revokeNote: string | null;
+  metadata: Record<string, unknown>;
+  translations: Translation[];
+}
+
+/**
+ * The state after a batch of patches, in order (api-spec §3.2): revoking a revoked entry is a 409
+ * ConflictError from 2026-01 (the note kept), and silently nothing before; unrevoking an entry that is not
+ * revoked is a 409 ConflictError (supplement §3). The error names the patch by its index.
+ */
+export function applyMediaPatches(
+  state: PatchableState,
+  patches: readonly MediaPatch[],
+  options: { conflictOnRevokeRevoked: boolean },
+): PatchableState {
+  let next = { ...state };
+  patches.forEach((patch, index) => {
+    switch (patch.operation) {
+      case 'revokeAsset':
+        if (next.revoked) {
+          if (options.conflictOnRevokeRevoked) {
+            throw new AppError(409, {
+              name: 'ConflictError',
+              message: 'The asset of this media library entry is already revoked',
+              patchIndex: index,
+            });
+          }
+          return;
+        }
+        next = { ...next, revoked: true, revokeNote: patch.note ?? null };
+        return;
+      case 'unrevokeAsset':
+        if (!next.revoked) {
+          throw new AppError(409, {
+            name: 'ConflictError',
+            message: 'The asset of this media library entry is not revoked',
+            patchIndex: index,
+          });
+        }
+        next = { ...next, revoked: false, revokeNote: null };
+        return;
+      case 'setMetadata':
+        next = { ...next, metadata: patch.metadata };
+        return;
+      case 'setTranslations': {
+        // A patch sets the translations' metadata; a translation's own image stays with its locale (an import
+        // replaces images), and goes when its locale goes.
+        const assets = new Map(
+          next.translations.map((translation) => [translation.locale, translation.asset]),
+        );
+        next = {
+          ...next,
+          translations: patch.translations.map((translation) => {
+            const asset = assets.get(translation.locale);
+            return asset ? { ...translation, asset } : translation;
+          }),
+        };
+        return;
+      }
+    }
+  });
+  return next;
+}
+
+/**
+ * What an entry's metadata (and its translations' metadata) points at: document and media `$ref`s and
+ * `{mediaId}` image values, located `metadata` with the property's name. Duplicates dropped.
+ */
+export function mediaReferences(
+  metadata: Record<string, unknown>,
+  translations: readonly Translation[],
+): ReferenceRow[] {
+  const rows = [metadata, ...translations.map((translation) => translation.metadata)].flatMap(
+    (each) => extractReferences(each, []).rows,
+  );
+  const seen = new Set<string>();
+  return rows.filter((row) => {
+    const key = JSON.stringify([row.targetType, row.targetId, row.propertyName]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Image formats sharp reads that the library accepts, by sharp's format name, with their mime type. */
+export const IMAGE_FORMATS: Readonly<Record<string, { mimeType: string; extension: string }>> = {
+  jpeg: { mimeType: 'image/jpeg', extension: 'jpg' },
+  png: { mimeType: 'image/png', extension: 'png' },
+  webp: { mimeType: 'image/webp', extension: 'webp' },
+  gif: { mimeType: 'image/gif', extension: 'gif' },
+  avif: { mimeType: 'image/avif', extension: 'avif' },
+  tiff: { mimeType: 'image/tiff', extension: 'tiff' },
+};
+
+/** A file name safe to show and to end a key with: the last path segment, only [A-Za-z0-9._-], ≤ 100 chars. */
+export function safeFilename(name: string | undefined, fallback: string): string {
+  const last = (name ?? '').split(/[/\\]/).pop() ?? '';
+  const cleaned = last
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(-100);
+  return cleaned === '' ? fallback : cleaned;
+}
+
+/** The object key of new bytes: `<projectId>/<yyyy>/<mm>/<dd>/<uuid>.<ext>` (supplement §9's style). */
+export function newObjectKey(projectId: number, uuid: string, extension: string, now: Date): string {
+  const yyyy = String(now.getUTCFullYear());
+  const mm = String(now.getUTCMonth() + 1).padStart(2, '0');
+  const dd = String(now.getUTCDate()).padStart(2, '0');
+  return `${projectId}/${yyyy}/${mm}/${dd}/${uuid}.${extension}`;
+}
+
+export const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+const UPLOAD_FAMILIES = new Set(['image', 'video', 'audio', 'application']);
+/** application/ types that are a request's own format, never a file: a client that sends them means JSON or a form. */
+const NOT_A_FILE = /^application\/(?:json|[a-z0-9.+-]*\+json|x-www-form-urlencoded)$/;
+
+/**
+ * Why POST mediaLibrary/uploads refuses a body of this Content-Type and Content-Encoding (a 415), or undefined:
+ * the bytes are stored as sent, with their type, so the type must name a file (image, video, audio or an
+ * application/ type other than JSON and forms; text goes as application/octet-stream) and nothing may encode it.
+ */
+export function uploadTypeProblem(
+  mediaType: string,
+  contentEncoding: string | undefined,
+): string | undefined {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    return `Send the file's bytes as they are: Content-Encoding ${encoding} is not accepted for uploads`;
+  }
+  const family = mediaType.split('/')[0] ?? '';
+  if (!MIME_TYPE.test(mediaType) || !UPLOAD_FAMILIES.has(family) || NOT_A_FILE.test(mediaType)) {
+    return (
+      'Send the file as the request body with its own Content-Type: image/*, video/*, audio/* or an ' +
+      `application/ type such as application/pdf or application/octet-stream (got ${mediaType || 'none'})`
+    );
+  }
+  return undefined;
+}
+
+/** Types a browser would run or render as a page (script, markup): such bytes are kept, but as a download. */
+const ACTIVE_TYPE = /html|xml|javascript|ecmascript|x-shockwave|svg/;
+
+/**
+ * The Content-Type a file or video is stored (and later served) with: the type its source declared when it
+ * names a file, `application/octet-stream` otherwise, and for anything a browser would execute or render.
+ */
+export function storedFileType(declared: string | undefined): string {
+  const type = (declared ?? '').split(';')[0]!.trim().toLowerCase();
+  if (uploadTypeProblem(type, undefined) !== undefined || ACTIVE_TYPE.test(type))
+    return 'application/octet-stream';
+  return type;
+}

@@ -1,0 +1,339 @@
+import { open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import {
+  CHUNK_IDS,
+  chunkProgress,
+  nextChunk,
+  parseExportState,
+  planRanges,
+  type ExportRange,
+  type ExportState,
+} from '../domain/export-plan';
+import { JsonSkimmer } from '../search/raw-hits';
+import { httpGetter, type HttpAnswer, type HttpGetter } from './http-get';
+
+/**
+ * `broadsheet export`: every published document of the token's project, through the public API, as NDJSON
+ * (one latestPublications item per line). Pullers walk disjoint id ranges in parallel (see
+ * domain/export-plan.ts); one writer appends their chunks in the order they arrive and, every STATE_EVERY_MS,
+ * records in `<out>.state.json` how far each range got and how many bytes of the output that is. A rerun with
+ * the state file there resumes: it truncates the output to the recorded bytes and continues each range.
+ * Done, the state file is removed.
+ */
+
+const API_VERSION = '2026-03';
+const STATE_EVERY_MS = 500;
+/** Tries of one request when the API is unavailable (429, 502, 503, 504, or no connection). */
+const TRIES = 5;
+
+export interface ExportOptions {
+  /** The API's base URL, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  token: string;
+  out: string;
+  parallel: number;
+  /** Only documents whose latest publication is at or after this instant. */
+  since?: Date | undefined;
+  /** Overwrite an existing output that has no state file (a finished export, or someone else's file). */
+  force?: boolean | undefined;
+  /** Stops the pullers after their current chunk; the state is saved, a rerun resumes. */
+  signal?: AbortSignal | undefined;
+  /** Called when the plan is known and after each chunk. */
+  onProgress?: ((progress: ExportProgress) => void) | undefined;
+}
+
+export interface ExportProgress {
+  chunks: number;
+  chunksDone: number;
+  documents: number;
+  /** Whether this run continues an earlier one. */
+  resumed: boolean;
+}
+
+export interface ExportResult {
+  documents: number;
+  /** Documents this run wrote (less than `documents` when it resumed). */
+  written: number;
+  resumed: boolean;
+  /** False when stopped by the signal: the state file is kept for a rerun. */
+  complete: boolean;
+}
+
+export class ExportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExportError';
+  }
+}
+
+export const statePath = (out: string) => `${out}.state.json`;
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+
+/** The base URL as the state records it: no trailing slash. */
+const normaliseUrl = (url: string) => url.replace(/\/+$/, '');
+
+export async function runExport(options: ExportOptions): Promise<ExportResult> {
+  const baseUrl = normaliseUrl(options.url);
+  let base: URL;
+  try {
+    base = new URL(`${baseUrl}/api/${API_VERSION}/`);
+  } catch {
+    throw new ExportError(`--url ${options.url} is not a URL`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new ExportError(`--url ${options.url} must be http or https`);
+  }
+  const since = options.since?.toISOString() ?? null;
+  const http = httpGetter(options.parallel + 1);
+  const api = apiCaller(http, base, options.token, options.signal);
+  try {
+    const { state, resumed } = await startOrResume(options, baseUrl, since, api);
+    const output = await open(options.out, resumed ? 'r+' : 'w');
+    try {
+      if (resumed) await output.truncate(state.bytes);
+      return await pull(options, state, resumed, output, api, since);
+    } finally {
+      await output.close();
+    }
+  } finally {
+    http.close();
+  }
+}
+
+async function startOrResume(
+  options: ExportOptions,
+  baseUrl: string,
+  since: string | null,
+  api: ApiCaller,
+): Promise<{ state: ExportState; resumed: boolean }> {
+  const path = statePath(options.out);
+  if (await exists(path)) {
+    const parsed = parseExportState(await readFile(path, 'utf8'));
+    if (!parsed.ok) {
+      throw new ExportError(`${path} ${parsed.message}; remove it (and ${options.out}) to start over`);
+    }
+    const { state } = parsed;
+    if (state.url !== baseUrl) {
+      throw new ExportError(`${path} is an export from ${state.url}, not ${baseUrl}`);
+    }
+    if (state.since !== since) {
+      throw new ExportError(
+        `${path} is an export ${state.since ? `since ${state.since}` : 'of everything'}; rerun it with the same --since, or remove it to start over`,
+      );
+    }
+    const size = (await exists(options.out)) ? (await stat(options.out)).size : -1;
+    if (size < state.bytes) {
+      throw new ExportError(
+        `${options.out} is shorter than ${path} records (${size < 0 ? 'missing' : `${size} bytes`}, not ${state.bytes}); remove the state file to start over`,
+      );
+    }
+    return { state, resumed: true };
+  }
+  if (!options.force && (await exists(options.out))) {
+    throw new ExportError(
+      `${options.out} exists and there is no export to resume; pass --force to overwrite it`,
+    );
+  }
+  const [lowest, highest] = await Promise.all([api.boundary('documentId'), api.boundary('-documentId')]);
+  const ranges =
+    lowest === undefined || highest === undefined ? [] : planRanges(lowest, highest, options.parallel);
+  return { state: { version: 1, url: baseUrl, since, ranges, bytes: 0, documents: 0 }, resumed: false };
+}
+
+async function pull(
+  options: ExportOptions,
+  state: ExportState,
+  resumed: boolean,
+  output: FileHandle,
+  api: ApiCaller,
+  since: string | null,
+): Promise<ExportResult> {
+  const startDocuments = state.documents;
+  const report = () => {
+    const { total, done } = chunkProgress(state.ranges);
+    options.onProgress?.({ chunks: total, chunksDone: done, documents: state.documents, resumed });
+  };
+  const saver = stateSaver(options.out, state, output);
+  report();
+  if (state.ranges.length === 0) {
+    await saver.remove();
+    return { documents: 0, written: 0, resumed, complete: true };
+  }
+  await saver.save();
+  // One writer: chunks are appended in the order they arrive, and a range's position moves only once its
+  // chunk is in the file, so the state always describes a prefix of the output.
+  let writes: Promise<void> = Promise.resolve();
+  const append = (range: ExportRange, to: number, lines: Buffer, count: number) => {
+    writes = writes.then(async () => {
+      if (lines.length > 0) await writeFully(output, lines, state.bytes);
+      state.bytes += lines.length;
+      state.documents += count;
+      range.next = to;
+      saver.dirty();
+      report();
+    });
+    return writes;
+  };
+  const timer = setInterval(() => void saver.saveIfDirty().catch(() => undefined), STATE_EVERY_MS);
+  // The first puller that fails stops the others after their current chunk, so nothing is written after the
+  // state saved below.
+  let failed = false;
+  const outcomes = await Promise.allSettled(
+    state.ranges.map(async (range) => {
+      try {
+        for (let chunk = nextChunk(range); chunk; chunk = nextChunk(range)) {
+          if (options.signal?.aborted || failed) return;
+          const query = new URLSearchParams({
+            'id.gte': String(chunk.from),
+            'id.lt': String(chunk.to),
+            reverse: 'true',
+            limit: String(CHUNK_IDS),
+          });
+          if (since) query.set('publishedAt.gte', since);
+          const { lines, count } = toLines(await api.get(`documents/latestPublications?${query.toString()}`));
+          await append(range, chunk.to, lines, count);
+        }
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }),
+  );
+  clearInterval(timer);
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure) {
+    // What was written is kept: the state says how far, a rerun resumes.
+    await writes.catch(() => undefined);
+    await saver.save().catch(() => undefined);
+    throw failure.reason;
+  }
+  await writes;
+  const complete = state.ranges.every((range) => range.next >= range.end);
+  if (complete) {
+    await output.datasync();
+    await saver.remove();
+  } else {
+    await saver.save();
+  }
+  return { documents: state.documents, written: state.documents - startDocuments, resumed, complete };
+}
+
+async function writeFully(output: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await output.write(bytes, offset, bytes.length - offset, position + offset);
+    offset += bytesWritten;
+  }
+}
+
+/** Saves the state beside the output: the output's bytes made durable first, then the state written and renamed into place. */
+function stateSaver(out: string, state: ExportState, output: FileHandle) {
+  const path = statePath(out);
+  let dirty = false;
+  let saving: Promise<void> = Promise.resolve();
+  const save = () => {
+    saving = saving.then(async () => {
+      dirty = false;
+      // A snapshot first: the writer may move on while the output is synced.
+      const text = JSON.stringify(state);
+      await output.datasync();
+      await writeFile(`${path}.tmp`, text);
+      await rename(`${path}.tmp`, path);
+    });
+    return saving;
+  };
+  return {
+    dirty: () => {
+      dirty = true;
+    },
+    save,
+    saveIfDirty: () => (dirty ? save() : saving),
+    async remove() {
+      await saving.catch(() => undefined);
+      await rm(path, { force: true });
+      await rm(`${path}.tmp`, { force: true });
+    },
+  };
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * The items of a `{"results": [...]}` answer, one per line, their bytes as the API sent them (stored bodies
+ * are compact JSON; an item with a line break between its tokens is re-serialised, as one line).
+ */
+export function toLines(body: Buffer): { lines: Buffer; count: number } {
+  const parts: Buffer[] = [];
+  const reader = new JsonSkimmer(body);
+  let count = 0;
+  try {
+    reader.forEachEntry((key) => {
+      if (key !== 'results') {
+        reader.skipValue();
+        return;
+      }
+      reader.forEachElement(() => {
+        const { start, end } = reader.skipValue();
+        let item = body.subarray(start, end);
+        if (item.includes(NEWLINE)) item = Buffer.from(JSON.stringify(JSON.parse(item.toString('utf8'))));
+        parts.push(item, NEWLINE_BYTES);
+        count++;
+      });
+    });
+  } catch (error) {
+    throw new ExportError(`the API answered something that is not a list of documents: ${String(error)}`);
+  }
+  return { lines: Buffer.concat(parts), count };
+}
+const NEWLINE_BYTES = Buffer.from('\n');
+
+interface ApiCaller {
+  /** The body of a 200 answer to `path` (relative to the API version's base); throws on anything else. */
+  get(path: string): Promise<Buffer>;
+  /** The lowest (`documentId`) or highest (`-documentId`) published document id, or undefined if none. */
+  boundary(sort: 'documentId' | '-documentId'): Promise<number | undefined>;
+}
+
+function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSignal): ApiCaller {
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const get = async (path: string): Promise<Buffer> => {
+    const url = new URL(path, base);
+    for (let attempt = 1; ; attempt++) {
+      let answer: HttpAnswer | undefined;
+      let failure: unknown;
+      try {
+        answer = await http.get(url, headers);
+      } catch (error) {
+        failure = error;
+      }
+      if (answer?.status === 200) return answer.body;
+      const retriable = answer === undefined || [429, 502, 503, 504].includes(answer.status);
+      if (!retriable || attempt >= TRIES || signal?.aborted) {
+        throw new ExportError(
+          answer
+            ? `GET ${url.pathname}${url.search} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`
+            : `GET ${url.href} failed: ${failure instanceof Error ? failure.message : String(failure)}`,
+        );
+      }
+      const retryAfter = Number(answer?.headers['retry-after']);
+      const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500 * attempt;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  };
+  return {
+    get,
+    async boundary(sort) {
+      const body = await get(`publications/search?sort=${sort}&limit=1&fields=id`);
+      const parsed = JSON.parse(body.toString('utf8')) as { results?: { documentId?: unknown }[] };
+      const id = parsed.results?.[0]?.documentId;
+      return typeof id === 'number' ? id : undefined;
+    },
+  };
+}

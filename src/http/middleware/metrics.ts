@@ -1,0 +1,84 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
+import { UNMATCHED_ROUTE, type Metrics } from '../../metrics/metrics';
+
+/** Where the versioned router is mounted (src/http/app.ts): the prefix of every API route's template. */
+export const API_MOUNT = '/api/:apiVersion';
+
+/**
+ * The route template a request matched (`/api/:apiVersion/documents/:documentId/latestDraft`), never its
+ * raw URL: one series per route, however many documents are asked for. A request no route matched (unknown
+ * path, unknown version) is `unmatched`. Express leaves `req.route` set once a route took the request, errors
+ * included; the version middleware sets `req.apiVersion` for the versioned router only.
+ */
+export function routeTemplate(req: Request): string {
+  const path = (req as { route?: { path?: unknown } }).route?.path;
+  if (typeof path !== 'string') return UNMATCHED_ROUTE;
+  return ((req as { apiVersion?: unknown }).apiVersion === undefined ? '' : API_MOUNT) + path;
+}
+
+/** Counts every answered request and its duration by method, route template and status. */
+export function observeRequests(metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const labels = { method: req.method, route: routeTemplate(req), status: String(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+function sendError(res: ServerResponse, status: number, error: string, message: string, extra = {}): void {
+  const body = JSON.stringify({ status, error, error_details: { name: error.replace(/\W/g, ''), message } });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...extra,
+  });
+  res.end(body);
+}
+
+/**
+ * `GET /metrics` in Prometheus's text format, for the API (mounted on the app) and the workers (their own
+ * small server) alike. With a token, only `Authorization: Bearer <token>` is answered (compared in constant
+ * time); without one (the workers' server bound to loopback), anyone who can connect is.
+ */
+export function metricsEndpoint(
+  metrics: Metrics,
+  token: string | undefined,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
+  return (req, res) => {
+    if (expected) {
+      const given = req.headers.authorization;
+      if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+        sendError(
+          res,
+          401,
+          'Unauthorized',
+          given === undefined
+            ? 'The metrics token is missing: send Authorization: Bearer <METRICS_TOKEN>'
+            : 'The metrics token is invalid.',
+          { 'www-authenticate': 'Bearer realm="metrics"' },
+        );
+        return;
+      }
+    }
+    metrics.scrape().then(
+      ({ contentType, body }) => {
+        res.writeHead(200, {
+          'content-type': contentType,
+          'cache-control': 'no-store',
+          'content-length': Buffer.byteLength(body),
+        });
+        res.end(body);
+      },
+      () => sendError(res, 500, 'Internal Server Error', 'The metrics could not be collected.'),
+    );
+  };
+}

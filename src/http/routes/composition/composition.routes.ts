@@ -1,0 +1,30 @@
+import type { Router } from 'express';
+import { parseOrThrow } from '../../../domain/validation';
+import { requireScope } from '../../middleware/authenticate';
+import { optionalJsonBody } from '../../middleware/json-body';
+import { noQueryParams } from '../../query-params';
+import type { RouteDeps } from '../deps';
+import { compositionBody, compositionParams } from './composition.schema';
+
+/**
+ * POST composition/{documentId} (api-spec §4.4), in every API version: the latest publication gathered for
+ * rendering. Unpublished, unknown and other projects' documents are 404.
+ */
+export function compositionRoutes(
+  router: Router,
+  { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
+): void {
+  router.post(
+    '/composition/:documentId',
+    ...auth,
+    requireScope('public-api:read'),
+    optionalJsonBody,
+    async (req, res) => {
+      const { documentId } = parseOrThrow(compositionParams, req.params);
+      parseOrThrow(noQueryParams, req.query);
+      const body = parseOrThrow(compositionBody, req.body);
+      const project = await projectConfigs.get(req.auth.projectId);
+      res.json(await reads.composition.compose(project, documentId, body));
+    },
+  );
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import {
+  checkConditionRequest,
+  parseConditionRequest,
+  type ConditionRequest,
+} from '../../../domain/component-conditions';
+import {
+  COMPOSITION_FIELDS,
+  defaultCompositionFields,
+  type CompositionField,
+} from '../../../domain/composition';
+import { under, valid, type Checked } from '../../../domain/validation';
+import { fromCheck } from '../../../domain/validation';
+import { documentIdParam } from '../../query-params';
+
+export const compositionParams = z.object({ documentId: documentIdParam });
+
+/** Metadata properties a request may preload at once: more than a content type has. */
+export const MAX_PRELOAD_PROPERTIES = 100;
+
+/**
+ * api-spec §4.4: every key of the body of POST composition/{documentId}, all optional; component conditions
+ * as the body carries them (supplement §6): `componentConditions` an object (or its JSON string) and
+ * `ignoreComponentConditions`. An unknown key anywhere is a 400 keyed by its path.
+ */
+export const compositionBodySchema = z.strictObject({
+  fields: z
+    .array(z.enum(COMPOSITION_FIELDS, { message: `must be one of ${COMPOSITION_FIELDS.join(', ')}` }))
+    .min(1)
+    .max(COMPOSITION_FIELDS.length * 2)
+    .optional(),
+  metadata: z
+    .strictObject({
+      preload: z
+        .record(z.string().min(1), z.boolean())
+        .refine((preload) => Object.keys(preload).length <= MAX_PRELOAD_PROPERTIES, {
+          message: `must name at most ${MAX_PRELOAD_PROPERTIES} metadata properties`,
+        })
+        .describe('metadata property name → true to resolve its document references')
+        .optional(),
+    })
+    .optional(),
+  renderOptions: z.strictObject({ renderDirectiveInfo: z.boolean().optional() }).optional(),
+  resolveIncludes: z.boolean().optional(),
+  ignoreComponentConditions: z.boolean().optional(),
+  componentConditions: z
+    .unknown()
+    .describe(
+      '{dateTime?: ISO date-time, brand?: string} or that object as a JSON string; default now and the default brand',
+    )
+    .optional(),
+});
+
+export interface CompositionBody {
+  fields: CompositionField[];
+  preload: Record<string, boolean>;
+  renderDirectiveInfo: boolean;
+  resolveIncludes: boolean;
+  conditions: ConditionRequest | null;
+}
+
+/** The body's defaults filled in and its conditions read (an ignored componentConditions is not judged). */
+function readBody(body: z.output<typeof compositionBodySchema>): Checked<CompositionBody> {
+  let conditions: Checked<ConditionRequest | null> = valid(null);
+  if (body.ignoreComponentConditions !== true) {
+    const raw = body.componentConditions;
+    conditions = under(
+      'componentConditions',
+      typeof raw === 'string' ? parseConditionRequest(raw) : checkConditionRequest(raw),
+    );
+  }
+  if (!conditions.ok) return conditions;
+  return valid({
+    fields: body.fields ? [...new Set(body.fields)] : defaultCompositionFields(body.resolveIncludes),
+    preload: body.metadata?.preload ?? {},
+    renderDirectiveInfo: body.renderOptions?.renderDirectiveInfo ?? false,
+    // Asking for includes asks for them resolved, unless the body says otherwise.
+    resolveIncludes: body.resolveIncludes ?? true,
+    conditions: conditions.value,
+  });
+}
+
+/** The body, typed and complete; no body at all is `{}`. */
+export const compositionBody = z
+  .preprocess((value) => (value === undefined ? {} : value), compositionBodySchema)
+  .transform(fromCheck(readBody));

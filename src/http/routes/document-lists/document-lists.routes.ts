@@ -1,0 +1,29 @@
+import type { Router } from 'express';
+import { parseOrThrow } from '../../../domain/validation';
+import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
+import { documentListParams, documentListQuery, documentListsQuery } from './document-lists.schema';
+
+/**
+ * GET document-lists and GET document-lists/{id} (api-spec §4.7, §4.8, supplement §8): the project's lists
+ * with their published documents resolved. The listing is wrapped as `{results}` from 2026-01; one list is an
+ * object in every version. Another project's list is a 404.
+ */
+export function documentListRoutes(
+  router: Router,
+  { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
+): void {
+  router.get('/document-lists', ...auth, requireScope('public-api:read'), async (req, res) => {
+    const query = parseOrThrow(documentListsQuery, req.query);
+    const project = await projectConfigs.get(req.auth.projectId);
+    const results = await reads.documentLists.search(project, query);
+    res.json(req.apiVersion.wrapsLists ? { results } : results);
+  });
+
+  router.get('/document-lists/:id', ...auth, requireScope('public-api:read'), async (req, res) => {
+    const { id } = parseOrThrow(documentListParams, req.params);
+    const query = parseOrThrow(documentListQuery, req.query);
+    const project = await projectConfigs.get(req.auth.projectId);
+    res.json(await reads.documentLists.byId(project, id, query));
+  });
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { fromCheck } from '../../../domain/validation';
+import type { ListDocumentField } from '../../../reads/document-lists';
+import { commaList, conditionParams, integerParam, queryBoolean, withConditions } from '../../query-params';
+
+export const MAX_LIMIT = 100;
+export const MAX_OFFSET = 10_000;
+/** List ids are Postgres `integer`s: a larger one names no list, and is refused before it reaches a query. */
+export const MAX_LIST_ID = 2_147_483_647;
+export const LIST_FIELDS = ['systemdata', 'metadata', 'content'] as const;
+
+/** `{id}` of GET document-lists/{id}. */
+export const documentListParams = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9]\d*$/, { message: 'must be a positive integer list id' })
+    .refine((digits) => digits.length <= 10 && Number(digits) <= MAX_LIST_ID, {
+      message: `must be a list id of at most ${MAX_LIST_ID}`,
+    })
+    .transform(Number),
+});
+
+/** api-spec §4.7: every query parameter of GET document-lists. */
+export const documentListsQuery = z.strictObject({
+  name: z
+    .string()
+    .min(1, { message: 'must not be empty' })
+    .max(200, { message: 'must be at most 200 characters long' })
+    .optional(),
+  limit: integerParam(0, MAX_LIMIT).default(10),
+  offset: integerParam(0, MAX_OFFSET).default(0),
+});
+
+/** api-spec §4.8: every query parameter of GET document-lists/{id}. */
+export const documentListQuery = z
+  .strictObject({
+    reverse: queryBoolean.default(true),
+    fields: commaList
+      .refine((items) => items.every((item) => (LIST_FIELDS as readonly string[]).includes(item)), {
+        message: `must be a comma separated list of ${LIST_FIELDS.join(', ')}`,
+      })
+      .transform((items) => [...new Set(items)] as ListDocumentField[])
+      .default(['systemdata', 'metadata']),
+    limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
+    ...conditionParams,
+  })
+  .transform(fromCheck(withConditions));

@@ -1,0 +1,88 @@
+import type { Request, Router } from 'express';
+import { documentCursorKey, mediaCursorKey } from '../../../domain/incoming-references';
+import { parseOrThrow } from '../../../domain/validation';
+import { INCOMING_CURSOR_SIGNATURES, type IncomingPageAnswer } from '../../../reads/incoming-references';
+import { requireScope } from '../../middleware/authenticate';
+import type { RouteDeps } from '../deps';
+import { documentIdParams } from './document-commands.schema';
+import { incomingReferencesQuery } from './incoming-references.schema';
+
+/** A bare array up to 2025-11; `{results, total, cursor}` from 2026-01 (api-spec §4.20 rule 2). */
+function answer<T>(req: Request, page: IncomingPageAnswer<T>) {
+  return req.apiVersion.wrapsLists
+    ? { results: page.results, total: page.total, cursor: page.cursor }
+    : page.results;
+}
+
+/**
+ * GET documents/{documentId}/incomingDocumentReferences and incomingMediaReferences (api-spec §4.12, §4.13)
+ * and GET drafts/{documentId}/incomingDocumentReferences (§4.18, scope public-api:drafts:read): who points at
+ * a document of the project, paged by ascending source id. Another project's document is a 404.
+ */
+export function incomingReferenceRoutes(
+  router: Router,
+  { auth, reads, cursors }: Pick<RouteDeps, 'auth' | 'reads' | 'cursors'>,
+): void {
+  const publishedQuery = incomingReferencesQuery(
+    cursors,
+    INCOMING_CURSOR_SIGNATURES.published,
+    documentCursorKey,
+  );
+  const draftsQuery = incomingReferencesQuery(cursors, INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey);
+  const mediaQuery = incomingReferencesQuery(cursors, INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey);
+
+  router.get(
+    '/documents/:documentId/incomingDocumentReferences',
+    ...auth,
+    requireScope('public-api:read'),
+    async (req, res) => {
+      const { documentId } = parseOrThrow(documentIdParams, req.params);
+      const query = parseOrThrow(publishedQuery(req.apiVersion), req.query);
+      const page = await reads.incomingReferences.documentReferences(
+        req.auth.projectId,
+        documentId,
+        'published',
+        {
+          ...query,
+          withTotal: req.apiVersion.wrapsLists,
+        },
+      );
+      res.json(answer(req, page));
+    },
+  );
+
+  router.get(
+    '/documents/:documentId/incomingMediaReferences',
+    ...auth,
+    requireScope('public-api:read'),
+    async (req, res) => {
+      const { documentId } = parseOrThrow(documentIdParams, req.params);
+      const query = parseOrThrow(mediaQuery(req.apiVersion), req.query);
+      const page = await reads.incomingReferences.mediaReferences(req.auth.projectId, documentId, {
+        ...query,
+        withTotal: req.apiVersion.wrapsLists,
+      });
+      res.json(answer(req, page));
+    },
+  );
+
+  router.get(
+    '/drafts/:documentId/incomingDocumentReferences',
+    ...auth,
+    requireScope('public-api:drafts:read'),
+    async (req, res) => {
+      const { documentId } = parseOrThrow(documentIdParams, req.params);
+      const query = parseOrThrow(draftsQuery(req.apiVersion), req.query);
+      const page = await reads.incomingReferences.documentReferences(
+        req.auth.projectId,
+        documentId,
+        'drafts',
+        {
+          ...query,
+          withTotal: req.apiVersion.wrapsLists,
+        },
+      );
+      res.json(answer(req, page));
+    },
+  );
+}

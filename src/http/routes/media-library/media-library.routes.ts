@@ -1,0 +1,130 @@
+import type { Request, Router } from 'express';
+import { parseOrThrow, readableIssueMessage, zodIssuesToPaths } from '../../../domain/validation';
+import { requireScope } from '../../middleware/authenticate';
+import { jsonBody } from '../../middleware/json-body';
+import type { RouteDeps } from '../deps';
+import {
+  importMediaBody,
+  importMediaEntry,
+  incomingReferencesQuery,
+  mediaListQuery,
+  mediaParams,
+  patchMediaBody,
+  uploadQuery,
+} from './media-library.schema';
+import type { ImportMediaInput } from '../../../commands/import-media';
+import { noQueryParams } from '../../query-params';
+
+/** Where this request came to: the base of asset URLs when PUBLIC_BASE_URL is not configured. */
+const originOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+
+/**
+ * The media library (api-spec §2.7, §3.2, §4.18; supplement §9): entries by id, by ids or by external id,
+ * their incoming references, the patch of revocation and metadata, the import, and the upload of bytes for it.
+ * serve-image is src/http/routes/media-library/serve-image.routes.ts's.
+ */
+export function mediaLibraryRoutes(
+  router: Router,
+  { auth, reads, commands, cursors }: Pick<RouteDeps, 'auth' | 'reads' | 'commands' | 'cursors'>,
+): void {
+  const documentsQuery = incomingReferencesQuery(cursors, 'documents');
+  const mediaQuery = incomingReferencesQuery(cursors, 'media');
+
+  router.get('/mediaLibrary', ...auth, requireScope('public-api:read'), async (req, res) => {
+    const query = parseOrThrow(mediaListQuery, req.query);
+    res.json(
+      await reads.mediaLibrary.list(req.auth.projectId, query, {
+        version: req.apiVersion,
+        origin: originOf(req),
+      }),
+    );
+  });
+
+  router.post('/mediaLibrary/uploads', ...auth, requireScope('public-api:write'), async (req, res) => {
+    const { filename } = parseOrThrow(uploadQuery, req.query);
+    const length = req.headers['content-length'];
+    const upload = await commands.uploadMedia(req.auth.projectId, {
+      body: req,
+      contentType: req.headers['content-type'],
+      contentEncoding: req.headers['content-encoding'],
+      contentLength: length === undefined ? undefined : Number(length),
+      filename,
+    });
+    res.status(201).json(upload);
+  });
+
+  router.get('/mediaLibrary/:id', ...auth, requireScope('public-api:read'), async (req, res) => {
+    const { id } = parseOrThrow(mediaParams, req.params);
+    parseOrThrow(noQueryParams, req.query);
+    res.json(
+      await reads.mediaLibrary.byId(req.auth.projectId, id, {
+        version: req.apiVersion,
+        origin: originOf(req),
+      }),
+    );
+  });
+
+  router.get(
+    '/mediaLibrary/:id/incomingDocumentReferences',
+    ...auth,
+    requireScope('public-api:read'),
+    async (req, res) => {
+      const { id } = parseOrThrow(mediaParams, req.params);
+      const page = parseOrThrow(documentsQuery(req.apiVersion), req.query);
+      res.json(
+        await reads.mediaLibrary.incomingDocumentReferences(req.auth.projectId, id, page, req.apiVersion),
+      );
+    },
+  );
+
+  router.get(
+    '/mediaLibrary/:id/incomingMediaReferences',
+    ...auth,
+    requireScope('public-api:read'),
+    async (req, res) => {
+      const { id } = parseOrThrow(mediaParams, req.params);
+      const page = parseOrThrow(mediaQuery(req.apiVersion), req.query);
+      res.json(
+        await reads.mediaLibrary.incomingMediaReferences(req.auth.projectId, id, page, req.apiVersion),
+      );
+    },
+  );
+
+  router.patch('/mediaLibrary/:id', ...auth, requireScope('public-api:write'), jsonBody, async (req, res) => {
+    const { id } = parseOrThrow(mediaParams, req.params);
+    parseOrThrow(noQueryParams, req.query);
+    const body = parseOrThrow(patchMediaBody(req.apiVersion), req.body);
+    res.json(
+      await commands.patchMedia(
+        { projectId: req.auth.projectId, id, ...body },
+        {
+          version: req.apiVersion,
+          baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),
+        },
+      ),
+    );
+  });
+
+  router.post(
+    '/import/mediaLibrary',
+    ...auth,
+    requireScope('public-api:write'),
+    jsonBody,
+    async (req, res) => {
+      parseOrThrow(noQueryParams, req.query);
+      const body = parseOrThrow(importMediaBody, req.body);
+      // Each entry on its own: an invalid one is its own 400 in the results, the others still import.
+      const inputs: ImportMediaInput[] = body.mediaLibraryEntries.map((raw) => {
+        const parsed = importMediaEntry.safeParse(raw, { error: readableIssueMessage });
+        return parsed.success
+          ? { ok: true, entry: parsed.data }
+          : { ok: false, details: { name: 'ValidationError', ...zodIssuesToPaths(parsed.error.issues) } };
+      });
+      const results = await commands.importMedia(req.auth.projectId, inputs, {
+        version: req.apiVersion,
+        baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),
+      });
+      res.json(req.apiVersion.wrapsLists ? { results } : results);
+    },
+  );
+}

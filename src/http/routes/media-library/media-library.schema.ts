@@ -1,0 +1,229 @@
+import { z } from 'zod';
+import { perVersion } from '../../../domain/api-versions';
+import {
+  MAX_MEDIA_ENTRIES,
+  MAX_REVOKE_NOTE,
+  MEDIA_ID_PATTERN,
+  MEDIA_TYPES,
+  type MediaPatch,
+} from '../../../domain/media';
+import type { CursorCodec } from '../../../domain/search-cursor';
+import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
+import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
+import { integerParam } from '../../query-params';
+
+const MEDIA_ID_MESSAGE = 'must be a media library id: 1 to 32 letters, digits or hyphens';
+export const mediaIdValue = z.string().regex(MEDIA_ID_PATTERN, { message: MEDIA_ID_MESSAGE });
+
+/** `{id}` of mediaLibrary/{id} and its sub-resources. */
+export const mediaParams = z.object({ id: mediaIdValue });
+
+/**
+ * `ids` as the vendor's client sends it: a comma list (`ids=a,b`), repeated (`ids=a&ids=b`), or a bracket
+ * array (`ids[0]=a&ids[1]=b`, which the query parser reads as an array, or, past 20 indices, as an object
+ * keyed by index). Order kept, at most MAX_MEDIA_ENTRIES ids.
+ */
+function mediaIdList(value: unknown): Checked<string[]> {
+  let parts: unknown[];
+  if (typeof value === 'string') parts = [value];
+  else if (Array.isArray(value)) parts = value;
+  else if (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).every((key) => /^\d+$/.test(key))
+  ) {
+    parts = Object.entries(value)
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([, item]) => item as unknown);
+  } else {
+    return invalid([
+      { path: [], message: 'must be a comma separated list of media ids, or ids[0]=…&ids[1]=…' },
+    ]);
+  }
+  if (!parts.every((part): part is string => typeof part === 'string')) {
+    return invalid([
+      { path: [], message: 'must be a comma separated list of media ids, or ids[0]=…&ids[1]=…' },
+    ]);
+  }
+  const ids = parts.flatMap((part) => part.split(',')).map((id) => id.trim());
+  if (ids.length === 0 || ids.some((id) => id === '')) {
+    return invalid([
+      { path: [], message: 'must be a comma separated list of media ids without empty items' },
+    ]);
+  }
+  const bad = ids.find((id) => !MEDIA_ID_PATTERN.test(id));
+  if (bad !== undefined) return invalid([{ path: [], message: `'${bad.slice(0, 40)}' ${MEDIA_ID_MESSAGE}` }]);
+  if (ids.length > MAX_MEDIA_ENTRIES) {
+    return invalid([{ path: [], message: `must list at most ${MAX_MEDIA_ENTRIES} ids` }]);
+  }
+  return valid(ids);
+}
+
+const oneText = (name: string, max: number) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? undefined : `must be a single ${name}`) })
+    .min(1)
+    .max(max);
+
+/** supplement §9: GET mediaLibrary by `ids`, or by `externalId` with `systemName`; one of the two. */
+export const mediaListQuery = z
+  .strictObject({
+    ids: z.unknown().transform(fromCheck(mediaIdList)).optional(),
+    externalId: oneText('external id', 200).optional(),
+    systemName: oneText('system name', 100).optional(),
+  })
+  .transform((query, ctx) => {
+    if (query.ids !== undefined) {
+      if (query.externalId !== undefined || query.systemName !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ids'],
+          message: 'cannot be combined with externalId and systemName',
+        });
+        return z.NEVER;
+      }
+      return { ids: query.ids };
+    }
+    if (query.externalId !== undefined && query.systemName !== undefined) {
+      return { externalId: query.externalId, systemName: query.systemName };
+    }
+    if (query.externalId !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['systemName'], message: 'is required with externalId' });
+    } else if (query.systemName !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['externalId'], message: 'is required with systemName' });
+    } else {
+      ctx.addIssue({ code: 'custom', path: ['ids'], message: 'is required (or externalId with systemName)' });
+    }
+    return z.NEVER;
+  });
+
+export const MAX_REFERENCES_LIMIT = 100;
+export const MAX_REFERENCES_OFFSET = 10_000;
+
+/**
+ * api-spec §4.12/§4.18: limit and offset; from 2026-01 also `after`, the cursor of the previous page
+ * (checked here: one this server signed for this list), instead of offset.
+ */
+export const incomingReferencesQuery = (cursors: CursorCodec, kind: 'documents' | 'media') =>
+  perVersion((version) =>
+    z
+      .strictObject({
+        limit: integerParam(1, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
+        offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0),
+        after: version.wrapsLists
+          ? z
+              .string()
+              .transform(
+                fromCheck((raw: string) => {
+                  const opened = cursors.decode(
+                    raw,
+                    kind === 'documents' ? INCOMING_DOCUMENTS_CURSOR : INCOMING_MEDIA_CURSOR,
+                  );
+                  if (!opened.ok) return opened;
+                  const [id] = opened.value;
+                  const fits =
+                    opened.value.length === 1 &&
+                    (kind === 'documents' ? Number.isSafeInteger(id) : typeof id === 'string');
+                  return fits
+                    ? valid(id as string | number)
+                    : invalid([
+                        { path: [], message: 'invalid cursor: pass the cursor of a previous response' },
+                      ]);
+                }),
+              )
+              .optional()
+          : z.never({ error: `is not available in API version ${version.label} (from 2026-01)` }).optional(),
+      })
+      .refine((query) => query.after === undefined || query.offset === 0, {
+        path: ['after'],
+        message: 'cannot be combined with offset: a cursor already says where the page starts',
+      }),
+  );
+
+const assetSource = z
+  .strictObject({
+    url: z.string().min(1).max(2048).optional(),
+    uploadId: z.uuid({ message: 'must be the uploadId answered by POST mediaLibrary/uploads' }).optional(),
+    filename: z.string().min(1).max(200).optional(),
+  })
+  .superRefine((asset, ctx) => {
+    if ((asset.url === undefined) === (asset.uploadId === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: asset.url === undefined ? ['url'] : ['uploadId'],
+        message:
+          asset.url === undefined
+            ? 'is required: an http(s) URL to download, or uploadId of an upload'
+            : 'cannot be combined with url: name one source of the bytes',
+      });
+    }
+  });
+
+const metadataObject = z.record(z.string(), z.unknown());
+
+const translation = z.strictObject({
+  locale: z.string().regex(/^[a-z][a-zA-Z0-9-]+$/, {
+    message: 'must start with a lowercase letter, followed by one or more letters, digits or hyphens',
+  }),
+  metadata: metadataObject,
+});
+const translations = z.array(translation).max(50);
+
+/** One entry of POST import/mediaLibrary (supplement §9); each is parsed on its own, so each has its own 400. */
+export const importMediaEntry = z
+  .strictObject({
+    id: mediaIdValue.optional(),
+    systemName: z.string().min(1).max(100).optional(),
+    externalId: z.string().min(1).max(200).optional(),
+    mediaType: z.enum(MEDIA_TYPES),
+    asset: assetSource,
+    metadata: metadataObject.default({}),
+    translations: z
+      .array(translation.extend({ asset: assetSource.optional() }))
+      .max(50)
+      .default([]),
+  })
+  .refine((entry) => entry.externalId === undefined || entry.systemName !== undefined, {
+    path: ['systemName'],
+    message: 'is required with externalId',
+  });
+
+/** The body of POST import/mediaLibrary: its shape; the entries are parsed one by one (importMediaEntry). */
+export const importMediaBody = z.strictObject({
+  mediaLibraryEntries: z.array(z.unknown()).min(1).max(MAX_MEDIA_ENTRIES),
+});
+
+/** POST mediaLibrary/uploads: the file's name, optional (else `upload.<ext>`). */
+export const uploadQuery = z.strictObject({
+  filename: z.string().min(1).max(200).optional(),
+});
+
+/** api-spec §4.18, per version: note from 2026-01, unrevokeAsset from 2026-01, preserveUpdatedAt from 2026-03. */
+export const patchMediaBody = perVersion((version) => {
+  const since = (label: string) => `is not available in API version ${version.label} (from ${label})`;
+  const revoke = z.strictObject({
+    operation: z.literal('revokeAsset'),
+    note: version.atLeast('2026-01')
+      ? z.string().max(MAX_REVOKE_NOTE).optional()
+      : z.never({ error: since('2026-01') }).optional(),
+  });
+  const setMetadata = z.strictObject({ operation: z.literal('setMetadata'), metadata: metadataObject });
+  const setTranslations = z.strictObject({ operation: z.literal('setTranslations'), translations });
+  const operations = version.atLeast('2026-01')
+    ? [revoke, z.strictObject({ operation: z.literal('unrevokeAsset') }), setMetadata, setTranslations]
+    : [revoke, setMetadata, setTranslations];
+  return z.strictObject({
+    preserveUpdatedAt: version.atLeast('2026-03')
+      ? z.boolean().default(false)
+      : z
+          .never({ error: since('2026-03') })
+          .optional()
+          .transform(() => false),
+    patches: z
+      .array(z.discriminatedUnion('operation', operations as unknown as [typeof revoke, typeof setMetadata]))
+      .min(1)
+      .max(100),
+  });
+});
+
+export type PatchMediaBody = { preserveUpdatedAt: boolean; patches: MediaPatch[] };

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { ImportWebhookPayloadSchema } from '../../../domain/import-request';
+
+type Schema = Record<string, unknown>;
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': {
+    description: "The client's requests per window (only for clients with a limit)",
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the current window ends',
+    schema: { type: 'integer' },
+  },
+};
+
+const TOO_MANY_REQUESTS = {
+  description:
+    'The API client used up its rate limit (README, "Rate limits"): the envelope with name \'TooManyRequests\'; ' +
+    'retry after Retry-After seconds',
+  headers: {
+    'Retry-After': { description: 'Seconds until the window ends', schema: { type: 'integer' } },
+    ...RATE_LIMIT_HEADERS,
+  },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+
+/**
+ * What every authenticated operation shares: a 429 when its API client used up its rate limit, and the
+ * RateLimit headers on its answers. Added to every operation that names a security requirement, so a route
+ * added later is described without anyone remembering to.
+ */
+export function withRateLimits(document: Schema): Schema {
+  const paths = document.paths as Record<string, Record<string, Schema>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const security = operation.security as unknown[] | undefined;
+      if (!security || security.length === 0) continue;
+      const responses = (operation.responses ?? {}) as Record<string, Schema>;
+      responses['429'] = TOO_MANY_REQUESTS;
+      for (const [status, response] of Object.entries(responses)) {
+        if (status.startsWith('2') && !('$ref' in response)) {
+          response.headers = { ...(response.headers as Schema | undefined), ...RATE_LIMIT_HEADERS };
+        }
+      }
+      operation.responses = responses;
+    }
+  }
+  return document;
+}
+
+/**
+ * The import webhook as an OpenAPI 3.1 `webhooks` entry: what Broadsheet POSTs to the `webhook` of
+ * `POST import/documents` when the job finishes, generated from the payload's zod schema.
+ */
+export function importWebhook(): Schema {
+  const { $schema: _ignored, ...payload } = z.toJSONSchema(ImportWebhookPayloadSchema, {
+    io: 'output',
+  }) as Schema;
+  return {
+    importFinished: {
+      post: {
+        summary:
+          'Called when an import (POST import/documents with `webhook`) finishes. Up to WEBHOOK_ATTEMPTS calls ' +
+          '(default 5), each within WEBHOOK_TIMEOUT_MS (default 10 s), with doubling delays; a 2xx delivers, ' +
+          'a network error, timeout, 408, 429 or 5xx is retried, a redirect or another 4xx is final. The ' +
+          'X-Broadsheet-Delivery header (the import job id) is the same on every call of one delivery.',
+        parameters: [
+          { name: 'X-Broadsheet-Event', in: 'header', required: true, schema: { const: 'import.finished' } },
+          { name: 'X-Broadsheet-Delivery', in: 'header', required: true, schema: { type: 'string' } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: payload } } },
+        responses: { '2XX': { description: 'Delivered; the answer body is ignored' } },
+      },
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import type { Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../domain/errors';
+import type { ObjectStore, StoredObjectInfo } from '../storage/object-store';
+import { decideRange, ifRangeAllows, noneMatchHolds } from './conditional-get';
+
+/** Headers that describe the bytes: taken back when an error answers instead. */
+const ENTITY_HEADERS = [
+  'Accept-Ranges',
+  'Cache-Control',
+  'Content-Length',
+  'Content-Range',
+  'Content-Security-Policy',
+  'Content-Type',
+  'ETag',
+  'Last-Modified',
+];
+
+function clearEntityHeaders(res: Response): void {
+  for (const name of ENTITY_HEADERS) res.removeHeader(name);
+}
+
+function setValidators(res: Response, info: StoredObjectInfo, cacheControl: string): void {
+  res.setHeader('ETag', info.etag);
+  res.setHeader('Last-Modified', info.lastModified.toUTCString());
+  res.setHeader('Cache-Control', cacheControl);
+  res.setHeader('Accept-Ranges', 'bytes');
+}
+
+/**
+ * Answers a GET (or HEAD) with an object of the store, streamed: 200 whole, 206 for one range, 304 when the
+ * client's If-None-Match holds, 416 for a range beyond the end. A plain GET costs one store request (its
+ * answer brings the headers); a conditional, ranged or HEAD request asks for the object's head first. Memory
+ * stays at one chunk in flight whatever the object's size.
+ */
+export async function serveObject(
+  objects: ObjectStore,
+  key: string,
+  req: Request,
+  res: Response,
+  options: { cacheControl: string; notFound: () => AppError },
+): Promise<void> {
+  const plain =
+    req.method === 'GET' && req.headers['if-none-match'] === undefined && req.headers.range === undefined;
+  let info: StoredObjectInfo | null;
+  let body: NodeJS.ReadableStream | undefined;
+  if (plain) {
+    const got = await objects.get(key);
+    info = got?.info ?? null;
+    body = got?.body;
+  } else {
+    info = await objects.head(key);
+  }
+  if (info === null) throw options.notFound();
+
+  setValidators(res, info, options.cacheControl);
+  // Stored bytes are the publisher's, not ours: should a browser open one, it runs nothing and loads nothing.
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+  if (noneMatchHolds(req.headers['if-none-match'], info.etag)) {
+    res.status(304).end();
+    return;
+  }
+  const range =
+    body === undefined && ifRangeAllows(req.get('if-range'), info.etag)
+      ? decideRange(req.headers.range, info.size)
+      : ({ kind: 'whole' } as const);
+  if (range.kind === 'unsatisfiable') {
+    clearEntityHeaders(res);
+    res.setHeader('Content-Range', `bytes */${info.size}`);
+    throw new AppError(416, {
+      name: 'RangeNotSatisfiable',
+      message: `The range '${req.headers.range ?? ''}' is outside the ${info.size} bytes of the image`,
+    });
+  }
+  res.setHeader('Content-Type', info.contentType);
+  if (range.kind === 'partial') {
+    res.status(206);
+    res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`);
+    res.setHeader('Content-Length', String(range.end - range.start + 1));
+  } else {
+    res.status(200);
+    res.setHeader('Content-Length', String(info.size));
+  }
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  if (body === undefined) {
+    const got = await objects.get(key, range.kind === 'partial' ? range : undefined);
+    if (got === null) {
+      clearEntityHeaders(res);
+      throw options.notFound();
+    }
+    body = got.body;
+  }
+  try {
+    await pipeline(body, res);
+  } catch (error) {
+    // Nothing sent yet: the error answers in the envelope. Otherwise the client went away, or the store failed
+    // midway; the connection is closed (pipeline already did), and the client sees a short body.
+    if (!res.headersSent) {
+      clearEntityHeaders(res);
+      throw error;
+    }
+  }
+}

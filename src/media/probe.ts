@@ -1,0 +1,51 @@
+import sharp from 'sharp';
+import { IMAGE_FORMATS } from '../domain/media';
+
+export interface ImageFacts {
+  mimeType: string;
+  extension: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * What the bytes of a staged file are, read by decoding them with sharp (libvips): the format, its mime type
+ * and the dimensions. Undefined with a reason when they are not an image of an accepted format, or a
+ * truncated or corrupt one (the whole image is decoded, so a cut file is found, not only a bad header).
+ */
+export async function probeImage(
+  path: string,
+): Promise<{ ok: true; facts: ImageFacts } | { ok: false; reason: string }> {
+  let metadata: sharp.Metadata;
+  try {
+    metadata = await sharp(path, { failOn: 'truncated' }).metadata();
+  } catch {
+    return {
+      ok: false,
+      reason: 'is not an image in a format the library reads (JPEG, PNG, WebP, GIF, AVIF, TIFF)',
+    };
+  }
+  const format = metadata.format === 'heif' && metadata.compression === 'av1' ? 'avif' : metadata.format;
+  const known = IMAGE_FORMATS[format];
+  if (!known || !metadata.width || !metadata.height) {
+    return {
+      ok: false,
+      reason: `is a ${String(metadata.format)} image, not one of the accepted formats (JPEG, PNG, WebP, GIF, AVIF, TIFF)`,
+    };
+  }
+  try {
+    // Decodes every pixel (sequentially, in strips): a truncated or corrupt image fails here.
+    await sharp(path, { failOn: 'truncated', sequentialRead: true }).stats();
+  } catch {
+    return { ok: false, reason: `is a truncated or corrupt ${format.toUpperCase()} image` };
+  }
+  return {
+    ok: true,
+    facts: {
+      mimeType: known.mimeType,
+      extension: known.extension,
+      width: metadata.width,
+      height: metadata.height,
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import type { Queryable } from '../db/pool';
+import { designQueries } from '../db/queries/designs';
+import { documentListQueries } from '../db/queries/document-lists';
+import { latestPublicationQueries } from '../db/queries/latest-publications';
+import type { ProjectRow } from '../db/queries/projects';
+import {
+  applyComponentConditions,
+  conditionContext,
+  type ConditionRequest,
+} from '../domain/component-conditions';
+import {
+  applyPreload,
+  findIncludeRequests,
+  preloadTargets,
+  resolveIncludes,
+  type CompositionField,
+  type PublishedSummary,
+} from '../domain/composition';
+import type { Design } from '../domain/design';
+import { buildDocumentView, type ViewSource } from '../domain/document-view';
+import { AppError } from '../domain/errors';
+import { renderHtml } from '../domain/html-render';
+import { conditionDefaults } from '../domain/project-config';
+import { designView } from './designs';
+
+/** POST composition/{documentId} as the edge parsed it (api-spec §4.4). */
+export interface CompositionRead {
+  fields: readonly CompositionField[];
+  /** Metadata property → whether to resolve its document references. */
+  preload: Readonly<Record<string, boolean>>;
+  renderDirectiveInfo: boolean;
+  resolveIncludes: boolean;
+  /** null: the client asked to ignore component conditions. */
+  conditions: ConditionRequest | null;
+}
+
+function summaryOf(source: ViewSource): PublishedSummary {
+  const view = buildDocumentView(source);
+  return { systemdata: { ...view.systemdata }, metadata: view.metadata };
+}
+
+/**
+ * One published document gathered for rendering. Everything it resolves (preloads, includes, lists) is read
+ * within the token's project and from latest publications only: drafts and other projects never show.
+ */
+export function compositionReads(db: Queryable) {
+  /** The project's published documents among `ids`, by id. */
+  async function summaries(
+    projectId: number,
+    ids: readonly number[],
+  ): Promise<Map<number, PublishedSummary>> {
+    const sources = await latestPublicationQueries(db).findViewSources(projectId, [...new Set(ids)]);
+    return new Map(sources.map((source) => [source.documentId, summaryOf(source)]));
+  }
+
+  /** The publication's design; the project's current one when the publication names none that exists. */
+  async function designOf(projectId: number, source: ViewSource): Promise<Design | undefined> {
+    const designs = designQueries(db);
+    const named =
+      source.designVersion === null
+        ? undefined
+        : await designs.findByVersion(projectId, source.designVersion, source.designName ?? undefined);
+    return named ?? (await designs.findCurrent(projectId));
+  }
+
+  return {
+    async compose(project: ProjectRow, documentId: number, read: CompositionRead) {
+      const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
+      if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
+      const context = read.conditions && conditionContext(read.conditions, conditionDefaults(project.config));
+      const view = buildDocumentView({
+        ...source,
+        content: context === null ? source.content : applyComponentConditions(source.content, context),
+      });
+      const wants = new Set(read.fields);
+      const design =
+        wants.has('html') || wants.has('design') ? await designOf(project.id, source) : undefined;
+
+      const body: Record<string, unknown> = {};
+      if (wants.has('systemdata')) body.systemdata = view.systemdata;
+      if (wants.has('metadata')) {
+        const targets = preloadTargets(view.metadata, read.preload);
+        body.metadata =
+          targets.length === 0
+            ? view.metadata
+            : applyPreload(view.metadata, read.preload, await summaries(project.id, targets));
+      }
+      if (wants.has('content')) body.content = view.content;
+      if (wants.has('html')) {
+        body.html = renderHtml(view.content, design, { renderDirectiveInfo: read.renderDirectiveInfo });
+      }
+      if (wants.has('includes')) {
+        const requests = read.resolveIncludes ? findIncludeRequests(view.content) : [];
+        // Each list read once, as far as its longest include reaches; resolveIncludes cuts each to its limit.
+        const reach = new Map<number, number>();
+        for (const { list } of requests) {
+          if (list) reach.set(list.id, Math.max(reach.get(list.id) ?? 0, list.limit));
+        }
+        const lists = new Map<number, number[]>();
+        for (const [listId, limit] of reach) {
+          lists.set(
+            listId,
+            await documentListQueries(db).findPublishedDocumentIds(project.id, listId, limit),
+          );
+        }
+        const ids = [...lists.values()].flat().concat(requests.flatMap((request) => request.documentIds));
+        body.includes = resolveIncludes(requests, lists, await summaries(project.id, ids));
+      }
+      if (wants.has('design')) body.design = design ? designView(design) : null;
+      return body;
+    },
+  };
+}
+
+export type CompositionReads = ReturnType<typeof compositionReads>;

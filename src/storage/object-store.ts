@@ -1,0 +1,117 @@
+/**
+ * Where the bytes of media assets live. Postgres keeps the entry and its key only; the bytes go to one
+ * ObjectStore, built once in src/context.ts from config: a folder of the machine (the embedded default,
+ * src/storage/local-folder-store.ts) or any S3-compatible store (src/storage/s3-store.ts).
+ */
+
+export interface StoredObjectInfo {
+  key: string;
+  /** Bytes of the whole object (not of a requested range). */
+  size: number;
+  contentType: string;
+  /** A strong HTTP entity tag of the bytes, quotes included (e.g. `"3f2a…"`), ready for `ETag`. */
+  etag: string;
+  lastModified: Date;
+}
+
+export interface ObjectStore {
+  /** Writes the whole object; resolves once durable. Streams are consumed. */
+  put(
+    key: string,
+    body: Buffer | NodeJS.ReadableStream,
+    info: { contentType: string; size?: number },
+  ): Promise<StoredObjectInfo>;
+  head(key: string): Promise<StoredObjectInfo | null>;
+  /** A readable stream of the bytes (or of [start, end] inclusive), or null for an unknown key. */
+  get(
+    key: string,
+    range?: { start: number; end: number },
+  ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null>;
+  delete(key: string): Promise<void>;
+}
+
+/** A key no store accepts (see objectKeyProblem); a caller that lets one through has a bug, or bad input. */
+export class InvalidObjectKeyError extends Error {
+  constructor(
+    readonly key: string,
+    readonly problem: string,
+  ) {
+    super(`invalid object key ${JSON.stringify(key)}: ${problem}`);
+    this.name = 'InvalidObjectKeyError';
+  }
+}
+
+/** What put refuses when the stream's bytes disagree with the announced `size`: nothing is stored. */
+export class ObjectSizeMismatchError extends Error {
+  constructor(
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`the body has ${actual} bytes, not the announced ${expected}`);
+    this.name = 'ObjectSizeMismatchError';
+  }
+}
+
+/** A range that starts at or beyond the object's end (HTTP 416). */
+export class UnsatisfiableRangeError extends Error {
+  constructor(readonly size: number) {
+    super(`the range starts beyond the object's ${size} bytes`);
+    this.name = 'UnsatisfiableRangeError';
+  }
+}
+
+/** S3's limit on a key, in UTF-8 bytes. */
+export const MAX_OBJECT_KEY_BYTES = 1024;
+/** Most file systems' limit on one path segment, in bytes: the local store makes each segment a name. */
+export const MAX_OBJECT_KEY_SEGMENT_BYTES = 255;
+
+// Control characters (C0, DEL, C1): never part of a key, and a NUL would cut a file-system path short.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why `key` cannot name an object, or undefined when it can. Keys are `<projectId>/<mediaId>/<random>/<file>`
+ * style: slash-separated segments, none empty, `.` or `..` (so that no key climbs out of the local store's
+ * folder, or means something else to a file system than to S3), no leading or trailing slash, no backslash, no
+ * control character.
+ */
+export function objectKeyProblem(key: unknown): string | undefined {
+  if (typeof key !== 'string' || key.length === 0) return 'must be a non-empty string';
+  if (Buffer.byteLength(key, 'utf8') > MAX_OBJECT_KEY_BYTES) {
+    return `must be at most ${MAX_OBJECT_KEY_BYTES} bytes`;
+  }
+  if (CONTROL_CHARACTER.test(key)) return 'must not contain control characters';
+  if (key.includes('\\')) return 'must not contain backslashes';
+  if (key.startsWith('/')) return 'must not start with a slash';
+  if (key.endsWith('/')) return 'must not end with a slash';
+  for (const segment of key.split('/')) {
+    if (segment === '') return 'must not contain empty segments (//)';
+    if (segment === '.' || segment === '..') return 'must not contain . or .. segments';
+    if (Buffer.byteLength(segment, 'utf8') > MAX_OBJECT_KEY_SEGMENT_BYTES) {
+      return `must not have a segment longer than ${MAX_OBJECT_KEY_SEGMENT_BYTES} bytes`;
+    }
+  }
+  return undefined;
+}
+
+/** Throws InvalidObjectKeyError unless `key` is a valid object key (objectKeyProblem); every store calls it. */
+export function checkObjectKey(key: string): void {
+  const problem = objectKeyProblem(key);
+  if (problem !== undefined) throw new InvalidObjectKeyError(String(key), problem);
+}
+
+/**
+ * The inclusive range a store serves for `range` over an object of `size` bytes: the end is clamped to the last
+ * byte (as HTTP does), a start at or beyond the end is unsatisfiable.
+ */
+export function clampRange(
+  range: { start: number; end: number },
+  size: number,
+): { start: number; end: number } {
+  if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end)) {
+    throw new RangeError('range bounds must be integers');
+  }
+  if (range.start < 0 || range.end < range.start) throw new RangeError('range must have 0 <= start <= end');
+  if (range.start >= size) throw new UnsatisfiableRangeError(size);
+  return { start: range.start, end: Math.min(range.end, size - 1) };
+}

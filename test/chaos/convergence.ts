@@ -1,0 +1,156 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { AppContext } from '../../src/context';
+import { QUEUES } from '../../src/jobs/queues';
+import { verifyIndex } from '../../src/search/index-manager';
+import { eventually } from '../helpers/http';
+
+/**
+ * What every chaos scenario ends with: the queues drained, then the index compared with Postgres exactly.
+ * `index verify` (verifyIndex) must report zero drift, and, independently of it, the set of documents in
+ * the index with their publication and external version must be exactly the published documents of
+ * Postgres with theirs: nothing lost (published but missing or stale), nothing resurrected (unpublished
+ * but still there).
+ */
+
+const INDEX_QUEUES = [QUEUES.indexDocument.name, QUEUES.importDocuments.name];
+
+/** Jobs of the index and import queues still to run (created, waiting for a retry, or running). */
+export async function pendingJobs(ctx: AppContext): Promise<number> {
+  const { rows } = await ctx.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pgboss.job WHERE name = ANY($1) AND state IN ('created', 'retry', 'active')`,
+    [INDEX_QUEUES],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Jobs of the index and import queues that gave up for good. */
+export async function failedJobs(ctx: AppContext): Promise<number> {
+  const { rows } = await ctx.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pgboss.job WHERE name = ANY($1) AND state = 'failed'`,
+    [INDEX_QUEUES],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export async function waitForDrainedQueues(ctx: AppContext, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  await eventually(async () => (await pendingJobs(ctx)) === 0, timeoutMs, 500);
+  return Date.now() - started;
+}
+
+interface Entry {
+  documentId: number;
+  publicationId: number;
+  version: number;
+}
+
+/** The project's documents in the index: id, publication and the external version they were written at. */
+async function indexedEntries(ctx: AppContext, projectId: number): Promise<Entry[]> {
+  await ctx.search.indices.refresh({ index: ctx.index.alias });
+  const response = await ctx.search.search<{ documentId: number; publicationId: number }>({
+    index: ctx.index.alias,
+    size: 10_000,
+    version: true,
+    query: { term: { projectId } },
+    _source: ['documentId', 'publicationId'],
+  });
+  return response.hits.hits
+    .map((hit) => ({
+      documentId: hit._source!.documentId,
+      publicationId: hit._source!.publicationId,
+      version: hit._version ?? -1,
+    }))
+    .sort((x, y) => x.documentId - y.documentId);
+}
+
+/** The project's published documents in Postgres, with the version their index entry must have. */
+async function publishedEntries(ctx: AppContext, projectId: number): Promise<Entry[]> {
+  const { rows } = await ctx.pool.query<Entry>(
+    `SELECT id AS "documentId", latest_publication_id AS "publicationId", index_version AS "version"
+     FROM documents WHERE project_id = $1 AND latest_publication_id IS NOT NULL ORDER BY id`,
+    [projectId],
+  );
+  return rows;
+}
+
+/**
+ * Asserts zero drift: verifyIndex clean, the index equal to Postgres for the project, and the documents the
+ * scenario last published / unpublished (as the API confirmed) on the right side.
+ */
+export async function expectConverged(
+  ctx: AppContext,
+  projectId: number,
+  expected: { published: Iterable<number>; unpublished: Iterable<number> },
+): Promise<void> {
+  // What the last jobs wrote becomes searchable at the next refresh (1 s); verify reads what is searchable.
+  await ctx.search.indices.refresh({ index: ctx.index.alias });
+  const report = await verifyIndex({ db: ctx.pool, search: ctx.search, index: ctx.index });
+  expect({
+    missing: report.missing,
+    stale: report.stale,
+    extra: report.extra,
+    rejected: report.rejected,
+  }).toEqual({ missing: [], stale: [], extra: [], rejected: [] });
+  const indexed = await indexedEntries(ctx, projectId);
+  const published = await publishedEntries(ctx, projectId);
+  expect(indexed).toEqual(published);
+  const inIndex = new Set(indexed.map((entry) => entry.documentId));
+  const lost = [...expected.published].filter((id) => !inIndex.has(id));
+  const resurrected = [...expected.unpublished].filter((id) => inIndex.has(id));
+  expect({ lost, resurrected }).toEqual({ lost: [], resurrected: [] });
+}
+
+/**
+ * The worker process as `npm run workers` starts it. Node runs it directly (tsx as a loader, not tsx's CLI,
+ * which would run it in a child that SIGKILL does not reach).
+ */
+export function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'workers/main.ts'], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Broadsheet workers running')) resolve(child);
+      if (output.length > 100_000) output = output.slice(-10_000);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`workers exited with ${code} before starting:\n${output}`)),
+    );
+  });
+}
+
+export function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs `task` in `concurrency` loops over the items, in order; each result is kept. */
+export async function inParallel<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const index = next;
+        next += 1;
+        results[index] = await task(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}

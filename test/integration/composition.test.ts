@@ -1,0 +1,620 @@
+import { documentListQueries } from '../../src/db/queries/document-lists';
+import type { Content } from '../../src/domain/content';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, unpublish } from '../helpers/documents';
+import { createDraftDocument } from '../helpers/draft-documents';
+import { createTestProject, tokenFor, TEST_DESIGN } from '../helpers/factories';
+import { loadLivingTimesDesign, loadPublication } from '../helpers/fixtures';
+import { apiClient } from '../helpers/http';
+
+const LIVING_TIMES = loadLivingTimesDesign();
+const LT = { name: LIVING_TIMES.name, version: LIVING_TIMES.version };
+
+type Json = Record<string, unknown>;
+
+/** A copy of a fixture's JSON with its document ids (teaser mediaId, $ref ids) replaced by the test's own. */
+function remapIds<T>(value: T, ids: ReadonlyMap<number, number>): T {
+  const mapped = (id: unknown): unknown => {
+    const target = ids.get(Number(id));
+    if (target === undefined) return id;
+    return typeof id === 'number' ? target : String(target);
+  };
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== 'object') return node;
+    const copy: Json = Object.fromEntries(
+      Object.entries(node).map(([key, inner]) => [key, key === 'mediaId' ? mapped(inner) : walk(inner)]),
+    );
+    if (typeof copy.$ref === 'string') {
+      const reference = copy.reference as Json | undefined;
+      if (reference) copy.reference = { ...reference, id: mapped(reference.id) };
+      if (Array.isArray(copy.references)) {
+        copy.references = (copy.references as Json[]).map((entry) => ({ ...entry, id: mapped(entry.id) }));
+      }
+    }
+    return copy;
+  };
+  return walk(value) as T;
+}
+
+const para = (id: string, text: string, conditions?: Record<string, unknown>) => ({
+  id,
+  identifier: 'living-times.paragraph',
+  content: { text },
+  ...(conditions ? { conditions } : {}),
+});
+
+describe('POST composition/{documentId}', () => {
+  let app: TestApp;
+  let project: { projectId: number; channelId: number };
+  let other: { projectId: number; channelId: number };
+  let api: ReturnType<typeof apiClient>;
+  let otherApi: ReturnType<typeof apiClient>;
+  /** Fixture id → the id the test's documents got. */
+  const ids = new Map<number, number>();
+  let article: number;
+  let draftOnly: number;
+  let otherDocument: number;
+
+  const compose = (documentId: number | string, body?: unknown) =>
+    api.post(`composition/${documentId}`, body ?? {});
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx, { designs: [TEST_DESIGN, LIVING_TIMES] });
+    other = await createTestProject(app.ctx);
+    api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId, ['public-api:read'])).token);
+    otherApi = apiClient(app.url, (await tokenFor(app.ctx, other.projectId, ['public-api:read'])).token);
+
+    // Article 324 and what it teases: authors 313 and 314, articles 321, 323, 325, 331 published; 330 only
+    // ever a draft.
+    for (const file of [
+      'authors/313',
+      'authors/314',
+      'articles/321',
+      'articles/323',
+      'articles/325',
+      'articles/331',
+    ]) {
+      const fixture = loadPublication(`${file}.json`);
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        contentType: fixture.systemdata.contentType,
+        documentType: fixture.systemdata.documentType,
+        metadata: fixture.metadata,
+        content: fixture.content,
+        design: LT,
+      });
+      ids.set(fixture.id, documentId);
+    }
+    const neverPublished = loadPublication('articles/330.json');
+    const draft = await createDraftDocument(app.ctx, {
+      ...project,
+      metadata: { ...neverPublished.metadata, title: 'SECRET DRAFT TITLE' },
+    });
+    ids.set(330, draft.id);
+    draftOnly = draft.id;
+    const fixture = remapIds(loadPublication('articles/324.json'), ids);
+    ({ documentId: article } = await createPublishedDocument(app.ctx, project.projectId, {
+      metadata: fixture.metadata,
+      content: fixture.content,
+      design: LT,
+    }));
+    ({ documentId: otherDocument } = await createPublishedDocument(app.ctx, other.projectId, {
+      metadata: { title: 'Of another project' },
+    }));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  describe('access and bad input', () => {
+    it('when no token, a bad token or a token without public-api:read is used, then 401 and 403', async () => {
+      expect((await apiClient(app.url).post(`composition/${article}`, {})).status).toBe(401);
+      expect((await apiClient(app.url, 'bad').post(`composition/${article}`, {})).status).toBe(401);
+      const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:write']);
+      const response = await apiClient(app.url, token).post(`composition/${article}`, {});
+      expect(response.status).toBe(403);
+      expect(response.body.error_details).toEqual({ access_token: 'The request requires higher privileges' });
+    });
+
+    it('when the document id is not a positive integer or too large, then 400 naming documentId', async () => {
+      for (const id of ['abc', '0', '-1', '1.5', '9007199254740993']) {
+        const response = await compose(id);
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({
+          status: 400,
+          error: 'Bad Request',
+          error_details: expect.objectContaining({ name: 'ValidationError', documentId: expect.any(String) }),
+        });
+      }
+    });
+
+    it('when the body has unknown keys at any depth, then 400 keyed by their paths', async () => {
+      const response = await compose(article, {
+        fields: ['content'],
+        secret: 1,
+        metadata: { preload: {}, deep: true },
+        renderOptions: { renderDirectiveInfo: true, pretty: true },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toEqual({
+        name: 'ValidationError',
+        secret: 'is not allowed',
+        'metadata.deep': 'is not allowed',
+        'renderOptions.pretty': 'is not allowed',
+      });
+    });
+
+    it('when a field, a preload, a flag or the conditions are of the wrong kind, then 400 naming each', async () => {
+      const response = await compose(article, {
+        fields: ['content', 'secrets'],
+        metadata: { preload: { authors: 'yes' } },
+        renderOptions: { renderDirectiveInfo: 1 },
+        resolveIncludes: 'true',
+        ignoreComponentConditions: 'no',
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toEqual({
+        name: 'ValidationError',
+        'fields.1': 'must be one of systemdata, metadata, content, html, includes, design',
+        'metadata.preload.authors': 'must be a boolean',
+        'renderOptions.renderDirectiveInfo': 'must be a boolean',
+        resolveIncludes: 'must be a boolean',
+        ignoreComponentConditions: 'must be a boolean',
+      });
+      const empty = await compose(article, { fields: [] });
+      expect(empty.body.error_details).toEqual({
+        name: 'ValidationError',
+        fields: 'must have at least 1 item',
+      });
+      const notAList = await compose(article, { fields: 'content' });
+      expect(notAList.body.error_details).toEqual({ name: 'ValidationError', fields: 'must be an array' });
+    });
+
+    it('when componentConditions is bad JSON, has an unknown key or a bad date, then 400 componentConditions', async () => {
+      const badJson = await compose(article, { componentConditions: '{not json' });
+      expect(badJson.status).toBe(400);
+      expect(badJson.body.error_details.componentConditions).toContain('must be valid JSON');
+      const badKey = await compose(article, { componentConditions: { when: 'now' } });
+      expect(badKey.body.error_details.componentConditions).toBe(
+        "unknown key 'when'; allowed keys are dateTime and brand",
+      );
+      const badDate = await compose(article, { componentConditions: { dateTime: '2025-02-30T00:00:00Z' } });
+      expect(badDate.body.error_details.componentConditions).toContain('dateTime must be an ISO 8601');
+      const notAnObject = await compose(article, { componentConditions: 5 });
+      expect(notAnObject.status).toBe(400);
+      // Ignored conditions are not judged: the client said they do not matter.
+      const ignored = await compose(article, {
+        ignoreComponentConditions: true,
+        componentConditions: '{not',
+      });
+      expect(ignored.status).toBe(200);
+    });
+
+    it('when the body is not a JSON object, is not JSON, or the query has parameters, then 4xx naming it', async () => {
+      const list = await compose(article, [1, 2]);
+      expect(list.status).toBe(400);
+      expect(list.body.error_details).toEqual({ name: 'ValidationError', body: 'must be an object' });
+      const text = await api.post(`composition/${article}`, 'fields=content', {
+        'content-type': 'text/plain',
+      });
+      expect(text.status).toBe(415);
+      const malformed = await api.post(`composition/${article}`, '{"fields":', {});
+      expect(malformed.status).toBe(400);
+      const query = await api.post(`composition/${article}?fields=content`, {});
+      expect(query.status).toBe(400);
+      expect(query.body.error_details).toEqual({ name: 'ValidationError', fields: 'is not allowed' });
+    });
+
+    it('when the document is unknown, never published or unpublished, then 404 NotFound', async () => {
+      for (const id of [999_999, draftOnly]) {
+        const response = await compose(id);
+        expect(response.status).toBe(404);
+        expect(response.body).toEqual({
+          status: 404,
+          error: 'Not Found',
+          error_details: { name: 'NotFound', message: `Document ${id} has no publication` },
+        });
+      }
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        metadata: { title: 'Gone' },
+      });
+      expect((await compose(documentId)).status).toBe(200);
+      await unpublish(app.ctx, project.projectId, documentId);
+      expect((await compose(documentId)).status).toBe(404);
+    });
+
+    it("when a token of another project asks, then each project's documents are 404 to the other", async () => {
+      const mine = await otherApi.post(`composition/${article}`, {});
+      expect(mine.status).toBe(404);
+      expect(mine.text).not.toContain('Mapping the Streets');
+      expect((await compose(otherDocument)).status).toBe(404);
+      const theirs = await otherApi.post(`composition/${otherDocument}`, { fields: ['metadata'] });
+      expect(theirs.status).toBe(200);
+      expect(theirs.body).toEqual({ metadata: { title: 'Of another project' } });
+    });
+
+    it('when any API version is asked, then the route answers; an unknown version is 404', async () => {
+      for (const version of ['v1', 'beta', '2025-03', '2025-07', '2026-01', '2026-03']) {
+        const response = await api
+          .withVersion(version)
+          .post(`composition/${article}`, { fields: ['systemdata'] });
+        expect(response.status).toBe(200);
+        expect(response.body.systemdata.documentId).toBe(article);
+      }
+      const unknown = await api.withVersion('2024-01').post(`composition/${article}`, {});
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error_details.name).toBe('UnknownApiVersion');
+    });
+  });
+
+  describe('fields', () => {
+    it('when the body is empty or absent, then systemdata, metadata and content of the latest publication', async () => {
+      const response = await compose(article);
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body)).toEqual(['systemdata', 'metadata', 'content']);
+      expect(response.body.systemdata).toMatchObject({
+        projectId: project.projectId,
+        documentId: article,
+        publicationId: expect.any(Number),
+        documentType: 'article',
+        contentType: 'regular',
+        design: LT,
+      });
+      expect(response.body.metadata.title).toBe('Mapping the Streets That Never Cool Down');
+      expect(response.body.content[0].identifier).toBe('living-times.article-container');
+      const noBody = await api.post(`composition/${article}`);
+      expect(noBody.status).toBe(200);
+      expect(noBody.body).toEqual(response.body);
+    });
+
+    it('when fields names each field, then exactly those are answered, in the order of the spec', async () => {
+      const all = await compose(article, {
+        fields: ['design', 'includes', 'html', 'content', 'metadata', 'systemdata'],
+      });
+      expect(all.status).toBe(200);
+      expect(Object.keys(all.body)).toEqual([
+        'systemdata',
+        'metadata',
+        'content',
+        'html',
+        'includes',
+        'design',
+      ]);
+      expect(typeof all.body.html).toBe('string');
+      expect(all.body.includes).toHaveLength(10);
+      expect(all.body.design).toMatchObject({ name: 'living-times', version: LIVING_TIMES.version });
+      expect(all.body.design.components.map((c: { name: string }) => c.name)).toContain('teaser-sidebar');
+      for (const field of ['systemdata', 'metadata', 'content', 'html', 'includes', 'design']) {
+        const one = await compose(article, { fields: [field, field] });
+        expect(Object.keys(one.body)).toEqual([field]);
+      }
+    });
+
+    it('when the publication names no design, then html and design use the project current design', async () => {
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        content: [{ id: 'p1', component: 'paragraph', content: { text: 'Plain' } }] as Content,
+      });
+      const response = await compose(documentId, { fields: ['html', 'design'] });
+      expect(response.body.design).toMatchObject({ name: TEST_DESIGN.name, version: TEST_DESIGN.version });
+      // TEST_DESIGN has no templates: a component falls back to a div per directive.
+      expect(response.body.html).toBe('<div class="paragraph"><div>Plain</div></div>');
+    });
+  });
+
+  describe('metadata.preload', () => {
+    let referring: number;
+    let author: number;
+
+    beforeAll(async () => {
+      author = ids.get(314)!;
+      ({ documentId: referring } = await createPublishedDocument(app.ctx, project.projectId, {
+        metadata: {
+          title: 'Refers',
+          relatedArticle: { $ref: 'document', reference: { id: String(ids.get(321)) } },
+          draftArticle: { $ref: 'document', reference: { id: String(draftOnly) } },
+          foreign: { $ref: 'document', reference: { id: String(otherDocument) } },
+          authors: { $ref: 'documents', references: [{ id: String(author) }, { id: String(draftOnly) }] },
+          untouched: { $ref: 'document', reference: { id: String(ids.get(323)) } },
+        },
+      }));
+    });
+
+    it('when preload names reference properties, then published targets resolve to {systemdata, metadata}', async () => {
+      const response = await compose(referring, {
+        fields: ['metadata'],
+        metadata: {
+          preload: { relatedArticle: true, authors: true, draftArticle: true, foreign: true, missing: true },
+        },
+      });
+      expect(response.status).toBe(200);
+      const { metadata } = response.body;
+      const related = (await api.post(`composition/${ids.get(321)}`, { fields: ['systemdata', 'metadata'] }))
+        .body;
+      expect(metadata.relatedArticle).toEqual({
+        $ref: 'document',
+        reference: { id: String(ids.get(321)) },
+        isPreloaded: true,
+        value: { systemdata: related.systemdata, metadata: related.metadata },
+      });
+      expect(metadata.authors.references[0]).toMatchObject({
+        id: String(author),
+        isPreloaded: true,
+        value: { systemdata: { documentId: author, documentType: 'data-record' } },
+      });
+      expect(metadata.untouched).toEqual({ $ref: 'document', reference: { id: String(ids.get(323)) } });
+    });
+
+    it('when a target is only a draft or of another project, then it stays unresolved and nothing of it leaks', async () => {
+      const response = await compose(referring, {
+        fields: ['metadata'],
+        metadata: { preload: { authors: true, draftArticle: true, foreign: true } },
+      });
+      const { metadata } = response.body;
+      expect(metadata.draftArticle).toEqual({
+        $ref: 'document',
+        reference: { id: String(draftOnly) },
+        isPreloaded: false,
+      });
+      expect(metadata.foreign).toEqual({
+        $ref: 'document',
+        reference: { id: String(otherDocument) },
+        isPreloaded: false,
+      });
+      expect(metadata.authors.references[1]).toEqual({ id: String(draftOnly), isPreloaded: false });
+      expect(response.text).not.toContain('SECRET DRAFT TITLE');
+      expect(response.text).not.toContain('Of another project');
+    });
+
+    it('when preload is false or absent for a property, then it is answered as stored', async () => {
+      const response = await compose(referring, {
+        fields: ['metadata'],
+        metadata: { preload: { relatedArticle: false } },
+      });
+      expect(response.body.metadata.relatedArticle).toEqual({
+        $ref: 'document',
+        reference: { id: String(ids.get(321)) },
+      });
+    });
+  });
+
+  describe('resolveIncludes', () => {
+    const teased = (include: { resolvedValue: { content: { content: { documentId: number } }[] } }) =>
+      include.resolvedValue.content.map((item) => item.content.documentId);
+
+    it("when the fixture's teaser includes are resolved, then each names its component and directive", async () => {
+      const response = await compose(article, { fields: ['includes'], resolveIncludes: true });
+      expect(response.status).toBe(200);
+      const { includes } = response.body;
+      // Depth-first; a component's containers and directives come in the order Postgres keeps jsonb keys.
+      const resolved = includes.map((include: { componentId: string; directiveName: string }) => [
+        include.componentId,
+        include.directiveName,
+        teased(include as never),
+      ]);
+      expect(resolved).toHaveLength(10);
+      expect(resolved).toEqual(
+        expect.arrayContaining([
+          ['doc-3613c80qkl', 'embed', [ids.get(314)]],
+          ['doc-369engg7w4', 'embed', [ids.get(313)]],
+          ['doc-h69ldg0uq7', 'embed', [ids.get(323)]],
+          ['doc-1z9i7cfhhl', 'embed', [ids.get(331)]],
+          // 330 was never published: its teasers resolve to nothing.
+          ['doc-2097umgo8n', 'embed', []],
+          ['doc-w9o1p010oa', 'embed', [ids.get(321)]],
+          // The footer's teaser stack has no id: it is named by its position.
+          ['0.footer.0', 'teaser1-left', [ids.get(323)]],
+          ['0.footer.0', 'teaser1-right', [ids.get(331)]],
+          ['0.footer.0', 'teaser2-left', []],
+          ['0.footer.0', 'teaser2-right', [ids.get(325)]],
+        ]),
+      );
+      const sidebar = includes.find(
+        (include: { componentId: string }) => include.componentId === 'doc-h69ldg0uq7',
+      );
+      expect(sidebar.resolvedValue.content[0]).toEqual({
+        id: `include-${ids.get(323)}`,
+        component: 'teaser',
+        content: {
+          documentId: ids.get(323),
+          layout: 'sidebar-embed',
+          systemdata: expect.objectContaining({ documentId: ids.get(323), contentType: 'regular' }),
+          metadata: expect.objectContaining({ title: loadPublication('articles/323.json').metadata.title }),
+        },
+      });
+      expect(response.text).not.toContain('SECRET DRAFT TITLE');
+    });
+
+    it('when an include references a list, then its published documents resolve in editor order, up to its limit', async () => {
+      const [a, b, c] = [ids.get(321)!, ids.get(323)!, ids.get(325)!];
+      const lists = documentListQueries(app.ctx.pool);
+      const listId = await lists.replace(project.projectId, 'front', [a, draftOnly, b, c]);
+      const foreignList = await lists.replace(other.projectId, 'theirs', [otherDocument]);
+      const embed = (id: string, params: Record<string, unknown>) => ({
+        id,
+        component: 'embed',
+        identifier: 'test-design.embed',
+        content: { teaser: { service: 'teaser-list', params } },
+      });
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        content: [
+          embed('two', { list: { $ref: 'list', reference: { id: listId } }, limit: 2 }),
+          embed('all', { listId: String(listId) }),
+          embed('foreign', { list: { $ref: 'list', reference: { id: foreignList } } }),
+          embed('nothing', { size: 'large' }),
+          embed('foreign-document', { mediaId: otherDocument }),
+          embed('doc-and-docs', {
+            first: { $ref: 'document', reference: { id: String(c) } },
+            more: { $ref: 'documents', references: [{ id: String(a) }, { id: String(c) }] },
+          }),
+        ] as Content,
+      });
+      const response = await compose(documentId, { resolveIncludes: true });
+      expect(Object.keys(response.body)).toEqual(['systemdata', 'metadata', 'content', 'includes']);
+      const byComponent = Object.fromEntries(
+        response.body.includes.map((include: never) => [
+          (include as { componentId: string }).componentId,
+          teased(include),
+        ]),
+      );
+      const { 'doc-and-docs': referenced, ...fromLists } = byComponent;
+      expect(fromLists).toEqual({ two: [a, b], all: [a, b, c], foreign: [], 'foreign-document': [] });
+      // Two params naming c (once with a): each document once, in the order Postgres keeps the params.
+      expect(referenced).toHaveLength(2);
+      expect(referenced).toEqual(expect.arrayContaining([a, c]));
+      expect(response.body.includes[0].resolvedValue.content[0].component).toBe('teaser-list');
+      expect(response.text).not.toContain('Of another project');
+    });
+
+    it('when includes are asked for with resolveIncludes false, then includes is empty', async () => {
+      const response = await compose(article, { fields: ['includes'], resolveIncludes: false });
+      expect(response.body).toEqual({ includes: [] });
+      const implied = await compose(article, { fields: ['includes'] });
+      expect(implied.body.includes).toHaveLength(10);
+    });
+  });
+
+  describe('html', () => {
+    let hostile: number;
+
+    beforeAll(async () => {
+      ({ documentId: hostile } = await createPublishedDocument(app.ctx, project.projectId, {
+        design: LT,
+        content: [
+          para(
+            'p-rich',
+            'Tides &amp; <em>storms</em> <script>alert(1)</script><img src=x onerror="alert(2)">',
+          ),
+          {
+            id: 'h-embed',
+            identifier: 'living-times.free-html',
+            content: { 'free-html': '<p>Map</p><script>steal()</script>' },
+          },
+          {
+            id: 'i-bad',
+            identifier: 'living-times.image',
+            content: { image: { url: 'javascript:alert(3)' }, caption: '"><b>bold</b>' },
+          },
+          {
+            id: 'i-ok',
+            identifier: 'living-times.image',
+            content: {
+              image: { url: 'https://img.example/a.jpg?x="1"', alt: 'A "quoted" alt' },
+              caption: 'Fine',
+            },
+          },
+          {
+            id: 'l-bad',
+            identifier: 'living-times.link-box',
+            content: { link: { href: 'javascript:alert(4)' }, text: 'Nowhere' },
+          },
+          {
+            id: 'l-ok',
+            identifier: 'living-times.link-box',
+            content: { link: { href: 'https://example.com/a', target: '_blank' }, text: 'Somewhere' },
+          },
+        ] as Content,
+      }));
+    });
+
+    it('when html is asked for, then the design templates render with the content made safe', async () => {
+      const response = await compose(hostile, { fields: ['html'] });
+      expect(response.status).toBe(200);
+      expect(response.body.html).toBe(
+        '<div class="lt-paragraph"><div>Tides &amp; <em>storms</em> &lt;script&gt;alert(1)&lt;/script&gt;' +
+          '&lt;img /&gt;</div></div>' +
+          '<div class="lt-free-html"><div><p>Map</p></div></div>' +
+          '<div class="lt-image"><img><div>"&gt;<b>bold</b></div></div>' +
+          '<div class="lt-image"><img src="https://img.example/a.jpg?x=&quot;1&quot;" alt="A &quot;quoted&quot; alt">' +
+          '<div>Fine</div></div>' +
+          '<div class="lt-link-box"><a><span>Nowhere</span></a></div>' +
+          '<div class="lt-link-box"><a href="https://example.com/a" target="_blank"><span>Somewhere</span></a></div>',
+      );
+      expect(response.body.html).not.toMatch(/<script|javascript:|onerror=|doc-/);
+    });
+
+    it('when renderDirectiveInfo is true, then components and directives carry their markers', async () => {
+      const response = await compose(hostile, {
+        fields: ['html'],
+        renderOptions: { renderDirectiveInfo: true },
+      });
+      expect(response.body.html).toContain(
+        '<div class="lt-paragraph" data-component-name="paragraph" data-component-id="p-rich">' +
+          '<div data-directive-name="text" data-directive-type="editable">Tides',
+      );
+      expect(response.body.html).toContain('<img data-directive-name="image" data-directive-type="image">');
+      const withIncludes = await compose(article, {
+        fields: ['html'],
+        renderOptions: { renderDirectiveInfo: true },
+      });
+      expect(withIncludes.body.html).toContain(
+        '<div class="lt-teaser-sidebar" data-component-name="teaser-sidebar" data-component-id="doc-h69ldg0uq7">' +
+          '<div data-directive-name="embed" data-directive-type="include" data-include-service="teaser"></div></div>',
+      );
+      expect(withIncludes.body.html).toContain('data-component-id="0.footer.0"');
+      expect(withIncludes.body.html).toContain('data-directive-type="container"');
+      const without = await compose(article, { fields: ['html'] });
+      expect(without.body.html).not.toMatch(/data-directive|data-component|doc-/);
+      expect(without.body.html).toContain('<div class="lt-article-container"><div><div class="lt-head">');
+    });
+  });
+
+  describe('component conditions', () => {
+    let conditioned: number;
+
+    beforeAll(async () => {
+      ({ documentId: conditioned } = await createPublishedDocument(app.ctx, project.projectId, {
+        design: LT,
+        content: [
+          para('always', 'Always'),
+          para('future', 'From 2030', { dateTime: { gte: '2030-01-01T00:00:00Z' } }),
+          para('german', 'German only', { brands: ['de'] }),
+          {
+            id: 'german-teaser',
+            identifier: 'living-times.teaser-sidebar',
+            conditions: { brands: ['de'] },
+            content: { embed: { service: 'teaser', params: { mediaId: ids.get(321) } } },
+          },
+        ] as Content,
+      }));
+    });
+
+    const visible = async (body: Record<string, unknown>) => {
+      const response = await compose(conditioned, { fields: ['content', 'html', 'includes'], ...body });
+      expect(response.status).toBe(200);
+      return {
+        content: response.body.content.map((component: { id: string }) => component.id),
+        html: [...(response.body.html as string).matchAll(/<div>([^<]+)<\/div>/g)].map((match) => match[1]),
+        includes: response.body.includes.map((include: { componentId: string }) => include.componentId),
+      };
+    };
+
+    it('when nothing is asked, then now and the default brand drop components in content, html and includes', async () => {
+      expect(await visible({})).toEqual({ content: ['always'], html: ['Always'], includes: [] });
+    });
+
+    it('when componentConditions asks for another brand or time, then those components are kept everywhere', async () => {
+      expect(await visible({ componentConditions: { brand: 'de' } })).toEqual({
+        content: ['always', 'german', 'german-teaser'],
+        html: ['Always', 'German only'],
+        includes: ['german-teaser'],
+      });
+      expect(
+        await visible({ componentConditions: JSON.stringify({ dateTime: '2031-01-01T00:00:00Z' }) }),
+      ).toEqual({
+        content: ['always', 'future'],
+        html: ['Always', 'From 2030'],
+        includes: [],
+      });
+    });
+
+    it('when ignoreComponentConditions is true, then every component stays', async () => {
+      expect((await visible({ ignoreComponentConditions: true })).content).toEqual([
+        'always',
+        'future',
+        'german',
+        'german-teaser',
+      ]);
+    });
+  });
+});

@@ -1,0 +1,319 @@
+import type { Content } from '../../src/domain/content';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
+import { unpublish } from '../helpers/documents';
+import { createTestProject, READ, tokenFor } from '../helpers/factories';
+import { apiClient, envelope } from '../helpers/http';
+
+/** GET document-lists and GET document-lists/{id} (api-spec §4.7, §4.8, §4.20, supplement §8). */
+describe('document lists', () => {
+  let app: TestApp;
+  let project: { projectId: number; channelId: number };
+  let other: { projectId: number; channelId: number };
+  let api: ReturnType<typeof apiClient>;
+  let otherApi: ReturnType<typeof apiClient>;
+
+  const conditional: Content = [
+    {
+      id: 'doc-always',
+      component: 'paragraph',
+      identifier: 'test-design.paragraph',
+      content: { text: 'all' },
+    },
+    {
+      id: 'doc-de',
+      component: 'paragraph',
+      identifier: 'test-design.paragraph',
+      content: { text: 'de only' },
+      conditions: { brands: ['de'] },
+    },
+  ] as Content;
+
+  /** Published p1..p4 and never-published u1; "Front page" holds p1, u1, p2, p3 in editor order. */
+  let p1: number;
+  let p2: number;
+  let p3: number;
+  let p4: number;
+  let u1: number;
+  let front: number;
+  let weekend: number;
+  let news: number;
+  let breaking: number;
+  let foreignList: number;
+
+  const published = async (title: string, content: Content = []) =>
+    (await createPublishedDraft(app.ctx, { ...project, metadata: { title }, content })).id;
+  const newList = async (projectId: number, name: string, ids: number[]) => {
+    const list = await app.ctx.commands.createDocumentList({ projectId, name });
+    if (ids.length > 0) await app.ctx.commands.addToDocumentList({ listId: list.id, documentIds: ids });
+    return list.id;
+  };
+  const documentIds = (documents: { systemdata: { documentId: number } }[]) =>
+    documents.map((document) => document.systemdata.documentId);
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx);
+    other = await createTestProject(app.ctx);
+    api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId, READ)).token);
+    otherApi = apiClient(app.url, (await tokenFor(app.ctx, other.projectId, READ)).token);
+    p1 = await published('One', conditional);
+    u1 = (await createDraftDocument(app.ctx, { ...project, metadata: { title: 'Draft' }, content: [] })).id;
+    p2 = await published('Two');
+    p3 = await published('Three');
+    p4 = await published('Four');
+    front = await newList(project.projectId, 'Front page', [p1, u1, p2, p3]);
+    weekend = await newList(project.projectId, 'Weekend 100%', [p4]);
+    breaking = await newList(project.projectId, 'Breaking News', [p2]);
+    news = await newList(project.projectId, 'news', []);
+    const foreignDoc = await createPublishedDraft(app.ctx, { ...other, content: [] });
+    foreignList = await newList(other.projectId, 'Front page', [foreignDoc.id]);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  describe('access and input', () => {
+    it('when no token is sent, then 401; without public-api:read, then 403', async () => {
+      for (const path of ['document-lists', `document-lists/${front}`]) {
+        expect((await apiClient(app.url).get(path)).status).toBe(401);
+        const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:write']);
+        const response = await apiClient(app.url, token).get(path);
+        expect(response.status).toBe(403);
+        expect(response.body).toEqual(
+          envelope(403, 'Forbidden', { access_token: 'The request requires higher privileges' }),
+        );
+      }
+    });
+
+    it('when a parameter of GET document-lists is invalid or unknown, then 400 naming it', async () => {
+      const bad = await api.get('document-lists?limit=101&offset=10001&nope=1');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error_details).toEqual({
+        name: 'ValidationError',
+        limit: 'must be <= 100',
+        offset: 'must be <= 10000',
+        nope: 'is not allowed',
+      });
+      const negative = await api.get('document-lists?limit=-1&offset=x&name=');
+      expect(negative.status).toBe(400);
+      expect(negative.body.error_details).toEqual({
+        name: 'must not be empty',
+        limit: 'must be >= 0',
+        offset: 'must be an integer',
+      });
+    });
+
+    it('when the id or a parameter of GET document-lists/{id} is invalid or unknown, then 400 naming it', async () => {
+      for (const id of ['abc', '0', '-1', '1.5', '2147483648', '99999999999999999999']) {
+        const response = await api.get(`document-lists/${id}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details).toHaveProperty(['id']);
+      }
+      const bad = await api.get(
+        `document-lists/${front}?reverse=yes&fields=systemdata,references&limit=101&componentConditions={nope&x=1`,
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.body.error_details).toEqual({
+        name: 'ValidationError',
+        reverse: "must be 'true' or 'false'",
+        fields: 'must be a comma separated list of systemdata, metadata, content',
+        limit: 'must be <= 100',
+        x: 'is not allowed',
+      });
+      const conditions = await api.get(`document-lists/${front}?componentConditions={nope`);
+      expect(conditions.status).toBe(400);
+      expect(conditions.body.error_details).toHaveProperty(['componentConditions']);
+      const ignore = await api.get(`document-lists/${front}?ignoreComponentConditions=maybe`);
+      expect(ignore.status).toBe(400);
+      expect(ignore.body.error_details).toHaveProperty(['ignoreComponentConditions']);
+      const emptyFields = await api.get(`document-lists/${front}?fields=`);
+      expect(emptyFields.status).toBe(400);
+      expect(emptyFields.body.error_details).toHaveProperty(['fields']);
+    });
+
+    it('when the list is unknown or another project’s, then 404; the listing never shows another project’s lists', async () => {
+      const unknown = await api.get('document-lists/2147483647');
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual(envelope(404, 'Not Found', { name: 'NotFound' }));
+      const foreign = await api.get(`document-lists/${foreignList}`);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toEqual(envelope(404, 'Not Found', { name: 'NotFound' }));
+      // And the other way round: the other project's token sees its own list only.
+      expect((await otherApi.get(`document-lists/${front}`)).status).toBe(404);
+      const theirs = await otherApi.get('document-lists');
+      expect(theirs.body.results.map((list: { id: number }) => list.id)).toEqual([foreignList]);
+      const mine = await api.get('document-lists?name=Front%20page');
+      expect(mine.body.results.map((list: { id: number }) => list.id)).toEqual([front]);
+    });
+  });
+
+  describe('GET document-lists/{id}', () => {
+    it('when asked with defaults, then the published documents newest-added first, systemdata and metadata only', async () => {
+      const response = await api.get(`document-lists/${front}`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        id: front,
+        name: 'Front page',
+        documents: [expect.any(Object), expect.any(Object), expect.any(Object)],
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      expect(documentIds(response.body.documents)).toEqual([p3, p2, p1]);
+      for (const document of response.body.documents) {
+        expect(Object.keys(document)).toEqual(['systemdata', 'metadata']);
+        expect(document.systemdata).toMatchObject({
+          projectId: project.projectId,
+          publicationId: expect.any(Number),
+        });
+      }
+      expect(response.body.documents[2].metadata).toEqual({ title: 'One' });
+    });
+
+    it('when reverse=false, then the editor order; limit counts the published documents from the start', async () => {
+      const editor = await api.get(`document-lists/${front}?reverse=false`);
+      expect(documentIds(editor.body.documents)).toEqual([p1, p2, p3]);
+      const two = await api.get(`document-lists/${front}?reverse=false&limit=2`);
+      expect(documentIds(two.body.documents)).toEqual([p1, p2]);
+      const newest = await api.get(`document-lists/${front}?limit=1`);
+      expect(documentIds(newest.body.documents)).toEqual([p3]);
+      const none = await api.get(`document-lists/${front}?limit=0`);
+      expect(none.body.documents).toEqual([]);
+      const empty = await api.get(`document-lists/${news}`);
+      expect(empty.body).toMatchObject({ id: news, name: 'news', documents: [] });
+    });
+
+    it('when fields names content, then the content with component conditions applied as asked', async () => {
+      const texts = async (query: string) => {
+        const response = await api.get(
+          `document-lists/${front}?reverse=false&limit=1&fields=content${query}`,
+        );
+        expect(response.status).toBe(200);
+        expect(Object.keys(response.body.documents[0])).toEqual(['content']);
+        return (response.body.documents[0].content as { content: { text: string } }[]).map(
+          (c) => c.content.text,
+        );
+      };
+      // The project's default brand is ch: the de-only component is dropped.
+      expect(await texts('')).toEqual(['all']);
+      expect(await texts(`&componentConditions=${encodeURIComponent('{"brand":"de"}')}`)).toEqual([
+        'all',
+        'de only',
+      ]);
+      expect(await texts('&ignoreComponentConditions=true')).toEqual(['all', 'de only']);
+      const all = await api.get(`document-lists/${front}?fields=metadata,content,systemdata`);
+      expect(Object.keys(all.body.documents[0])).toEqual(['metadata', 'content', 'systemdata']);
+    });
+
+    it('when asked in any version, then the list object, never wrapped', async () => {
+      const latest = await api.get(`document-lists/${front}`);
+      for (const version of ['v1', '2025-03', '2025-11', '2026-01']) {
+        const response = await api.withVersion(version).get(`document-lists/${front}`);
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual(latest.body);
+      }
+    });
+
+    it('when a listed document is published or unpublished, then the next read follows', async () => {
+      const draft = (
+        await createDraftDocument(app.ctx, { ...project, metadata: { title: 'Later' }, content: [] })
+      ).id;
+      const p5 = await published('Five');
+      const later = await newList(project.projectId, 'Later', [draft, p5]);
+      expect(documentIds((await api.get(`document-lists/${later}`)).body.documents)).toEqual([p5]);
+      const publish = apiClient(app.url, (await tokenFor(app.ctx, project.projectId)).token);
+      expect(
+        (await publish.patch(`documents/${draft}/commands`, { commands: [{ operation: 'publish' }] })).status,
+      ).toBe(204);
+      expect(documentIds((await api.get(`document-lists/${later}`)).body.documents)).toEqual([p5, draft]);
+      await unpublish(app.ctx, project.projectId, p5);
+      expect(documentIds((await api.get(`document-lists/${later}`)).body.documents)).toEqual([draft]);
+      // The listing of lists resolves the same way.
+      const listing = await api.get('document-lists?name=Later');
+      expect(documentIds(listing.body.results[0].documents)).toEqual([draft]);
+    });
+  });
+
+  describe('GET document-lists', () => {
+    const names = (lists: { name: string }[]) => lists.map((list) => list.name);
+
+    it('when asked from 2026-01, then {results}: every list by name, each with its first 10 published documents', async () => {
+      const response = await api.get('document-lists');
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body)).toEqual(['results']);
+      expect(names(response.body.results)).toEqual(
+        expect.arrayContaining(['Breaking News', 'Front page', 'news', 'Weekend 100%']),
+      );
+      const frontItem = response.body.results.find((list: { id: number }) => list.id === front);
+      expect(frontItem).toEqual({
+        id: front,
+        name: 'Front page',
+        documents: expect.any(Array),
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
+      expect(documentIds(frontItem.documents)).toEqual([p3, p2, p1]);
+      expect(Object.keys(frontItem.documents[0])).toEqual(['systemdata', 'metadata']);
+    });
+
+    it('when asked up to 2025-11, then a bare array', async () => {
+      const latest = await api.get('document-lists?name=front');
+      for (const version of ['v1', '2025-03', '2025-11']) {
+        const response = await api.withVersion(version).get('document-lists?name=front');
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual(latest.body.results);
+      }
+    });
+
+    it('when name is given, then lists containing it, case-insensitive, the exact name first; % is a plain character', async () => {
+      expect(names((await api.get('document-lists?name=NEWS')).body.results)).toEqual([
+        'news',
+        'Breaking News',
+      ]);
+      expect(names((await api.get('document-lists?name=front%20PAGE')).body.results)).toEqual(['Front page']);
+      expect(names((await api.get('document-lists?name=100%25')).body.results)).toEqual(['Weekend 100%']);
+      expect(names((await api.get('document-lists?name=%25')).body.results)).toEqual(['Weekend 100%']);
+      expect(names((await api.get('document-lists?name=_')).body.results)).toEqual([]);
+      expect((await api.get('document-lists?name=nothing-like-it')).body).toEqual({ results: [] });
+    });
+
+    it('when limit is given, then that many documents per list; offset skips lists', async () => {
+      const one = await api.get('document-lists?name=e&limit=1');
+      const byName = Object.fromEntries(
+        one.body.results.map((list: { name: string; documents: [] }) => [
+          list.name,
+          documentIds(list.documents),
+        ]),
+      );
+      expect(byName).toMatchObject({ 'Front page': [p3], 'Breaking News': [p2], 'Weekend 100%': [p4] });
+      const byId = (id: number) => one.body.results.find((list: { id: number }) => list.id === id);
+      expect(documentIds(byId(breaking).documents)).toEqual([p2]);
+      expect(documentIds(byId(weekend).documents)).toEqual([p4]);
+      const zero = await api.get('document-lists?name=front&limit=0');
+      expect(zero.body.results[0].documents).toEqual([]);
+      const all = names((await api.get('document-lists?name=e')).body.results);
+      const skipped = names((await api.get('document-lists?name=e&offset=1')).body.results);
+      expect(skipped).toEqual(all.slice(1));
+      expect((await api.get('document-lists?offset=10000')).body).toEqual({ results: [] });
+    });
+  });
+
+  describe('kept by the CLI use cases', () => {
+    it('when a list name is taken, or an id is not a document of the project, then it is refused and nothing changes', async () => {
+      await expect(
+        app.ctx.commands.createDocumentList({ projectId: project.projectId, name: 'Front page' }),
+      ).rejects.toMatchObject({ status: 409 });
+      await expect(
+        app.ctx.commands.createDocumentList({ projectId: project.projectId, name: '   ' }),
+      ).rejects.toMatchObject({ status: 400 });
+      const foreignDoc = await createPublishedDraft(app.ctx, { ...other, content: [] });
+      await expect(
+        app.ctx.commands.addToDocumentList({ listId: front, documentIds: [p4, foreignDoc.id] }),
+      ).rejects.toMatchObject({ status: 404 });
+      const again = await app.ctx.commands.addToDocumentList({ listId: front, documentIds: [p2] });
+      expect(again).toMatchObject({ added: [], alreadyListed: [p2] });
+      const response = await api.get(`document-lists/${front}?reverse=false`);
+      expect(documentIds(response.body.documents)).toEqual([p1, p2, p3]);
+    });
+  });
+});

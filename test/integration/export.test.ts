@@ -1,0 +1,280 @@
+import { execFile } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { revokeApiClient } from '../../src/commands/api-clients';
+import { parseExportState } from '../../src/domain/export-plan';
+import { runExport, statePath } from '../../src/export/exporter';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+
+/** `broadsheet export`, run as an operator runs it (a separate process) against the real app on port 0. */
+const run = promisify(execFile);
+/** One process (no tsx wrapper in between), so that killing it kills the export. */
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const { BROADSHEET_URL: _url, BROADSHEET_TOKEN: _token, ...baseEnv } = process.env;
+const env = { ...baseEnv, LOG_LEVEL: 'silent' };
+const cli = (...args: string[]) => run(process.execPath, [...CLI, ...args], { env, timeout: 120_000 });
+
+interface Line {
+  systemdata: { documentId: number; projectId: number; lastPublicationDate: string };
+  metadata: { title: string };
+}
+
+const readLines = async (file: string): Promise<Line[]> => {
+  const text = await readFile(file, 'utf8');
+  expect(text === '' || text.endsWith('\n')).toBe(true);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Line);
+};
+const idsOf = (lines: Line[]) => lines.map((line) => line.systemdata.documentId).sort((a, b) => a - b);
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
+
+describe('broadsheet export', () => {
+  let app: TestApp;
+  let dir: string;
+  let token: string;
+  let projectId: number;
+  /** The project's published documents: 2024 ones, then 2025 ones, interleaved with other rows. */
+  const published: number[] = [];
+  const publishedIn2025: number[] = [];
+  let otherProjectDocument: number;
+  let draftOnly: number;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    dir = await mkdtemp(path.join(tmpdir(), 'broadsheet-export-'));
+    projectId = (await createTestProject(app.ctx)).projectId;
+    const other = (await createTestProject(app.ctx)).projectId;
+    token = (await tokenFor(app.ctx, projectId, ['public-api:read'])).token;
+    const COUNT = 260;
+    for (let n = 0; n < COUNT; n++) {
+      const in2025 = n >= COUNT / 2;
+      const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+        now: new Date(Date.UTC(in2025 ? 2025 : 2024, 0, 1 + (n % 28), 12)),
+        metadata: { title: `Export ${n}: "quoted", line\nbreak, ünïcödé` },
+        content: [{ id: 'p', component: 'paragraph', content: { text: `Paragraph ${n}` } }],
+      });
+      published.push(documentId);
+      if (in2025) publishedIn2025.push(documentId);
+      // Ids of another project inside the ranges: never exported with this project's token.
+      if (n === 40) otherProjectDocument = (await createPublishedDocument(app.ctx, other)).documentId;
+    }
+    // A document that was never published, inside the ranges.
+    const channel = await app.ctx.pool.query<{ id: number }>(
+      'SELECT id FROM channels WHERE project_id = $1',
+      [projectId],
+    );
+    draftOnly = (
+      await app.ctx.pool.query<{ id: number }>(
+        `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
+         VALUES ($1, $2, 'article', 'regular', '{}', '[]') RETURNING id`,
+        [projectId, channel.rows[0]!.id],
+      )
+    ).rows[0]!.id;
+    await indexNow(app.ctx, projectId, published);
+    await indexNow(app.ctx, other, [otherProjectDocument]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('when an operator exports with --parallel 3, then every published document of the token’s project is in the file exactly once, as the API serves it', async () => {
+    const out = path.join(dir, 'all.ndjson');
+    const { stdout } = await cli(
+      'export',
+      '--out',
+      out,
+      '--parallel',
+      '3',
+      '--url',
+      app.url,
+      '--token',
+      token,
+    );
+    const summary = JSON.parse(stdout) as { documents: number; written: number; complete: boolean };
+    expect(summary).toMatchObject({ documents: published.length, written: published.length, complete: true });
+    const lines = await readLines(out);
+    expect(idsOf(lines)).toEqual([...published].sort((a, b) => a - b));
+    expect(idsOf(lines)).not.toContain(otherProjectDocument);
+    expect(idsOf(lines)).not.toContain(draftOnly);
+    expect(lines.every((line) => line.systemdata.projectId === projectId)).toBe(true);
+    // The item bytes pass through: strings with escapes and non-ASCII survive.
+    const first = lines.find((line) => line.systemdata.documentId === published[0])!;
+    expect(first.metadata.title).toBe('Export 0: "quoted", line\nbreak, ünïcödé');
+    // Done: no state file is left behind.
+    expect(await exists(statePath(out))).toBe(false);
+  });
+
+  it('when --since is given, then only documents whose latest publication is at or after it are exported', async () => {
+    const out = path.join(dir, 'since.ndjson');
+    await cli('export', '--out', out, '--since', '2025-01-01', '--url', app.url, '--token', token);
+    expect(idsOf(await readLines(out))).toEqual([...publishedIn2025].sort((a, b) => a - b));
+  });
+
+  it('when an export is stopped midway and parts of a chunk were written after its last saved state, then a rerun resumes and every document is there exactly once', async () => {
+    const out = path.join(dir, 'resumed.ndjson');
+    const stop = new AbortController();
+    // Stopped after the first chunk arrives, as Ctrl-C would; the pullers finish the chunk they are on.
+    const first = await runExport({
+      url: app.url,
+      token,
+      out,
+      parallel: 2,
+      signal: stop.signal,
+      onProgress: ({ chunksDone }) => {
+        if (chunksDone >= 1) stop.abort();
+      },
+    });
+    expect(first.complete).toBe(false);
+    expect(first.documents).toBeGreaterThan(0);
+    expect(first.documents).toBeLessThan(published.length);
+    const saved = parseExportState(await readFile(statePath(out), 'utf8'));
+    if (!saved.ok) throw new Error(saved.message);
+    expect(saved.state.bytes).toBe((await stat(out)).size);
+    // A process killed between writing a chunk and saving the state leaves lines the state does not know of,
+    // the last one cut short.
+    const partial = (await readFile(out, 'utf8')).split('\n').slice(0, 2).join('\n');
+    await appendFile(out, `${partial}\n{"systemdata": {"documentId"`);
+
+    const { stdout } = await cli(
+      'export',
+      '--out',
+      out,
+      '--parallel',
+      '2',
+      '--url',
+      app.url,
+      '--token',
+      token,
+    );
+    const summary = JSON.parse(stdout) as { documents: number; written: number; resumed: boolean };
+    expect(summary).toMatchObject({ documents: published.length, resumed: true });
+    expect(summary.written).toBe(published.length - first.documents);
+    expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
+    expect(await exists(statePath(out))).toBe(false);
+  });
+
+  it('when the token is revoked midway, then the export stops with the 401, keeps what it wrote, and a rerun with a new token completes it', async () => {
+    const out = path.join(dir, 'revoked.ndjson');
+    const revoked = await tokenFor(app.ctx, projectId, ['public-api:read']);
+    let revoking: Promise<unknown> | undefined;
+    const failed = runExport({
+      url: app.url,
+      token: revoked.token,
+      out,
+      parallel: 1,
+      onProgress: ({ chunksDone }) => {
+        if (chunksDone === 1) revoking ??= revokeApiClient(app.ctx.pool, revoked.clientId);
+      },
+    });
+    await expect(failed).rejects.toThrow('answered 401');
+    await revoking;
+    const saved = parseExportState(await readFile(statePath(out), 'utf8'));
+    if (!saved.ok) throw new Error(saved.message);
+    expect(saved.state.documents).toBeGreaterThan(0);
+    expect(saved.state.documents).toBeLessThan(published.length);
+
+    const { stdout } = await cli('export', '--out', out, '--url', app.url, '--token', token);
+    expect(JSON.parse(stdout)).toMatchObject({ documents: published.length, resumed: true });
+    expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
+  });
+
+  it('when the export process is killed mid-run, then the rerun completes it with every document exactly once', async () => {
+    const out = path.join(dir, 'killed.ndjson');
+    const child = execFile(
+      process.execPath,
+      [...CLI, 'export', '--out', out, '--parallel', '1', '--url', app.url, '--token', token],
+      { env },
+    );
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    // Killed (no chance to save anything) as soon as the first state is on disk, or wherever it got to.
+    const deadline = Date.now() + 60_000;
+    while (!(await exists(statePath(out))) && child.exitCode === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    child.kill('SIGKILL');
+    await exited;
+    await cli('export', '--out', out, '--url', app.url, '--token', token);
+    expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
+  });
+
+  it('when the output exists and there is nothing to resume, then it refuses without --force and overwrites with it', async () => {
+    const out = path.join(dir, 'existing.ndjson');
+    await writeFile(out, 'keep me\n');
+    await expect(cli('export', '--out', out, '--url', app.url, '--token', token)).rejects.toMatchObject({
+      stderr: expect.stringContaining('exists and there is no export to resume; pass --force'),
+    });
+    expect(await readFile(out, 'utf8')).toBe('keep me\n');
+    await cli('export', '--out', out, '--force', '--url', app.url, '--token', token);
+    expect(idsOf(await readLines(out))).toHaveLength(published.length);
+  });
+
+  it('when a resume asks for a different --since than the export it continues, then it refuses and names the flag', async () => {
+    const out = path.join(dir, 'mismatch.ndjson');
+    await writeFile(out, '');
+    await writeFile(
+      statePath(out),
+      JSON.stringify({
+        version: 1,
+        url: app.url,
+        since: null,
+        ranges: [{ from: 1, end: 101, next: 1 }],
+        bytes: 0,
+        documents: 0,
+      }),
+    );
+    await expect(
+      cli('export', '--out', out, '--since', '2025-01-01', '--url', app.url, '--token', token),
+    ).rejects.toMatchObject({ stderr: expect.stringContaining('the same --since') });
+  });
+
+  it.each([
+    [['--parallel', '0'], '--parallel'],
+    [['--parallel', 'four'], '--parallel'],
+    [['--since', 'yesterday'], '--since'],
+  ])('when the options are %j, then it exits non-zero naming %s', async (args, flag) => {
+    const out = path.join(dir, 'bad.ndjson');
+    await expect(
+      cli('export', '--out', out, '--url', app.url, '--token', token, ...args),
+    ).rejects.toMatchObject({
+      stderr: expect.stringContaining(flag),
+    });
+    expect(await exists(out)).toBe(false);
+  });
+
+  it('when the token is missing, then it says which option or variable gives it', async () => {
+    await expect(cli('export', '--out', path.join(dir, 'x.ndjson'), '--url', app.url)).rejects.toMatchObject({
+      stderr: expect.stringContaining('BROADSHEET_TOKEN'),
+    });
+  });
+
+  it('when the token is not valid, then it exits non-zero with the API’s 401 and writes nothing', async () => {
+    const out = path.join(dir, 'unauthorised.ndjson');
+    await expect(
+      cli('export', '--out', out, '--url', app.url, '--token', 'not-a-token'),
+    ).rejects.toMatchObject({
+      stderr: expect.stringContaining('401'),
+    });
+    expect(await exists(out)).toBe(false);
+  });
+
+  it('when the token’s project has nothing published, then the file is empty', async () => {
+    const empty = (await createTestProject(app.ctx)).projectId;
+    const emptyToken = (await tokenFor(app.ctx, empty, ['public-api:read'])).token;
+    const out = path.join(dir, 'empty.ndjson');
+    const { stdout } = await cli('export', '--out', out, '--url', app.url, '--token', emptyToken);
+    expect(JSON.parse(stdout)).toMatchObject({ documents: 0, complete: true });
+    expect(await readFile(out, 'utf8')).toBe('');
+  });
+});

@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { importDocumentsNow } from '../../src/commands/import-documents';
+import { ApiVersion } from '../../src/domain/api-versions';
+import { ImportRequestSchema } from '../../src/domain/import-request';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, eventually, type ApiResponse } from '../helpers/http';
+
+jest.setTimeout(60_000);
+
+const paragraph = (text: string) => ({
+  id: 'doc-p1',
+  component: 'paragraph',
+  identifier: 'test-design.paragraph',
+  content: { text },
+});
+
+interface Log {
+  state: string;
+  external_id: string;
+  document_id: number | null;
+  reason?: string;
+}
+
+/** The batched import engine: one transaction per batch, yet every document's outcome reported alone. */
+describe('import in batches', () => {
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp({ workers: true });
+    ({ projectId } = await createTestProject(app.ctx));
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId)).token);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  async function importAndWait(body: unknown): Promise<ApiResponse> {
+    const started = await api.post('import/documents', body);
+    expect(started.status).toBe(200);
+    return eventually(async () => {
+      const status = await api.get(`import/documents/status?id=${started.body.id}`);
+      return status.body?.finished ? status : undefined;
+    }, 30_000);
+  }
+
+  const rowsOf = async (systemName: string) =>
+    (
+      await app.ctx.pool.query<{ externalId: string; id: number; published: boolean; version: number }>(
+        `SELECT external_id AS "externalId", id, latest_publication_id IS NOT NULL AS published, version
+         FROM documents WHERE project_id = $1 AND system_name = $2 ORDER BY id`,
+        [projectId, systemName],
+      )
+    ).rows;
+
+  it('when one document of a batch is refused by Postgres (a year-0 date), then it alone fails with the reason, the others land, and nothing of it is written', async () => {
+    const systemName = `wire-${randomBytes(3).toString('hex')}`;
+    const done = await importAndWait({
+      systemName,
+      documents: ['a', 'b', 'bad', 'c'].map((id) => ({
+        id,
+        contentType: 'regular',
+        title: `Title ${id}`,
+        metadata: { related: { $ref: 'documents', references: [{ id: '77' }] } },
+        content: [paragraph(`Text ${id}`)],
+        flags: { autoPublish: true },
+        publishControl: {
+          firstPublicationDate: id === 'bad' ? '0000-01-01T00:00:00Z' : '2020-01-01T00:00:00Z',
+        },
+      })),
+    });
+    expect(done.body.state).toBe('success');
+    expect(done.body.logs).toEqual([
+      { state: 'published', external_id: 'a', document_id: expect.any(Number) },
+      { state: 'published', external_id: 'b', document_id: expect.any(Number) },
+      {
+        state: 'failed',
+        external_id: 'bad',
+        document_id: null,
+        reason: expect.stringContaining('out of range'),
+      },
+      { state: 'published', external_id: 'c', document_id: expect.any(Number) },
+    ]);
+    const rows = await rowsOf(systemName);
+    expect(rows.map((row) => row.externalId)).toEqual(['a', 'b', 'c']);
+    expect(rows.every((row) => row.published)).toBe(true);
+    const ids = rows.map((row) => row.id);
+    expect(done.body.logs.flatMap((log: Log) => (log.document_id === null ? [] : [log.document_id]))).toEqual(
+      ids,
+    );
+    // Each good document: one publication, one publish event (in document order), draft and publication
+    // references; the refused one left no row anywhere (it never got an id, and no table holds its title).
+    const counts = await app.ctx.pool.query(
+      `SELECT
+         (SELECT count(*)::int FROM publications WHERE document_id = ANY($1)) AS publications,
+         (SELECT array_agg(document_id::int ORDER BY id) FROM publication_events
+           WHERE document_id = ANY($1) AND event_type = 'publish') AS events,
+         (SELECT count(*)::int FROM document_references WHERE source_document_id = ANY($1)) AS refs,
+         (SELECT count(*)::int FROM publications WHERE project_id = $2 AND metadata->>'title' = 'Title bad') AS bad`,
+      [ids, projectId],
+    );
+    expect(counts.rows[0]).toEqual({ publications: 3, events: ids, refs: 6, bad: 0 });
+    const dates = await api.get(`documents/${ids[0]}/latestPublication`);
+    expect(dates.body.systemdata.firstPublicationDate).toBe('2020-01-01T00:00:00.000Z');
+  });
+
+  it('when an import spans several batches with autoPublish, then each document gets its index job and becomes searchable', async () => {
+    const systemName = `archive-${randomBytes(3).toString('hex')}`;
+    const term = `w${randomBytes(5).toString('hex')}`;
+    const documents = Array.from({ length: 23 }, (_, i) => ({
+      id: `doc-${i}`,
+      contentType: 'regular',
+      title: `Archive ${term} ${i}`,
+      content: [paragraph(`Body ${i}`)],
+      flags: { autoPublish: true },
+    }));
+    const job = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({ systemName, documents }),
+      { batchSize: 5 },
+    );
+    expect(job.state).toBe('success');
+    expect(job.logs.map((log) => log.state)).toEqual(documents.map(() => 'published'));
+    const ids = job.logs.map((log) => log.document_id);
+    const read = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    const found = await eventually(async () => {
+      const response = await read.get(`publications/search?search=${term}&fields=id&limit=50`);
+      return response.body?.results?.length === documents.length ? response : undefined;
+    }, 20_000);
+    expect(found.body.results.map((item: { documentId: number }) => item.documentId).sort()).toEqual(
+      [...ids].sort(),
+    );
+  });
+
+  it('when batches run two at a time and a document comes back in later batches, then its writes still apply in file order', async () => {
+    const systemName = `order-${randomBytes(3).toString('hex')}`;
+    const titles = ['a1', 'b', 'c', 'd', 'a2', 'e', 'f', 'a3', 'g'];
+    const job = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({
+        systemName,
+        documents: titles.map((title) => ({ id: title.slice(0, 1), contentType: 'regular', title })),
+      }),
+      { batchSize: 2, concurrency: 2 },
+    );
+    expect(job.logs.map((log) => [log.state, log.external_id])).toEqual(
+      titles.map((title) => ['imported', title.slice(0, 1)]),
+    );
+    const row = await app.ctx.pool.query(
+      `SELECT version, metadata->>'title' AS title FROM documents
+       WHERE project_id = $1 AND system_name = $2 AND external_id = 'a'`,
+      [projectId, systemName],
+    );
+    expect(row.rows).toEqual([{ version: 3, title: 'a3' }]);
+  });
+
+  it('when a long import saves its progress while batches are in flight, then every document still gets its log', async () => {
+    const systemName = `long-${randomBytes(3).toString('hex')}`;
+    const documents = Array.from({ length: 1000 }, (_, i) => ({ id: `l${i}`, contentType: 'regular' }));
+    const progress: number[] = [];
+    const job = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({ systemName, documents }),
+      { batchSize: 25, concurrency: 2, onProgress: (done) => progress.push(done) },
+    );
+    expect(job.logs.map((log) => log.external_id)).toEqual(documents.map((document) => document.id));
+    expect(job.logs.every((log) => log.state === 'imported')).toBe(true);
+    expect(progress.at(-1)).toBe(1000);
+    expect((await rowsOf(systemName)).length).toBe(1000);
+  });
+
+  it('when one request names a document twice, and once by documentId, then each write applies in order and the version counts them', async () => {
+    const systemName = `dup-${randomBytes(3).toString('hex')}`;
+    const first = await importAndWait({
+      systemName,
+      documents: [{ id: 'x', contentType: 'regular', title: 'one' }],
+    });
+    const documentId = first.body.logs[0].document_id as number;
+    const done = await importAndWait({
+      systemName,
+      documents: [
+        { id: 'x', contentType: 'regular', title: 'two' },
+        { id: 'y', contentType: 'regular', title: 'other' },
+        { id: 'x', contentType: 'regular', title: 'three', flags: { autoPublish: true } },
+        { id: 'x-by-id', documentId, contentType: 'regular', title: 'four' },
+        { id: 'missing', documentId: 999_999_999, contentType: 'regular', title: 'nope' },
+      ],
+    });
+    expect(done.body.logs).toEqual([
+      { state: 'imported', external_id: 'x', document_id: documentId },
+      { state: 'imported', external_id: 'y', document_id: expect.any(Number) },
+      { state: 'published', external_id: 'x', document_id: documentId },
+      { state: 'imported', external_id: 'x-by-id', document_id: documentId },
+      {
+        state: 'failed',
+        external_id: 'missing',
+        document_id: null,
+        reason: 'document 999999999 does not exist in this project',
+      },
+    ]);
+    const row = await app.ctx.pool.query(
+      `SELECT d.version, d.published_version AS "publishedVersion", d.metadata->>'title' AS title,
+         p.metadata->>'title' AS "publishedTitle"
+       FROM documents d JOIN publications p ON p.id = d.latest_publication_id WHERE d.id = $1`,
+      [documentId],
+    );
+    expect(row.rows[0]).toEqual({ version: 4, publishedVersion: 3, title: 'four', publishedTitle: 'three' });
+  });
+
+  it('when one batch names the same document by external id and by documentId, then it is written one document at a time and both apply', async () => {
+    const systemName = `same-${randomBytes(3).toString('hex')}`;
+    const first = await importAndWait({
+      systemName,
+      documents: [{ id: 's', contentType: 'regular', title: 'one' }],
+    });
+    const documentId = first.body.logs[0].document_id as number;
+    const done = await importAndWait({
+      systemName,
+      documents: [
+        { id: 'by-id', documentId, contentType: 'regular', title: 'two' },
+        { id: 's', contentType: 'regular', title: 'three' },
+      ],
+    });
+    expect(done.body.logs).toEqual([
+      { state: 'imported', external_id: 'by-id', document_id: documentId },
+      { state: 'imported', external_id: 's', document_id: documentId },
+    ]);
+    expect(await rowsOf(systemName)).toEqual([
+      { externalId: 's', id: documentId, published: false, version: 3 },
+    ]);
+  });
+
+  it('when a published document is re-imported with unpublish next to new ones, then it alone is unpublished with its event and no publication references', async () => {
+    const systemName = `down-${randomBytes(3).toString('hex')}`;
+    const published = await importAndWait({
+      systemName,
+      documents: [
+        {
+          id: 'p',
+          contentType: 'regular',
+          title: 'up',
+          metadata: { related: { $ref: 'documents', references: [{ id: '5' }] } },
+          flags: { autoPublish: true },
+        },
+      ],
+    });
+    const documentId = published.body.logs[0].document_id as number;
+    const publicationId = (
+      await app.ctx.pool.query('SELECT latest_publication_id AS id FROM documents WHERE id = $1', [
+        documentId,
+      ])
+    ).rows[0].id as number;
+    const done = await importAndWait({
+      systemName,
+      documents: [
+        { id: 'n', contentType: 'regular', title: 'new', flags: { unpublish: true } },
+        {
+          id: 'p',
+          contentType: 'regular',
+          title: 'down',
+          metadata: { related: { $ref: 'documents', references: [{ id: '5' }] } },
+          flags: { unpublish: true },
+        },
+      ],
+    });
+    expect(done.body.logs.map((log: Log) => log.state)).toEqual(['imported', 'imported']);
+    const events = await app.ctx.pool.query(
+      `SELECT document_id AS "documentId", event_type AS "eventType", publication_id AS "publicationId"
+       FROM publication_events WHERE document_id = ANY($1) ORDER BY id`,
+      [done.body.logs.map((log: Log) => log.document_id)],
+    );
+    expect(events.rows).toEqual([
+      { documentId, eventType: 'publish', publicationId },
+      { documentId, eventType: 'unpublish', publicationId },
+    ]);
+    const refs = await app.ctx.pool.query(
+      `SELECT source_kind FROM document_references WHERE source_document_id = $1 ORDER BY source_kind`,
+      [documentId],
+    );
+    expect(refs.rows).toEqual([{ source_kind: 'draft' }]);
+    expect((await api.get(`documents/${documentId}/latestPublication`)).status).toBe(404);
+  });
+});

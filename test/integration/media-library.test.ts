@@ -1,0 +1,461 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, republishDocument, unpublish } from '../helpers/documents';
+import { createTestProject, READ, TEST_DESIGN, tokenFor, WRITE } from '../helpers/factories';
+import { apiClient, envelope } from '../helpers/http';
+import { noisePng } from '../helpers/image-server';
+import { localFolderBackend, type StoreBackend } from '../helpers/object-stores';
+
+describe('mediaLibrary entries, patch and incoming references', () => {
+  let backend: StoreBackend;
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+  let reader: ReturnType<typeof apiClient>;
+  let other: ReturnType<typeof apiClient>;
+  let writeToken: string;
+  let png: Buffer;
+
+  /** An image entry imported the way a client would: the bytes uploaded, then the import naming them. */
+  async function importImage(id: string, extra: Record<string, unknown> = {}) {
+    const uploaded = await fetch(`${app.url}/api/2026-03/mediaLibrary/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'image/png' },
+      body: png,
+    });
+    const { uploadId } = (await uploaded.json()) as { uploadId: string };
+    const response = await api.post('import/mediaLibrary', {
+      mediaLibraryEntries: [{ id, mediaType: 'image', asset: { uploadId }, ...extra }],
+    });
+    expect(response.body.results[0]).toMatchObject({ ok: true, id });
+    return response.body.results[0].record as Record<string, unknown> & { asset: { key: string } };
+  }
+
+  beforeAll(async () => {
+    backend = await localFolderBackend();
+    app = await startTestApp({ env: backend.env });
+    png = await noisePng(40, 30);
+    ({ projectId } = await createTestProject(app.ctx));
+    writeToken = (await tokenFor(app.ctx, projectId, WRITE)).token;
+    api = apiClient(app.url, writeToken);
+    reader = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token);
+    const otherProject = await createTestProject(app.ctx);
+    other = apiClient(app.url, (await tokenFor(app.ctx, otherProject.projectId, WRITE)).token);
+    await importImage('hero', {
+      metadata: { title: 'Hero' },
+      translations: [{ locale: 'de', metadata: { title: 'Held' } }],
+    });
+    await importImage('thumb');
+    await importImage('gallery-a', { metadata: { related: { mediaId: 'hero' } } });
+    await importImage('gallery-b', {
+      metadata: { related: { $ref: 'mediaLibrary', reference: { id: 'hero' } }, cover: { mediaId: 'hero' } },
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await backend.dispose();
+  });
+
+  describe('GET mediaLibrary/{id} and mediaLibrary', () => {
+    it('when no token is sent, then 401; a write-only token still needs public-api:read', async () => {
+      expect((await apiClient(app.url).get('mediaLibrary/hero')).status).toBe(401);
+      const writeOnly = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:write'])).token);
+      expect((await writeOnly.get('mediaLibrary/hero')).status).toBe(403);
+      expect((await writeOnly.get('mediaLibrary?ids=hero')).status).toBe(403);
+    });
+
+    it('when the entry exists, then it has exactly the fields of api-spec §2.7', async () => {
+      const response = await reader.get('mediaLibrary/hero');
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body).sort()).toEqual(
+        ['asset', 'createdAt', 'id', 'mediaType', 'metadata', 'translations', 'updatedAt', 'version'].sort(),
+      );
+      expect(response.body).toMatchObject({
+        id: 'hero',
+        mediaType: 'image',
+        version: 1,
+        metadata: { title: 'Hero' },
+        translations: [{ locale: 'de', metadata: { title: 'Held' } }],
+        asset: { mimeType: 'image/png', width: 40, height: 30, size: png.length, filename: 'upload.png' },
+      });
+      // Without PUBLIC_BASE_URL the URL is the request's origin, in the request's version.
+      expect(response.body.asset.url).toBe(
+        `${app.url}/api/2026-03/mediaLibrary/serve-image/${response.body.asset.key as string}`,
+      );
+      const v1 = await reader.withVersion('v1').get('mediaLibrary/hero');
+      expect(v1.body.asset.url).toContain('/api/v1/mediaLibrary/serve-image/');
+    });
+
+    it('when the id is unknown, malformed or of another project, then 404 or 400 naming it', async () => {
+      expect((await reader.get('mediaLibrary/nope')).body).toEqual(
+        envelope(404, 'Not Found', { name: 'NotFound', message: "Media library entry 'nope' not found" }),
+      );
+      expect((await other.get('mediaLibrary/hero')).status).toBe(404);
+      const malformed = await reader.get(`mediaLibrary/${'x'.repeat(33)}`);
+      expect(malformed.body).toEqual(
+        envelope(400, 'Bad Request', {
+          id: 'must be a media library id: 1 to 32 letters, digits or hyphens',
+        }),
+      );
+      expect((await reader.get('mediaLibrary/hero?extra=1')).body.error_details).toMatchObject({
+        extra: 'is not allowed',
+      });
+    });
+
+    it('when ids come as a comma list, bracket array or repeated, then the entries come in that order', async () => {
+      const comma = await reader.get('mediaLibrary?ids=thumb,nope,hero');
+      expect(comma.body.results.map((entry: { id: string }) => entry.id)).toEqual(['thumb', 'hero']);
+      const brackets = await reader.get('mediaLibrary?ids[0]=hero&ids[1]=thumb');
+      expect(brackets.body.results.map((entry: { id: string }) => entry.id)).toEqual(['hero', 'thumb']);
+      const encoded = await reader.get('mediaLibrary?ids%5B1%5D=hero&ids%5B0%5D=thumb');
+      expect(encoded.body.results.map((entry: { id: string }) => entry.id)).toEqual(['thumb', 'hero']);
+      const repeated = await reader.get('mediaLibrary?ids=hero&ids=gallery-a');
+      expect(repeated.body.results.map((entry: { id: string }) => entry.id)).toEqual(['hero', 'gallery-a']);
+      const many = Array.from(
+        { length: 25 },
+        (_, index) => `ids[${index}]=${index === 24 ? 'hero' : `x${index}`}`,
+      );
+      const past20 = await reader.get(`mediaLibrary?${many.join('&')}`);
+      expect(past20.body.results.map((entry: { id: string }) => entry.id)).toEqual(['hero']);
+    });
+
+    it('up to 2025-11 the list is a bare array; from 2026-01 {results}', async () => {
+      const bare = await reader.withVersion('2025-11').get('mediaLibrary?ids=hero');
+      expect(Array.isArray(bare.body)).toBe(true);
+      expect(bare.body[0].id).toBe('hero');
+      expect((await reader.withVersion('2026-01').get('mediaLibrary?ids=hero')).body.results[0].id).toBe(
+        'hero',
+      );
+    });
+
+    it('when the query is wrong, then 400 names the parameter', async () => {
+      expect((await reader.get('mediaLibrary')).body.error_details).toMatchObject({
+        ids: 'is required (or externalId with systemName)',
+      });
+      expect((await reader.get('mediaLibrary?ids=a,,b')).body.error_details).toMatchObject({
+        ids: 'must be a comma separated list of media ids without empty items',
+      });
+      expect((await reader.get('mediaLibrary?ids=..%2Fetc')).body.error_details).toMatchObject({
+        ids: "'../etc' must be a media library id: 1 to 32 letters, digits or hyphens",
+      });
+      expect(
+        (await reader.get('mediaLibrary?ids=a&externalId=b&systemName=c')).body.error_details,
+      ).toMatchObject({
+        ids: 'cannot be combined with externalId and systemName',
+      });
+      expect((await reader.get('mediaLibrary?systemName=dam')).body.error_details).toMatchObject({
+        externalId: 'is required with systemName',
+      });
+      const tooMany = Array.from({ length: 101 }, (_, index) => `m${index}`).join(',');
+      expect((await reader.get(`mediaLibrary?ids=${tooMany}`)).body.error_details).toMatchObject({
+        ids: 'must list at most 100 ids',
+      });
+    });
+  });
+
+  describe('PATCH mediaLibrary/{id}', () => {
+    it('when the token lacks public-api:write or names another project, then 403 or 404', async () => {
+      const body = { patches: [{ operation: 'revokeAsset' }] };
+      expect((await reader.patch('mediaLibrary/thumb', body)).status).toBe(403);
+      expect((await other.patch('mediaLibrary/thumb', body)).status).toBe(404);
+      expect((await api.patch('mediaLibrary/nope', body)).status).toBe(404);
+    });
+
+    it('when an entry is revoked with a note, then revoked again, then 409 and the note is kept', async () => {
+      await importImage('revocable');
+      const revoked = await api.patch('mediaLibrary/revocable', {
+        patches: [{ operation: 'revokeAsset', note: 'rights expired' }],
+      });
+      expect(revoked.status).toBe(200);
+      expect(revoked.body).toMatchObject({ id: 'revocable', version: 2 });
+      // The entry shows nothing of the revocation (api-spec §2.7): the serve-image endpoint refuses its bytes.
+      expect(revoked.body.revoked).toBeUndefined();
+      const again = await api.patch('mediaLibrary/revocable', {
+        patches: [{ operation: 'revokeAsset', note: 'another' }],
+      });
+      expect(again.body).toEqual(
+        envelope(409, 'Conflict', {
+          name: 'ConflictError',
+          message: 'The asset of this media library entry is already revoked',
+          patchIndex: 0,
+        }),
+      );
+      const row = await app.ctx.pool.query(
+        'SELECT revoked, revoke_note, version FROM media_entries WHERE project_id = $1 AND id = $2',
+        [projectId, 'revocable'],
+      );
+      expect(row.rows[0]).toEqual({ revoked: true, revoke_note: 'rights expired', version: 2 });
+      // Before 2026-01 revoking a revoked entry changes nothing, and is no error.
+      const legacy = await api.withVersion('2025-11').patch('mediaLibrary/revocable', {
+        patches: [{ operation: 'revokeAsset' }],
+      });
+      expect(legacy.status).toBe(200);
+      const unrevoked = await api.patch('mediaLibrary/revocable', {
+        patches: [{ operation: 'unrevokeAsset' }],
+      });
+      expect(unrevoked.status).toBe(200);
+      const notRevoked = await api.patch('mediaLibrary/revocable', {
+        patches: [{ operation: 'unrevokeAsset' }],
+      });
+      expect(notRevoked.body).toEqual(
+        envelope(409, 'Conflict', {
+          name: 'ConflictError',
+          message: 'The asset of this media library entry is not revoked',
+        }),
+      );
+    });
+
+    it('when an imported entry is revoked and unrevoked, then serve-image refuses and then serves its bytes', async () => {
+      const record = await importImage('served');
+      const serve = () =>
+        fetch(`${app.url}/api/2026-03/mediaLibrary/serve-image/${record.asset.key}`, {
+          headers: { authorization: `Bearer ${writeToken}` },
+        });
+      const served = await serve();
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+      await api.patch('mediaLibrary/served', { patches: [{ operation: 'revokeAsset', note: 'takedown' }] });
+      const refused = await serve();
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual(
+        envelope(403, 'Forbidden', { message: 'The requested image is revoked or marked as invalid' }),
+      );
+      await api.patch('mediaLibrary/served', { patches: [{ operation: 'unrevokeAsset' }] });
+      expect((await serve()).status).toBe(200);
+    });
+
+    it('when a batch fails at its second patch, then nothing of it is kept and the version stays', async () => {
+      await importImage('atomic', { metadata: { title: 'Before' } });
+      const response = await api.patch('mediaLibrary/atomic', {
+        patches: [{ operation: 'setMetadata', metadata: { title: 'After' } }, { operation: 'unrevokeAsset' }],
+      });
+      expect(response.status).toBe(409);
+      expect(response.body.error_details.patchIndex).toBe(1);
+      const entry = await reader.get('mediaLibrary/atomic');
+      expect(entry.body).toMatchObject({ version: 1, metadata: { title: 'Before' } });
+    });
+
+    it('when metadata and translations change, then the entry has them and a new version', async () => {
+      await importImage('meta');
+      const response = await api.patch('mediaLibrary/meta', {
+        patches: [
+          { operation: 'setMetadata', metadata: { title: 'New', credit: 'AP' } },
+          { operation: 'setTranslations', translations: [{ locale: 'fr', metadata: { title: 'Nouveau' } }] },
+        ],
+      });
+      expect(response.body).toMatchObject({
+        version: 2,
+        metadata: { title: 'New', credit: 'AP' },
+        translations: [{ locale: 'fr', metadata: { title: 'Nouveau' } }],
+      });
+    });
+
+    it('when preserveUpdatedAt is true (2026-03), then updatedAt stays; before 2026-03 it is a 400', async () => {
+      const before = await importImage('preserved');
+      const kept = await api.patch('mediaLibrary/preserved', {
+        preserveUpdatedAt: true,
+        patches: [{ operation: 'setMetadata', metadata: { title: 'quiet' } }],
+      });
+      expect(kept.body).toMatchObject({ version: 2, updatedAt: before.updatedAt });
+      const moved = await api.patch('mediaLibrary/preserved', {
+        patches: [{ operation: 'setMetadata', metadata: { title: 'loud' } }],
+      });
+      expect(moved.body.updatedAt).not.toBe(before.updatedAt);
+      const early = await api.withVersion('2026-01').patch('mediaLibrary/preserved', {
+        preserveUpdatedAt: true,
+        patches: [{ operation: 'revokeAsset' }],
+      });
+      expect(early.body).toEqual(
+        envelope(400, 'Bad Request', {
+          preserveUpdatedAt: 'is not available in API version 2026-01 (from 2026-03)',
+        }),
+      );
+    });
+
+    it('when the body is invalid, then 400 names each path; not JSON, then 415', async () => {
+      const response = await api.patch('mediaLibrary/thumb', {
+        patches: [{ operation: 'revokeAsset', note: 'x'.repeat(201) }, { operation: 'explode' }],
+      });
+      expect(response.body.error_details).toMatchObject({
+        'patches.0.note': 'must be at most 200 characters long',
+        'patches.1.operation':
+          "must be one of 'revokeAsset', 'unrevokeAsset', 'setMetadata', 'setTranslations'",
+      });
+      const legacy = await api.withVersion('2025-11').patch('mediaLibrary/thumb', {
+        patches: [{ operation: 'unrevokeAsset' }, { operation: 'revokeAsset', note: 'n' }],
+      });
+      expect(legacy.body.error_details).toMatchObject({
+        'patches.0.operation': "must be one of 'revokeAsset', 'setMetadata', 'setTranslations'",
+        'patches.1.note': 'is not available in API version 2025-11 (from 2026-01)',
+      });
+      expect((await api.patch('mediaLibrary/thumb', { patches: [] })).body.error_details).toMatchObject({
+        patches: 'must have at least 1 item',
+      });
+      expect((await api.patch('mediaLibrary/thumb', 'x', { 'content-type': 'text/plain' })).status).toBe(415);
+    });
+  });
+
+  describe('incoming references', () => {
+    let documentA: number;
+    let documentB: number;
+
+    beforeAll(async () => {
+      const imageOf = (mediaId: string) => ({
+        id: `img-${mediaId}`,
+        identifier: `${TEST_DESIGN.name}.image`,
+        content: { image: { mediaId }, caption: 'c' },
+      });
+      documentA = (
+        await createPublishedDocument(app.ctx, projectId, {
+          metadata: { title: 'A', teaserImage: { mediaId: 'hero' } },
+          content: [imageOf('hero')],
+        })
+      ).documentId;
+      documentB = (
+        await createPublishedDocument(app.ctx, projectId, {
+          metadata: { title: 'B' },
+          content: [imageOf('hero')],
+        })
+      ).documentId;
+      await createPublishedDocument(app.ctx, projectId, {
+        metadata: { title: 'C' },
+        content: [imageOf('thumb')],
+      });
+    });
+
+    it('when published documents use the entry, then each is listed with its references', async () => {
+      const response = await reader.get('mediaLibrary/hero/incomingDocumentReferences');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        results: [
+          {
+            id: documentA,
+            references: expect.arrayContaining([
+              {
+                componentId: 'img-hero',
+                componentName: 'image',
+                directiveName: 'image',
+                id: 'hero',
+                location: 'image-directive',
+                type: 'media',
+              },
+              { id: 'hero', location: 'metadata', propertyName: 'teaserImage', type: 'media' },
+            ]),
+          },
+          { id: documentB, references: [expect.objectContaining({ location: 'image-directive' })] },
+        ],
+        total: 2,
+        cursor: expect.any(String),
+      });
+      expect(response.body.results[0].references).toHaveLength(2);
+      const bare = await reader.withVersion('2025-11').get('mediaLibrary/hero/incomingDocumentReferences');
+      expect(bare.body).toEqual(response.body.results);
+    });
+
+    it('when pages are asked by limit, offset or the cursor, then they follow each other', async () => {
+      const first = await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=1');
+      expect(first.body).toMatchObject({ results: [{ id: documentA }], total: 2 });
+      const second = await reader.get(
+        `mediaLibrary/hero/incomingDocumentReferences?limit=1&after=${encodeURIComponent(first.body.cursor as string)}`,
+      );
+      expect(second.body).toMatchObject({ results: [{ id: documentB }], total: 2 });
+      const third = await reader.get(
+        `mediaLibrary/hero/incomingDocumentReferences?limit=1&after=${encodeURIComponent(second.body.cursor as string)}`,
+      );
+      expect(third.body).toEqual({ results: [], total: 2, cursor: null });
+      const byOffset = await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=1&offset=1');
+      expect(byOffset.body.results).toEqual(second.body.results);
+    });
+
+    it('when a document is unpublished or republished without the image, then its references go with it', async () => {
+      const doc = await createPublishedDocument(app.ctx, projectId, {
+        content: [
+          { id: 'x', identifier: `${TEST_DESIGN.name}.image`, content: { image: { mediaId: 'thumb' } } },
+        ],
+      });
+      const ids = async () =>
+        (await reader.get('mediaLibrary/thumb/incomingDocumentReferences')).body.results.map(
+          (group: { id: number }) => group.id,
+        );
+      expect(await ids()).toContain(doc.documentId);
+      await unpublish(app.ctx, projectId, doc.documentId);
+      expect(await ids()).not.toContain(doc.documentId);
+      const republished = await createPublishedDocument(app.ctx, projectId, {
+        metadata: { teaserImage: { mediaId: 'thumb' } },
+      });
+      expect(await ids()).toContain(republished.documentId);
+      await republishDocument(app.ctx, projectId, republished.documentId, {});
+      expect(await ids()).not.toContain(republished.documentId);
+    });
+
+    it('when media entries refer to the entry in their metadata, then they are its incoming media references', async () => {
+      const response = await reader.get('mediaLibrary/hero/incomingMediaReferences');
+      expect(response.body).toEqual({
+        results: [
+          {
+            id: 'gallery-a',
+            references: [{ id: 'hero', location: 'metadata', propertyName: 'related', type: 'media' }],
+          },
+          {
+            id: 'gallery-b',
+            references: [
+              { id: 'hero', location: 'metadata', propertyName: 'cover', type: 'media' },
+              { id: 'hero', location: 'metadata', propertyName: 'related', type: 'media' },
+            ],
+          },
+        ],
+        total: 2,
+        cursor: expect.any(String),
+      });
+      // A patch of the metadata changes them in its transaction.
+      await api.patch('mediaLibrary/gallery-a', { patches: [{ operation: 'setMetadata', metadata: {} }] });
+      const after = await reader.get('mediaLibrary/hero/incomingMediaReferences');
+      expect(after.body.results.map((group: { id: string }) => group.id)).toEqual(['gallery-b']);
+      const page = await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=1');
+      const next = await reader.get(
+        `mediaLibrary/hero/incomingMediaReferences?after=${encodeURIComponent(page.body.cursor as string)}`,
+      );
+      expect(next.body).toEqual({ results: [], total: 1, cursor: null });
+    });
+
+    it("when the parameters are wrong or the entry is not the project's, then 400 or 404", async () => {
+      expect(
+        (await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=101')).body.error_details,
+      ).toMatchObject({
+        limit: 'must be <= 100',
+      });
+      expect(
+        (await reader.get('mediaLibrary/hero/incomingDocumentReferences?after=forged')).body.error_details,
+      ).toMatchObject({
+        after: expect.stringContaining('invalid cursor'),
+      });
+      const mediaCursor = (await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=1')).body
+        .cursor as string;
+      // A cursor of the other list does not open here.
+      expect(
+        (
+          await reader.get(
+            `mediaLibrary/hero/incomingDocumentReferences?after=${encodeURIComponent(mediaCursor)}`,
+          )
+        ).status,
+      ).toBe(400);
+      expect(
+        (
+          await reader.get(
+            `mediaLibrary/hero/incomingMediaReferences?offset=1&after=${encodeURIComponent(mediaCursor)}`,
+          )
+        ).body.error_details,
+      ).toMatchObject({
+        after: 'cannot be combined with offset: a cursor already says where the page starts',
+      });
+      expect(
+        (await reader.withVersion('2025-11').get('mediaLibrary/hero/incomingMediaReferences?after=x')).body
+          .error_details,
+      ).toMatchObject({
+        after: 'is not available in API version 2025-11 (from 2026-01)',
+      });
+      expect((await reader.get('mediaLibrary/nope/incomingDocumentReferences')).status).toBe(404);
+      expect((await other.get('mediaLibrary/hero/incomingDocumentReferences')).status).toBe(404);
+      expect((await other.get('mediaLibrary/hero/incomingMediaReferences')).status).toBe(404);
+    });
+  });
+});

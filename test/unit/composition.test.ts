@@ -1,0 +1,240 @@
+import {
+  applyPreload,
+  asDocumentId,
+  defaultCompositionFields,
+  findIncludeRequests,
+  preloadTargets,
+  resolveIncludes,
+  type PublishedSummary,
+} from '../../src/domain/composition';
+import type { Content, Metadata } from '../../src/domain/content';
+import { parseOrThrow } from '../../src/domain/validation';
+import { compositionBody } from '../../src/http/routes/composition/composition.schema';
+import { validationDetails } from '../helpers/errors';
+import { loadPublication } from '../helpers/fixtures';
+
+const summary = (documentId: number, title: string): PublishedSummary => ({
+  systemdata: { documentId },
+  metadata: { title },
+});
+
+describe('asDocumentId', () => {
+  it('when a stored id is a positive safe integer or its digits, then it is an id; anything else is not', () => {
+    expect([5, '5', '0012'].map(asDocumentId)).toEqual([5, 5, 12]);
+    for (const bad of [0, -1, 1.5, '1e3', '', 'x', '9007199254740993', 2 ** 53, null, {}]) {
+      expect(asDocumentId(bad)).toBeUndefined();
+    }
+  });
+});
+
+describe('metadata.preload', () => {
+  const metadata: Metadata = {
+    title: 'T',
+    related: { $ref: 'document', reference: { id: '12' } },
+    stale: {
+      $ref: 'document',
+      reference: { id: '13' },
+      isPreloaded: true,
+      value: { metadata: { title: 'old' } },
+    },
+    authors: { $ref: 'documents', references: [{ id: '20' }, { id: 'x' }, { id: '21' }] },
+    several: [{ $ref: 'document', reference: { id: 30 } }, 'text'],
+    plain: { nested: { $ref: 'document', reference: { id: '40' } } },
+  };
+  const preload = {
+    related: true,
+    stale: true,
+    authors: true,
+    several: true,
+    plain: true,
+    title: true,
+    absent: true,
+  };
+
+  it('when properties are asked for, then their document ids come once each, in metadata order', () => {
+    expect(preloadTargets(metadata, preload)).toEqual([12, 13, 20, 21, 30]);
+    expect(preloadTargets(metadata, { related: false })).toEqual([]);
+    expect(preloadTargets(metadata, {})).toEqual([]);
+  });
+
+  it('when targets are found or not, then each holder says isPreloaded, with a value only when found', () => {
+    const found = new Map([
+      [12, summary(12, 'Twelve')],
+      [21, summary(21, 'Twenty-one')],
+    ]);
+    expect(applyPreload(metadata, preload, found)).toEqual({
+      title: 'T',
+      related: { $ref: 'document', reference: { id: '12' }, isPreloaded: true, value: summary(12, 'Twelve') },
+      // A value stored with the metadata never passes for a preload.
+      stale: { $ref: 'document', reference: { id: '13' }, isPreloaded: false },
+      authors: {
+        $ref: 'documents',
+        references: [
+          { id: '20', isPreloaded: false },
+          { id: 'x', isPreloaded: false },
+          { id: '21', isPreloaded: true, value: summary(21, 'Twenty-one') },
+        ],
+      },
+      several: [{ $ref: 'document', reference: { id: 30 }, isPreloaded: false }, 'text'],
+      plain: metadata.plain,
+    });
+  });
+
+  it('when a property is not asked for, then it is left exactly as stored, and the input is not changed', () => {
+    const before = structuredClone(metadata);
+    const result = applyPreload(metadata, { related: true }, new Map([[12, summary(12, 'x')]]));
+    expect(result.stale).toBe(metadata.stale);
+    expect(metadata).toEqual(before);
+  });
+});
+
+describe('findIncludeRequests', () => {
+  it("when article 324's teasers are read, then each include names its document, layout and component", () => {
+    const requests = findIncludeRequests(loadPublication('articles/324.json').content);
+    expect(requests).toHaveLength(10);
+    expect(requests[0]).toEqual({
+      componentId: 'doc-3613c80qkl',
+      directiveName: 'embed',
+      service: 'teaser',
+      layout: 'author-embed',
+      documentIds: [314],
+    });
+    expect(
+      requests.filter((request) => request.componentId === '0.footer.0').map((r) => r.directiveName),
+    ).toEqual(['teaser1-left', 'teaser1-right', 'teaser2-left', 'teaser2-right']);
+  });
+
+  it('when the homepage hero references its document with $ref, then that is its target', () => {
+    const home = loadPublication('pages/home.json');
+    const hero = findIncludeRequests(home.content).find((request) => request.documentIds.includes(321));
+    expect(hero).toBeDefined();
+  });
+
+  it('when params name lists, ids, several documents or nothing usable, then only resolvable includes come', () => {
+    const embed = (id: string, params: Record<string, unknown>) => ({
+      id,
+      component: 'embed',
+      content: { teaser: { service: 'list-teaser', params } },
+    });
+    const content = [
+      embed('list', { list: { $ref: 'list', reference: { id: '7' } }, limit: 3 }),
+      embed('legacy-list', { listId: 8, limit: 500 }),
+      embed('bad-limit', { listId: '9', limit: 'lots' }),
+      embed('docs', {
+        a: { $ref: 'documents', references: [{ id: '1' }, { id: '2' }] },
+        b: { $ref: 'document', reference: { id: 1 } },
+      }),
+      embed('nothing', { size: 'large', url: 'https://x.example' }),
+      embed('bad-ids', { mediaId: 'abc', doc: { $ref: 'document', reference: { id: '-4' } } }),
+      { id: 'text', component: 'p', content: { text: 'no includes', teaser: { service: 'x' } } },
+    ] as Content;
+    expect(findIncludeRequests(content)).toEqual([
+      {
+        componentId: 'list',
+        directiveName: 'teaser',
+        service: 'list-teaser',
+        documentIds: [],
+        list: { id: 7, limit: 3 },
+      },
+      {
+        componentId: 'legacy-list',
+        directiveName: 'teaser',
+        service: 'list-teaser',
+        documentIds: [],
+        list: { id: 8, limit: 100 },
+      },
+      {
+        componentId: 'bad-limit',
+        directiveName: 'teaser',
+        service: 'list-teaser',
+        documentIds: [],
+        list: { id: 9, limit: 10 },
+      },
+      { componentId: 'docs', directiveName: 'teaser', service: 'list-teaser', documentIds: [1, 2] },
+    ]);
+  });
+});
+
+describe('resolveIncludes', () => {
+  it('when documents and lists are found, then each include gets its published documents, a list cut to its limit', () => {
+    const found = new Map([1, 2, 3, 5].map((id) => [id, summary(id, `Doc ${id}`)]));
+    const resolved = resolveIncludes(
+      [
+        { componentId: 'a', directiveName: 'd', service: 'teaser', layout: 'card', documentIds: [1, 4] },
+        {
+          componentId: 'b',
+          directiveName: 'd',
+          service: 'teaser',
+          documentIds: [2],
+          list: { id: 9, limit: 2 },
+        },
+      ],
+      new Map([[9, [3, 2, 5]]]),
+      found,
+    );
+    expect(resolved).toEqual([
+      {
+        componentId: 'a',
+        directiveName: 'd',
+        resolvedValue: {
+          content: [
+            {
+              id: 'include-1',
+              component: 'teaser',
+              content: { documentId: 1, layout: 'card', ...summary(1, 'Doc 1') },
+            },
+          ],
+        },
+      },
+      {
+        componentId: 'b',
+        directiveName: 'd',
+        resolvedValue: {
+          content: [
+            { id: 'include-2', component: 'teaser', content: { documentId: 2, ...summary(2, 'Doc 2') } },
+            { id: 'include-3', component: 'teaser', content: { documentId: 3, ...summary(3, 'Doc 3') } },
+          ],
+        },
+      },
+    ]);
+  });
+});
+
+describe('the composition body', () => {
+  const parse = (body: unknown) => parseOrThrow(compositionBody, body);
+
+  it('when the body is absent or empty, then the defaults: the document itself, includes resolved when asked', () => {
+    expect(parse(undefined)).toEqual({
+      fields: ['systemdata', 'metadata', 'content'],
+      preload: {},
+      renderDirectiveInfo: false,
+      resolveIncludes: true,
+      conditions: {},
+    });
+    expect(parse({ resolveIncludes: true }).fields).toEqual(defaultCompositionFields(true));
+    expect(parse({ fields: ['html', 'html'], resolveIncludes: false })).toMatchObject({
+      fields: ['html'],
+      resolveIncludes: false,
+    });
+  });
+
+  it('when componentConditions is an object or its JSON, then it is read; ignoring them skips the check', () => {
+    expect(parse({ componentConditions: { brand: 'de' } }).conditions).toEqual({ brand: 'de' });
+    expect(parse({ componentConditions: '{"dateTime":"2025-01-01"}' }).conditions).toEqual({
+      dateTime: new Date('2025-01-01T00:00:00Z'),
+    });
+    expect(parse({ ignoreComponentConditions: true, componentConditions: 7 }).conditions).toBeNull();
+    expect(validationDetails(() => parse({ componentConditions: '[' }))).toEqual({
+      name: 'ValidationError',
+      componentConditions: expect.stringContaining('must be valid JSON') as unknown,
+    });
+  });
+
+  it('when preload names too many properties, then 400 at metadata.preload', () => {
+    const preload = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`p${i}`, true]));
+    expect(validationDetails(() => parse({ metadata: { preload } }))).toEqual({
+      name: 'ValidationError',
+      'metadata.preload': 'must name at most 100 metadata properties',
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import { isDatabaseUnavailable } from '../../src/db/pool';
+import { translateError } from '../../src/http/middleware/errors';
+import { loadConfig } from '../../src/config';
+
+const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['pg-pool timing out on a connection', new Error('timeout exceeded when trying to connect')],
+    ['a connection cut mid-query', new Error('Connection terminated unexpectedly')],
+    ['a connection cut by its timeout', new Error('Connection terminated due to connection timeout')],
+    ['the query timeout', new Error('Query read timeout')],
+    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
+    ['a reset connection', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
+    ['pg_terminate_backend (57P01)', pgError('57P01')],
+    ['the server starting up (57P03)', pgError('57P03')],
+    ['too many connections (53300)', pgError('53300')],
+    ['a connection exception (08006)', pgError('08006')],
+  ])('when %s, then yes', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', pgError('23505')],
+    ['a syntax error', pgError('42601')],
+    ['a plain error', new Error('boom')],
+    ['not an object', 'Connection terminated'],
+  ])('when %s, then no', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+
+  it('when the database is unavailable, then the edge answers 503 DatabaseUnavailable with Retry-After 5', () => {
+    const translated = translateError(new Error('timeout exceeded when trying to connect'));
+    expect({
+      status: translated?.status,
+      details: translated?.details,
+      retryAfter: translated?.retryAfterSeconds,
+    }).toEqual({
+      status: 503,
+      details: {
+        name: 'DatabaseUnavailable',
+        message: 'The database is unavailable right now; try again in a few seconds',
+      },
+      retryAfter: 5,
+    });
+  });
+});
+
+describe('the pool timeouts in the configuration', () => {
+  it('when nothing is set, then 5 s to connect and 10 s per query', () => {
+    expect(loadConfig({}).database).toMatchObject({ connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 });
+  });
+
+  it('when set, then read; when not a number, then the variable is named', () => {
+    expect(
+      loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_QUERY_TIMEOUT_MS: '60000' }).database,
+    ).toMatchObject({ connectTimeoutMs: 1_500, queryTimeoutMs: 60_000 });
+    expect(() => loadConfig({ DATABASE_QUERY_TIMEOUT_MS: 'soon' })).toThrow(/DATABASE_QUERY_TIMEOUT_MS/);
+  });
+});

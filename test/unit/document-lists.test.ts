@@ -1,0 +1,32 @@
+import { checkListName, parseDocumentIds } from '../../src/domain/document-lists';
+
+describe('checkListName', () => {
+  it('when a name has surrounding spaces, then it is trimmed', () => {
+    expect(checkListName('  Front page ')).toEqual({ ok: true, value: 'Front page' });
+  });
+
+  it('when a name is empty, too long or holds control characters, then it is refused saying why', () => {
+    const message = (raw: string) => {
+      const checked = checkListName(raw);
+      return checked.ok ? undefined : checked.issues[0]!.message;
+    };
+    expect(message('   ')).toBe('must not be empty');
+    expect(message('x'.repeat(201))).toBe('must be at most 200 characters long');
+    expect(message('a\nb')).toBe('must not contain control characters');
+    expect(checkListName('x'.repeat(200)).ok).toBe(true);
+  });
+});
+
+describe('parseDocumentIds', () => {
+  it('when every id is a positive integer, then the numbers in order', () => {
+    expect(parseDocumentIds(['3', '1', '2'])).toEqual({ ok: true, value: [3, 1, 2] });
+  });
+
+  it('when an id is not a positive integer or beyond 2^53 - 1, then every such id is named', () => {
+    const checked = parseDocumentIds(['1', 'x', '0', '9007199254740993', '-2']);
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.issues[0]!.message).toBe(
+      'must be positive integer document ids, not x, 0, 9007199254740993, -2',
+    );
+  });
+});

@@ -1,0 +1,207 @@
+import type { Content } from '../../src/domain/content';
+import type { Design } from '../../src/domain/design';
+import { renderHtml, safeUrl, sanitizeEmbed, sanitizeRichText } from '../../src/domain/html-render';
+import { parseTemplate } from '../../src/domain/html-template';
+import { loadLivingTimesDesign, loadPublication } from '../helpers/fixtures';
+
+const DESIGN: Design = {
+  name: 'd',
+  version: '1',
+  components: [
+    {
+      name: 'card',
+      html: '<article class="card"><h2 doc-editable="title">Placeholder</h2><img doc-image="image" alt="fixed"><a doc-link="link" class="more">More</a><div doc-include="teaser"></div><section doc-container="body"></section><!-- a note --></article>',
+      directives: [
+        { name: 'title', type: 'editable' },
+        { name: 'image', type: 'image' },
+        { name: 'link', type: 'link' },
+        { name: 'teaser', type: 'include' },
+      ],
+      containers: ['body'],
+    },
+    {
+      name: 'text',
+      html: '<p doc-editable="text"></p>',
+      directives: [{ name: 'text', type: 'editable' }],
+    },
+    {
+      name: 'embed',
+      html: "<div class='embed' doc-html='code'></div>",
+      directives: [{ name: 'code', type: 'html' }],
+    },
+  ],
+};
+
+const plain = { renderDirectiveInfo: false };
+const marked = { renderDirectiveInfo: true };
+
+describe('parseTemplate', () => {
+  it('when a template has void, self-closing and quoted attributes, then the tree keeps them', () => {
+    expect(parseTemplate(`<div a="1" b='x"y' c=bare d><img src="s"><br/>text</div>`)).toEqual([
+      {
+        kind: 'element',
+        tag: 'div',
+        attributes: [
+          ['a', '1'],
+          ['b', 'x"y'],
+          ['c', 'bare'],
+          ['d', undefined],
+        ],
+        isVoid: false,
+        children: [
+          { kind: 'element', tag: 'img', attributes: [['src', 's']], children: [], isVoid: true },
+          { kind: 'element', tag: 'br', attributes: [], children: [], isVoid: true },
+          { kind: 'text', text: 'text' },
+        ],
+      },
+    ]);
+  });
+
+  it('when end tags are missing or stray and comments appear, then the tree closes what is open and drops them', () => {
+    expect(parseTemplate('</p><div><span>a</div>b<!-- c -->')).toEqual([
+      {
+        kind: 'element',
+        tag: 'div',
+        attributes: [],
+        isVoid: false,
+        children: [
+          {
+            kind: 'element',
+            tag: 'span',
+            attributes: [],
+            isVoid: false,
+            children: [{ kind: 'text', text: 'a' }],
+          },
+        ],
+      },
+      { kind: 'text', text: 'b' },
+    ]);
+  });
+});
+
+describe('renderHtml', () => {
+  const card: Content = [
+    {
+      id: 'c1',
+      component: 'card',
+      content: {
+        title: 'Rock &amp; <b>roll</b>',
+        image: { url: 'https://img.example/a.jpg?a=1&b="2"', alt: 'An "alt"' },
+        link: { href: 'https://example.com/x', target: '_blank' },
+        teaser: { service: 'teaser', params: { mediaId: 4 } },
+      },
+      containers: { body: [{ id: 't1', component: 'text', content: { text: 'Inside' } }] },
+    },
+  ];
+
+  it('when a component has a template, then its directive elements are filled and its doc- attributes dropped', () => {
+    expect(renderHtml(card, DESIGN, plain)).toBe(
+      '<article class="card"><h2>Rock &amp; <b>roll</b></h2>' +
+        '<img alt="An &quot;alt&quot;" src="https://img.example/a.jpg?a=1&amp;b=&quot;2&quot;">' +
+        '<a class="more" href="https://example.com/x" target="_blank">More</a><div></div>' +
+        '<section><p>Inside</p></section></article>',
+    );
+  });
+
+  it('when renderDirectiveInfo is true, then roots and directive elements carry data markers', () => {
+    const html = renderHtml(card, DESIGN, marked);
+    expect(html).toContain('<article class="card" data-component-name="card" data-component-id="c1">');
+    expect(html).toContain('<h2 data-directive-name="title" data-directive-type="editable">');
+    expect(html).toContain(
+      '<div data-directive-name="teaser" data-directive-type="include" data-include-service="teaser"></div>',
+    );
+    expect(html).toContain('<section data-directive-name="body" data-directive-type="container">');
+    expect(html).toContain('<p data-component-name="text" data-component-id="t1" data-directive-name="text"');
+  });
+
+  it('when content carries markup, then rich text keeps inline formatting and escapes the rest, embeds lose scripts', () => {
+    expect(sanitizeRichText('a <i>b</i> <script>x()</script> <a href="javascript:y()">c</a>')).toBe(
+      'a <i>b</i> &lt;script&gt;x()&lt;/script&gt; <a>c</a>',
+    );
+    expect(sanitizeRichText('<div onclick="z()">d</div>')).toBe('&lt;div&gt;d&lt;/div&gt;');
+    expect(
+      sanitizeEmbed('<p onclick="z()">p</p><script>x()</script><iframe src="https://v.example/e"></iframe>'),
+    ).toBe('<p>p</p><iframe src="https://v.example/e"></iframe>');
+    expect(sanitizeEmbed('<iframe src="http://v.example/e"></iframe><style>*{}</style>')).toBe(
+      '<iframe></iframe>',
+    );
+    const embed: Content = [
+      { id: 'e', component: 'embed', content: { code: '<b>ok</b><script>bad()</script>' } },
+    ];
+    expect(renderHtml(embed, DESIGN, plain)).toBe('<div class="embed"><b>ok</b></div>');
+  });
+
+  it('when a url has an unsafe scheme, then it is not written; relative and http(s) urls are', () => {
+    for (const bad of ['javascript:x()', ' JaVa\tScRiPt:x()', 'data:text/html,x', 'vbscript:x', '', 5]) {
+      expect(safeUrl(bad)).toBeUndefined();
+    }
+    for (const good of [
+      'https://a.example/',
+      'http://a',
+      '/path',
+      '#top',
+      '?q=1',
+      'mailto:a@b.example',
+      '//cdn.x/y',
+    ]) {
+      expect(safeUrl(good)).toBe(good);
+    }
+    const hostile: Content = [
+      {
+        id: 'c',
+        component: 'card',
+        content: {
+          title: 'T',
+          image: { url: 'javascript:alert(1)' },
+          link: { href: 'data:text/html,x', target: 'evil' },
+        },
+      },
+    ];
+    expect(renderHtml(hostile, DESIGN, plain)).toBe(
+      '<article class="card"><h2>T</h2><img alt="fixed"><a class="more">More</a><div></div><section></section></article>',
+    );
+  });
+
+  it('when the design lacks the component or a template, then a div per directive and container stands in', () => {
+    const content: Content = [
+      {
+        id: 'x',
+        component: 'unknown',
+        content: {
+          title: 'Hi <u>you</u>',
+          picture: { url: 'https://img.example/p.png' },
+          go: { href: '/next' },
+          teaser: { service: 'teaser', params: {} },
+          look: { color: 'red' },
+        },
+        containers: { items: [{ id: 'y', component: 'text', content: { text: 'Child' } }] },
+      },
+    ];
+    expect(renderHtml(content, undefined, plain)).toBe(
+      '<div class="unknown"><div>Hi <u>you</u></div><img src="https://img.example/p.png"><a href="/next"></a>' +
+        '<div></div><div><div class="text"><div>Child</div></div></div></div>',
+    );
+    const named = '<div class="a&quot;b"><div>v</div></div>';
+    expect(renderHtml([{ id: 'n', component: 'a"b', content: { '"x': 'v' } }], undefined, plain)).toBe(named);
+  });
+
+  it('when a component has no id, then its marker names it by position; stored junk renders nothing', () => {
+    const content = [
+      { component: 'text', content: { text: 'A' } },
+      null,
+      'junk',
+      { id: 'c', component: 'card', containers: { body: [{ component: 'text', content: { text: 'B' } }] } },
+    ] as unknown as Content;
+    const html = renderHtml(content, DESIGN, marked);
+    expect(html).toContain('data-component-id="0"');
+    expect(html).toContain('data-component-id="3.body.0"');
+  });
+
+  it('when the magazine article 321 renders through the living-times design, then no directive attribute or script remains', () => {
+    const article = loadPublication('articles/321.json');
+    const html = renderHtml(article.content, loadLivingTimesDesign(), plain);
+    expect(html.startsWith('<div class="lt-article-container">')).toBe(true);
+    expect(html).toContain('billing tenants on estimated meter readings');
+    expect(html).not.toMatch(/doc-(editable|include|container|image|html|link)=|<script/);
+  });
+});

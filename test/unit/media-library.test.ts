@@ -1,0 +1,351 @@
+import { ApiVersion } from '../../src/domain/api-versions';
+import { AppError } from '../../src/domain/errors';
+import {
+  applyMediaPatches,
+  mediaReferences,
+  newObjectKey,
+  safeFilename,
+  serveImagePath,
+  toApiEntry,
+  storedFileType,
+  uploadTypeProblem,
+  type MediaEntryRow,
+  type PatchableState,
+} from '../../src/domain/media';
+import { parseOrThrow } from '../../src/domain/validation';
+import { mediaListQuery, patchMediaBody } from '../../src/http/routes/media-library/media-library.schema';
+
+const fresh: PatchableState = {
+  revoked: false,
+  revokeNote: null,
+  metadata: { title: 'A' },
+  translations: [],
+};
+const v2026 = { conflictOnRevokeRevoked: true };
+const v2025 = { conflictOnRevokeRevoked: false };
+
+function errorOf(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+describe('applyMediaPatches', () => {
+  it('when an entry is revoked with a note, then it is revoked and keeps the note', () => {
+    expect(applyMediaPatches(fresh, [{ operation: 'revokeAsset', note: 'rights expired' }], v2026)).toEqual({
+      ...fresh,
+      revoked: true,
+      revokeNote: 'rights expired',
+    });
+  });
+
+  it('when a revoked entry is revoked again from 2026-01, then 409 ConflictError names the patch', () => {
+    const revoked = { ...fresh, revoked: true, revokeNote: 'first' };
+    const error = errorOf(() =>
+      applyMediaPatches(revoked, [{ operation: 'revokeAsset', note: 'second' }], v2026),
+    );
+    expect(error.status).toBe(409);
+    expect(error.details).toEqual({
+      name: 'ConflictError',
+      message: 'The asset of this media library entry is already revoked',
+      patchIndex: 0,
+    });
+  });
+
+  it('when a revoked entry is revoked again before 2026-01, then nothing changes and the note is kept', () => {
+    const revoked = { ...fresh, revoked: true, revokeNote: 'first' };
+    expect(applyMediaPatches(revoked, [{ operation: 'revokeAsset' }], v2025)).toEqual(revoked);
+  });
+
+  it('when an entry is unrevoked, then it is not revoked and its note is gone', () => {
+    const revoked = { ...fresh, revoked: true, revokeNote: 'first' };
+    expect(applyMediaPatches(revoked, [{ operation: 'unrevokeAsset' }], v2026)).toEqual(fresh);
+  });
+
+  it('when an entry that is not revoked is unrevoked, then 409 ConflictError names the patch', () => {
+    const error = errorOf(() =>
+      applyMediaPatches(
+        fresh,
+        [{ operation: 'setMetadata', metadata: {} }, { operation: 'unrevokeAsset' }],
+        v2026,
+      ),
+    );
+    expect(error.status).toBe(409);
+    expect(error.details).toMatchObject({ name: 'ConflictError', patchIndex: 1 });
+  });
+
+  it('when patches follow each other, then each sees the state the previous one left', () => {
+    const next = applyMediaPatches(
+      fresh,
+      [
+        { operation: 'revokeAsset', note: 'n' },
+        { operation: 'unrevokeAsset' },
+        { operation: 'setMetadata', metadata: { title: 'B' } },
+        { operation: 'setTranslations', translations: [{ locale: 'de', metadata: { title: 'Be' } }] },
+      ],
+      v2026,
+    );
+    expect(next).toEqual({
+      revoked: false,
+      revokeNote: null,
+      metadata: { title: 'B' },
+      translations: [{ locale: 'de', metadata: { title: 'Be' } }],
+    });
+  });
+});
+
+describe('setTranslations', () => {
+  it("when translations are set, then a kept locale keeps its image and a dropped one's goes", () => {
+    const asset = { key: 'k/de.png', filename: 'de.png', mimeType: 'image/png', size: 1 };
+    const state = {
+      ...fresh,
+      translations: [
+        { locale: 'de', metadata: {}, asset },
+        { locale: 'fr', metadata: {}, asset: { ...asset, key: 'k/fr.png' } },
+      ],
+    };
+    const next = applyMediaPatches(
+      state,
+      [{ operation: 'setTranslations', translations: [{ locale: 'de', metadata: { title: 'Neu' } }] }],
+      v2026,
+    );
+    expect(next.translations).toEqual([{ locale: 'de', metadata: { title: 'Neu' }, asset }]);
+  });
+});
+
+describe('patchMediaBody', () => {
+  const v = (label: string) => ApiVersion.parse(label)!;
+
+  it('when a note comes before 2026-01, then 400 names it', () => {
+    expect(() =>
+      parseOrThrow(patchMediaBody(v('2025-11')), { patches: [{ operation: 'revokeAsset', note: 'x' }] }),
+    ).toThrow(
+      expect.objectContaining({
+        details: expect.objectContaining({
+          'patches.0.note': 'is not available in API version 2025-11 (from 2026-01)',
+        }),
+      }) as Error,
+    );
+  });
+
+  it('when unrevokeAsset comes before 2026-01, then it is an unknown operation', () => {
+    const error = errorOf(() =>
+      parseOrThrow(patchMediaBody(v('2025-11')), { patches: [{ operation: 'unrevokeAsset' }] }),
+    );
+    expect(error.details['patches.0.operation']).toBe(
+      "must be one of 'revokeAsset', 'setMetadata', 'setTranslations'",
+    );
+  });
+
+  it('when preserveUpdatedAt comes before 2026-03, then 400 names it; from 2026-03 it is read', () => {
+    const error = errorOf(() =>
+      parseOrThrow(patchMediaBody(v('2026-01')), {
+        preserveUpdatedAt: true,
+        patches: [{ operation: 'revokeAsset' }],
+      }),
+    );
+    expect(error.details.preserveUpdatedAt).toBe('is not available in API version 2026-01 (from 2026-03)');
+    expect(
+      parseOrThrow(patchMediaBody(v('2026-03')), {
+        preserveUpdatedAt: true,
+        patches: [{ operation: 'revokeAsset' }],
+      }),
+    ).toEqual({ preserveUpdatedAt: true, patches: [{ operation: 'revokeAsset' }] });
+  });
+
+  it('when a note is longer than 200 characters, then 400 names it', () => {
+    const error = errorOf(() =>
+      parseOrThrow(patchMediaBody(v('2026-03')), {
+        patches: [{ operation: 'revokeAsset', note: 'x'.repeat(201) }],
+      }),
+    );
+    expect(error.details['patches.0.note']).toBe('must be at most 200 characters long');
+  });
+});
+
+describe('mediaListQuery', () => {
+  it('when ids is a comma list, a bracket array or a keyed object, then the ids come out in order', () => {
+    expect(parseOrThrow(mediaListQuery, { ids: 'a,b-2' })).toEqual({ ids: ['a', 'b-2'] });
+    expect(parseOrThrow(mediaListQuery, { ids: ['a', 'b'] })).toEqual({ ids: ['a', 'b'] });
+    expect(parseOrThrow(mediaListQuery, { ids: { '21': 'z', '3': 'c' } })).toEqual({ ids: ['c', 'z'] });
+  });
+
+  it('when an id does not fit the pattern or the list is malformed, then 400 names ids', () => {
+    expect(errorOf(() => parseOrThrow(mediaListQuery, { ids: 'a,../b' })).details.ids).toBe(
+      "'../b' must be a media library id: 1 to 32 letters, digits or hyphens",
+    );
+    expect(errorOf(() => parseOrThrow(mediaListQuery, { ids: 'a,,b' })).details.ids).toBe(
+      'must be a comma separated list of media ids without empty items',
+    );
+    expect(errorOf(() => parseOrThrow(mediaListQuery, { ids: { x: 'a' } })).details.ids).toBe(
+      'must be a comma separated list of media ids, or ids[0]=…&ids[1]=…',
+    );
+  });
+
+  it('when externalId comes without systemName, or nothing is asked, then 400 says what is missing', () => {
+    expect(errorOf(() => parseOrThrow(mediaListQuery, { externalId: 'x' })).details).toMatchObject({
+      systemName: 'is required with externalId',
+    });
+    expect(errorOf(() => parseOrThrow(mediaListQuery, {})).details).toMatchObject({
+      ids: 'is required (or externalId with systemName)',
+    });
+  });
+});
+
+describe('media entries', () => {
+  const row: MediaEntryRow = {
+    id: 'img-1',
+    mediaType: 'image',
+    systemName: 'dam',
+    externalId: 'x1',
+    metadata: { title: 'A' },
+    asset: {
+      key: '7/2026/01/02/u u.png',
+      filename: 'a.png',
+      mimeType: 'image/png',
+      size: 10,
+      width: 2,
+      height: 3,
+    },
+    translations: [],
+    version: 2,
+    revoked: true,
+    revokeNote: 'n',
+    invalid: false,
+    createdAt: new Date('2026-01-02T03:04:05Z'),
+    updatedAt: new Date('2026-01-03T03:04:05Z'),
+  };
+
+  it('when an entry is shown, then it has exactly the fields of api-spec §2.7 and a serve-image url', () => {
+    expect(toApiEntry(row, 'https://api.example', '2026-03')).toEqual({
+      id: 'img-1',
+      mediaType: 'image',
+      createdAt: '2026-01-02T03:04:05.000Z',
+      updatedAt: '2026-01-03T03:04:05.000Z',
+      version: 2,
+      metadata: { title: 'A' },
+      asset: {
+        key: '7/2026/01/02/u u.png',
+        filename: 'a.png',
+        mimeType: 'image/png',
+        size: 10,
+        width: 2,
+        height: 3,
+        url: 'https://api.example/api/2026-03/mediaLibrary/serve-image/7/2026/01/02/u%20u.png',
+      },
+      translations: [],
+    });
+    expect(serveImagePath('v1', 'a/b')).toBe('/api/v1/mediaLibrary/serve-image/a/b');
+  });
+
+  it('when metadata refers to documents and media, then each target is a metadata reference once', () => {
+    expect(
+      mediaReferences(
+        {
+          photographer: { $ref: 'document', reference: { id: '12' } },
+          related: { mediaId: 'img-2' },
+          again: { mediaId: 'img-2' },
+        },
+        [
+          {
+            locale: 'de',
+            metadata: {
+              related: { mediaId: 'img-2' },
+              other: { $ref: 'mediaLibrary', reference: { id: 'img-3' } },
+            },
+          },
+        ],
+      ),
+    ).toEqual([
+      { targetType: 'document', targetId: '12', location: 'metadata', propertyName: 'photographer' },
+      { targetType: 'media', targetId: 'img-2', location: 'metadata', propertyName: 'related' },
+      { targetType: 'media', targetId: 'img-2', location: 'metadata', propertyName: 'again' },
+      { targetType: 'media', targetId: 'img-3', location: 'metadata', propertyName: 'other' },
+    ]);
+  });
+
+  it('when metadata references a document by number or string id, then a row each; a preloaded value’s own references are not the entry’s', () => {
+    expect(
+      mediaReferences(
+        {
+          zeta: { $ref: 'document', reference: { id: 7 } },
+          alpha: { $ref: 'documents', references: [{ id: '7' }, { id: '8' }] },
+          title: '7',
+          id: 7,
+          related: {
+            $ref: 'document',
+            reference: { id: '9' },
+            value: { metadata: { x: { $ref: 'document', reference: { id: '7' } } } },
+          },
+        },
+        [],
+      ),
+    ).toEqual([
+      { targetType: 'document', targetId: '7', location: 'metadata', propertyName: 'zeta' },
+      { targetType: 'document', targetId: '7', location: 'metadata', propertyName: 'alpha' },
+      { targetType: 'document', targetId: '8', location: 'metadata', propertyName: 'alpha' },
+      { targetType: 'document', targetId: '9', location: 'metadata', propertyName: 'related' },
+    ]);
+  });
+
+  it('when a file name comes from a client, then only its last segment of safe characters is kept', () => {
+    expect(safeFilename('../../etc/passwd', 'x')).toBe('passwd');
+    expect(safeFilename('C:\\photos\\Sommer Bild.JPG', 'x')).toBe('Sommer-Bild.JPG');
+    expect(safeFilename('..', 'fallback.png')).toBe('fallback.png');
+    expect(safeFilename(undefined, 'fallback.png')).toBe('fallback.png');
+  });
+
+  it('when a key is made, then it is the project, the date, a random part and the extension', () => {
+    expect(newObjectKey(7, 'abc', 'png', new Date('2026-03-04T23:59:00Z'))).toBe('7/2026/03/04/abc.png');
+  });
+});
+
+describe('uploadTypeProblem', () => {
+  it.each([
+    'image/png',
+    'image/svg+xml',
+    'video/mp4',
+    'audio/mpeg',
+    'application/pdf',
+    'application/octet-stream',
+  ])('when the body is sent as %s, then it is accepted', (type) => {
+    expect(uploadTypeProblem(type, undefined)).toBeUndefined();
+  });
+
+  it.each([
+    '',
+    'text/plain',
+    'application/json',
+    'application/merge-patch+json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+    '*/*',
+    'garbage',
+  ])('when the body is sent as %p, then 415 says what to send', (type) => {
+    expect(uploadTypeProblem(type, undefined)).toMatch(
+      /^Send the file as the request body with its own Content-Type/,
+    );
+  });
+
+  it('when the body is encoded, then it is refused: the bytes are stored as sent', () => {
+    expect(uploadTypeProblem('image/png', 'gzip')).toBe(
+      "Send the file's bytes as they are: Content-Encoding gzip is not accepted for uploads",
+    );
+    expect(uploadTypeProblem('image/png', 'identity')).toBeUndefined();
+  });
+});
+
+describe('storedFileType', () => {
+  it('when a file names its type, then it is kept; markup and scripts are kept as downloads only', () => {
+    expect(storedFileType('application/pdf; charset=x')).toBe('application/pdf');
+    expect(storedFileType('video/mp4')).toBe('video/mp4');
+    expect(storedFileType('text/html')).toBe('application/octet-stream');
+    expect(storedFileType('application/xhtml+xml')).toBe('application/octet-stream');
+    expect(storedFileType('application/javascript')).toBe('application/octet-stream');
+    expect(storedFileType(undefined)).toBe('application/octet-stream');
+  });
+});
