@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +40,35 @@ const exists = (file: string) =>
     () => true,
     () => false,
   );
+
+/**
+ * An HTTP proxy in front of `target` that holds each request until the current gate opens: a test closes the
+ * gate while it changes something, so that no request can overtake the change.
+ */
+async function gatedProxy(target: string): Promise<{ url: string; gate: Promise<unknown>; server: Server }> {
+  const proxy = {
+    url: '',
+    gate: Promise.resolve() as Promise<unknown>,
+    server: createServer((req, res) => {
+      void proxy.gate.then(() => {
+        const upstream = request(
+          `${target}${req.url ?? '/'}`,
+          { method: req.method, headers: req.headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        upstream.on('error', () => res.destroy());
+        req.pipe(upstream);
+      });
+    }),
+  };
+  proxy.server.listen(0, '127.0.0.1');
+  await once(proxy.server, 'listening');
+  proxy.url = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
+  return proxy;
+}
 
 describe('broadsheet export', () => {
   let app: TestApp;
@@ -168,26 +200,34 @@ describe('broadsheet export', () => {
   it('when the token is revoked midway, then the export stops with the 401, keeps what it wrote, and a rerun with a new token completes it', async () => {
     const out = path.join(dir, 'revoked.ndjson');
     const revoked = await tokenFor(app.ctx, projectId, ['public-api:read']);
+    // Requests wait at the proxy while the revocation commits: the export's next request meets a revoked token.
+    const proxy = await gatedProxy(app.url);
     let revoking: Promise<unknown> | undefined;
     const failed = runExport({
-      url: app.url,
+      url: proxy.url,
       token: revoked.token,
       out,
       parallel: 1,
       onProgress: ({ chunksDone }) => {
-        if (chunksDone === 1) revoking ??= revokeApiClient(app.ctx.pool, revoked.clientId);
+        if (chunksDone === 1) proxy.gate = revoking ??= revokeApiClient(app.ctx.pool, revoked.clientId);
       },
     });
-    await expect(failed).rejects.toThrow('answered 401');
-    await revoking;
-    const saved = parseExportState(await readFile(statePath(out), 'utf8'));
-    if (!saved.ok) throw new Error(saved.message);
-    expect(saved.state.documents).toBeGreaterThan(0);
-    expect(saved.state.documents).toBeLessThan(published.length);
+    try {
+      await expect(failed).rejects.toThrow('answered 401');
+      await revoking;
+      const saved = parseExportState(await readFile(statePath(out), 'utf8'));
+      if (!saved.ok) throw new Error(saved.message);
+      expect(saved.state.documents).toBeGreaterThan(0);
+      expect(saved.state.documents).toBeLessThan(published.length);
 
-    const { stdout } = await cli('export', '--out', out, '--url', app.url, '--token', token);
-    expect(JSON.parse(stdout)).toMatchObject({ documents: published.length, resumed: true });
-    expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
+      // The state names the URL it exported from: the rerun goes the same way.
+      const { stdout } = await cli('export', '--out', out, '--url', proxy.url, '--token', token);
+      expect(JSON.parse(stdout)).toMatchObject({ documents: published.length, resumed: true });
+      expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
+    } finally {
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+    }
   });
 
   it('when the export process is killed mid-run, then the rerun completes it with every document exactly once', async () => {
