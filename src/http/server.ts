@@ -5,11 +5,19 @@ import { AppError } from '../domain/errors';
 import { errorEnvelope, errorNameOf } from './middleware/errors';
 
 /**
+ * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the balancers and clients
+ * in front (AWS ALB and nginx's upstream keepalive_timeout: 60 s; undici: 4 s), so that they close an idle
+ * connection first: when the server closes one while the other side sends a request on it, that request fails
+ * with a reset (a 502 behind a balancer). Node's default is 5 s.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
  * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app
  * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way.
  */
 export function listen(app: Express, port: number, host: string): Promise<Server> {
-  const server = createServer(app);
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app);
   server.on('clientError', clientErrorAnswerer());
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -199,6 +199,15 @@ describe('headers over the limit', () => {
   });
 });
 
+describe('idle keep-alive connections', () => {
+  it('when a connection is kept alive, then the server keeps it idle for 65 s, past the balancers in front', async () => {
+    const response = await fetch(`${app.url}/api/2026-03/health`);
+    await response.arrayBuffer();
+    // Node's default of 5 s would close it under a balancer that reuses it for up to 60 s: a reset, a 502.
+    expect(response.headers.get('keep-alive')).toBe('timeout=65');
+  });
+});
+
 describe('ids beyond the safe integer range', () => {
   it('when a document id in the path is 16+ digits and not exact, then 400 naming documentId', async () => {
     for (const path of [
