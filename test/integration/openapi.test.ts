@@ -526,6 +526,9 @@ describe('the OpenAPI description of each API version', () => {
     expect(queryNames('2025-09', '/documents/{documentId}/latestPublication')).not.toContain('renditions');
     expect(queryNames('2025-11', '/publications/search')).not.toContain('after');
     expect(queryNames('2026-01', '/publications/search')).toContain('after');
+    const mediaReferences = '/mediaLibrary/{id}/incomingMediaReferences';
+    expect(queryNames('2025-11', mediaReferences)).not.toContain('after');
+    expect(queryNames('2026-01', mediaReferences)).toContain('after');
   });
 
   it('when the commands body is described, then each version lists the operations it accepts', () => {
@@ -540,6 +543,22 @@ describe('the OpenAPI description of each API version', () => {
     expect(body('2025-05')).toContain('"const":"publish"');
     expect(body('2025-05')).not.toContain('"const":"setEmbargo"');
     expect(body('2025-07')).toContain('"const":"setEmbargo"');
+  });
+
+  it('when the media patch body is described, then each version takes what its route takes', () => {
+    const accepts = (label: string, body: unknown) => {
+      const document = documents.get(label)!;
+      const patch = document.paths['/mediaLibrary/{id}']!.patch as {
+        requestBody: { content: { 'application/json': { schema: Schema } } };
+      };
+      return validatorFor(document, patch.requestBody.content['application/json'].schema)(body);
+    };
+    const unrevoke = { patches: [{ operation: 'unrevokeAsset' }] };
+    const note = { patches: [{ operation: 'revokeAsset', note: 'rights expired' }] };
+    const preserve = { preserveUpdatedAt: true, patches: [{ operation: 'revokeAsset' }] };
+    expect([unrevoke, note, preserve].map((body) => accepts('2025-11', body))).toEqual([false, false, false]);
+    expect([unrevoke, note, preserve].map((body) => accepts('2026-01', body))).toEqual([true, true, false]);
+    expect([unrevoke, note, preserve].map((body) => accepts('2026-03', body))).toEqual([true, true, true]);
   });
 
   it.each(ALL_VERSION_LABELS)(
