@@ -215,6 +215,58 @@ const conditionParams = [
 
 const MEDIA_ID = { type: 'string', pattern: '^[a-zA-Z0-9-]{1,32}$' };
 
+/** What a published article looks like (fields systemdata, metadata, content, references). */
+const DOCUMENT_EXAMPLE = {
+  systemdata: {
+    projectId: 1,
+    channelId: 1,
+    documentId: 42,
+    publicationId: 7,
+    documentType: 'article',
+    contentType: 'regular',
+    design: { name: 'living-times', version: '1.0.0' },
+    firstPublicationDate: '2026-03-02T09:00:00.000Z',
+    significantPublicationDate: '2026-03-02T09:00:00.000Z',
+    visiblePublicationDate: '2026-03-02T09:00:00.000Z',
+    lastPublicationDate: '2026-03-02T09:30:00.000Z',
+    updatedAt: '2026-03-02T09:29:41.000Z',
+  },
+  metadata: {
+    title: 'Council votes on budget',
+    authors: { $ref: 'documents', references: [{ id: '12' }] },
+    category: { id: 'news' },
+  },
+  content: [
+    { id: 'doc-1a2b', identifier: 'living-times.title', content: { title: 'Council votes on budget' } },
+    {
+      id: 'doc-3c4d',
+      identifier: 'living-times.paragraph',
+      content: { text: 'The council voted <b>12 to 3</b>.' },
+      conditions: { brands: ['ch'] },
+    },
+  ],
+  references: [{ id: '12', type: 'document', location: 'metadata', propertyName: 'authors' }],
+};
+
+const MEDIA_ENTRY_EXAMPLE = {
+  id: 'hero-1203',
+  mediaType: 'image',
+  createdAt: '2026-03-02T08:00:00.000Z',
+  updatedAt: '2026-03-02T08:00:00.000Z',
+  version: 1,
+  metadata: { caption: 'The council chamber' },
+  asset: {
+    key: '1/2026/03/02/0f8b5c1e-3a4d-4b8e-9c2f-1d2e3f4a5b6c.jpeg',
+    filename: 'chamber.jpeg',
+    mimeType: 'image/jpeg',
+    size: 183211,
+    width: 1600,
+    height: 900,
+    url: 'https://cms.example.org/api/2026-03/mediaLibrary/serve-image/1/2026/03/02/0f8b5c1e-3a4d-4b8e-9c2f-1d2e3f4a5b6c.jpeg',
+  },
+  translations: [{ locale: 'de', metadata: { caption: 'Der Ratssaal' } }],
+};
+
 export function buildOpenApiDocument(): Schema {
   const components: Record<string, Schema> = {};
   /** An answer whose shape is the same in every version. */
@@ -674,7 +726,7 @@ export function buildOpenApiDocument(): Schema {
           summary: "One media library entry (api-spec §2.7); another project's entry is 404",
           security: read,
           parameters: [pathParam('id', MEDIA_ID)],
-          responses: { 200: json(mediaEntry), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(mediaEntry, 'OK', MEDIA_ENTRY_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
         patch: {
           summary:
@@ -781,7 +833,7 @@ export function buildOpenApiDocument(): Schema {
             inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
             ...conditionParams,
           ],
-          responses: { 200: json(documentView), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(documentView, 'OK', DOCUMENT_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
       },
       '/documents/{documentId}/latestPublication/renditions/{renditionHandles}': {
@@ -975,7 +1027,23 @@ export function buildOpenApiDocument(): Schema {
               query(`createdAt.${op}`, 'creation time range', { type: 'string', format: 'date-time' }),
             ),
           ],
-          responses: { 200: json(listOf(publicationEventsAnswer)), ...errors(400, 401, 403) },
+          responses: {
+            200: json(
+              listOf(publicationEventsAnswer, [
+                {
+                  id: 1187,
+                  createdAt: '2026-03-02T09:00:00.000Z',
+                  projectId: 1,
+                  channelId: 1,
+                  documentId: 42,
+                  documentType: 'article',
+                  eventType: 'publish',
+                  publicationId: 7,
+                },
+              ]),
+            ),
+            ...errors(400, 401, 403),
+          },
         },
       },
       '/enrichment/re-enrich': {
