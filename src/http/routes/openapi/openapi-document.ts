@@ -203,6 +203,12 @@ const json = (schema: Schema, description = 'OK', example?: unknown) => ({
   content: { 'application/json': { schema, ...(example !== undefined && { example }) } },
 });
 
+/** A required JSON request body; `example`, when given, must validate against `schema` like an answer's. */
+const body = (schema: Schema, description = 'The body', example?: unknown) => ({
+  required: true,
+  ...json(schema, description, example),
+});
+
 const conditionParams = [
   query('ignoreComponentConditions', 'keep every component regardless of its conditions', {
     type: 'boolean',
@@ -339,7 +345,7 @@ export function buildOpenApiDocument(): Schema {
           `${only}The publication state of each document asked for, in the order asked (an id of no document of ` +
           'the project is status not-found). 400 ConfigurationError when planner.integration is not enabled',
         security: planner,
-        requestBody: json(fromZod(statusesBody, 'PlannerStatuses', components)),
+        requestBody: body(fromZod(statusesBody, 'PlannerStatuses', components)),
         responses: { 200: json(listOf(statusesAnswer)), ...errors(400, 401, 403, 413, 415) },
       },
     },
@@ -350,7 +356,7 @@ export function buildOpenApiDocument(): Schema {
           'the publication, stored as sent (a later PUT replaces it; id and status, when sent, are its own id and ' +
           'status words). Answers the publication state, which statuses reports from then on with the record',
         security: planner,
-        requestBody: json(fromZod(followBody, 'PlannerPublication', components)),
+        requestBody: body(fromZod(followBody, 'PlannerPublication', components)),
         responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
       },
     },
@@ -359,7 +365,7 @@ export function buildOpenApiDocument(): Schema {
         summary: `${only}The same for the document of the path (a documentId in the body must be it)`,
         security: planner,
         parameters: [pathParam('documentId')],
-        requestBody: json(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
+        requestBody: body(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
         responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
       },
       delete: {
@@ -382,7 +388,7 @@ export function buildOpenApiDocument(): Schema {
           'updates its document (200), so a repeated POST creates nothing twice. 400 ConfigurationError when ' +
           'planner.elements is not enabled; 409 when the element or the document is linked elsewhere',
         security: planner,
-        requestBody: json(fromZod(createElementBody, 'PlannerCreateElement', components)),
+        requestBody: body(fromZod(createElementBody, 'PlannerCreateElement', components)),
         responses: { 200: elementAnswer, 201: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
       put: {
@@ -391,7 +397,7 @@ export function buildOpenApiDocument(): Schema {
           'and each mapped field that differs from what the element said last time becomes a setMetadataProperty ' +
           'command (a field it no longer has is removed); fields the element never named are not touched',
         security: planner,
-        requestBody: json(fromZod(updateElementBody, 'PlannerElement', components)),
+        requestBody: body(fromZod(updateElementBody, 'PlannerElement', components)),
         responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415) },
       },
     },
@@ -400,7 +406,7 @@ export function buildOpenApiDocument(): Schema {
         summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
         security: planner,
         parameters: [pathParam('documentId')],
-        requestBody: json(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
+        requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
         responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
       delete: {
@@ -519,7 +525,7 @@ export function buildOpenApiDocument(): Schema {
         post: {
           summary: 'Plan or apply a new project configuration',
           security: [{ bearer: ['public-api:config:write'] }],
-          requestBody: json(applyProjectConfig),
+          requestBody: body(applyProjectConfig),
           responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 415) },
         },
       },
@@ -532,7 +538,7 @@ export function buildOpenApiDocument(): Schema {
         post: {
           summary: 'Legacy name of POST projectConfig (v1 to 2025-05): the same plan/apply answers',
           security: [{ bearer: ['public-api:config:write'] }],
-          requestBody: json(applyProjectConfig),
+          requestBody: body(applyProjectConfig),
           responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 415) },
         },
       },
@@ -668,7 +674,7 @@ export function buildOpenApiDocument(): Schema {
         post: {
           summary: 'Import documents in the background; answers the job id',
           security: write,
-          requestBody: json(fromZod(ImportRequestSchema, 'Import', components), 'The import', {
+          requestBody: body(fromZod(ImportRequestSchema, 'Import', components), 'The import', {
             systemName: 'archive',
             webhook: 'https://cms.example.org/hooks/import',
             documents: [
@@ -735,7 +741,7 @@ export function buildOpenApiDocument(): Schema {
             'setTranslations; preserveUpdatedAt from 2026-03. One transaction per batch, a new version',
           security: write,
           parameters: [pathParam('id', MEDIA_ID)],
-          requestBody: json(versioned(patchMediaBody, 'MediaPatch', components)),
+          requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
           responses: { 200: json(mediaEntry), ...errors(400, 401, 403, 404, 409, 413, 415) },
         },
       },
@@ -791,7 +797,7 @@ export function buildOpenApiDocument(): Schema {
             'error_details}. The bytes come from asset.url (downloaded: http(s), bounded size and time, few ' +
             'redirects, no private addresses) or asset.uploadId. A bare array up to 2025-11, {results} from 2026-01',
           security: write,
-          requestBody: json(fromZod(importMediaBodyDescription, 'MediaImport', components)),
+          requestBody: body(fromZod(importMediaBodyDescription, 'MediaImport', components)),
           responses: {
             200: json(listOf(mediaImportAnswer)),
             ...errors(400, 401, 403, 413, 415),
@@ -865,7 +871,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Run document commands in one transaction (optimistic version, preconditions)',
           security: write,
           parameters: [pathParam('documentId')],
-          requestBody: json(commandsBody, 'Commands, run in order', {
+          requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
             preconditions: [{ type: 'isPublished', value: false }],
             commands: [
@@ -884,7 +890,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Create or update a delivery status report',
           security: write,
           parameters: [pathParam('documentId')],
-          requestBody: json(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
+          requestBody: body(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
             publicationId: 7,
             deliveryHandle: 'print',
             status: 'success',
@@ -1054,7 +1060,7 @@ export function buildOpenApiDocument(): Schema {
             'entities it answers into the metadata as document commands (README, "Enrichment"). 400 ' +
             'ConfigurationError when the project has no enrichment enabled',
           security: [{ bearer: ['enrichment'] }],
-          requestBody: json(fromZod(reEnrichBody, 'ReEnrich', components)),
+          requestBody: body(fromZod(reEnrichBody, 'ReEnrich', components)),
           responses: {
             200: json(out(reEnrichAnswer)),
             ...errors(400, 401, 403, 413, 415),

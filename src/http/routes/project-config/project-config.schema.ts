@@ -41,6 +41,10 @@ export const ApplyProjectConfigBody = z
     channelConfig: config.optional(),
     projectConfig: config.optional(),
   })
+  .describe(
+    'The config under channelConfig (what existing clients send) or projectConfig (its synonym): exactly one ' +
+      'of them; plan true shows the patches and changes nothing',
+  )
   .transform(fromCheck(oneConfig));
 
 /**
