@@ -25,9 +25,10 @@ export const errorAnswer = z
  * (`extra`: total and cursor where the list has them).
  */
 export function listAnswer(item: z.ZodType, extra: z.ZodRawShape = {}) {
-  return perVersion((version): z.ZodType =>
-    version.wrapsLists ? z.strictObject({ results: z.array(item), ...extra }) : z.array(item),
-  );
+  // Two shapes, each built once and shared by the versions that answer it.
+  const bare = z.array(item);
+  const wrapped = z.strictObject({ results: bare, ...extra });
+  return perVersion((version): z.ZodType => (version.wrapsLists ? wrapped : bare));
 }
 
 /** What the lists with cursors add from 2026-01 (api-spec §4.20 rule 2); `cursor` says when it is null. */

@@ -98,16 +98,17 @@ export const renditionAnswer = z
   .strictObject({ handle: z.string(), content: z.string().describe('HTML') })
   .meta({ id: 'Rendition' });
 
+/** A view with the renditions asked for (up to 2025-07). */
+const documentWithRenditionsAnswer = z
+  .strictObject({
+    ...documentShape,
+    renditions: z.array(renditionAnswer).optional().describe('the renditions asked for'),
+  })
+  .describe('the fields asked for (fields), and renditions when asked for');
+
 /** GET documents/{id}/latestPublication and latestDraft: a view, with `renditions` when asked (up to 2025-07). */
 export const documentViewAnswer = perVersion((version) =>
-  version.atMost('2025-07')
-    ? z
-        .strictObject({
-          ...documentShape,
-          renditions: z.array(renditionAnswer).optional().describe('the renditions asked for'),
-        })
-        .describe('the fields asked for (fields), and renditions when asked for')
-    : documentAnswer,
+  version.atMost('2025-07') ? documentWithRenditionsAnswer : documentAnswer,
 );
 
 /** GET documents/{id}/latestPublication/renditions/{renditionHandles} (up to 2025-07). */

@@ -131,9 +131,16 @@ function versioned(
   io: 'input' | 'output' = 'input',
 ): Schema {
   const alternatives: { from: VersionLabel; to: VersionLabel; schema: Schema; text: string }[] = [];
+  // An answer schema that versions share (the same zod object) is converted once.
+  const converted = new Map<z.ZodType, Schema>();
   for (const label of VERSION_LABELS) {
-    const names = io === 'input' ? `${prefix}${label.replace('-', '')}` : prefix;
-    const schema = fromZod(build(ApiVersion.parse(label)!), names, components, io);
+    const zodSchema = build(ApiVersion.parse(label)!);
+    let schema = io === 'output' ? converted.get(zodSchema) : undefined;
+    if (!schema) {
+      const names = io === 'input' ? `${prefix}${label.replace('-', '')}` : prefix;
+      schema = fromZod(zodSchema, names, components, io);
+      converted.set(zodSchema, schema);
+    }
     const text = JSON.stringify(schema).replaceAll(label.replace('-', ''), '');
     const last = alternatives.at(-1);
     if (last && last.text === text) last.to = label;
