@@ -1,11 +1,19 @@
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import { createApiClient } from '../../src/commands/api-clients';
+import { documentListQueries } from '../../src/db/queries/document-lists';
 import { ALL_VERSION_LABELS, ApiVersion } from '../../src/domain/api-versions';
 import { listRoutes, routeExistsIn, type RouteEntry } from '../../src/http/route-table';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { ALL_SCOPES, createTestProject, TEST_DESIGN, tokenFor } from '../helpers/factories';
+import { noisePng } from '../helpers/image-server';
+import { localFolderBackend, type StoreBackend } from '../helpers/object-stores';
 
 /**
  * The OpenAPI description of each API version: exactly the routes that version has mounted, every example in
- * it valid against the schema next to it, and the version differences (list shapes, version-only parameters).
+ * it valid against the schema next to it, the version differences (list shapes, version-only parameters), and
+ * real answers of the app, on a small project that has one of everything, valid against the schemas each
+ * version describes for them: every JSON answer schema of every version held to at least one real answer.
  */
 type Schema = Record<string, unknown>;
 interface OpenApi {
@@ -16,22 +24,375 @@ interface OpenApi {
   paths: Record<string, Record<string, Schema>>;
 }
 
+/** A real answer of the app: to which operation of which version, and what came back. */
+interface Answer {
+  label: string;
+  /** `GET /documents/{documentId}/latestPublication`: the operation as the description names it. */
+  operation: string;
+  url: string;
+  expected: number;
+  status: number;
+  contentType: string;
+  body: unknown;
+}
+
 let app: TestApp;
+let backend: StoreBackend;
 let routes: RouteEntry[];
 const documents = new Map<string, OpenApi>();
+const answers: Answer[] = [];
 
 beforeAll(async () => {
-  app = await startTestApp();
+  backend = await localFolderBackend();
+  // A database of its own: the fixture's jobs (import, re-enrich) are nobody else's workers' business.
+  app = await startTestApp({ env: { ...(await isolatedEnv('openapi')), ...backend.env } });
   routes = listRoutes(app.app.router);
   for (const label of ALL_VERSION_LABELS) {
     const response = await fetch(`${app.url}/api/${label}/openapi.json`);
     expect(response.status).toBe(200);
     documents.set(label, (await response.json()) as OpenApi);
   }
-});
+  // Every request is made before any test compiles a schema: compiling blocks the process (the app's too)
+  // long enough for a kept-alive connection to be closed under the next request.
+  await collectAnswers();
+}, 120_000);
 afterAll(async () => {
   await app.close();
+  await backend.dispose();
 });
+
+/** The small project and one call of every documented JSON answer, in an old and a current version. */
+async function collectAnswers(): Promise<void> {
+  const { ctx } = app;
+  const { projectId } = await createTestProject(ctx, {
+    config: {
+      planner: { elements: { enabled: true }, integration: { enabled: true } },
+      enrichment: { enabled: true, url: 'http://127.0.0.1:9/entities' },
+    },
+  });
+  const { token } = await tokenFor(ctx, projectId, ALL_SCOPES);
+  const planner = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
+    projectId,
+    name: 'planning tool',
+    scopes: ['planner'],
+    withSecret: true,
+  });
+
+  const call = async (
+    label: string,
+    expected: number,
+    operation: string,
+    url: string,
+    options: { body?: unknown; raw?: Buffer; headers?: Record<string, string>; token?: string | null } = {},
+  ) => {
+    const [method] = operation.split(' ');
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== null) headers.authorization = `Bearer ${options.token ?? token}`;
+    if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(`${app.url}/api/${label}/${url}`, {
+      method,
+      headers,
+      ...(options.raw !== undefined && { body: options.raw }),
+      ...(options.body !== undefined && {
+        body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      }),
+    });
+    const contentType = response.headers.get('content-type') ?? '';
+    const text = await response.text();
+    const body: unknown = contentType.startsWith('application/json') ? JSON.parse(text) : text;
+    answers.push({ label, operation, url, expected, status: response.status, contentType, body });
+    return body as Record<string, unknown> & { results?: Record<string, unknown>[] };
+  };
+
+  // Media: an image, an entry whose metadata refers to it, and one whose metadata refers to a document.
+  const png = await noisePng(24, 16);
+  /** The bytes of one entry: an upload is used up by the import that names it. */
+  const upload = async () =>
+    (
+      await call('2026-03', 201, 'POST /mediaLibrary/uploads', 'mediaLibrary/uploads?filename=noise.png', {
+        raw: png,
+        headers: { 'content-type': 'image/png' },
+      })
+    ).uploadId;
+  const importMedia = (label: string, entries: unknown[]) =>
+    call(label, 200, 'POST /import/mediaLibrary', 'import/mediaLibrary', {
+      body: { mediaLibraryEntries: entries },
+    });
+  await importMedia('2026-03', [
+    { id: 'hero', mediaType: 'image', asset: { uploadId: await upload() }, metadata: { title: 'Hero' } },
+    // Refused on its own (no asset): the failure's shape is described too.
+    { id: 'broken', mediaType: 'image' },
+  ]);
+  await importMedia('2025-03', [
+    {
+      id: 'gallery',
+      mediaType: 'file',
+      asset: { uploadId: await upload() },
+      metadata: { cover: { $ref: 'mediaLibrary', reference: { id: 'hero' } } },
+      translations: [{ locale: 'de', metadata: { title: 'Galerie' } }],
+    },
+  ]);
+
+  // Documents: an author, an article that refers to it (metadata, include) and shows the image; a page.
+  const author = (
+    await createPublishedDocument(ctx, projectId, {
+      contentType: 'author',
+      documentType: 'data-record',
+      metadata: { title: 'Ada', name: 'Ada' },
+    })
+  ).documentId;
+  const article = await createPublishedDocument(ctx, projectId, {
+    metadata: {
+      title: 'Council votes',
+      authors: { $ref: 'documents', references: [{ id: String(author) }] },
+      category: { id: 'news' },
+      teaserImage: { mediaId: 'hero' },
+    },
+    content: [
+      { id: 'doc-title', identifier: `${TEST_DESIGN.name}.title`, content: { title: 'Council votes' } },
+      { id: 'doc-image', identifier: `${TEST_DESIGN.name}.image`, content: { image: { mediaId: 'hero' } } },
+      {
+        id: 'doc-embed',
+        identifier: `${TEST_DESIGN.name}.embed`,
+        content: {
+          teaser: {
+            service: 'teaser',
+            params: { document: { $ref: 'document', reference: { id: String(author) } } },
+          },
+        },
+      },
+      {
+        id: 'doc-box',
+        identifier: `${TEST_DESIGN.name}.container`,
+        containers: {
+          main: [
+            { id: 'doc-later', identifier: `${TEST_DESIGN.name}.paragraph`, content: { text: 'Later' } },
+          ],
+        },
+        conditions: { brands: ['ch'] },
+      },
+    ],
+    design: { name: TEST_DESIGN.name, version: TEST_DESIGN.version },
+  });
+  const page = (
+    await createPublishedDocument(ctx, projectId, {
+      contentType: 'page',
+      documentType: 'page',
+      metadata: { title: 'Home' },
+    })
+  ).documentId;
+  await indexNow(ctx, projectId, [author, article.documentId, page]);
+  await importMedia('2026-03', [
+    {
+      id: 'about-article',
+      mediaType: 'file',
+      asset: { uploadId: await upload() },
+      metadata: { story: { $ref: 'document', reference: { id: String(article.documentId) } } },
+    },
+  ]);
+  const listId = await documentListQueries(ctx.pool).replace(projectId, 'Front page', [
+    article.documentId,
+    author,
+  ]);
+  await ctx.commands.loadMenu({
+    projectId,
+    menu: {
+      handle: 'main',
+      label: 'Main',
+      maxDepth: 1,
+      nodes: [
+        {
+          label: 'Home',
+          type: 'document',
+          documentId: String(page),
+          nodes: [{ label: 'Contact', type: 'uri', uri: 'mailto:desk@example.org', nodes: [] }],
+        },
+      ],
+    },
+  });
+
+  const id = article.documentId;
+  for (const label of ['2025-03', '2026-03']) {
+    const legacy = label === '2025-03';
+    await call(label, 200, 'GET /health', 'health', { token: null });
+    await call(label, 200, 'GET /health/ready', 'health/ready', { token: null });
+    await call(label, 200, 'GET /openapi.json', 'openapi.json', { token: null });
+    await call(label, 200, 'GET /categories', 'categories');
+    await call(label, 200, 'GET /categories/{categoryId}', 'categories/politics?inheritMetadata=true');
+    await call(label, 200, 'GET /design', 'design');
+    await call(label, 200, 'GET /design/{designVersion}', `design/${TEST_DESIGN.version}`);
+    const config = await call(label, 200, 'GET /projectConfig', 'projectConfig');
+    await call(label, 200, 'POST /projectConfig', 'projectConfig', {
+      body: {
+        plan: true,
+        projectConfig: { ...config, settings: { ...(config.settings as Schema), label: 'New' } },
+      },
+    });
+    await call(
+      label,
+      200,
+      'GET /documents/{documentId}/latestPublication',
+      `documents/${id}/latestPublication`,
+    );
+    await call(
+      label,
+      200,
+      'GET /documents/{documentId}/latestDraft',
+      `documents/${id}/latestDraft?ignoreComponentConditions=true`,
+    );
+    await call(label, 200, 'GET /documents/latestPublications', 'documents/latestPublications');
+    await call(label, 200, 'GET /publications/search', 'publications/search?limit=2');
+    await call(label, 200, 'GET /publications/search', 'publications/search?fields=id');
+    await call(label, 200, 'POST /composition/{documentId}', `composition/${id}`, {
+      body: {
+        fields: ['systemdata', 'metadata', 'content', 'html', 'includes', 'design'],
+        metadata: { preload: { authors: true } },
+      },
+    });
+    await call(label, 200, 'GET /document-lists', 'document-lists?limit=5');
+    await call(
+      label,
+      200,
+      'GET /document-lists/{id}',
+      `document-lists/${listId}?fields=systemdata,metadata,content`,
+    );
+    for (const kind of ['incomingDocumentReferences', 'incomingMediaReferences']) {
+      await call(label, 200, `GET /documents/{documentId}/${kind}`, `documents/${author}/${kind}?limit=1`);
+      await call(label, 200, `GET /documents/{documentId}/${kind}`, `documents/${id}/${kind}`);
+    }
+    await call(
+      label,
+      200,
+      'GET /drafts/{documentId}/incomingDocumentReferences',
+      `drafts/${author}/incomingDocumentReferences`,
+    );
+    await call(label, 200, 'GET /mediaLibrary', 'mediaLibrary?ids=hero,gallery');
+    await call(label, 200, 'GET /mediaLibrary/{id}', 'mediaLibrary/gallery');
+    await call(label, 200, 'PATCH /mediaLibrary/{id}', 'mediaLibrary/hero', {
+      body: { patches: [{ operation: 'setMetadata', metadata: { title: `Hero ${label}` } }] },
+    });
+    await call(
+      label,
+      200,
+      'GET /mediaLibrary/{id}/incomingDocumentReferences',
+      'mediaLibrary/hero/incomingDocumentReferences',
+    );
+    await call(
+      label,
+      200,
+      'GET /mediaLibrary/{id}/incomingMediaReferences',
+      'mediaLibrary/hero/incomingMediaReferences',
+    );
+    await call(label, 200, 'GET /publicationEvents', 'publicationEvents?limit=3');
+    await call(label, 200, 'GET /publicationEvents/{channelHandle}', 'publicationEvents/web?reverse=true');
+    await call(
+      label,
+      200,
+      'POST /documents/{documentId}/addDeliveryStatus',
+      `documents/${id}/addDeliveryStatus`,
+      {
+        body: {
+          publicationId: article.publicationId,
+          deliveryHandle: 'print',
+          status: 'in-progress',
+          userChoices: [{ label: 'Retry', value: 'retry' }],
+        },
+      },
+    );
+    const job = await call(label, 200, 'POST /import/documents', 'import/documents', {
+      body: {
+        systemName: 'wire',
+        documents: [{ id: `wire-${label}`, contentType: 'regular', title: 'Wire' }],
+      },
+    });
+    await call(label, 200, 'GET /import/documents/status', `import/documents/status?id=${String(job.id)}`);
+    await call(label, 200, 'POST /enrichment/re-enrich', 'enrichment/re-enrich', { body: { doc_ids: [id] } });
+
+    // The planning tool: element sync and the publication-state integration, under each version's segments.
+    const elements = legacy ? 'legacy-planner' : 'planner';
+    const integration = legacy ? 'legacy-planner-integration' : 'planner-integration';
+    const element = { id: `element-${label}`, title: 'Planned' };
+    const created = await call(label, 201, `POST /${elements}/element`, `${elements}/element`, {
+      body: element,
+    });
+    await call(label, 200, `POST /${elements}/element`, `${elements}/element`, { body: element });
+    await call(label, 200, `PUT /${elements}/element`, `${elements}/element`, {
+      body: { ...element, title: 'Planned again' },
+    });
+    await call(
+      label,
+      200,
+      `PUT /${elements}/element/{documentId}`,
+      `${elements}/element/${String(created.id)}`,
+      {
+        body: { title: 'Planned once more' },
+      },
+    );
+    const basic = Buffer.from(`${planner.client.id}:${planner.secret!}`).toString('base64');
+    const grant = await call(label, 200, `POST /${integration}/oauth/token`, `${integration}/oauth/token`, {
+      token: null,
+      body: 'grant_type=client_credentials',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const tool = { token: String(grant.access_token) };
+    await call(label, 200, `PUT /${integration}/publication`, `${integration}/publication`, {
+      ...tool,
+      body: { documentId: id, id: 'p-1', status: 'planned' },
+    });
+    await call(
+      label,
+      200,
+      `PUT /${integration}/publication/{documentId}`,
+      `${integration}/publication/${page}`,
+      {
+        ...tool,
+        body: { status: 'ready' },
+      },
+    );
+    await call(label, 200, `POST /${integration}/statuses`, `${integration}/statuses`, {
+      ...tool,
+      body: { documentIds: [id, Number(created.id), 999_999_999] },
+    });
+
+    if (legacy) {
+      // planner-integration (not legacy-) is in every version: its statuses in a version of bare arrays.
+      await call('2025-11', 200, 'POST /planner-integration/statuses', 'planner-integration/statuses', {
+        ...tool,
+        body: { documentIds: [id] },
+      });
+      await call(label, 200, 'GET /menus', 'menus');
+      await call(label, 200, 'GET /menus/{channelHandle}', 'menus/web?handle=main');
+      await call(label, 200, 'GET /project', 'project');
+      await call(label, 200, 'GET /channels/{channelHandle}', 'channels/web');
+      await call(label, 200, 'GET /channelConfig', 'channelConfig');
+      await call(label, 200, 'POST /channelConfig', 'channelConfig', {
+        body: { plan: true, channelConfig: config },
+      });
+      await call(
+        label,
+        200,
+        'GET /documents/{documentId}/latestPublication',
+        `documents/${id}/latestPublication?renditions=web`,
+      );
+      await call(
+        label,
+        200,
+        'GET /documents/{documentId}/latestPublication/renditions/{renditionHandles}',
+        `documents/${id}/latestPublication/renditions/web,html`,
+      );
+    }
+    // Errors: each in the envelope its operation describes.
+    await call(label, 401, 'GET /documents/latestPublications', 'documents/latestPublications', {
+      token: null,
+    });
+    await call(label, 400, 'GET /publications/search', 'publications/search?limit=500&nope=1');
+    await call(label, 404, 'GET /mediaLibrary/{id}', 'mediaLibrary/missing');
+    await call(label, 415, 'POST /enrichment/re-enrich', 'enrichment/re-enrich', {
+      body: 'doc_ids=1',
+      headers: { 'content-type': 'text/plain' },
+    });
+  }
+}
 
 const operationsOf = (document: OpenApi): string[] =>
   Object.entries(document.paths)
@@ -75,6 +436,39 @@ function examplesOf(document: OpenApi): { where: string; schema: Schema; example
   };
   walk(document.paths, '#/paths');
   return found;
+}
+
+/** The JSON schema an operation of `document` describes for an answer of `status`, and its text. */
+function describedAnswer(
+  document: OpenApi,
+  operation: string,
+  status: number,
+): { schema: Schema; text: string } | undefined {
+  const [method, path] = operation.split(' ') as [string, string];
+  const responses = document.paths[path]?.[method.toLowerCase()]?.responses as
+    Record<string, { content?: Record<string, { schema: Schema }> }> | undefined;
+  const schema = responses?.[String(status)]?.content?.['application/json']?.schema;
+  return schema && { schema, text: JSON.stringify(schema) };
+}
+
+/** Every JSON answer of a 2xx status that `document` describes, by operation. */
+function jsonAnswersOf(document: OpenApi): { operation: string; status: number; text: string }[] {
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).flatMap(([method, operation]) =>
+      Object.entries(operation.responses as Record<string, { content?: Record<string, { schema: Schema }> }>)
+        .filter(([status, response]) => status.startsWith('2') && response.content?.['application/json'])
+        .map(([status, response]) => ({
+          operation: `${method.toUpperCase()} ${path}`,
+          status: Number(status),
+          text: JSON.stringify(response.content!['application/json']!.schema),
+        })),
+    ),
+  );
+}
+
+function validatorFor(document: OpenApi, schema: Schema): ValidateFunction {
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+  return ajv.compile({ ...schema, components: document.components });
 }
 
 describe('the OpenAPI description of each API version', () => {
@@ -132,6 +526,9 @@ describe('the OpenAPI description of each API version', () => {
     expect(queryNames('2025-09', '/documents/{documentId}/latestPublication')).not.toContain('renditions');
     expect(queryNames('2025-11', '/publications/search')).not.toContain('after');
     expect(queryNames('2026-01', '/publications/search')).toContain('after');
+    const mediaReferences = '/mediaLibrary/{id}/incomingMediaReferences';
+    expect(queryNames('2025-11', mediaReferences)).not.toContain('after');
+    expect(queryNames('2026-01', mediaReferences)).toContain('after');
   });
 
   it('when the commands body is described, then each version lists the operations it accepts', () => {
@@ -146,6 +543,22 @@ describe('the OpenAPI description of each API version', () => {
     expect(body('2025-05')).toContain('"const":"publish"');
     expect(body('2025-05')).not.toContain('"const":"setEmbargo"');
     expect(body('2025-07')).toContain('"const":"setEmbargo"');
+  });
+
+  it('when the media patch body is described, then each version takes what its route takes', () => {
+    const accepts = (label: string, body: unknown) => {
+      const document = documents.get(label)!;
+      const patch = document.paths['/mediaLibrary/{id}']!.patch as {
+        requestBody: { content: { 'application/json': { schema: Schema } } };
+      };
+      return validatorFor(document, patch.requestBody.content['application/json'].schema)(body);
+    };
+    const unrevoke = { patches: [{ operation: 'unrevokeAsset' }] };
+    const note = { patches: [{ operation: 'revokeAsset', note: 'rights expired' }] };
+    const preserve = { preserveUpdatedAt: true, patches: [{ operation: 'revokeAsset' }] };
+    expect([unrevoke, note, preserve].map((body) => accepts('2025-11', body))).toEqual([false, false, false]);
+    expect([unrevoke, note, preserve].map((body) => accepts('2026-01', body))).toEqual([true, true, false]);
+    expect([unrevoke, note, preserve].map((body) => accepts('2026-03', body))).toEqual([true, true, true]);
   });
 
   it.each(ALL_VERSION_LABELS)(
@@ -163,24 +576,64 @@ describe('the OpenAPI description of each API version', () => {
     },
   );
 
-  it('when health answers, then the answers validate against the response schemas each version describes', async () => {
-    for (const label of ['v1', '2026-03']) {
-      const document = documents.get(label)!;
-      const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-      for (const path of ['/health', '/health/ready']) {
-        const response = await fetch(`${app.url}/api/${label}${path}`);
-        expect(response.status).toBe(200);
-        const described = document.paths[path]!.get as {
-          responses: { 200: { content: { 'application/json': { schema: Schema } } } };
-        };
-        const validate = ajv.compile({
-          ...described.responses[200].content['application/json'].schema,
-          components: document.components,
-        });
-        expect(validate(await response.json())).toBe(true);
-        expect(validate({ status: 'ok', extra: true })).toBe(false);
+  it('when the app answers, then each answer has the status asked for and validates against the schema its version describes', () => {
+    const validators = new Map<string, ValidateFunction>();
+    const problems = answers.flatMap((answer): Schema[] => {
+      const where = `${answer.label} ${answer.operation} (${answer.url}) ${answer.status}`;
+      if (answer.status !== answer.expected) return [{ where, expected: answer.expected, body: answer.body }];
+      const described = describedAnswer(documents.get(answer.label)!, answer.operation, answer.status);
+      if (!described) return [{ where, problem: 'no JSON answer described for this status' }];
+      if (!answer.contentType.startsWith('application/json')) return [{ where, problem: answer.contentType }];
+      const key = `${answer.label}\n${described.text}`;
+      let validate = validators.get(key);
+      if (!validate) {
+        validate = validatorFor(documents.get(answer.label)!, described.schema);
+        validators.set(key, validate);
       }
-    }
+      return validate(answer.body) ? [] : [{ where, errors: validate.errors, body: answer.body }];
+    });
+    expect(problems).toEqual([]);
+    expect(answers.length).toBeGreaterThan(100);
+  });
+
+  it.each(ALL_VERSION_LABELS)(
+    'when %s is walked, then every JSON answer schema it describes was held to a real answer',
+    (label) => {
+      const held = new Set(
+        answers
+          .filter((answer) => answer.status === answer.expected)
+          .map((answer) => {
+            const described = describedAnswer(documents.get(answer.label)!, answer.operation, answer.status);
+            return `${answer.operation} ${answer.status} ${described?.text}`;
+          }),
+      );
+      const unheld = jsonAnswersOf(documents.get(label)!).filter(
+        ({ operation, status, text }) => !held.has(`${operation} ${status} ${text}`),
+      );
+      expect(unheld.map(({ operation, status }) => `${operation} ${status}`)).toEqual([]);
+    },
+  );
+
+  it('when an answer is changed, then the described schemas notice (they are not open where the route is not)', () => {
+    const document = documents.get('2026-03')!;
+    const check = (operation: string, body: unknown) =>
+      validatorFor(document, describedAnswer(document, operation, 200)!.schema)(body);
+    const real = answers.find(
+      (answer) =>
+        answer.label === '2026-03' && answer.operation === 'GET /documents/{documentId}/latestPublication',
+    )!.body as { systemdata: Schema };
+    expect(check('GET /documents/{documentId}/latestPublication', real)).toBe(true);
+    expect(
+      check('GET /documents/{documentId}/latestPublication', {
+        ...real,
+        systemdata: { ...real.systemdata, documentId: '7' },
+      }),
+    ).toBe(false);
+    expect(check('GET /documents/{documentId}/latestPublication', { ...real, renditions: [] })).toBe(false);
+    expect(check('GET /documents/latestPublications', [real])).toBe(false);
+    expect(check('GET /documents/latestPublications', { results: [real] })).toBe(true);
+    expect(check('GET /publications/search', { results: [real] })).toBe(false);
+    expect(check('GET /health', { status: 'ok', extra: true })).toBe(false);
   });
 
   it('when an example is wrong, then the check notices (the validator resolves component references)', () => {

@@ -12,6 +12,8 @@ import {
 import { under, valid, type Checked } from '../../../domain/validation';
 import { fromCheck } from '../../../domain/validation';
 import { documentIdParam } from '../../query-params';
+import { designAnswer } from '../design/design.schema';
+import { contentAnswer, metadataAnswer, systemdataAnswer } from '../documents/document-view.schema';
 
 export const compositionParams = z.object({ documentId: documentIdParam });
 
@@ -84,3 +86,36 @@ function readBody(body: z.output<typeof compositionBodySchema>): Checked<Composi
 export const compositionBody = z
   .preprocess((value) => (value === undefined ? {} : value), compositionBodySchema)
   .transform(fromCheck(readBody));
+
+/** One resolved include (api-spec §4.4): a component per published document the include names. */
+const resolvedInclude = z.strictObject({
+  componentId: z.string().describe('the component id, or its position (0.footer.1)'),
+  directiveName: z.string(),
+  resolvedValue: z.strictObject({
+    content: z.array(
+      z.strictObject({
+        id: z.string().describe('include-<documentId>'),
+        component: z.string().describe("the include's service"),
+        content: z.strictObject({
+          documentId: z.number().int(),
+          layout: z.string().optional().describe("the include's params.layout"),
+          systemdata: systemdataAnswer,
+          metadata: metadataAnswer,
+        }),
+      }),
+    ),
+  }),
+});
+
+/**
+ * The answer of POST composition/{documentId} (api-spec §4.4): the fields asked for. metadata has the
+ * preloaded references resolved in place ({$ref, isPreloaded, reference, value: {systemdata, metadata}}).
+ */
+export const compositionAnswer = z.strictObject({
+  systemdata: systemdataAnswer.optional(),
+  metadata: metadataAnswer.optional(),
+  content: contentAnswer.optional(),
+  html: z.string().optional().describe("the content through the design's component templates"),
+  includes: z.array(resolvedInclude).optional(),
+  design: designAnswer.nullable().optional().describe('null when the project has no design'),
+});

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { fromCheck } from '../../../domain/validation';
 import type { ListDocumentField } from '../../../reads/document-lists';
+import { documentAnswer } from '../documents/document-view.schema';
+import { listAnswer } from '../../answers';
 import { commaList, conditionParams, integerParam, queryBoolean, withConditions } from '../../query-params';
 
 export const MAX_LIMIT = 100;
@@ -45,3 +47,22 @@ export const documentListQuery = z
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));
+
+/**
+ * A document list with its published documents resolved (supplement §8; src/reads/document-lists.ts): the
+ * first `limit` of them in the order asked, each with the fields asked for (the listing: systemdata, metadata).
+ */
+export const documentListAnswer = z
+  .strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    documents: z
+      .array(documentAnswer)
+      .describe('the published documents of the list; unpublished ones are skipped'),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'DocumentList' });
+
+/** GET document-lists: at most 100 lists; `{results}` from 2026-01. */
+export const documentListsAnswer = listAnswer(documentListAnswer);

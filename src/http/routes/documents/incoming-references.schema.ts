@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { perVersion } from '../../../domain/api-versions';
 import type { CursorCodec } from '../../../domain/search-cursor';
 import { fromCheck, under, valid, type Checked } from '../../../domain/validation';
+import { listAnswer, pagedExtra } from '../../answers';
 import { integerParam } from '../../query-params';
 
 export const MAX_LIMIT = 100;
@@ -58,3 +59,48 @@ export function incomingReferencesQuery<K>(
       ),
   );
 }
+
+/** api-spec §2.9: a document pointing at the document, with every reference it makes to it. */
+export const incomingDocumentReferenceAnswer = z
+  .strictObject({
+    id: z.number().int().describe('the referencing document'),
+    references: z.array(
+      z.strictObject({
+        componentId: z.string().optional(),
+        componentName: z.string().optional(),
+        directiveName: z.string().optional(),
+        id: z.string().describe('the referenced document'),
+        location: z.enum(['metadata', 'link-directive', 'include-directive']),
+        propertyName: z.string().optional().describe('metadata property or include parameter'),
+        serviceName: z.string().optional().describe('include service'),
+        type: z.literal('document'),
+      }),
+    ),
+  })
+  .meta({ id: 'IncomingDocumentReference' });
+
+/** api-spec §2.9: a media library entry whose metadata (or a translation's) points at the document. */
+export const incomingMediaReferenceAnswer = z
+  .strictObject({
+    id: z.string().describe('the media library entry'),
+    references: z.array(
+      z.strictObject({
+        id: z.string().describe('the referenced document'),
+        location: z.literal('metadata'),
+        propertyName: z.string(),
+        type: z.literal('document'),
+      }),
+    ),
+  })
+  .meta({ id: 'IncomingMediaReference' });
+
+const cursorText = 'null when this page is not full (the last one)';
+
+/** documents/{id}/incomingDocumentReferences and drafts/{id}/incomingDocumentReferences. */
+export const incomingDocumentReferencesAnswer = listAnswer(
+  incomingDocumentReferenceAnswer,
+  pagedExtra(cursorText),
+);
+
+/** documents/{id}/incomingMediaReferences. */
+export const incomingMediaReferencesAnswer = listAnswer(incomingMediaReferenceAnswer, pagedExtra(cursorText));

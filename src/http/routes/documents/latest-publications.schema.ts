@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { fromCheck } from '../../../domain/validation';
+import { listAnswer } from '../../answers';
+import { documentAnswer } from './document-view.schema';
 import {
   commaList,
   conditionParams,
@@ -39,3 +41,6 @@ export const latestPublicationsQuery = z
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));
+
+/** The answer of GET documents/latestPublications: document views; `{results}` from 2026-01. */
+export const latestPublicationsAnswer = listAnswer(documentAnswer);

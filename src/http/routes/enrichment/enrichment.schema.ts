@@ -8,3 +8,6 @@ export const MAX_RE_ENRICH_IDS = 1000;
 export const reEnrichBody = z.strictObject({
   doc_ids: z.array(documentIdValue).max(MAX_RE_ENRICH_IDS),
 });
+
+/** The answer of POST enrichment/re-enrich: an empty object at once, the work runs in the background. */
+export const reEnrichAnswer = z.strictObject({});

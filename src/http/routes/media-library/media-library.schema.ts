@@ -10,6 +10,7 @@ import {
 import type { CursorCodec } from '../../../domain/search-cursor';
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
 import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
+import { listAnswer, pagedExtra } from '../../answers';
 import { integerParam } from '../../query-params';
 
 const MEDIA_ID_MESSAGE = 'must be a media library id: 1 to 32 letters, digits or hyphens';
@@ -227,3 +228,128 @@ export const patchMediaBody = perVersion((version) => {
 });
 
 export type PatchMediaBody = { preserveUpdatedAt: boolean; patches: MediaPatch[] };
+
+/**
+ * The body of POST import/mediaLibrary as the description shows it: importMediaBody with each entry's schema
+ * (the route parses the entries one by one with importMediaEntry, so each gets its own result).
+ */
+export const importMediaBodyDescription = importMediaBody.extend({
+  mediaLibraryEntries: z.array(importMediaEntry).min(1).max(MAX_MEDIA_ENTRIES),
+});
+
+const dateTime = z.iso.datetime();
+
+/** api-spec §2.7: no properties beyond these on an asset (toApiEntry in src/domain/media.ts). */
+const assetAnswer = z
+  .strictObject({
+    key: z.string().describe('the object key; serve-image/{key} serves the bytes'),
+    filename: z.string(),
+    mimeType: z.string().describe('read from the bytes'),
+    size: z.number().int().min(0),
+    width: z.number().int().optional().describe('images whose dimensions were readable'),
+    height: z.number().int().optional(),
+    url: z.url().describe('the serve-image URL of the key'),
+  })
+  .meta({ id: 'MediaAsset' });
+
+/** api-spec §2.7: a media library entry, and nothing more (no revoked flag, no system name). */
+export const mediaEntryAnswer = z
+  .strictObject({
+    id: z.string().regex(MEDIA_ID_PATTERN),
+    mediaType: z.enum(MEDIA_TYPES),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    version: z.number().int(),
+    metadata: metadataObject.describe('free-form'),
+    asset: assetAnswer.optional(),
+    translations: z.array(
+      z.strictObject({
+        locale: translation.shape.locale,
+        metadata: metadataObject,
+        asset: assetAnswer.optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'MediaEntry' });
+
+/** GET mediaLibrary: the entries asked for; `{results}` from 2026-01. */
+export const mediaListAnswer = listAnswer(mediaEntryAnswer);
+
+/** One result of POST import/mediaLibrary (supplement §9), in request order. */
+export const mediaImportResultAnswer = z
+  .union([
+    z.strictObject({
+      ok: z.literal(true),
+      status: z.literal(200),
+      id: z.string().regex(MEDIA_ID_PATTERN),
+      record: mediaEntryAnswer,
+    }),
+    z.strictObject({
+      ok: z.literal(false),
+      status: z
+        .union([z.literal(400), z.literal(409)])
+        .describe('400 ValidationError, 409 UniqueIdViolation'),
+      error: z.enum(['ValidationError', 'UniqueIdViolation']),
+      error_details: z.looseObject({ name: z.string() }).describe('as the envelope of a 400 or 409 says it'),
+    }),
+  ])
+  .meta({ id: 'MediaImportResult' });
+
+/** POST import/mediaLibrary: one result per entry; `{results}` from 2026-01. */
+export const mediaImportAnswer = listAnswer(mediaImportResultAnswer);
+
+/** POST mediaLibrary/uploads (201): the upload, for import/mediaLibrary to name as asset.uploadId. */
+export const mediaUploadAnswer = z.strictObject({
+  uploadId: z.uuid(),
+  filename: z.string(),
+  mimeType: z.string().describe('read from the bytes'),
+  size: z.number().int().min(0),
+  width: z.number().int().optional().describe('a readable image only'),
+  height: z.number().int().optional(),
+  expiresAt: dateTime.describe('import/mediaLibrary must name it before then'),
+});
+
+/** mediaLibrary/{id}/incomingDocumentReferences: published documents using the entry, by document id. */
+export const mediaIncomingDocumentReferenceAnswer = z
+  .strictObject({
+    id: z.number().int().describe('the referring document'),
+    references: z.array(
+      z.strictObject({
+        componentId: z.string().optional(),
+        componentName: z.string().optional(),
+        directiveName: z.string().optional(),
+        id: z.string().describe('the media entry'),
+        location: z.enum(['image-directive', 'metadata', 'include-directive']),
+        propertyName: z.string().optional(),
+        serviceName: z.string().optional(),
+        type: z.literal('media'),
+      }),
+    ),
+  })
+  .meta({ id: 'MediaIncomingDocumentReference' });
+
+/** mediaLibrary/{id}/incomingMediaReferences: media entries whose metadata refers to the entry. */
+export const mediaIncomingMediaReferenceAnswer = z
+  .strictObject({
+    id: z.string().describe('the referring media entry'),
+    references: z.array(
+      z.strictObject({
+        id: z.string().describe('the media entry referred to'),
+        location: z.literal('metadata'),
+        propertyName: z.string(),
+        type: z.literal('media'),
+      }),
+    ),
+  })
+  .meta({ id: 'MediaIncomingMediaReference' });
+
+const mediaCursor = 'signs the id of the last item, null when the page is empty';
+
+export const mediaIncomingDocumentReferencesAnswer = listAnswer(
+  mediaIncomingDocumentReferenceAnswer,
+  pagedExtra(mediaCursor),
+);
+export const mediaIncomingMediaReferencesAnswer = listAnswer(
+  mediaIncomingMediaReferenceAnswer,
+  pagedExtra(mediaCursor),
+);

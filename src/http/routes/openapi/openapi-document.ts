@@ -7,36 +7,66 @@ import {
   type VersionLabel,
 } from '../../../domain/api-versions';
 import { requestSchema as commandRequestSchema } from '../../../domain/document-commands/schema';
-import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
-import { compositionBodySchema } from '../composition/composition.schema';
 import { ImportRequestSchema } from '../../../domain/import-request';
+import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
+import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
+import { errorAnswer, listAnswer } from '../../answers';
 import { categoryAnswer, categoryItem } from '../categories/categories.schema';
-import { livenessAnswer, readinessAnswer } from '../health/health.schema';
-import { menuAnswer } from '../menus/menus.schema';
 import { channelAnswer } from '../channels/channels.schema';
-import { legacyProjectAnswer } from '../project/project.schema';
+import { compositionAnswer, compositionBodySchema } from '../composition/composition.schema';
+import { designAnswer } from '../design/design.schema';
+import { documentListAnswer, documentListsAnswer } from '../document-lists/document-lists.schema';
 import { addDeliveryStatusBody, deliveryStatusAnswer } from '../documents/delivery-status.schema';
+import { documentViewAnswer, renditionsAnswer } from '../documents/document-view.schema';
+import {
+  incomingDocumentReferencesAnswer,
+  incomingMediaReferencesAnswer,
+} from '../documents/incoming-references.schema';
+import { latestPublicationsAnswer } from '../documents/latest-publications.schema';
+import { reEnrichAnswer, reEnrichBody } from '../enrichment/enrichment.schema';
+import { livenessAnswer, readinessAnswer } from '../health/health.schema';
 import { importStartedAnswer, importStatusAnswer } from '../import/import.schema';
-import { reEnrichBody } from '../enrichment/enrichment.schema';
+import {
+  importMediaBodyDescription,
+  mediaEntryAnswer,
+  mediaImportAnswer,
+  mediaIncomingDocumentReferencesAnswer,
+  mediaIncomingMediaReferencesAnswer,
+  mediaListAnswer,
+  mediaUploadAnswer,
+  patchMediaBody,
+} from '../media-library/media-library.schema';
+import { menuAnswer } from '../menus/menus.schema';
 import {
   createElementBody,
+  elementAnswer as elementAnswerSchema,
   updateElementBody,
   updateLinkedElementBody,
 } from '../planner/planner-element.schema';
 import {
   followBody,
   followDocumentBody,
+  publicationStateAnswer,
+  statusesAnswer,
   statusesBody,
   tokenAnswer,
   tokenBody,
 } from '../planner-integration/planner-integration.schema';
-import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
-import { importMediaEntry, patchMediaBody } from '../media-library/media-library.schema';
+import { legacyProjectAnswer } from '../project/project.schema';
+import {
+  ApplyProjectConfigBody,
+  applyProjectConfigAnswer,
+  projectConfigAnswer,
+} from '../project-config/project-config.schema';
+import { publicationEventsAnswer } from '../publication-events/publication-events.schema';
+import { searchAnswer } from '../publications/publications.schema';
+import { openApiAnswer } from './openapi.schema';
 import { inVersions } from './per-version';
 
 /**
- * The OpenAPI 3.1 description of the API. Request bodies that the code validates with zod are generated
- * from those same schemas, so the description cannot drift from what the server accepts.
+ * The OpenAPI 3.1 description of the API. Every JSON body, request and answer alike, is generated from the zod
+ * schema the route validates with or the answer schema in the route's `*.schema.ts` (which the tests parse
+ * real answers with), so the description cannot drift from what the server accepts and answers.
  */
 type Schema = Record<string, unknown>;
 
@@ -44,12 +74,16 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
  * An answer's schema from the zod schema that describes it (as the server sends it: `io: 'output'`); the
- * integration tests parse real answers with the same zod schema, so neither can drift.
+ * integration tests parse real answers with the same zod schema, so neither can drift. Schemas with
+ * `.meta({ id })` become shared components of that name.
  */
 const answer = (schema: z.ZodType, prefix: string, components: Record<string, Schema>): Schema =>
   fromZod(schema, prefix, components, 'output');
 
-/** Converts a zod schema and lifts its `$defs` into components under `prefix`. */
+/**
+ * Converts a zod schema and lifts its `$defs` into components under `prefix`. Two different schemas under one
+ * component name are a mistake in the schemas, and refused.
+ */
 function fromZod(
   schema: z.ZodType,
   prefix: string,
@@ -73,23 +107,40 @@ function fromZod(
     }
     return value;
   };
-  for (const [name, def] of Object.entries($defs)) components[`${prefix}${name}`] = rewrite(def) as Schema;
+  for (const [name, def] of Object.entries($defs)) {
+    const component = rewrite(def) as Schema;
+    const known = components[`${prefix}${name}`];
+    if (known && JSON.stringify(known) !== JSON.stringify(component)) {
+      throw new Error(`Two different schemas are named ${prefix}${name} in the OpenAPI description`);
+    }
+    components[`${prefix}${name}`] = component;
+  }
   return rewrite(rest) as Schema;
 }
 
 /**
- * A schema that differs by API version, generated for each from the zod schema the route validates that version
- * with: a `oneOf` of version-marked alternatives (versions with the same schema share one), of which each
- * version's document keeps its own.
+ * A schema that differs by API version, generated for each from the zod schema the route validates (or
+ * answers) that version with: a `oneOf` of version-marked alternatives (versions with the same schema share
+ * one), of which each version's document keeps its own. Components of request bodies are named per version
+ * (`<prefix><label>...`); an answer's shared components (`.meta({ id })`) keep their names.
  */
 function versioned(
   build: (version: ApiVersion) => z.ZodType,
   prefix: string,
   components: Record<string, Schema>,
+  io: 'input' | 'output' = 'input',
 ): Schema {
   const alternatives: { from: VersionLabel; to: VersionLabel; schema: Schema; text: string }[] = [];
+  // An answer schema that versions share (the same zod object) is converted once.
+  const converted = new Map<z.ZodType, Schema>();
   for (const label of VERSION_LABELS) {
-    const schema = fromZod(build(ApiVersion.parse(label)!), `${prefix}${label.replace('-', '')}`, components);
+    const zodSchema = build(ApiVersion.parse(label)!);
+    let schema = io === 'output' ? converted.get(zodSchema) : undefined;
+    if (!schema) {
+      const names = io === 'input' ? `${prefix}${label.replace('-', '')}` : prefix;
+      schema = fromZod(zodSchema, names, components, io);
+      converted.set(zodSchema, schema);
+    }
     const text = JSON.stringify(schema).replaceAll(label.replace('-', ''), '');
     const last = alternatives.at(-1);
     if (last && last.text === text) last.to = label;
@@ -143,7 +194,7 @@ const errors = (...statuses: number[]) =>
 
 /** What each error status typically says (the test holds every example to its schema). */
 const ERROR_EXAMPLES: Record<number, Schema> = {
-  400: { 'query.limit': 'Too big: expected number to be <=100' },
+  400: { name: 'ValidationError', limit: 'must be <= 100' },
   401: { name: 'Unauthorized', message: 'Send a bearer token in the Authorization header' },
   403: { name: 'Forbidden', message: "This token lacks the scope 'public-api:read'" },
   404: { name: 'NotFound', message: 'Document 42 not found' },
@@ -159,6 +210,12 @@ const json = (schema: Schema, description = 'OK', example?: unknown) => ({
   content: { 'application/json': { schema, ...(example !== undefined && { example }) } },
 });
 
+/** A required JSON request body; `example`, when given, must validate against `schema` like an answer's. */
+const body = (schema: Schema, description = 'The body', example?: unknown) => ({
+  required: true,
+  ...json(schema, description, example),
+});
+
 const conditionParams = [
   query('ignoreComponentConditions', 'keep every component regardless of its conditions', {
     type: 'boolean',
@@ -170,346 +227,95 @@ const conditionParams = [
 ];
 
 const MEDIA_ID = { type: 'string', pattern: '^[a-zA-Z0-9-]{1,32}$' };
-const CURSOR = { type: ['string', 'null'], description: 'pass as after for the next page' };
 
-/** A list: a bare array up to 2025-11, `{results, ...extra}` from 2026-01 (each version's document keeps its own). */
-const listOf = (item: Schema, extra: Record<string, Schema> = {}, exampleItems?: unknown[]) => ({
-  oneOf: [
-    inVersions(
-      { to: '2025-11' },
-      {
-        type: 'array',
-        items: item,
-        description: 'up to 2025-11',
-        ...(exampleItems && { examples: [exampleItems] }),
-      },
-    ),
-    inVersions(
-      { from: '2026-01' },
-      {
-        type: 'object',
-        properties: { results: { type: 'array', items: item }, ...extra },
-        required: ['results'],
-        description: 'from 2026-01',
-        ...(exampleItems && { examples: [{ results: exampleItems }] }),
-      },
-    ),
+/** What a published article looks like (fields systemdata, metadata, content, references). */
+const DOCUMENT_EXAMPLE = {
+  systemdata: {
+    projectId: 1,
+    channelId: 1,
+    documentId: 42,
+    publicationId: 7,
+    documentType: 'article',
+    contentType: 'regular',
+    design: { name: 'living-times', version: '1.0.0' },
+    firstPublicationDate: '2026-03-02T09:00:00.000Z',
+    significantPublicationDate: '2026-03-02T09:00:00.000Z',
+    visiblePublicationDate: '2026-03-02T09:00:00.000Z',
+    lastPublicationDate: '2026-03-02T09:30:00.000Z',
+    updatedAt: '2026-03-02T09:29:41.000Z',
+  },
+  metadata: {
+    title: 'Council votes on budget',
+    authors: { $ref: 'documents', references: [{ id: '12' }] },
+    category: { id: 'news' },
+  },
+  content: [
+    { id: 'doc-1a2b', identifier: 'living-times.title', content: { title: 'Council votes on budget' } },
+    {
+      id: 'doc-3c4d',
+      identifier: 'living-times.paragraph',
+      content: { text: 'The council voted <b>12 to 3</b>.' },
+      conditions: { brands: ['ch'] },
+    },
   ],
-});
+  references: [{ id: '12', type: 'document', location: 'metadata', propertyName: 'authors' }],
+};
+
+const MEDIA_ENTRY_EXAMPLE = {
+  id: 'hero-1203',
+  mediaType: 'image',
+  createdAt: '2026-03-02T08:00:00.000Z',
+  updatedAt: '2026-03-02T08:00:00.000Z',
+  version: 1,
+  metadata: { caption: 'The council chamber' },
+  asset: {
+    key: '1/2026/03/02/0f8b5c1e-3a4d-4b8e-9c2f-1d2e3f4a5b6c.jpeg',
+    filename: 'chamber.jpeg',
+    mimeType: 'image/jpeg',
+    size: 183211,
+    width: 1600,
+    height: 900,
+    url: 'https://cms.example.org/api/2026-03/mediaLibrary/serve-image/1/2026/03/02/0f8b5c1e-3a4d-4b8e-9c2f-1d2e3f4a5b6c.jpeg',
+  },
+  translations: [{ locale: 'de', metadata: { caption: 'Der Ratssaal' } }],
+};
 
 export function buildOpenApiDocument(): Schema {
-  const components: Record<string, Schema> = {
-    Error: {
-      type: 'object',
-      required: ['status', 'error', 'error_details'],
-      properties: {
-        status: { type: 'integer' },
-        error: { type: 'string', description: 'HTTP reason phrase' },
-        error_details: {
-          type: 'object',
-          description: '{message, name} or, for validation errors, one key per offending path',
-          additionalProperties: true,
-        },
-      },
-    },
-    Systemdata: {
-      type: 'object',
-      properties: {
-        projectId: { type: 'integer' },
-        channelId: { type: 'integer' },
-        documentId: { type: 'integer' },
-        publicationId: { type: 'integer' },
-        documentType: { type: 'string', enum: ['article', 'page', 'data-record'] },
-        contentType: { type: 'string' },
-        layout: { type: 'string' },
-        design: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } } },
-        firstPublicationDate: { type: 'string', format: 'date-time' },
-        significantPublicationDate: { type: 'string', format: 'date-time' },
-        visiblePublicationDate: { type: 'string', format: 'date-time' },
-        lastPublicationDate: { type: 'string', format: 'date-time' },
-        updatedAt: { type: 'string', format: 'date-time' },
-      },
-    },
-    Component: {
-      type: 'object',
-      required: ['id'],
-      properties: {
-        id: { type: 'string' },
-        component: { type: 'string' },
-        identifier: { type: 'string' },
-        content: { type: 'object', additionalProperties: true },
-        styles: { type: 'object', additionalProperties: true },
-        containers: { type: 'object', additionalProperties: { type: 'array', items: ref('Component') } },
-        position: { type: 'string' },
-        conditions: { type: 'object', additionalProperties: true },
-      },
-    },
-    Reference: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        type: { type: 'string' },
-        location: { type: 'string' },
-        propertyName: { type: 'string' },
-      },
-    },
-    Document: {
-      type: 'object',
-      properties: {
-        systemdata: ref('Systemdata'),
-        metadata: { type: 'object', additionalProperties: true },
-        content: { type: 'array', items: ref('Component') },
-        references: { type: 'array', items: ref('Reference') },
-        renditions: {
-          type: 'array',
-          items: { type: 'object', properties: { handle: { type: 'string' }, content: {} } },
-        },
-      },
-    },
-    IncomingDocumentReference: {
-      type: 'object',
-      description: 'A document that points at the document, with every reference it makes to it',
-      required: ['id', 'references'],
-      properties: {
-        id: { type: 'integer', description: 'the referencing document' },
-        references: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['id', 'location', 'type'],
-            properties: {
-              componentId: { type: 'string' },
-              componentName: { type: 'string' },
-              directiveName: { type: 'string' },
-              id: { type: 'string', description: 'the referenced document' },
-              location: { type: 'string', enum: ['metadata', 'link-directive', 'include-directive'] },
-              propertyName: { type: 'string', description: 'metadata property or include parameter' },
-              serviceName: { type: 'string', description: 'include service' },
-              type: { type: 'string', enum: ['document'] },
-            },
-          },
-        },
-      },
-    },
-    IncomingMediaReference: {
-      type: 'object',
-      description: 'A media library entry whose metadata points at the document',
-      required: ['id', 'references'],
-      properties: {
-        id: { type: 'string', description: 'the media library entry' },
-        references: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['id', 'location', 'propertyName', 'type'],
-            properties: {
-              id: { type: 'string', description: 'the referenced document' },
-              location: { type: 'string', enum: ['metadata'] },
-              propertyName: { type: 'string' },
-              type: { type: 'string', enum: ['document'] },
-            },
-          },
-        },
-      },
-    },
-    DocumentList: {
-      type: 'object',
-      required: ['id', 'name', 'documents', 'createdAt', 'updatedAt'],
-      properties: {
-        id: { type: 'integer' },
-        name: { type: 'string' },
-        documents: {
-          type: 'array',
-          description: 'the published documents of the list, in list order; unpublished ones are skipped',
-          items: ref('Document'),
-        },
-        createdAt: { type: 'string', format: 'date-time' },
-        updatedAt: { type: 'string', format: 'date-time' },
-      },
-    },
-    ApplyProjectConfig: {
-      type: 'object',
-      description:
-        'The config under channelConfig (what existing clients send) or projectConfig (its synonym), not both',
-      properties: {
-        plan: { type: 'boolean', description: 'default false: true shows the patches and changes nothing' },
-        channelConfig: { type: 'object' },
-        projectConfig: { type: 'object' },
-      },
-      oneOf: [{ required: ['channelConfig'] }, { required: ['projectConfig'] }],
-      additionalProperties: false,
-    },
-    ApplyProjectConfigResult: {
-      type: 'object',
-      properties: {
-        ok: { type: 'boolean' },
-        plan: { type: 'boolean' },
-        revisionNumber: { type: 'integer' },
-        patches: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              action: { type: 'string', enum: ['add', 'update', 'remove'] },
-              pointer: { type: 'string' },
-              value: {},
-              valueBefore: {},
-            },
-          },
-        },
-      },
-    },
+  const components: Record<string, Schema> = {};
+  /** An answer whose shape is the same in every version. */
+  const out = (schema: z.ZodType) => answer(schema, '', components);
+  /**
+   * A list answer (`listAnswer` in src/http/answers.ts): a bare array up to 2025-11, `{results, ...}` from
+   * 2026-01, each version's document keeping its own; example items, when given, in each version's shape.
+   */
+  const listOf = (
+    build: (version: ApiVersion) => z.ZodType,
+    exampleItems?: unknown[],
+    exampleExtra: Schema = {},
+  ): Schema => {
+    const schema = versioned(build, '', components, 'output');
+    if (!exampleItems) return schema;
+    const withExample = (alternative: Schema): Schema => ({
+      ...alternative,
+      examples: [alternative.type === 'array' ? exampleItems : { results: exampleItems, ...exampleExtra }],
+    });
+    return Array.isArray(schema.oneOf)
+      ? { ...schema, oneOf: (schema.oneOf as Schema[]).map(withExample) }
+      : withExample(schema);
   };
-  const asset = {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      key: { type: 'string', description: 'the object key; serve-image/{key} serves the bytes' },
-      filename: { type: 'string' },
-      mimeType: { type: 'string', description: 'read from the bytes' },
-      size: { type: 'integer' },
-      width: { type: 'integer' },
-      height: { type: 'integer' },
-      duration: { type: 'number' },
-      url: { type: 'string', format: 'uri' },
-      storage: { type: 'string', deprecated: true },
-    },
-  };
-  components.MediaEntry = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['id', 'mediaType', 'createdAt', 'updatedAt', 'version', 'metadata', 'translations'],
-    properties: {
-      id: MEDIA_ID,
-      mediaType: { type: 'string', enum: ['image', 'video', 'file'] },
-      createdAt: { type: 'string', format: 'date-time' },
-      updatedAt: { type: 'string', format: 'date-time' },
-      version: { type: 'integer' },
-      metadata: { type: 'object', additionalProperties: true },
-      asset,
-      translations: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['locale', 'metadata'],
-          properties: {
-            locale: { type: 'string', pattern: '^[a-z][a-zA-Z0-9-]+$' },
-            metadata: { type: 'object', additionalProperties: true },
-            asset,
-          },
-        },
-      },
-    },
-  };
-  components.MediaImportResult = {
-    oneOf: [
-      {
-        type: 'object',
-        required: ['ok', 'status', 'id', 'record'],
-        properties: {
-          ok: { const: true },
-          status: { const: 200 },
-          id: MEDIA_ID,
-          record: ref('MediaEntry'),
-        },
-      },
-      {
-        type: 'object',
-        required: ['ok', 'status', 'error', 'error_details'],
-        properties: {
-          ok: { const: false },
-          status: { type: 'integer', description: '400 ValidationError, 409 UniqueIdViolation' },
-          error: { type: 'string' },
-          error_details: { type: 'object', additionalProperties: true },
-        },
-      },
-    ],
-  };
-  components.IncomingDocumentReferences = {
-    type: 'object',
-    required: ['id', 'references'],
-    properties: {
-      id: { type: 'integer', description: 'the referring document' },
-      references: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            componentId: { type: 'string' },
-            componentName: { type: 'string' },
-            directiveName: { type: 'string' },
-            id: { type: 'string', description: 'the media entry' },
-            location: { type: 'string', enum: ['image-directive', 'metadata', 'include-directive'] },
-            propertyName: { type: 'string' },
-            serviceName: { type: 'string' },
-            type: { const: 'media' },
-          },
-        },
-      },
-    },
-  };
-  components.IncomingMediaReferences = {
-    type: 'object',
-    required: ['id', 'references'],
-    properties: {
-      id: { type: 'string', description: 'the referring media entry' },
-      references: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            location: { const: 'metadata' },
-            propertyName: { type: 'string' },
-            type: { type: 'string' },
-          },
-        },
-      },
-    },
-  };
-  components.Menu = answer(menuAnswer, '', components);
-  components.Channel = answer(channelAnswer, '', components);
-  components.PublicationState = {
-    type: 'object',
-    description:
-      "One document's publication state as the planning tool follows it. status: draft (never published), " +
-      'published (live; hasUnpublishedChanges when the draft changed since), unpublished (was live), ' +
-      'not-found (no such document in the project: then documentId and status only)',
-    required: ['documentId', 'status'],
-    properties: {
-      documentId: DOCUMENT_ID,
-      status: { type: 'string', enum: ['draft', 'published', 'unpublished', 'not-found'] },
-      publicationId: { type: ['integer', 'null'], description: 'the live publication' },
-      hasUnpublishedChanges: { type: 'boolean' },
-      version: { type: 'integer' },
-      updatedAt: { type: 'string', format: 'date-time' },
-      firstPublicationDate: { type: ['string', 'null'], format: 'date-time' },
-      lastPublicationDate: { type: ['string', 'null'], format: 'date-time' },
-      publishSchedule: { type: ['string', 'null'], format: 'date-time' },
-      unpublishSchedule: { type: ['string', 'null'], format: 'date-time' },
-      embargo: {
-        type: ['object', 'null'],
-        properties: { reason: { type: 'string' }, until: { type: ['string', 'null'], format: 'date-time' } },
-      },
-      elementId: { type: ['string', 'null'], description: 'the planner element linked to the document' },
-      publication: {
-        type: ['object', 'null'],
-        additionalProperties: true,
-        description: "the tool's record of the publication, as its last PUT publication sent it",
-      },
-    },
-  };
+  out(errorAnswer);
+  const documentView = versioned(documentViewAnswer, '', components, 'output');
+  const mediaEntry = out(mediaEntryAnswer);
+  const publicationState = out(publicationStateAnswer);
+  const applyProjectConfig = fromZod(ApplyProjectConfigBody, 'ApplyProjectConfig', components);
+  const applyProjectConfigResult = out(applyProjectConfigAnswer);
+  const projectConfig = out(projectConfigAnswer);
+  const menus = out(z.array(menuAnswer));
+  const channel = out(channelAnswer);
+  const design = out(designAnswer);
   const commandsBody = versioned(commandRequestSchema, 'Commands', components);
   const planner = [{ bearer: ['planner'] }];
-  const elementAnswer = json(
-    {
-      type: 'object',
-      required: ['id'],
-      properties: { id: { ...DOCUMENT_ID, description: 'the linked document' } },
-    },
-    'The linked document',
-  );
+  const elementAnswer = json(out(elementAnswerSchema), 'The linked document', { id: 42 });
   const tokenRequest = fromZod(tokenBody, 'PlannerTokenRequest', components);
   /** planner-integration/* in every version; legacy-planner-integration/*, the same, in v1..2025-03 only. */
   const integrationPaths = (segment: string, only: string) => ({
@@ -530,7 +336,7 @@ export function buildOpenApiDocument(): Schema {
           },
         },
         responses: {
-          200: json(answer(tokenAnswer, 'PlannerToken', components), 'The token', {
+          200: json(out(tokenAnswer), 'The token', {
             access_token: 'eyJhbGciOiJIUzI1NiJ9.eyJzY29wZSI6InBsYW5uZXIifQ.c2lnbmF0dXJl',
             token_type: 'Bearer',
             expires_in: PLANNER_TOKEN_SECONDS,
@@ -546,8 +352,8 @@ export function buildOpenApiDocument(): Schema {
           `${only}The publication state of each document asked for, in the order asked (an id of no document of ` +
           'the project is status not-found). 400 ConfigurationError when planner.integration is not enabled',
         security: planner,
-        requestBody: json(fromZod(statusesBody, 'PlannerStatuses', components)),
-        responses: { 200: json(listOf(ref('PublicationState'))), ...errors(400, 401, 403, 413, 415) },
+        requestBody: body(fromZod(statusesBody, 'PlannerStatuses', components)),
+        responses: { 200: json(listOf(statusesAnswer)), ...errors(400, 401, 403, 413, 415) },
       },
     },
     [`/${segment}/publication`]: {
@@ -557,8 +363,8 @@ export function buildOpenApiDocument(): Schema {
           'the publication, stored as sent (a later PUT replaces it; id and status, when sent, are its own id and ' +
           'status words). Answers the publication state, which statuses reports from then on with the record',
         security: planner,
-        requestBody: json(fromZod(followBody, 'PlannerPublication', components)),
-        responses: { 200: json(ref('PublicationState')), ...errors(400, 401, 403, 404, 413, 415) },
+        requestBody: body(fromZod(followBody, 'PlannerPublication', components)),
+        responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
       },
     },
     [`/${segment}/publication/{documentId}`]: {
@@ -566,8 +372,8 @@ export function buildOpenApiDocument(): Schema {
         summary: `${only}The same for the document of the path (a documentId in the body must be it)`,
         security: planner,
         parameters: [pathParam('documentId')],
-        requestBody: json(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
-        responses: { 200: json(ref('PublicationState')), ...errors(400, 401, 403, 404, 413, 415) },
+        requestBody: body(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
+        responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
       },
       delete: {
         summary: `${only}Stop following the document's publication (its record goes; the document is untouched)`,
@@ -589,7 +395,7 @@ export function buildOpenApiDocument(): Schema {
           'updates its document (200), so a repeated POST creates nothing twice. 400 ConfigurationError when ' +
           'planner.elements is not enabled; 409 when the element or the document is linked elsewhere',
         security: planner,
-        requestBody: json(fromZod(createElementBody, 'PlannerCreateElement', components)),
+        requestBody: body(fromZod(createElementBody, 'PlannerCreateElement', components)),
         responses: { 200: elementAnswer, 201: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
       put: {
@@ -598,7 +404,7 @@ export function buildOpenApiDocument(): Schema {
           'and each mapped field that differs from what the element said last time becomes a setMetadataProperty ' +
           'command (a field it no longer has is removed); fields the element never named are not touched',
         security: planner,
-        requestBody: json(fromZod(updateElementBody, 'PlannerElement', components)),
+        requestBody: body(fromZod(updateElementBody, 'PlannerElement', components)),
         responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415) },
       },
     },
@@ -607,7 +413,7 @@ export function buildOpenApiDocument(): Schema {
         summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
         security: planner,
         parameters: [pathParam('documentId')],
-        requestBody: json(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
+        requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
         responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
       delete: {
@@ -622,7 +428,7 @@ export function buildOpenApiDocument(): Schema {
   const referencePaging = [
     query('limit', '1..100, default 100', { type: 'integer', minimum: 1, maximum: 100 }),
     query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-    query('after', '2026-01+: the cursor of the previous page (instead of offset)'),
+    inVersions({ from: '2026-01' }, query('after', 'the cursor of the previous page (instead of offset)')),
   ];
   const write = [{ bearer: ['public-api:write'] }];
   const incomingPaging = [
@@ -630,10 +436,6 @@ export function buildOpenApiDocument(): Schema {
     query('offset', 'default 0, max 10000; not with after', { type: 'integer', minimum: 0, maximum: 10000 }),
     inVersions({ from: '2026-01' }, query('after', 'the cursor of the previous page (2026-01 and later)')),
   ];
-  const incomingExtra = {
-    total: { type: 'integer', description: 'how many items in all' },
-    cursor: { type: ['string', 'null'], description: 'the after of the next page; null on the last page' },
-  };
   const fieldsParam = query('fields', 'comma separated: systemdata, metadata, content, references');
 
   return {
@@ -668,14 +470,14 @@ export function buildOpenApiDocument(): Schema {
       '/health': {
         get: {
           summary: 'Liveness, no token',
-          responses: { 200: json(answer(livenessAnswer, 'Liveness', components), 'OK', { status: 'ok' }) },
+          responses: { 200: json(out(livenessAnswer), 'OK', { status: 'ok' }) },
         },
       },
       '/health/ready': {
         get: {
           summary: 'Readiness: Postgres and Elasticsearch answer',
           responses: {
-            200: json(answer(readinessAnswer, 'Readiness', components), 'OK', {
+            200: json(out(readinessAnswer), 'OK', {
               status: 'ok',
               postgres: 'ok',
               elasticsearch: 'ok',
@@ -687,7 +489,7 @@ export function buildOpenApiDocument(): Schema {
       '/openapi.json': {
         get: {
           summary: "This description: the version's own routes, parameters and answers; no token",
-          responses: { 200: json({ type: 'object' }) },
+          responses: { 200: json(out(openApiAnswer)) },
         },
       },
       '/docs': {
@@ -725,26 +527,26 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'The project configuration, with $baseRevision',
           security: [{ bearer: ['public-api:config:read'] }],
-          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403) },
+          responses: { 200: json(projectConfig), ...errors(400, 401, 403) },
         },
         post: {
           summary: 'Plan or apply a new project configuration',
           security: [{ bearer: ['public-api:config:write'] }],
-          requestBody: json(ref('ApplyProjectConfig')),
-          responses: { 200: json(ref('ApplyProjectConfigResult')), ...errors(400, 401, 403, 409, 415) },
+          requestBody: body(applyProjectConfig),
+          responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 415) },
         },
       },
       '/channelConfig': {
         get: {
           summary: 'Legacy name of GET projectConfig (v1 to 2025-05)',
           security: [{ bearer: ['public-api:config:read'] }],
-          responses: { 200: json({ type: 'object' }), ...errors(400, 401, 403) },
+          responses: { 200: json(projectConfig), ...errors(400, 401, 403) },
         },
         post: {
           summary: 'Legacy name of POST projectConfig (v1 to 2025-05): the same plan/apply answers',
           security: [{ bearer: ['public-api:config:write'] }],
-          requestBody: json(ref('ApplyProjectConfig')),
-          responses: { 200: json(ref('ApplyProjectConfigResult')), ...errors(400, 401, 403, 409, 415) },
+          requestBody: body(applyProjectConfig),
+          responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 415) },
         },
       },
       '/project': {
@@ -752,7 +554,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Legacy (v1 to 2025-05): the project and its channels',
           security: [{ bearer: ['public-api:config:read'] }],
           responses: {
-            200: json(answer(legacyProjectAnswer, '', components), 'OK', {
+            200: json(out(legacyProjectAnswer), 'OK', {
               projectId: 1,
               name: 'daily-bugle',
               label: 'Daily Bugle',
@@ -777,7 +579,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Legacy (v1 to 2025-05): one channel of the project',
           security: read,
           parameters: [pathParam('channelHandle', { type: 'string' })],
-          responses: { 200: json(ref('Channel')), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(channel), ...errors(400, 401, 403, 404) },
         },
       },
       '/categories': {
@@ -786,7 +588,7 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           responses: {
             200: json(
-              listOf(answer(categoryItem, 'Category', components), {}, [
+              listOf(listAnswer(categoryItem), [
                 { id: 'news', label: 'News', path: '/news' },
                 { id: 'local', label: 'Local', path: '/news/local', parent: 'news' },
               ]),
@@ -805,7 +607,7 @@ export function buildOpenApiDocument(): Schema {
             query('inheritMetadata', 'default false', { type: 'boolean' }),
           ],
           responses: {
-            200: json(answer(categoryAnswer, 'Category', components), 'OK', {
+            200: json(out(categoryAnswer), 'OK', {
               id: 'local',
               label: 'Local',
               path: '/news/local',
@@ -821,7 +623,7 @@ export function buildOpenApiDocument(): Schema {
           summary: "Menus of the project's default channel (v1, beta and 2025-03 only)",
           security: read,
           parameters: [query('handle', 'one menu by its handle (404 when unknown); all menus without it')],
-          responses: { 200: json({ type: 'array', items: ref('Menu') }), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(menus), ...errors(400, 401, 403, 404) },
         },
       },
       '/menus/{channelHandle}': {
@@ -832,14 +634,14 @@ export function buildOpenApiDocument(): Schema {
             pathParam('channelHandle', { type: 'string' }),
             query('handle', 'one menu by its handle (404 when unknown); all menus without it'),
           ],
-          responses: { 200: json({ type: 'array', items: ref('Menu') }), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(menus), ...errors(400, 401, 403, 404) },
         },
       },
       '/design': {
         get: {
           summary: 'The current design',
           security: read,
-          responses: { 200: json({ type: 'object' }), ...errors(401, 403, 404) },
+          responses: { 200: json(design), ...errors(401, 403, 404) },
         },
       },
       '/design/{designVersion}': {
@@ -847,7 +649,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'A design version',
           security: read,
           parameters: [pathParam('designVersion', { type: 'string' })],
-          responses: { 200: json({ type: 'object' }), ...errors(401, 403, 404) },
+          responses: { 200: json(design), ...errors(401, 403, 404) },
         },
       },
       '/composition/{documentId}': {
@@ -870,46 +672,7 @@ export function buildOpenApiDocument(): Schema {
             },
           },
           responses: {
-            200: json({
-              type: 'object',
-              properties: {
-                systemdata: ref('Systemdata'),
-                metadata: { type: 'object', additionalProperties: true },
-                content: { type: 'array', items: ref('Component') },
-                html: { type: 'string' },
-                includes: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['componentId', 'directiveName', 'resolvedValue'],
-                    properties: {
-                      componentId: {
-                        type: 'string',
-                        description: 'the component id, or its position (0.footer.1)',
-                      },
-                      directiveName: { type: 'string' },
-                      resolvedValue: {
-                        type: 'object',
-                        properties: {
-                          content: {
-                            type: 'array',
-                            items: {
-                              type: 'object',
-                              properties: {
-                                id: { type: 'string' },
-                                component: { type: 'string' },
-                                content: { type: 'object' },
-                              },
-                            },
-                          },
-                        },
-                      },
-                    },
-                  },
-                },
-                design: { type: ['object', 'null'] },
-              },
-            }),
+            200: json(out(compositionAnswer)),
             ...errors(400, 401, 403, 404, 413, 415),
           },
         },
@@ -918,7 +681,7 @@ export function buildOpenApiDocument(): Schema {
         post: {
           summary: 'Import documents in the background; answers the job id',
           security: write,
-          requestBody: json(fromZod(ImportRequestSchema, 'Import', components), 'The import', {
+          requestBody: body(fromZod(ImportRequestSchema, 'Import', components), 'The import', {
             systemName: 'archive',
             webhook: 'https://cms.example.org/hooks/import',
             documents: [
@@ -932,7 +695,7 @@ export function buildOpenApiDocument(): Schema {
             ],
           }),
           responses: {
-            200: json(answer(importStartedAnswer, 'ImportStarted', components), 'The job', {
+            200: json(out(importStartedAnswer), 'The job', {
               id: '5d0c7c1e-2b7a-4f0e-8a39-0c7f4f2d9b11',
             }),
             ...errors(400, 401, 403, 413, 415),
@@ -945,7 +708,7 @@ export function buildOpenApiDocument(): Schema {
           security: write,
           parameters: [{ ...query('id', 'job id'), required: true }],
           responses: {
-            200: json(answer(importStatusAnswer, 'ImportStatus', components), 'The job', {
+            200: json(out(importStatusAnswer), 'The job', {
               finished: true,
               state: 'success',
               id: '5d0c7c1e-2b7a-4f0e-8a39-0c7f4f2d9b11',
@@ -968,7 +731,7 @@ export function buildOpenApiDocument(): Schema {
             query('externalId', 'with systemName: the entry a system knows by this id'),
             query('systemName', 'with externalId'),
           ],
-          responses: { 200: json(listOf(ref('MediaEntry'))), ...errors(400, 401, 403) },
+          responses: { 200: json(listOf(mediaListAnswer)), ...errors(400, 401, 403) },
         },
       },
       '/mediaLibrary/{id}': {
@@ -976,7 +739,7 @@ export function buildOpenApiDocument(): Schema {
           summary: "One media library entry (api-spec §2.7); another project's entry is 404",
           security: read,
           parameters: [pathParam('id', MEDIA_ID)],
-          responses: { 200: json(ref('MediaEntry')), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(mediaEntry, 'OK', MEDIA_ENTRY_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
         patch: {
           summary:
@@ -985,8 +748,8 @@ export function buildOpenApiDocument(): Schema {
             'setTranslations; preserveUpdatedAt from 2026-03. One transaction per batch, a new version',
           security: write,
           parameters: [pathParam('id', MEDIA_ID)],
-          requestBody: json(fromZod(patchMediaBody(ApiVersion.latest()), 'MediaPatch', components)),
-          responses: { 200: json(ref('MediaEntry')), ...errors(400, 401, 403, 404, 409, 413, 415) },
+          requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
+          responses: { 200: json(mediaEntry), ...errors(400, 401, 403, 404, 409, 413, 415) },
         },
       },
       '/mediaLibrary/{id}/incomingDocumentReferences': {
@@ -997,9 +760,7 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           parameters: [pathParam('id', MEDIA_ID), ...referencePaging],
           responses: {
-            200: json(
-              listOf(ref('IncomingDocumentReferences'), { total: { type: 'integer' }, cursor: CURSOR }),
-            ),
+            200: json(listOf(mediaIncomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
           },
         },
@@ -1011,7 +772,7 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           parameters: [pathParam('id', MEDIA_ID), ...referencePaging],
           responses: {
-            200: json(listOf(ref('IncomingMediaReferences'), { total: { type: 'integer' }, cursor: CURSOR })),
+            200: json(listOf(mediaIncomingMediaReferencesAnswer)),
             ...errors(400, 401, 403, 404),
           },
         },
@@ -1030,22 +791,7 @@ export function buildOpenApiDocument(): Schema {
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
           },
           responses: {
-            201: json(
-              {
-                type: 'object',
-                required: ['uploadId', 'filename', 'mimeType', 'size', 'expiresAt'],
-                properties: {
-                  uploadId: { type: 'string', format: 'uuid' },
-                  filename: { type: 'string' },
-                  mimeType: { type: 'string' },
-                  size: { type: 'integer' },
-                  width: { type: 'integer' },
-                  height: { type: 'integer' },
-                  expiresAt: { type: 'string', format: 'date-time' },
-                },
-              },
-              'Created',
-            ),
+            201: json(out(mediaUploadAnswer), 'Created'),
             ...errors(400, 401, 403, 413, 415),
           },
         },
@@ -1058,21 +804,9 @@ export function buildOpenApiDocument(): Schema {
             'error_details}. The bytes come from asset.url (downloaded: http(s), bounded size and time, few ' +
             'redirects, no private addresses) or asset.uploadId. A bare array up to 2025-11, {results} from 2026-01',
           security: write,
-          requestBody: json({
-            type: 'object',
-            required: ['mediaLibraryEntries'],
-            additionalProperties: false,
-            properties: {
-              mediaLibraryEntries: {
-                type: 'array',
-                minItems: 1,
-                maxItems: 100,
-                items: fromZod(importMediaEntry, 'MediaImportEntry', components),
-              },
-            },
-          }),
+          requestBody: body(fromZod(importMediaBodyDescription, 'MediaImport', components)),
           responses: {
-            200: json(listOf(ref('MediaImportResult'))),
+            200: json(listOf(mediaImportAnswer)),
             ...errors(400, 401, 403, 413, 415),
           },
         },
@@ -1099,7 +833,7 @@ export function buildOpenApiDocument(): Schema {
             ),
             ...conditionParams,
           ],
-          responses: { 200: json(listOf(ref('Document'))), ...errors(400, 401, 403, 503) },
+          responses: { 200: json(listOf(latestPublicationsAnswer)), ...errors(400, 401, 403, 503) },
         },
       },
       '/documents/{documentId}/latestPublication': {
@@ -1112,7 +846,7 @@ export function buildOpenApiDocument(): Schema {
             inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
             ...conditionParams,
           ],
-          responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(documentView, 'OK', DOCUMENT_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
       },
       '/documents/{documentId}/latestPublication/renditions/{renditionHandles}': {
@@ -1121,10 +855,7 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           parameters: [pathParam('documentId'), pathParam('renditionHandles', { type: 'string' })],
           responses: {
-            200: json({
-              type: 'array',
-              items: { type: 'object', properties: { handle: { type: 'string' }, content: {} } },
-            }),
+            200: json(out(renditionsAnswer)),
             ...errors(400, 401, 403, 404),
           },
         },
@@ -1139,7 +870,7 @@ export function buildOpenApiDocument(): Schema {
             inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
             ...conditionParams,
           ],
-          responses: { 200: json(ref('Document')), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(documentView), ...errors(400, 401, 403, 404) },
         },
       },
       '/documents/{documentId}/commands': {
@@ -1147,7 +878,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Run document commands in one transaction (optimistic version, preconditions)',
           security: write,
           parameters: [pathParam('documentId')],
-          requestBody: json(commandsBody, 'Commands, run in order', {
+          requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
             preconditions: [{ type: 'isPublished', value: false }],
             commands: [
@@ -1166,14 +897,14 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Create or update a delivery status report',
           security: write,
           parameters: [pathParam('documentId')],
-          requestBody: json(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
+          requestBody: body(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
             publicationId: 7,
             deliveryHandle: 'print',
             status: 'success',
             message: 'Sent to press',
           }),
           responses: {
-            200: json(answer(deliveryStatusAnswer, 'DeliveryStatusReport', components), 'The stored report', {
+            200: json(out(deliveryStatusAnswer), 'The stored report', {
               reportId: '0f8b5c1e-3a4d-4b8e-9c2f-1d2e3f4a5b6c',
               documentId: 42,
               publicationId: 7,
@@ -1212,7 +943,7 @@ export function buildOpenApiDocument(): Schema {
             ...conditionParams,
           ],
           responses: {
-            200: json(listOf(ref('Document'), { total: { type: 'integer' }, cursor: { type: 'string' } })),
+            200: json(listOf(searchAnswer)),
             ...errors(400, 401, 403, 503),
           },
         },
@@ -1225,7 +956,7 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           parameters: [pathParam('documentId'), ...incomingPaging],
           responses: {
-            200: json(listOf(ref('IncomingDocumentReference'), incomingExtra)),
+            200: json(listOf(incomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
           },
         },
@@ -1238,7 +969,7 @@ export function buildOpenApiDocument(): Schema {
           security: read,
           parameters: [pathParam('documentId'), ...incomingPaging],
           responses: {
-            200: json(listOf(ref('IncomingMediaReference'), incomingExtra)),
+            200: json(listOf(incomingMediaReferencesAnswer)),
             ...errors(400, 401, 403, 404),
           },
         },
@@ -1251,7 +982,7 @@ export function buildOpenApiDocument(): Schema {
           security: [{ bearer: ['public-api:drafts:read'] }],
           parameters: [pathParam('documentId'), ...incomingPaging],
           responses: {
-            200: json(listOf(ref('IncomingDocumentReference'), incomingExtra)),
+            200: json(listOf(incomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
           },
         },
@@ -1276,7 +1007,7 @@ export function buildOpenApiDocument(): Schema {
               maximum: 10000,
             }),
           ],
-          responses: { 200: json(listOf(ref('DocumentList'))), ...errors(400, 401, 403) },
+          responses: { 200: json(listOf(documentListsAnswer)), ...errors(400, 401, 403) },
         },
       },
       '/document-lists/{id}': {
@@ -1292,7 +1023,7 @@ export function buildOpenApiDocument(): Schema {
             query('limit', 'default 100, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
             ...conditionParams,
           ],
-          responses: { 200: json(ref('DocumentList')), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(out(documentListAnswer)), ...errors(400, 401, 403, 404) },
         },
       },
       '/publicationEvents': {
@@ -1309,7 +1040,23 @@ export function buildOpenApiDocument(): Schema {
               query(`createdAt.${op}`, 'creation time range', { type: 'string', format: 'date-time' }),
             ),
           ],
-          responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403) },
+          responses: {
+            200: json(
+              listOf(publicationEventsAnswer, [
+                {
+                  id: 1187,
+                  createdAt: '2026-03-02T09:00:00.000Z',
+                  projectId: 1,
+                  channelId: 1,
+                  documentId: 42,
+                  documentType: 'article',
+                  eventType: 'publish',
+                  publicationId: 7,
+                },
+              ]),
+            ),
+            ...errors(400, 401, 403),
+          },
         },
       },
       '/enrichment/re-enrich': {
@@ -1320,9 +1067,9 @@ export function buildOpenApiDocument(): Schema {
             'entities it answers into the metadata as document commands (README, "Enrichment"). 400 ' +
             'ConfigurationError when the project has no enrichment enabled',
           security: [{ bearer: ['enrichment'] }],
-          requestBody: json(fromZod(reEnrichBody, 'ReEnrich', components)),
+          requestBody: body(fromZod(reEnrichBody, 'ReEnrich', components)),
           responses: {
-            200: json({ type: 'object', additionalProperties: false }),
+            200: json(out(reEnrichAnswer)),
             ...errors(400, 401, 403, 413, 415),
           },
         },
@@ -1336,7 +1083,7 @@ export function buildOpenApiDocument(): Schema {
           summary: 'Publication events of one channel',
           security: read,
           parameters: [pathParam('channelHandle', { type: 'string' })],
-          responses: { 200: json(listOf({ type: 'object' })), ...errors(400, 401, 403, 404) },
+          responses: { 200: json(listOf(publicationEventsAnswer)), ...errors(400, 401, 403, 404) },
         },
       },
       '/mediaLibrary/serve-image/{key}': {

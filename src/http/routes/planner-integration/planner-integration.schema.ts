@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
+import { listAnswer } from '../../answers';
 import { documentIdParam, documentIdValue } from '../../query-params';
 
 /** `{documentId}` of planner-integration/publication/{documentId}. */
@@ -95,3 +96,37 @@ export const tokenAnswer = z.strictObject({
   expires_in: z.number().int().positive().max(PLANNER_TOKEN_SECONDS),
   scope: z.literal('planner'),
 });
+
+const dateTime = z.iso.datetime();
+
+/** One document's publication state as the planning tool follows it (publicationStateOf). */
+export const publicationStateAnswer = z
+  .union([
+    z
+      .strictObject({ documentId: z.number().int(), status: z.literal('not-found') })
+      .describe('no such document in the project'),
+    z.strictObject({
+      documentId: z.number().int(),
+      status: z
+        .enum(['draft', 'published', 'unpublished'])
+        .describe('draft: never published; unpublished: was live'),
+      publicationId: z.number().int().nullable().describe('the live publication; null unless published'),
+      hasUnpublishedChanges: z.boolean().describe('published, and the draft changed since'),
+      version: z.number().int(),
+      updatedAt: dateTime,
+      firstPublicationDate: dateTime.nullable(),
+      lastPublicationDate: dateTime.nullable(),
+      publishSchedule: dateTime.nullable(),
+      unpublishSchedule: dateTime.nullable(),
+      embargo: z.strictObject({ reason: z.string(), until: dateTime.nullable() }).nullable(),
+      elementId: z.string().nullable().describe('the planner element linked to the document'),
+      publication: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .describe("the tool's record of the publication, as its last PUT publication sent it"),
+    }),
+  ])
+  .meta({ id: 'PublicationState' });
+
+/** POST planner-integration/statuses: the states in the order asked; `{results}` from 2026-01. */
+export const statusesAnswer = listAnswer(publicationStateAnswer);

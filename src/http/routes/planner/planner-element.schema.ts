@@ -22,3 +22,8 @@ export const updateElementBody = plannerElementSchema;
 export const updateLinkedElementBody = z
   .looseObject({ ...plannerElementShape, id: elementIdSchema.optional() })
   .superRefine(checkElement);
+
+/** What POST, PUT planner/element and PUT planner/element/{documentId} answer: the linked document. */
+export const elementAnswer = z.strictObject({
+  id: z.number().int().positive().describe('the linked document'),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProjectConfigSchema } from '../../../domain/project-config';
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
 
 const config = z.record(z.string(), z.unknown());
@@ -40,4 +41,33 @@ export const ApplyProjectConfigBody = z
     channelConfig: config.optional(),
     projectConfig: config.optional(),
   })
+  .describe(
+    'The config under channelConfig (what existing clients send) or projectConfig (its synonym): exactly one ' +
+      'of them; plan true shows the patches and changes nothing',
+  )
   .transform(fromCheck(oneConfig));
+
+/**
+ * GET projectConfig (and the legacy GET channelConfig), supplement §8: the stored config, as the config schema
+ * reads it, with the revision it is at as `$baseRevision`.
+ */
+export const projectConfigAnswer = ProjectConfigSchema.and(
+  z.object({
+    $baseRevision: z.number().int().describe('the revision; send it back with the edited config'),
+  }),
+);
+
+/** POST projectConfig (and the legacy POST channelConfig), supplement §8: what the apply planned or did. */
+export const applyProjectConfigAnswer = z.strictObject({
+  ok: z.literal(true),
+  plan: z.boolean().describe('true: the patches were only planned, nothing changed'),
+  patches: z.array(
+    z.strictObject({
+      action: z.enum(['add', 'update', 'remove']),
+      pointer: z.string().describe('JSON pointer into the config'),
+      value: z.unknown().optional().describe('the new value (not for remove)'),
+      valueBefore: z.unknown().optional().describe('the old value (not for add)'),
+    }),
+  ),
+  revisionNumber: z.number().int().describe('the revision now (the current one when planned)'),
+});

@@ -7,6 +7,7 @@ import {
   integerParam,
   queryBoolean,
 } from '../../query-params';
+import { listAnswer } from '../../answers';
 
 /** supplement §7: every query parameter of GET publicationEvents[/{channelHandle}]. */
 export const publicationEventsQuery = z.strictObject({
@@ -24,3 +25,20 @@ export const publicationEventsQuery = z.strictObject({
   'createdAt.lte': dateTimeParam.optional(),
 });
 export type PublicationEventsQuery = z.output<typeof publicationEventsQuery>;
+
+/** One publication event (supplement §7), as GET publicationEvents answers it. */
+export const publicationEventAnswer = z
+  .strictObject({
+    id: z.number().int().describe('grows with every event; page with id.gt'),
+    createdAt: z.iso.datetime(),
+    projectId: z.number().int(),
+    channelId: z.number().int(),
+    documentId: z.number().int(),
+    documentType: z.enum(['article', 'page', 'data-record']),
+    eventType: z.enum(['publish', 'unpublish', 'update']),
+    publicationId: z.number().int().nullable(),
+  })
+  .meta({ id: 'PublicationEvent' });
+
+/** GET publicationEvents[/{channelHandle}]: ascending id (descending with reverse); `{results}` from 2026-01. */
+export const publicationEventsAnswer = listAnswer(publicationEventAnswer);

@@ -6,7 +6,9 @@ import { parseSortSpec } from '../../../domain/search-sort';
 import { hasSearchTerms } from '../../../domain/search-text';
 import { checkAll, fromCheck, under, valid } from '../../../domain/validation';
 import { MAX_LIMIT, MAX_OFFSET } from '../documents/latest-publications.schema';
+import { listAnswer, pagedExtra } from '../../answers';
 import { commaList, conditionParams, integerParam, viewFields, withConditions } from '../../query-params';
+import { documentAnswer } from '../documents/document-view.schema';
 
 const MAX_SEARCH_LENGTH = 1000;
 
@@ -77,3 +79,17 @@ export const searchQuery = (cursors: CursorCodec) =>
   );
 
 export type SearchQuery = z.output<ReturnType<ReturnType<typeof searchQuery>>>;
+
+/** An item of `fields=id`: the ids of a hit only. */
+export const searchIdsItemAnswer = z
+  .strictObject({ documentId: z.number().int(), projectId: z.number().int() })
+  .meta({ id: 'DocumentIds' });
+
+/**
+ * The answer of GET publications/search (api-spec §4.15, supplement §5): document views of the fields asked
+ * for, or `{documentId, projectId}` items with fields=id; `{results, total, cursor}` from 2026-01.
+ */
+export const searchAnswer = listAnswer(
+  z.union([documentAnswer, searchIdsItemAnswer]),
+  pagedExtra('null when this page is not full (the last one)'),
+);
