@@ -176,7 +176,6 @@ export async function writeImportBatch(
         events.push({ ...base, eventType: 'unpublish', publicationId: entry.existing!.latestPublicationId });
       }
     }
-    await publicationEventQueries(tx).insertMany(projectId, events);
     await references.replaceMany(projectId, 'publication', [
       ...publishing.map((entry) => ({
         documentId: idOf(entry),
@@ -198,6 +197,9 @@ export async function writeImportBatch(
       'indexDocument',
       [...publishing, ...unpublishing].map((entry) => ({ projectId, documentId: idOf(entry) })),
     );
+    // Last: the events take the project's event lock (their ids must be in commit order), held until the
+    // commit, so another batch of the import waits only for this statement and the commit, not for the rest.
+    await publicationEventQueries(tx).insertMany(projectId, events);
     return logs;
   });
 }

@@ -68,6 +68,11 @@ export interface Items {
   fingerprint: string;
   /** The document id of each item, in order (the answer's Surrogate-Key names them). */
   documentIds: number[];
+  /**
+   * The search response the items are slices of, when they are: sending the answer may move them together
+   * inside it instead of copying them (src/http/json-items.ts).
+   */
+  source?: Buffer | undefined;
 }
 
 export interface SearchPage extends Items {
@@ -213,7 +218,7 @@ function toItems(
     parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
     return item;
   });
-  return { items, fingerprint: parts.join('\n'), documentIds, conditionsChangeAt };
+  return { items, fingerprint: parts.join('\n'), documentIds, source: response.bytes, conditionsChangeAt };
 }
 
 /** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */

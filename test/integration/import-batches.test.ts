@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { importDocumentsNow } from '../../src/commands/import-documents';
+import { importJobQueries } from '../../src/db/queries/import-jobs';
 import { ApiVersion } from '../../src/domain/api-versions';
-import { ImportRequestSchema } from '../../src/domain/import-request';
+import { ImportRequestSchema, type ImportLog } from '../../src/domain/import-request';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually, type ApiResponse } from '../helpers/http';
@@ -175,6 +176,51 @@ describe('import in batches', () => {
     expect(job.logs.every((log) => log.state === 'imported')).toBe(true);
     expect(progress.at(-1)).toBe(1000);
     expect((await rowsOf(systemName)).length).toBe(1000);
+  });
+
+  it('when a long import saves its logs in steps, then a status reader always sees the first logs in order', async () => {
+    const systemName = `steps-${randomBytes(3).toString('hex')}`;
+    const documents = Array.from({ length: 1000 }, (_, i) => ({ id: `s${i}`, contentType: 'regular' }));
+    const seen: Promise<{ state: string; logs: Log[] }>[] = [];
+    const job = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({ systemName, documents }),
+      {
+        batchSize: 10,
+        concurrency: 2,
+        onProgress: () => {
+          // What GET import/documents/status reads, while the import goes on.
+          seen.push(
+            app.ctx.pool
+              .query<{ state: string; logs: Log[] }>(
+                'SELECT state, logs FROM import_jobs WHERE project_id = $1 AND system_name = $2',
+                [projectId, systemName],
+              )
+              .then((result) => result.rows[0]!),
+          );
+        },
+      },
+    );
+    const rows = await Promise.all(seen);
+    expect(job.logs).toHaveLength(1000);
+    for (const row of rows) expect(row.logs).toEqual(job.logs.slice(0, row.logs.length));
+    // Saved in steps (after 500, 625, 781 and 976 documents): readers saw some of them.
+    expect(rows.some((row) => row.logs.length >= 500 && row.logs.length < 1000)).toBe(true);
+  });
+
+  it('when the logs are saved in steps, then appended entries follow the saved ones, and a first save replaces what an earlier run left', async () => {
+    const jobs = importJobQueries(app.ctx.pool);
+    const id = randomUUID();
+    await jobs.insert({ id, projectId, systemName: 'steps', request: {}, apiVersion: '2026-03' });
+    const log = (n: number): ImportLog => ({ state: 'imported', external_id: `e${n}`, document_id: n });
+    await jobs.saveLogs(id, [log(1), log(2)]);
+    await jobs.saveLogs(id, [log(3)], { append: true });
+    expect((await jobs.findByIdAnyProject(id))!.logs).toEqual([log(1), log(2), log(3)]);
+    // A re-run of a job that crashed starts its log again.
+    await jobs.saveLogs(id, [log(1)]);
+    expect((await jobs.findByIdAnyProject(id))!.logs).toEqual([log(1)]);
   });
 
   it('when one request names a document twice, and once by documentId, then each write applies in order and the version counts them', async () => {

@@ -53,8 +53,14 @@ export function importJobQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    async saveLogs(id: string, logs: ImportLog[]): Promise<void> {
-      await db.query('UPDATE import_jobs SET logs = $2 WHERE id = $1', [id, JSON.stringify(logs)]);
+    /** The job's logs so far, or (`append`) the entries after those saved already. */
+    async saveLogs(id: string, logs: ImportLog[], options: { append: boolean } = { append: false }) {
+      await db.query(
+        options.append
+          ? 'UPDATE import_jobs SET logs = logs || $2::jsonb WHERE id = $1'
+          : 'UPDATE import_jobs SET logs = $2 WHERE id = $1',
+        [id, JSON.stringify(logs)],
+      );
     },
 
     /** Ends the job; with a webhook to call, its delivery becomes pending. */
