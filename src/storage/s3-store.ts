@@ -17,6 +17,7 @@ import {
   ObjectSizeMismatchError,
   UnsatisfiableRangeError,
   type ObjectStore,
+  type SmallObject,
   type StoredObjectInfo,
 } from './object-store';
 
@@ -270,6 +271,11 @@ export class S3Store implements ObjectStore {
     const total = /\/(\d+)$/.exec(output.ContentRange ?? '')?.[1];
     const size = total === undefined ? (output.ContentLength ?? 0) : Number(total);
     return { info: this.info(key, output, size), body: output.Body as Readable };
+  }
+
+  /** S3 answers with the headers before the body: the body is streamed whatever its size. */
+  getSmall(key: string): Promise<SmallObject | null> {
+    return this.get(key);
   }
 
   async delete(key: string): Promise<void> {
