@@ -30,7 +30,7 @@ export interface ObjectStore {
   /**
    * Like get of the whole object, but one of at most `maxBytes` comes read into memory (`bytes`), not as a
    * stream: for a small image one read and one socket write cost a fraction of a stream's chunks. A larger
-   * object (or a store that cannot tell the size before reading) comes as get's stream.
+   * object comes as get's stream.
    */
   getSmall(key: string, maxBytes: number): Promise<SmallObject | null>;
   delete(key: string): Promise<void>;
