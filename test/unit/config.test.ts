@@ -142,6 +142,7 @@ describe('loadConfig: media storage', () => {
         MEDIA_S3_ACCESS_KEY_ID: 'id',
         MEDIA_S3_SECRET_ACCESS_KEY: 'secret',
         MEDIA_S3_FORCE_PATH_STYLE: 'true',
+        MEDIA_S3_CACHE_MB: '8',
       }).media.storage,
     ).toEqual({
       kind: 's3',
@@ -150,11 +151,16 @@ describe('loadConfig: media storage', () => {
       region: 'eu-west-1',
       credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
       forcePathStyle: true,
+      cacheBytes: 8 * 1024 * 1024,
     });
     expect(loadConfig({ MEDIA_S3_BUCKET: 'media' }).media.storage).toMatchObject({
       region: 'us-east-1',
       credentials: undefined,
       forcePathStyle: false,
+      cacheBytes: 64 * 1024 * 1024,
+    });
+    expect(loadConfig({ MEDIA_S3_BUCKET: 'media', MEDIA_S3_CACHE_MB: '0' }).media.storage).toMatchObject({
+      cacheBytes: 0,
     });
   });
 
