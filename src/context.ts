@@ -87,7 +87,7 @@ export async function createContext(
   const cursors = cursorCodec(config.search.cursorKey);
   const rateLimits = new RateLimitCounter(pool, logger);
   const metrics = createMetrics({ pool, search, processRole: options.role ?? 'api' });
-  const objects = createObjectStore(config.media.storage);
+  const objects = createObjectStore(config.media.storage, config.media.cacheBytes);
   const addresses = publicAddressPolicy();
   const searchAnswers = new SearchAnswerCache(pool, config.searchCache);
   const servedImages = new ServedImageCache(pool);

@@ -13,7 +13,6 @@ import {
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { LRUCache } from 'lru-cache';
 import {
   checkObjectKey,
   clampRange,
@@ -30,16 +29,7 @@ export interface S3StoreOptions {
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
-  /** Memory for small objects recently read (getSmall, head), in bytes; 0 or absent: none. */
-  cacheBytes?: number;
 }
-
-/**
- * How long a small object read stays in the store's memory at most: keys are never rewritten by the app (each
- * asset gets a new random key) and a put or delete through this store drops its key at once, so this only bounds
- * how long another process's delete of bytes whose entry still names them (an inconsistency) goes unseen.
- */
-const RECENT_TTL_MS = 5 * 60_000;
 
 /**
  * Bytes of one part when the size of a streamed body is not known in advance: a body that ends within one part
@@ -188,22 +178,9 @@ export class S3Store implements ObjectStore {
   readonly bucket: string;
   /** Resolved at the first read; null when the bucket's endpoint is not plain SigV4 (the SDK reads then). */
   private objectEndpoint: Promise<ObjectEndpoint | null> | undefined;
-  /** Small objects recently read whole (getSmall), bounded by cacheBytes; absent without it. */
-  private readonly recent: LRUCache<string, { info: StoredObjectInfo; bytes: Buffer }> | undefined;
-  /** Advanced by every put and delete: a read that raced one is not remembered. */
-  private writes = 0;
 
   constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
-    const cacheBytes = options.cacheBytes ?? 0;
-    this.recent =
-      cacheBytes > 0
-        ? new LRUCache({
-            maxSize: cacheBytes,
-            sizeCalculation: (entry) => entry.bytes.length + 1024,
-            ttl: RECENT_TTL_MS,
-          })
-        : undefined;
     this.client = new S3Client({
       region: options.region,
       forcePathStyle: options.forcePathStyle,
@@ -236,25 +213,6 @@ export class S3Store implements ObjectStore {
     info: { contentType: string; size?: number },
   ): Promise<StoredObjectInfo> {
     checkObjectKey(key);
-    this.forget(key);
-    try {
-      return await this.putAny(key, body, info);
-    } finally {
-      this.forget(key);
-    }
-  }
-
-  /** A key about to change (or just changed): its remembered bytes go, and reads in flight are not remembered. */
-  private forget(key: string): void {
-    this.writes += 1;
-    this.recent?.delete(key);
-  }
-
-  private async putAny(
-    key: string,
-    body: Buffer | NodeJS.ReadableStream,
-    info: { contentType: string; size?: number },
-  ): Promise<StoredObjectInfo> {
     if (Buffer.isBuffer(body)) {
       if (info.size !== undefined && info.size !== body.length) {
         throw new ObjectSizeMismatchError(info.size, body.length);
@@ -457,8 +415,6 @@ export class S3Store implements ObjectStore {
 
   async head(key: string): Promise<StoredObjectInfo | null> {
     checkObjectKey(key);
-    const remembered = this.recent?.get(key);
-    if (remembered !== undefined) return remembered.info;
     const response = await this.read('HEAD', key);
     if (response === undefined) return this.headViaSdk(key);
     response.resume();
@@ -528,16 +484,8 @@ export class S3Store implements ObjectStore {
     return { info: this.info(key, output, size), body: output.Body as Readable };
   }
 
-  /**
-   * The GET's answer read whole when its Content-Length is within `maxBytes`: one write to the client after.
-   * With cacheBytes, such an object is remembered and answered from memory until it is pushed out, put or
-   * deleted through this store, or RECENT_TTL_MS old.
-   */
+  /** The GET's answer read whole when its Content-Length is within `maxBytes`: one write to the client after. */
   async getSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
-    checkObjectKey(key);
-    const remembered = this.recent?.get(key);
-    if (remembered !== undefined && remembered.bytes.length <= maxBytes) return { ...remembered };
-    const writes = this.writes;
     const got = await this.get(key);
     if (got === null || got.info.size > maxBytes) return got;
     const bytes = Buffer.allocUnsafe(got.info.size);
@@ -553,18 +501,12 @@ export class S3Store implements ObjectStore {
     if (filled !== bytes.length) {
       throw new Error(`object ${key}: S3 sent ${filled} of the ${bytes.length} bytes it announced`);
     }
-    if (writes === this.writes) this.recent?.set(key, { info: got.info, bytes });
     return { info: got.info, bytes };
   }
 
   async delete(key: string): Promise<void> {
     checkObjectKey(key);
-    this.forget(key);
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
-    } finally {
-      this.forget(key);
-    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   close(): void {

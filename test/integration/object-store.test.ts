@@ -8,6 +8,7 @@ import {
   UnsatisfiableRangeError,
 } from '../../src/storage/object-store';
 import { LocalFolderStore } from '../../src/storage/local-folder-store';
+import { RecentObjects } from '../../src/storage/recent-objects';
 import { S3_PART_BYTES } from '../../src/storage/s3-store';
 import { storeBackends, type StoreBackend } from '../helpers/object-stores';
 
@@ -73,6 +74,41 @@ describe.each(storeBackends)('object store: %s', (_name, makeBackend) => {
       true,
     );
     expect(await backend.store.head(key)).toMatchObject({ key, size: bytes.length });
+  });
+
+  it('when small objects are read through RecentObjects, then they are kept in memory until put or deleted through it', async () => {
+    const recent = new RecentObjects(backend.store, 1024 * 1024);
+    const key = '1/recent/a/img.png';
+    await recent.put(key, Buffer.from('first'), { contentType: 'image/png' });
+    const asText = async (got: Awaited<ReturnType<RecentObjects['getSmall']>>) =>
+      got === null ? null : 'bytes' in got ? got.bytes.toString() : await text(got.body);
+    expect(await asText(await recent.getSmall(key, 1024))).toBe('first');
+    // Gone from the store behind its back: still answered from memory (keys are never rewritten by the app).
+    await backend.store.delete(key);
+    expect(await asText(await recent.getSmall(key, 1024))).toBe('first');
+    expect(await recent.head(key)).toMatchObject({ key, size: 5, contentType: 'image/png' });
+    // A bound below its size, or a ranged read, asks the store.
+    expect(await recent.getSmall(key, 4)).toBeNull();
+    expect(await recent.get(key)).toBeNull();
+
+    // A put through it replaces what it keeps; a delete through it forgets at once.
+    await recent.put(key, Buffer.from('second'), { contentType: 'image/png' });
+    expect(await asText(await recent.getSmall(key, 1024))).toBe('second');
+    await recent.delete(key);
+    expect(await recent.getSmall(key, 1024)).toBeNull();
+    expect(await recent.head(key)).toBeNull();
+  });
+
+  it('when RecentObjects is full, then the least recently read objects leave memory first', async () => {
+    const recent = new RecentObjects(backend.store, 3 * (1000 + 1024));
+    for (const name of ['a', 'b', 'c', 'd']) {
+      await backend.store.put(`1/full/${name}`, Buffer.alloc(1000, name), { contentType: 'image/png' });
+      expect(await recent.getSmall(`1/full/${name}`, 1024)).not.toBeNull();
+    }
+    for (const name of ['a', 'b', 'c', 'd']) await backend.store.delete(`1/full/${name}`);
+    // Room for three: `a` was pushed out, so only the store could answer it, and it no longer has it.
+    expect(await recent.getSmall('1/full/a', 1024)).toBeNull();
+    for (const name of ['b', 'c', 'd']) expect(await recent.getSmall(`1/full/${name}`, 1024)).not.toBeNull();
   });
 
   it('when a stream is put, then its bytes are stored whole, with or without an announced size', async () => {
