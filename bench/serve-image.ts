@@ -21,14 +21,23 @@ export interface ServeImageOptions {
 }
 
 const ROUNDS = 3;
+/**
+ * Each store is measured as configured by default (small images kept in the API's memory, MEDIA_CACHE_MB), then
+ * with MEDIA_CACHE_MB=0: every image read from the folder or from s3mock, the figure of the path itself.
+ */
+const CACHE_SETTINGS = [
+  ['', {}],
+  [' without the image cache (MEDIA_CACHE_MB=0)', { MEDIA_CACHE_MB: '0' }],
+] as const;
 const IMAGE_BYTES = 200 * 1024;
 const root = resolve(__dirname, '..');
 
 /**
  * serve-image throughput at c=16 for a 200 kB PNG, each beside the same bytes served the plainest way in the
  * same run: with the local-folder store, express.static over the very file the store keeps (in a process of
- * its own, like the API); with the S3 store, s3mock answering a GET of the object itself. Ours pays for the
- * token, the entry lookup in Postgres (revoked? another project's?) and the store's read.
+ * its own, like the API); with the S3 store, s3mock answering a GET of the object itself. Each once with the
+ * API's image cache (the default) and once without it. Ours pays for the token, the entry check (revoked?
+ * another project's? kept per process until the project's entries change) and the store's read.
  */
 export async function serveImageBench(options: ServeImageOptions = {}): Promise<BenchRow[]> {
   const concurrency = options.concurrency ?? 16;
@@ -39,21 +48,29 @@ export async function serveImageBench(options: ServeImageOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'broadsheet-bench-media-'));
   try {
     const key = await storeImage({ MEDIA_STORAGE_DIR: dir }, image);
-    const api = await startNode([...apiNodeArgs(), 'dist/src/main.js'], { MEDIA_STORAGE_DIR: dir });
     // express.static over the store's own folder: the same file on disk, the same kind of process.
     const baseline = await startNode(['-e', STATIC_SERVER, join(dir, 'objects')], {});
     try {
-      rows.push(
-        await measure(
-          `serve-image 200 kB PNG, local folder store, vs express.static of the same file (c=${concurrency})`,
-          { url: `${api.url}/api/2026-03/mediaLibrary/serve-image/${key.key}`, token: key.token },
-          { url: `${baseline.url}/${key.key}` },
-          concurrency,
-          durationMs,
-        ),
-      );
+      for (const [label, cache] of CACHE_SETTINGS) {
+        const api = await startNode([...apiNodeArgs(), 'dist/src/main.js'], {
+          MEDIA_STORAGE_DIR: dir,
+          ...cache,
+        });
+        try {
+          rows.push(
+            await measure(
+              `serve-image 200 kB PNG, local folder store${label}, vs express.static of the same file (c=${concurrency})`,
+              { url: `${api.url}/api/2026-03/mediaLibrary/serve-image/${key.key}`, token: key.token },
+              { url: `${baseline.url}/${key.key}` },
+              concurrency,
+              durationMs,
+            ),
+          );
+        } finally {
+          api.child.kill('SIGTERM');
+        }
+      }
     } finally {
-      api.child.kill('SIGTERM');
       baseline.child.kill('SIGTERM');
     }
   } finally {
@@ -76,19 +93,21 @@ export async function serveImageBench(options: ServeImageOptions = {}): Promise<
     let stored: { key: string; token: string } | undefined;
     try {
       stored = await storeImage(env, image);
-      const api = await startNode([...apiNodeArgs(), 'dist/src/main.js'], env);
-      try {
-        rows.push(
-          await measure(
-            `serve-image 200 kB PNG, S3 store, vs a GET from s3mock itself (c=${concurrency})`,
-            { url: `${api.url}/api/2026-03/mediaLibrary/serve-image/${stored.key}`, token: stored.token },
-            { url: `${endpoint}/${storage.bucket}/${stored.key}` },
-            concurrency,
-            durationMs,
-          ),
-        );
-      } finally {
-        api.child.kill('SIGTERM');
+      for (const [label, cache] of CACHE_SETTINGS) {
+        const api = await startNode([...apiNodeArgs(), 'dist/src/main.js'], { ...env, ...cache });
+        try {
+          rows.push(
+            await measure(
+              `serve-image 200 kB PNG, S3 store${label}, vs a GET from s3mock itself (c=${concurrency})`,
+              { url: `${api.url}/api/2026-03/mediaLibrary/serve-image/${stored.key}`, token: stored.token },
+              { url: `${endpoint}/${storage.bucket}/${stored.key}` },
+              concurrency,
+              durationMs,
+            ),
+          );
+        } finally {
+          api.child.kill('SIGTERM');
+        }
       }
     } finally {
       if (stored)

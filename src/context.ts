@@ -5,6 +5,7 @@ import { ApiClientCache } from './db/api-client-cache';
 import { createPool, type Pool } from './db/pool';
 import { ProjectConfigCache } from './db/project-config-cache';
 import { RateLimitCounter } from './db/rate-limit-counter';
+import { ServedImageCache } from './db/served-image-cache';
 import { publicAddressPolicy, type PublicAddressPolicy } from './domain/public-addresses';
 import { cursorCodec, type CursorCodec } from './domain/search-cursor';
 import { authenticate } from './http/middleware/authenticate';
@@ -54,6 +55,8 @@ export interface AppContext {
   windowSettler: WindowSettler;
   /** Search answers per project and query, dropped on the indexer's notifications (starts at the first search). */
   searchAnswers: SearchAnswerCache;
+  /** serve-image's servable keys per project, dropped on media entry notifications (starts at the first image). */
+  servedImages: ServedImageCache;
   /** Signs search cursors and opens the ones clients send back, with the key of config.search. */
   cursors: CursorCodec;
   /** Where media bytes live (config.media.storage): a local folder or an S3-compatible bucket. */
@@ -84,9 +87,10 @@ export async function createContext(
   const cursors = cursorCodec(config.search.cursorKey);
   const rateLimits = new RateLimitCounter(pool, logger);
   const metrics = createMetrics({ pool, search, processRole: options.role ?? 'api' });
-  const objects = createObjectStore(config.media.storage);
+  const objects = createObjectStore(config.media.storage, config.media.cacheBytes);
   const addresses = publicAddressPolicy();
   const searchAnswers = new SearchAnswerCache(pool, config.searchCache);
+  const servedImages = new ServedImageCache(pool);
   const windowSettler = new WindowSettler({ db: pool, search, alias: index.alias, logger });
   return {
     config,
@@ -108,6 +112,7 @@ export async function createContext(
     cursors,
     objects: objects.store,
     searchAnswers,
+    servedImages,
     windowSettler,
     reads: createReads({
       pool,
@@ -117,6 +122,7 @@ export async function createContext(
       searchReadOptions: searchReadOptions(),
       publicBaseUrl: config.http.publicBaseUrl,
       answers: searchAnswers,
+      servedImages,
     }),
     commands: createCommands({
       pool,
@@ -135,6 +141,7 @@ export async function createContext(
       await search.close();
       await apiClients.close();
       await searchAnswers.close();
+      await servedImages.close();
       projectConfigs.close();
       await pool.end();
       objects.close();

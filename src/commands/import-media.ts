@@ -207,6 +207,8 @@ async function importOne(
       );
       return stored;
     });
+    // serve-image's cache in this process forgets the project's keys before the answer (others: notified).
+    deps.pool.changes.emit('media', projectId);
   } catch (error) {
     for (const { placed } of placedAll) if (placed.putByUs) await deleteObject(deps, placed.asset.key);
     throw error;

@@ -50,6 +50,8 @@ export async function patchMedia(
     }
     return stored;
   });
+  // serve-image's cache in this process forgets the project's keys before the answer (others: notified).
+  deps.pool.changes.emit('media', input.projectId);
   // A translation the batch removed takes its image with it, once the batch has committed.
   const kept = new Set(assetKeys(row));
   for (const key of before.filter((each) => !kept.has(each))) {

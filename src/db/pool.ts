@@ -9,6 +9,8 @@ import pg from 'pg';
 export interface LocalChanges {
   apiClient: [id: string];
   project: [projectId: number];
+  /** Any change to a project's media entries (serve-image's cache of servable keys). */
+  media: [projectId: number];
 }
 
 /**

@@ -4,6 +4,12 @@ import { AppError } from '../domain/errors';
 import type { ObjectStore, StoredObjectInfo } from '../storage/object-store';
 import { decideRange, ifRangeAllows, noneMatchHolds } from './conditional-get';
 
+/**
+ * Objects up to this size are answered from one read into memory (ObjectStore.getSmall), larger ones streamed:
+ * most web images are smaller, and memory stays bounded by this much per request in flight.
+ */
+export const IN_MEMORY_BYTES = 1024 * 1024;
+
 /** Headers that describe the bytes: taken back when an error answers instead. */
 const ENTITY_HEADERS = [
   'Accept-Ranges',
@@ -30,8 +36,9 @@ function setValidators(res: Response, info: StoredObjectInfo, cacheControl: stri
 /**
  * Answers a GET (or HEAD) with an object of the store, streamed: 200 whole, 206 for one range, 304 when the
  * client's If-None-Match holds, 416 for a range beyond the end. A plain GET costs one store request (its
- * answer brings the headers); a conditional, ranged or HEAD request asks for the object's head first. Memory
- * stays at one chunk in flight whatever the object's size.
+ * answer brings the headers); a conditional, ranged or HEAD request asks for the object's head first. An object
+ * of up to IN_MEMORY_BYTES may come read whole (one write); a larger one is streamed, so memory stays at one
+ * chunk in flight whatever its size.
  */
 export async function serveObject(
   objects: ObjectStore,
@@ -44,10 +51,14 @@ export async function serveObject(
     req.method === 'GET' && req.headers['if-none-match'] === undefined && req.headers.range === undefined;
   let info: StoredObjectInfo | null;
   let body: NodeJS.ReadableStream | undefined;
+  let bytes: Buffer | undefined;
   if (plain) {
-    const got = await objects.get(key);
+    const got = await objects.getSmall(key, IN_MEMORY_BYTES);
     info = got?.info ?? null;
-    body = got?.body;
+    if (got !== null) {
+      if ('bytes' in got) bytes = got.bytes;
+      else body = got.body;
+    }
   } else {
     info = await objects.head(key);
   }
@@ -61,7 +72,7 @@ export async function serveObject(
     return;
   }
   const range =
-    body === undefined && ifRangeAllows(req.get('if-range'), info.etag)
+    body === undefined && bytes === undefined && ifRangeAllows(req.get('if-range'), info.etag)
       ? decideRange(req.headers.range, info.size)
       : ({ kind: 'whole' } as const);
   if (range.kind === 'unsatisfiable') {
@@ -83,6 +94,10 @@ export async function serveObject(
   }
   if (req.method === 'HEAD') {
     res.end();
+    return;
+  }
+  if (bytes !== undefined) {
+    res.end(bytes);
     return;
   }
   if (body === undefined) {

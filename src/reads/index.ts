@@ -1,5 +1,6 @@
 import type { TransportRequestOptions } from '@elastic/elasticsearch';
 import type { Pool } from '../db/pool';
+import type { ServedImageLookup } from '../db/served-image-cache';
 import type { CursorCodec } from '../domain/search-cursor';
 import type { SearchClient } from '../search/client';
 import type { PublicationsIndex } from '../search/index-names';
@@ -36,6 +37,8 @@ export function createReads(deps: {
   publicBaseUrl?: string | undefined;
   /** Search answers kept per project and query, dropped by the indexer's write windows. */
   answers: SearchAnswerCache;
+  /** serve-image's entry lookups, kept until the project's media entries change. */
+  servedImages: ServedImageLookup;
 }) {
   return {
     categories: categoryReads(deps.pool),
@@ -52,7 +55,7 @@ export function createReads(deps: {
     projects: projectReads(deps.pool),
     publicationEvents: publicationEventReads(deps.pool),
     publications: publicationReads(deps),
-    servedImages: servedImageReads(deps.pool),
+    servedImages: servedImageReads(deps.servedImages),
   };
 }
 

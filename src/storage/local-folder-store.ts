@@ -1,6 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rmdir,
+  stat,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { LRUCache } from 'lru-cache';
@@ -10,6 +20,7 @@ import {
   clampRange,
   ObjectSizeMismatchError,
   type ObjectStore,
+  type SmallObject,
   type StoredObjectInfo,
 } from './object-store';
 
@@ -192,9 +203,46 @@ export class LocalFolderStore implements ObjectStore {
     key: string,
     range?: { start: number; end: number },
   ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null> {
+    const opened = await this.openCurrent(key);
+    if (opened === null) return null;
+    const { handle, info } = opened;
+    try {
+      const bounds = range === undefined ? undefined : clampRange(range, info.size);
+      return { info, body: handle.createReadStream(bounds === undefined ? {} : bounds) };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async getSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
+    const opened = await this.openCurrent(key);
+    if (opened === null) return null;
+    const { handle, info } = opened;
+    if (info.size > maxBytes) return { info, body: handle.createReadStream({}) };
+    try {
+      // One read of the size the open file has (a put renames a new file in; it never rewrites this one).
+      const bytes = Buffer.allocUnsafe(info.size);
+      let filled = 0;
+      while (filled < info.size) {
+        const { bytesRead } = await handle.read(bytes, filled, info.size - filled, filled);
+        if (bytesRead === 0)
+          throw new Error(`object ${key}: its file ended after ${filled} of ${info.size} bytes`);
+        filled += bytesRead;
+      }
+      return { info, bytes };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * The object's data file, opened, with the info of its sidecar; null for an unknown key. The file opened and
+   * the sidecar read must describe the same write: a put of the same key in between (data renamed, sidecar not
+   * yet) shows as another inode, and a second look finds them in step.
+   */
+  private async openCurrent(key: string): Promise<{ handle: FileHandle; info: StoredObjectInfo } | null> {
     const paths = this.paths(key);
-    // The file opened and the sidecar read must describe the same write: a put of the same key in between
-    // (data renamed, sidecar not yet) shows as another inode, and a second look finds them in step.
     for (let attempt = 1; ; attempt += 1) {
       let handle;
       try {
@@ -223,10 +271,7 @@ export class LocalFolderStore implements ObjectStore {
           sidecar = read;
           this.sidecars.set(key, { stamp, sidecar });
         }
-        const info = LocalFolderStore.info(key, sidecar);
-        const bounds = range === undefined ? undefined : clampRange(range, info.size);
-        const body = handle.createReadStream(bounds === undefined ? {} : bounds);
-        return { info, body };
+        return { handle, info: LocalFolderStore.info(key, sidecar) };
       } catch (error) {
         await handle.close().catch(() => undefined);
         throw error;

@@ -27,8 +27,18 @@ export interface ObjectStore {
     key: string,
     range?: { start: number; end: number },
   ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null>;
+  /**
+   * Like get of the whole object, but one of at most `maxBytes` comes read into memory (`bytes`), not as a
+   * stream: for a small image one read and one socket write cost a fraction of a stream's chunks. A larger
+   * object comes as get's stream.
+   */
+  getSmall(key: string, maxBytes: number): Promise<SmallObject | null>;
   delete(key: string): Promise<void>;
 }
+
+/** What getSmall answers: the bytes themselves when the object is small enough, else a stream of them. */
+export type SmallObject =
+  { info: StoredObjectInfo; bytes: Buffer } | { info: StoredObjectInfo; body: NodeJS.ReadableStream };
 
 /** A key no store accepts (see objectKeyProblem); a caller that lets one through has a bug, or bad input. */
 export class InvalidObjectKeyError extends Error {

@@ -1,3 +1,5 @@
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -17,6 +19,7 @@ import {
   ObjectSizeMismatchError,
   UnsatisfiableRangeError,
   type ObjectStore,
+  type SmallObject,
   type StoredObjectInfo,
 } from './object-store';
 
@@ -91,6 +94,81 @@ async function* parts(source: NodeJS.ReadableStream, size: number): AsyncGenerat
   if (pendingBytes > 0) yield Buffer.concat(pending);
 }
 
+/** The SHA-256 of an empty body: what a GET or HEAD signs as its payload. */
+const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+/** Attempts of one object read when S3 answers 5xx or a kept-alive connection turns out closed (as the SDK). */
+const READ_ATTEMPTS = 3;
+
+/** What the reads take from the SDK's resolved config: its endpoint rules, its region and its SigV4 signer. */
+interface SdkSigningConfig {
+  region: () => Promise<string>;
+  endpointProvider: (params: Record<string, unknown>) => {
+    url: URL;
+    properties?: { authSchemes?: Array<{ name?: string; signingName?: string; signingRegion?: string }> };
+  };
+  signer: () => Promise<{
+    sign(
+      request: {
+        method: string;
+        protocol: string;
+        hostname: string;
+        port?: number;
+        path: string;
+        query: Record<string, string>;
+        headers: Record<string, string>;
+      },
+      options: { signingRegion: string; signingService: string },
+    ): Promise<{ headers: Record<string, string> }>;
+  }>;
+}
+
+/** Where the bucket's objects are read, resolved once by the SDK's own endpoint rules. */
+interface ObjectEndpoint {
+  url: URL;
+  signingRegion: string;
+  signingName: string;
+  agent: http.Agent;
+}
+
+/** A key as S3 paths spell it: each segment percent-encoded (RFC 3986 unreserved characters kept), `/` kept. */
+function encodeKeyPath(key: string): string {
+  return key
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
+    .join('/');
+}
+
+/** A read S3 refused or failed, with its status and S3's error code (`AccessDenied`, `SlowDown` ...). */
+export class S3ReadError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    key: string,
+  ) {
+    super(`S3 answered ${status}${code === undefined ? '' : ` ${code}`} for the object ${key}`);
+    this.name = 'S3ReadError';
+  }
+}
+
+async function readError(response: IncomingMessage, key: string): Promise<S3ReadError> {
+  let text = '';
+  response.setEncoding('utf8');
+  for await (const chunk of response as AsyncIterable<string>) {
+    if (text.length < 16 * 1024) text += chunk;
+  }
+  return new S3ReadError(response.statusCode ?? 0, /<Code>([^<]*)<\/Code>/.exec(text)?.[1], key);
+}
+
+const header = (response: IncomingMessage, name: string): string | undefined => {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
 /**
  * Media bytes in an S3 bucket, or any S3-compatible store (MinIO, Ceph, s3mock ...), through the AWS SDK v3.
  * Several API processes on several machines share it. The bucket must exist; the store never creates it.
@@ -98,8 +176,10 @@ async function* parts(source: NodeJS.ReadableStream, size: number): AsyncGenerat
 export class S3Store implements ObjectStore {
   readonly client: S3Client;
   readonly bucket: string;
+  /** Resolved at the first read; null when the bucket's endpoint is not plain SigV4 (the SDK reads then). */
+  private objectEndpoint: Promise<ObjectEndpoint | null> | undefined;
 
-  constructor(options: S3StoreOptions) {
+  constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
     this.client = new S3Client({
       region: options.region,
@@ -231,14 +311,116 @@ export class S3Store implements ObjectStore {
     }
   }
 
+  /**
+   * Reads (GET and HEAD) skip the SDK's middleware stack, which cost more CPU per image than the rest of
+   * serve-image together: one request signed by the SDK's own SigV4 signer, to the endpoint its rules resolve
+   * for the bucket, over kept-alive connections (at most 50, like the SDK's), retried like the SDK on 5xx and
+   * on a kept-alive connection found closed. Writes and deletes go through the SDK.
+   */
+  private endpoint(): Promise<ObjectEndpoint | null> {
+    this.objectEndpoint ??= (async () => {
+      const config = this.client.config as unknown as SdkSigningConfig;
+      const region = await config.region();
+      const resolved = config.endpointProvider({
+        Bucket: this.bucket,
+        Region: region,
+        ForcePathStyle: this.options.forcePathStyle,
+        ...(this.options.endpoint === undefined ? {} : { Endpoint: this.options.endpoint }),
+        UseFIPS: false,
+        UseDualStack: false,
+        Accelerate: false,
+        UseGlobalEndpoint: false,
+        UseArnRegion: false,
+        DisableMultiRegionAccessPoints: false,
+        UseS3ExpressControlEndpoint: false,
+        DisableS3ExpressSessionAuth: false,
+      });
+      const scheme = resolved.properties?.authSchemes?.[0];
+      if (scheme !== undefined && scheme.name !== 'sigv4') return null;
+      const url = new URL(resolved.url.href);
+      const Agent = url.protocol === 'https:' ? https.Agent : http.Agent;
+      return {
+        url,
+        signingRegion: scheme?.signingRegion ?? region,
+        signingName: scheme?.signingName ?? 's3',
+        agent: new Agent({ keepAlive: true, maxSockets: 50 }),
+      };
+    })().catch(() => null);
+    return this.objectEndpoint;
+  }
+
+  /** S3's answer to a GET or HEAD of the object (5xx retried); undefined when the SDK must do the read. */
+  private async read(
+    method: 'GET' | 'HEAD',
+    key: string,
+    range?: { start: number; end: number },
+  ): Promise<IncomingMessage | undefined> {
+    const endpoint = await this.endpoint();
+    if (endpoint === null) return undefined;
+    const { url } = endpoint;
+    const signer = await (this.client.config as unknown as SdkSigningConfig).signer();
+    const path = `${url.pathname.replace(/\/$/, '')}/${encodeKeyPath(key)}`;
+    const port = url.port === '' ? undefined : Number(url.port);
+    for (let attempt = 1; ; attempt += 1) {
+      const signed = await signer.sign(
+        {
+          method,
+          protocol: url.protocol,
+          hostname: url.hostname,
+          ...(port === undefined ? {} : { port }),
+          path,
+          query: {},
+          headers: {
+            host: url.host,
+            'x-amz-content-sha256': EMPTY_BODY_SHA256,
+            ...(range === undefined ? {} : { range: `bytes=${range.start}-${range.end}` }),
+          },
+        },
+        { signingRegion: endpoint.signingRegion, signingService: endpoint.signingName },
+      );
+      let response: IncomingMessage;
+      try {
+        response = await new Promise<IncomingMessage>((resolve, reject) => {
+          const transport = url.protocol === 'https:' ? https : http;
+          transport
+            .request(
+              { method, hostname: url.hostname, port, path, headers: signed.headers, agent: endpoint.agent },
+              resolve,
+            )
+            .on('error', reject)
+            .end();
+        });
+      } catch (error) {
+        // Nothing came back (a refused connection, or a kept-alive one the server had closed): again.
+        if (attempt === READ_ATTEMPTS) throw error;
+        continue;
+      }
+      if ((response.statusCode ?? 0) < 500 || attempt === READ_ATTEMPTS) return response;
+      response.resume();
+    }
+  }
+
+  private infoOf(key: string, response: IncomingMessage): StoredObjectInfo {
+    const lastModified = header(response, 'last-modified');
+    // `bytes 2-5/10`: the whole object's size is after the slash.
+    const total = /\/(\d+)$/.exec(header(response, 'content-range') ?? '')?.[1];
+    return {
+      key,
+      size: Number(total ?? header(response, 'content-length') ?? 0),
+      contentType: header(response, 'content-type') ?? 'application/octet-stream',
+      etag: header(response, 'etag') ?? '""',
+      lastModified: lastModified === undefined ? new Date(0) : new Date(lastModified),
+    };
+  }
+
   async head(key: string): Promise<StoredObjectInfo | null> {
     checkObjectKey(key);
-    try {
-      return this.info(key, await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    const response = await this.read('HEAD', key);
+    if (response === undefined) return this.headViaSdk(key);
+    response.resume();
+    if (response.statusCode === 200) return this.infoOf(key, response);
+    if (response.statusCode === 404) return null;
+    throw new S3ReadError(response.statusCode ?? 0, undefined, key);
   }
 
   async get(
@@ -248,6 +430,36 @@ export class S3Store implements ObjectStore {
     checkObjectKey(key);
     // The bounds' own sanity (integers, start <= end); the object's size is S3's to check.
     if (range !== undefined) clampRange(range, Number.MAX_SAFE_INTEGER);
+    const response = await this.read('GET', key, range);
+    if (response === undefined) return this.getViaSdk(key, range);
+    const status = response.statusCode ?? 0;
+    if (status === 200 || status === 206) return { info: this.infoOf(key, response), body: response };
+    if (status === 404) {
+      response.resume();
+      return null;
+    }
+    if (status === 416) {
+      response.resume();
+      const head = await this.head(key);
+      if (head === null) return null;
+      throw new UnsatisfiableRangeError(head.size);
+    }
+    throw await readError(response, key);
+  }
+
+  private async headViaSdk(key: string): Promise<StoredObjectInfo | null> {
+    try {
+      return this.info(key, await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  private async getViaSdk(
+    key: string,
+    range?: { start: number; end: number },
+  ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null> {
     let output;
     try {
       output = await this.client.send(
@@ -260,7 +472,7 @@ export class S3Store implements ObjectStore {
     } catch (error) {
       if (isNotFound(error)) return null;
       if (isUnsatisfiableRange(error)) {
-        const head = await this.head(key);
+        const head = await this.headViaSdk(key);
         if (head === null) return null;
         throw new UnsatisfiableRangeError(head.size);
       }
@@ -272,6 +484,26 @@ export class S3Store implements ObjectStore {
     return { info: this.info(key, output, size), body: output.Body as Readable };
   }
 
+  /** The GET's answer read whole when its Content-Length is within `maxBytes`: one write to the client after. */
+  async getSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
+    const got = await this.get(key);
+    if (got === null || got.info.size > maxBytes) return got;
+    const bytes = Buffer.allocUnsafe(got.info.size);
+    let filled = 0;
+    for await (const chunk of got.body as AsyncIterable<Buffer>) {
+      if (filled + chunk.length > bytes.length) {
+        (got.body as Readable).destroy();
+        throw new Error(`object ${key}: S3 sent more than the ${bytes.length} bytes it announced`);
+      }
+      chunk.copy(bytes, filled);
+      filled += chunk.length;
+    }
+    if (filled !== bytes.length) {
+      throw new Error(`object ${key}: S3 sent ${filled} of the ${bytes.length} bytes it announced`);
+    }
+    return { info: got.info, bytes };
+  }
+
   async delete(key: string): Promise<void> {
     checkObjectKey(key);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
@@ -279,5 +511,6 @@ export class S3Store implements ObjectStore {
 
   close(): void {
     this.client.destroy();
+    void this.objectEndpoint?.then((endpoint) => endpoint?.agent.destroy());
   }
 }

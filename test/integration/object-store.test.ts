@@ -8,6 +8,7 @@ import {
   UnsatisfiableRangeError,
 } from '../../src/storage/object-store';
 import { LocalFolderStore } from '../../src/storage/local-folder-store';
+import { RecentObjects } from '../../src/storage/recent-objects';
 import { S3_PART_BYTES } from '../../src/storage/s3-store';
 import { storeBackends, type StoreBackend } from '../helpers/object-stores';
 
@@ -42,6 +43,72 @@ describe.each(storeBackends)('object store: %s', (_name, makeBackend) => {
     const got = await backend.store.get('1/m1/a/hello.txt');
     expect(got?.info.etag).toBe(stored.etag);
     expect(await text(got!.body)).toBe('hello, broadsheet');
+  });
+
+  it('when getSmall is asked, then the same info and bytes as get, in memory up to the bound, else a stream', async () => {
+    const bytes = Buffer.alloc(200 * 1024);
+    for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32BE(i, i);
+    const stored = await backend.store.put('1/small/a/img.bin', bytes, { contentType: 'image/png' });
+    const asBytes = async (got: Awaited<ReturnType<StoreBackend['store']['getSmall']>>) =>
+      got === null ? null : 'bytes' in got ? got.bytes : await bytesOf(got.body);
+
+    const within = await backend.store.getSmall('1/small/a/img.bin', bytes.length);
+    expect(within?.info).toMatchObject({ size: bytes.length, contentType: 'image/png', etag: stored.etag });
+    expect((await asBytes(within))?.equals(bytes)).toBe(true);
+    expect(within !== null && 'bytes' in within).toBe(true);
+
+    const beyond = await backend.store.getSmall('1/small/a/img.bin', bytes.length - 1);
+    expect(beyond !== null && 'body' in beyond).toBe(true);
+    expect((await asBytes(beyond))?.equals(bytes)).toBe(true);
+
+    expect(await backend.store.getSmall('1/small/none/img.bin', bytes.length)).toBeNull();
+  });
+
+  it('when a key has spaces, plus signs, brackets and non-ASCII letters, then get, getSmall and head find it', async () => {
+    const key = "1/odd/a b+c/Ünïcödé (1)!'*~=&.png";
+    const bytes = Buffer.from('odd key');
+    await backend.store.put(key, bytes, { contentType: 'image/png' });
+    expect(await text((await backend.store.get(key))!.body)).toBe('odd key');
+    const small = await backend.store.getSmall(key, 1024);
+    expect(small !== null && ('bytes' in small ? small.bytes : await bytesOf(small.body)).equals(bytes)).toBe(
+      true,
+    );
+    expect(await backend.store.head(key)).toMatchObject({ key, size: bytes.length });
+  });
+
+  it('when small objects are read through RecentObjects, then they are kept in memory until put or deleted through it', async () => {
+    const recent = new RecentObjects(backend.store, 1024 * 1024);
+    const key = '1/recent/a/img.png';
+    await recent.put(key, Buffer.from('first'), { contentType: 'image/png' });
+    const asText = async (got: Awaited<ReturnType<RecentObjects['getSmall']>>) =>
+      got === null ? null : 'bytes' in got ? got.bytes.toString() : await text(got.body);
+    expect(await asText(await recent.getSmall(key, 1024))).toBe('first');
+    // Gone from the store behind its back: still answered from memory (keys are never rewritten by the app).
+    await backend.store.delete(key);
+    expect(await asText(await recent.getSmall(key, 1024))).toBe('first');
+    expect(await recent.head(key)).toMatchObject({ key, size: 5, contentType: 'image/png' });
+    // A bound below its size, or a ranged read, asks the store.
+    expect(await recent.getSmall(key, 4)).toBeNull();
+    expect(await recent.get(key)).toBeNull();
+
+    // A put through it replaces what it keeps; a delete through it forgets at once.
+    await recent.put(key, Buffer.from('second'), { contentType: 'image/png' });
+    expect(await asText(await recent.getSmall(key, 1024))).toBe('second');
+    await recent.delete(key);
+    expect(await recent.getSmall(key, 1024)).toBeNull();
+    expect(await recent.head(key)).toBeNull();
+  });
+
+  it('when RecentObjects is full, then the least recently read objects leave memory first', async () => {
+    const recent = new RecentObjects(backend.store, 3 * (1000 + 1024));
+    for (const name of ['a', 'b', 'c', 'd']) {
+      await backend.store.put(`1/full/${name}`, Buffer.alloc(1000, name), { contentType: 'image/png' });
+      expect(await recent.getSmall(`1/full/${name}`, 1024)).not.toBeNull();
+    }
+    for (const name of ['a', 'b', 'c', 'd']) await backend.store.delete(`1/full/${name}`);
+    // Room for three: `a` was pushed out, so only the store could answer it, and it no longer has it.
+    expect(await recent.getSmall('1/full/a', 1024)).toBeNull();
+    for (const name of ['b', 'c', 'd']) expect(await recent.getSmall(`1/full/${name}`, 1024)).not.toBeNull();
   });
 
   it('when a stream is put, then its bytes are stored whole, with or without an announced size', async () => {

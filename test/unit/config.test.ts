@@ -156,6 +156,9 @@ describe('loadConfig: media storage', () => {
       credentials: undefined,
       forcePathStyle: false,
     });
+    expect(loadConfig({ MEDIA_S3_BUCKET: 'media' }).media.cacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ MEDIA_CACHE_MB: '8' }).media.cacheBytes).toBe(8 * 1024 * 1024);
+    expect(loadConfig({ MEDIA_CACHE_MB: '0' }).media.cacheBytes).toBe(0);
   });
 
   it('when S3 settings come without a bucket, or half the credentials, then the start is refused naming them', () => {

@@ -1088,8 +1088,7 @@ export function buildOpenApiDocument(): Schema {
       },
       '/mediaLibrary/serve-image/{key}': {
         get: {
-          summary:
-            "An image's stored bytes in original dimensions, streamed (2025-03 on, so every version); HEAD too",
+          summary: "An image's stored bytes in original dimensions (2025-03 on, so every version); HEAD too",
           description:
             'The key is the asset key of a media library entry (or of one of its translations) and may contain ' +
             'slashes (2025/03/14/<uuid>.jpeg); it must not contain `.` or `..` segments, empty segments, ' +
