@@ -358,7 +358,7 @@ export const mediaIncomingMediaReferenceAnswer = z
   })
   .meta({ id: 'MediaIncomingMediaReference' });
 
-const mediaCursor = 'signs the id of the last item, null when the page is empty';
+const mediaCursor = 'signs the id of the last item; null when this page is not full (the last one)';
 
 export const mediaIncomingDocumentReferencesAnswer = listAnswer(
   mediaIncomingDocumentReferenceAnswer,
