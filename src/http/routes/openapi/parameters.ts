@@ -17,11 +17,22 @@ export type ParamsSchema = z.ZodType | ((version: ApiVersion) => z.ZodType);
  */
 export function parametersOf(sources: { path?: ParamsSchema; query?: ParamsSchema }): Schema[] {
   const variants = new Map<string, { parameter: Schema; labels: VersionLabel[] }>();
+  // A schema the versions share (not per version, or the same object) is converted once.
+  const converted = new Map<z.ZodType, Schema[]>();
+  const describe = (source: ParamsSchema, where: 'path' | 'query', version: ApiVersion) => {
+    const schema = resolveSource(source, version);
+    let parameters = converted.get(schema);
+    if (!parameters) {
+      parameters = parametersOfVersion(schema, where, version);
+      converted.set(schema, parameters);
+    }
+    return parameters;
+  };
   for (const label of VERSION_LABELS) {
     const version = ApiVersion.parse(label)!;
     const parameters = [
-      ...(sources.path ? parametersOfVersion(sources.path, 'path', version) : []),
-      ...(sources.query ? parametersOfVersion(sources.query, 'query', version) : []),
+      ...(sources.path ? describe(sources.path, 'path', version) : []),
+      ...(sources.query ? describe(sources.query, 'query', version) : []),
     ];
     for (const parameter of parameters) {
       const text = JSON.stringify(parameter);
@@ -103,8 +114,8 @@ const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(ty
  * transform into a number, a date) say it with `.meta()` (src/http/query-params.ts). A default is kept when
  * it is a value a client could send; descriptions (`.describe()`) become the parameter's.
  */
-function parametersOfVersion(source: ParamsSchema, where: 'path' | 'query', version: ApiVersion): Schema[] {
-  const object = objectOf(resolveSource(source, version));
+function parametersOfVersion(schema: z.ZodType, where: 'path' | 'query', version: ApiVersion): Schema[] {
+  const object = objectOf(schema);
   const input = convert(object, 'input');
   const output = convert(object, 'output');
   const inputProperties = (input.properties ?? {}) as Record<string, Schema>;
