@@ -23,7 +23,7 @@ export function parametersOf(sources: { path?: ParamsSchema; query?: ParamsSchem
     const schema = resolveSource(source, version);
     let parameters = converted.get(schema);
     if (!parameters) {
-      parameters = parametersOfVersion(schema, where, version);
+      parameters = parametersFrom(schema, where);
       converted.set(schema, parameters);
     }
     return parameters;
@@ -86,9 +86,9 @@ export function objectOf(schema: z.ZodType): z.ZodObject {
   return current as z.ZodObject;
 }
 
-/** The keys of a route's query (or path) schema a version takes: those it does not refuse whatever is sent. */
-export function acceptedKeys(source: ParamsSchema, version: ApiVersion): string[] {
-  return Object.entries(objectOf(resolveSource(source, version)).shape)
+/** The keys of a query (or path) schema's object a client may send: those it does not refuse whatever is sent. */
+function acceptedKeys(object: z.ZodObject): string[] {
+  return Object.entries(object.shape)
     .filter(([, schema]) => !refusesEverything(schema as z.ZodType))
     .map(([name]) => name);
 }
@@ -114,14 +114,14 @@ const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(ty
  * transform into a number, a date) say it with `.meta()` (src/http/query-params.ts). A default is kept when
  * it is a value a client could send; descriptions (`.describe()`) become the parameter's.
  */
-function parametersOfVersion(schema: z.ZodType, where: 'path' | 'query', version: ApiVersion): Schema[] {
+function parametersFrom(schema: z.ZodType, where: 'path' | 'query'): Schema[] {
   const object = objectOf(schema);
   const input = convert(object, 'input');
   const output = convert(object, 'output');
   const inputProperties = (input.properties ?? {}) as Record<string, Schema>;
   const outputProperties = (output.properties ?? {}) as Record<string, Schema>;
   const required = new Set((input.required ?? []) as string[]);
-  return acceptedKeys(object, version).map((name) => {
+  return acceptedKeys(object).map((name) => {
     const sent = inputProperties[name] ?? {};
     const parsed = outputProperties[name] ?? {};
     const plain =
@@ -153,17 +153,20 @@ function convert(schema: z.ZodType, io: 'input' | 'output'): Schema {
 /**
  * Refuses a description whose operations' path parameters are not exactly the `{names}` of their paths (a
  * route given another route's params schema), so such a slip stops the app at start instead of misleading
- * a client. Version-marked parameters are counted in every version they are marked for.
+ * a client. A path parameter described once per version (variants marked with their versions) counts once.
  */
 export function checkPathParameters<T extends Schema>(document: T): T {
   const paths = document.paths as Record<string, Record<string, { parameters?: Schema[] }>>;
   for (const [path, operations] of Object.entries(paths)) {
     const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
     for (const [method, operation] of Object.entries(operations)) {
-      const described = (operation.parameters ?? [])
-        .filter((parameter) => parameter.in === 'path')
-        .map((parameter) => String(parameter.name))
-        .sort();
+      const described = [
+        ...new Set(
+          (operation.parameters ?? [])
+            .filter((parameter) => parameter.in === 'path')
+            .map((parameter) => String(parameter.name)),
+        ),
+      ].sort();
       if (JSON.stringify(described) !== JSON.stringify(names)) {
         throw new Error(
           `${method.toUpperCase()} ${path} describes the path parameters ${described.join(', ') || 'none'}`,
