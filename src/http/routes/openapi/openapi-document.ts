@@ -89,7 +89,7 @@ import {
 } from '../publication-events/publication-events.schema';
 import { searchAnswer, searchQuery } from '../publications/publications.schema';
 import { openApiAnswer } from './openapi.schema';
-import { checkPathParameters, parametersOf } from './parameters';
+import { checkPathParameters, parametersOf, type Converted } from './parameters';
 import { inVersions } from './per-version';
 
 /**
@@ -287,6 +287,9 @@ const MEDIA_ENTRY_EXAMPLE = {
  */
 export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   const components: Record<string, Schema> = {};
+  /** A route's parameters (`parametersOf`); a schema several routes share is converted once. */
+  const converted: Converted = new Map();
+  const params = (sources: Parameters<typeof parametersOf>[0]) => parametersOf(sources, converted);
   /** An answer whose shape is the same in every version. */
   const out = (schema: z.ZodType) => answer(schema, '', components);
   /**
@@ -376,14 +379,14 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       put: {
         summary: `${only}The same for the document of the path (a documentId in the body must be it)`,
         security: planner,
-        parameters: parametersOf({ path: publicationDocumentParams }),
+        parameters: params({ path: publicationDocumentParams }),
         requestBody: body(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
         responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
       },
       delete: {
         summary: `${only}Stop following the document's publication (its record goes; the document is untouched)`,
         security: planner,
-        parameters: parametersOf({ path: publicationDocumentParams }),
+        parameters: params({ path: publicationDocumentParams }),
         responses: { 204: { description: 'No longer followed' }, ...errors(400, 401, 403, 404) },
       },
     },
@@ -417,14 +420,14 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       put: {
         summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
         security: planner,
-        parameters: parametersOf({ path: elementDocumentParams }),
+        parameters: params({ path: elementDocumentParams }),
         requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
         responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
       delete: {
         summary: `${only}Unlink the document from its element; the document stays as it is`,
         security: planner,
-        parameters: parametersOf({ path: elementDocumentParams }),
+        parameters: params({ path: elementDocumentParams }),
         responses: { 204: { description: 'Unlinked' }, ...errors(400, 401, 403, 404) },
       },
     },
@@ -503,7 +506,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary:
             'A file of the reference page: swagger-ui.css, swagger-ui-bundle.js, docs.js or favicon-32x32.png',
-          parameters: parametersOf({ path: docsAssetParams }),
+          parameters: params({ path: docsAssetParams }),
           responses: {
             200: {
               description: 'The file',
@@ -572,7 +575,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Legacy (v1 to 2025-05): one channel of the project',
           security: read,
-          parameters: parametersOf({ path: channelParams }),
+          parameters: params({ path: channelParams }),
           responses: { 200: json(channel), ...errors(400, 401, 403, 404) },
         },
       },
@@ -596,7 +599,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary:
             "One category; inheritMetadata fills in its parents' metadata, nearest first, never overwriting",
           security: read,
-          parameters: parametersOf({ path: categoryParams, query: categoryQuery }),
+          parameters: params({ path: categoryParams, query: categoryQuery }),
           responses: {
             200: json(out(categoryAnswer), 'OK', {
               id: 'local',
@@ -613,7 +616,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: "Menus of the project's default channel (v1, beta and 2025-03 only)",
           security: read,
-          parameters: parametersOf({ query: menusQuery }),
+          parameters: params({ query: menusQuery }),
           responses: { 200: json(menus), ...errors(400, 401, 403, 404) },
         },
       },
@@ -621,7 +624,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Menus of one channel (v1, beta and 2025-03 only)',
           security: read,
-          parameters: parametersOf({ path: menusParams, query: menusQuery }),
+          parameters: params({ path: menusParams, query: menusQuery }),
           responses: { 200: json(menus), ...errors(400, 401, 403, 404) },
         },
       },
@@ -636,7 +639,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'A design version',
           security: read,
-          parameters: parametersOf({ path: designParams }),
+          parameters: params({ path: designParams }),
           responses: { 200: json(design), ...errors(401, 403, 404) },
         },
       },
@@ -651,7 +654,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'templates with the content made safe (README, "Composition"); component conditions apply to content, ' +
             "html and includes. The body is optional; unpublished and other projects' documents are 404",
           security: read,
-          parameters: parametersOf({ path: compositionParams }),
+          parameters: params({ path: compositionParams }),
           requestBody: {
             required: false,
             description: 'optional as a whole: every key has a default',
@@ -694,7 +697,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'State and per-document log of an import job',
           security: write,
-          parameters: parametersOf({ query: ImportStatusQuery }),
+          parameters: params({ query: ImportStatusQuery }),
           responses: {
             200: json(out(importStatusAnswer), 'The job', {
               finished: true,
@@ -712,7 +715,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'Media library entries by ids (in the order asked, unknown ids left out), or the entry of a system by ' +
             'externalId and systemName; a bare array up to 2025-11, {results} from 2026-01',
           security: read,
-          parameters: parametersOf({ query: mediaListQuery }),
+          parameters: params({ query: mediaListQuery }),
           responses: { 200: json(listOf(mediaListAnswer)), ...errors(400, 401, 403) },
         },
       },
@@ -720,7 +723,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: "One media library entry (api-spec §2.7); another project's entry is 404",
           security: read,
-          parameters: parametersOf({ path: mediaParams }),
+          parameters: params({ path: mediaParams }),
           responses: { 200: json(mediaEntry, 'OK', MEDIA_ENTRY_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
         patch: {
@@ -729,7 +732,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             '2026-01, the note kept), unrevokeAsset (2026-01+; 409 ConflictError when not revoked), setMetadata, ' +
             'setTranslations; preserveUpdatedAt from 2026-03. One transaction per batch, a new version',
           security: write,
-          parameters: parametersOf({ path: mediaParams }),
+          parameters: params({ path: mediaParams }),
           requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
           responses: { 200: json(mediaEntry), ...errors(400, 401, 403, 404, 409, 413, 415) },
         },
@@ -740,7 +743,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'The published documents that use the entry (image directives and image metadata), by document id; ' +
             '{results, total, cursor} from 2026-01, where after takes the cursor of the previous page',
           security: read,
-          parameters: parametersOf({ path: mediaParams, query: mediaDocumentsPaging }),
+          parameters: params({ path: mediaParams, query: mediaDocumentsPaging }),
           responses: {
             200: json(listOf(mediaIncomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -752,7 +755,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary:
             'The media entries whose metadata refers to the entry, by entry id; {results, total, cursor} from 2026-01',
           security: read,
-          parameters: parametersOf({ path: mediaParams, query: mediaMediaPaging }),
+          parameters: params({ path: mediaParams, query: mediaMediaPaging }),
           responses: {
             200: json(listOf(mediaIncomingMediaReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -767,7 +770,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'are read from its bytes; a body sent as image/* that is not a readable image (or a truncated one) ' +
             'is a 400, one over MEDIA_UPLOAD_MAX_BYTES a 413',
           security: write,
-          parameters: parametersOf({ query: uploadQuery }),
+          parameters: params({ query: uploadQuery }),
           requestBody: {
             required: true,
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
@@ -797,7 +800,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Latest publications, filtered and paged (offset or id ranges for parallel exports)',
           security: read,
-          parameters: parametersOf({ query: latestPublicationsQuery }),
+          parameters: params({ query: latestPublicationsQuery }),
           responses: { 200: json(listOf(latestPublicationsAnswer)), ...errors(400, 401, 403, 503) },
         },
       },
@@ -805,7 +808,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'The latest publication of one document',
           security: read,
-          parameters: parametersOf({ path: documentIdParams, query: latestPublicationQuery }),
+          parameters: params({ path: documentIdParams, query: latestPublicationQuery }),
           responses: { 200: json(documentView, 'OK', DOCUMENT_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
       },
@@ -813,7 +816,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Renditions of the latest publication (up to 2025-07)',
           security: read,
-          parameters: parametersOf({ path: renditionHandlesParams }),
+          parameters: params({ path: renditionHandlesParams }),
           responses: {
             200: json(out(renditionsAnswer)),
             ...errors(400, 401, 403, 404),
@@ -824,7 +827,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'The latest draft (scopes public-api:write and public-api:drafts:read)',
           security: [{ bearer: ['public-api:write', 'public-api:drafts:read'] }],
-          parameters: parametersOf({ path: documentIdParams, query: latestDraftQuery }),
+          parameters: params({ path: documentIdParams, query: latestDraftQuery }),
           responses: { 200: json(documentView), ...errors(400, 401, 403, 404) },
         },
       },
@@ -832,7 +835,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         patch: {
           summary: 'Run document commands in one transaction (optimistic version, preconditions)',
           security: write,
-          parameters: parametersOf({ path: documentIdParams }),
+          parameters: params({ path: documentIdParams }),
           requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
             preconditions: [{ type: 'isPublished', value: false }],
@@ -851,7 +854,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         post: {
           summary: 'Create or update a delivery status report',
           security: write,
-          parameters: parametersOf({ path: documentIdParams }),
+          parameters: params({ path: documentIdParams }),
           requestBody: body(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
             publicationId: 7,
             deliveryHandle: 'print',
@@ -877,7 +880,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Full-text and filtered search over the latest publications (teasers, tickers)',
           security: read,
-          parameters: parametersOf({ query: searchQuery(cursors) }),
+          parameters: params({ query: searchQuery(cursors) }),
           responses: {
             200: json(listOf(searchAnswer)),
             ...errors(400, 401, 403, 503),
@@ -890,7 +893,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'Published documents whose latest publication points at this published document (metadata, link ' +
             'and include directives), ascending id; 404 when the document is not published',
           security: read,
-          parameters: parametersOf({
+          parameters: params({
             path: documentIdParams,
             query: incomingPaging(INCOMING_CURSOR_SIGNATURES.published, documentCursorKey),
           }),
@@ -906,7 +909,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'Media library entries whose metadata points at this published document, ascending id; 404 when ' +
             'the document is not published',
           security: read,
-          parameters: parametersOf({
+          parameters: params({
             path: documentIdParams,
             query: incomingPaging(INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey),
           }),
@@ -922,7 +925,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'Documents whose latest publication or current draft points at this document, published or not ' +
             '(scope public-api:drafts:read), ascending id',
           security: [{ bearer: ['public-api:drafts:read'] }],
-          parameters: parametersOf({
+          parameters: params({
             path: documentIdParams,
             query: incomingPaging(INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey),
           }),
@@ -939,7 +942,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'published documents (systemdata, metadata), newest-added first. At most 100 lists per answer: ' +
             'offset pages through more',
           security: read,
-          parameters: parametersOf({ query: documentListsQuery }),
+          parameters: params({ query: documentListsQuery }),
           responses: { 200: json(listOf(documentListsAnswer)), ...errors(400, 401, 403) },
         },
       },
@@ -947,7 +950,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'One document list with its first `limit` published documents (never wrapped)',
           security: read,
-          parameters: parametersOf({ path: documentListParams, query: documentListQuery }),
+          parameters: params({ path: documentListParams, query: documentListQuery }),
           responses: { 200: json(out(documentListAnswer)), ...errors(400, 401, 403, 404) },
         },
       },
@@ -955,7 +958,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Publication events, ascending id; page with id.gt',
           security: read,
-          parameters: parametersOf({ query: publicationEventsQuery }),
+          parameters: params({ query: publicationEventsQuery }),
           responses: {
             200: json(
               listOf(publicationEventsAnswer, [
@@ -998,7 +1001,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Publication events of one channel',
           security: read,
-          parameters: parametersOf({ path: channelParams, query: publicationEventsQuery }),
+          parameters: params({ path: channelParams, query: publicationEventsQuery }),
           responses: { 200: json(listOf(publicationEventsAnswer)), ...errors(400, 401, 403, 404) },
         },
       },
@@ -1015,7 +1018,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             "marked as invalid`; a key of no entry of the token's project is 404.",
           security: read,
           parameters: [
-            ...parametersOf({ path: serveImageParams }),
+            ...params({ path: serveImageParams }),
             {
               name: 'Range',
               in: 'header',

@@ -5,6 +5,9 @@ import { inVersions } from './per-version';
 
 type Schema = Record<string, unknown>;
 
+/** What `parametersOf` made of each schema, as path or query parameters. */
+export type Converted = Map<z.ZodType, { path?: Schema[]; query?: Schema[] }>;
+
 /** The zod schema a route parses its query or path parameters with: one for every version, or one per version. */
 export type ParamsSchema = z.ZodType | ((version: ApiVersion) => z.ZodType);
 
@@ -14,18 +17,20 @@ export type ParamsSchema = z.ZodType | ((version: ApiVersion) => z.ZodType);
  * schema has is described, one it does not is not, and a key a version refuses (`z.never()`, e.g. `after`
  * before 2026-01) is described only in the versions that take it. A parameter that differs by version is
  * described once per variant, each marked with the versions that have it (`inVersions`).
+ *
+ * `converted` keeps what a schema gave, so that a schema the versions or several routes share (one not built
+ * per version, `documentIdParams`) is converted once; pass one Map for a whole description.
  */
-export function parametersOf(sources: { path?: ParamsSchema; query?: ParamsSchema }): Schema[] {
+export function parametersOf(
+  sources: { path?: ParamsSchema; query?: ParamsSchema },
+  converted: Converted = new Map(),
+): Schema[] {
   const variants = new Map<string, { parameter: Schema; labels: VersionLabel[] }>();
-  // A schema the versions share (not per version, or the same object) is converted once.
-  const converted = new Map<z.ZodType, Schema[]>();
   const describe = (source: ParamsSchema, where: 'path' | 'query', version: ApiVersion) => {
     const schema = resolveSource(source, version);
-    let parameters = converted.get(schema);
-    if (!parameters) {
-      parameters = parametersFrom(schema, where);
-      converted.set(schema, parameters);
-    }
+    const known = converted.get(schema) ?? {};
+    const parameters = known[where] ?? parametersFrom(schema, where);
+    converted.set(schema, { ...known, [where]: parameters });
     return parameters;
   };
   for (const label of VERSION_LABELS) {
