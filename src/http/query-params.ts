@@ -10,7 +10,9 @@ import { under, valid, type Checked } from '../domain/validation';
 
 /**
  * zod pieces for query strings and path parameters, shared by every route schema so that the same parameter
- * is parsed, and its 400 worded, the same way everywhere.
+ * is parsed, and its 400 worded, the same way everywhere. The OpenAPI description of a route's parameters is
+ * generated from these (src/http/routes/openapi/parameters.ts): a piece that parses text into another type
+ * says with `.meta()` what a client sends, where zod's conversion cannot tell (a transform into a number).
  */
 export const VIEW_FIELDS = ['systemdata', 'metadata', 'content', 'references'] as const;
 export const DOCUMENT_TYPES = ['article', 'page', 'data-record'] as const;
@@ -20,7 +22,8 @@ export const noQueryParams = z.strictObject({});
 
 export const queryBoolean = z
   .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
-  .transform((v) => v === 'true');
+  .transform((v) => v === 'true')
+  .meta({ type: 'boolean' });
 
 export const commaList = z
   .string()
@@ -47,17 +50,28 @@ const idNumber = (pattern: RegExp, message: string) =>
   z.string().regex(pattern, { message }).refine(isExactId, { message: EXACT_ID_MESSAGE }).transform(Number);
 
 /** A non-negative id (documents, events) as a number: the bounds of id ranges. */
-export const idParam = idNumber(/^\d+$/, 'must be a non-negative integer id');
+export const idParam = idNumber(/^\d+$/, 'must be a non-negative integer id').meta({
+  type: 'integer',
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
+
+/** A positive document id sent as text: in a path, or as the string form of an id in a body. */
+const documentIdDigits = idNumber(/^[1-9]\d*$/, 'must be a positive integer');
 
 /** `{documentId}` of every documents/{documentId}/... route. */
-export const documentIdParam = idNumber(/^[1-9]\d*$/, 'must be a positive integer');
+export const documentIdParam = documentIdDigits.meta({
+  type: 'integer',
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
 
 /**
  * A document id in a JSON body: a number or a string of digits (clients send both), refused beyond
  * Number.MAX_SAFE_INTEGER in either form, where a number would name another row.
  */
 export const documentIdValue = z.union(
-  [z.number().int().positive().max(Number.MAX_SAFE_INTEGER), documentIdParam],
+  [z.number().int().positive().max(Number.MAX_SAFE_INTEGER), documentIdDigits],
   {
     error: (issue) =>
       issue.code === 'invalid_union' && issue.input !== undefined
@@ -77,25 +91,30 @@ export const idListParam = (maxItems: number) =>
     .transform((items) => items.map(Number));
 
 /** A date-time without an offset is read as UTC, so answers never depend on the server's zone. */
-export const dateTimeParam = z.string().transform((value, ctx) => {
-  const parsed = parseIsoDateTime(value);
-  if (parsed === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' });
-    return z.NEVER;
-  }
-  return parsed;
-});
+export const dateTimeParam = z
+  .string()
+  .transform((value, ctx) => {
+    const parsed = parseIsoDateTime(value);
+    if (parsed === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' });
+      return z.NEVER;
+    }
+    return parsed;
+  })
+  .meta({ type: 'string', format: 'date-time' });
 
 export const viewFields = commaList
   .refine((items) => items.every((item) => (VIEW_FIELDS as readonly string[]).includes(item)), {
     message: `must be a comma separated list of ${VIEW_FIELDS.join(', ')}`,
   })
-  .transform((items) => [...new Set(items)] as ViewField[]);
+  .transform((items) => [...new Set(items)] as ViewField[])
+  .describe(`comma separated: ${VIEW_FIELDS.join(', ')}`);
 
-export const documentTypesList = commaList.refine(
-  (items) => items.every((item) => (DOCUMENT_TYPES as readonly string[]).includes(item)),
-  { message: `must be a comma separated list of ${DOCUMENT_TYPES.join(', ')}` },
-);
+export const documentTypesList = commaList
+  .refine((items) => items.every((item) => (DOCUMENT_TYPES as readonly string[]).includes(item)), {
+    message: `must be a comma separated list of ${DOCUMENT_TYPES.join(', ')}`,
+  })
+  .describe(`comma separated: ${DOCUMENT_TYPES.join(', ')}`);
 
 /** The query string of a request URL as sent (without the `?`), e.g. to key a cache of parsed queries. */
 export function rawQueryString(url: string): string {
@@ -108,8 +127,13 @@ export function rawQueryString(url: string): string {
  * conditions accepts; a schema with them ends in `.transform(fromCheck(withConditions))`.
  */
 export const conditionParams = {
-  ignoreComponentConditions: queryBoolean.optional(),
-  componentConditions: z.string().optional(),
+  ignoreComponentConditions: queryBoolean
+    .optional()
+    .describe('keep every component regardless of its conditions'),
+  componentConditions: z
+    .string()
+    .optional()
+    .describe('JSON object {dateTime?: ISO date-time, brand?: string}; default now and the default brand'),
 };
 
 export type WithConditions<Q> = Omit<Q, keyof ConditionQuery> & { conditions: ConditionRequest | null };

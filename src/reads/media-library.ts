@@ -4,6 +4,7 @@ import { mediaQueries } from '../db/queries/media';
 import { mediaReferenceQueries } from '../db/queries/media-references';
 import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
+import { nextKey } from '../domain/incoming-references';
 import { toApiEntry } from '../domain/media';
 import type { CursorCodec } from '../domain/search-cursor';
 
@@ -31,16 +32,21 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
   const present = (view: MediaView) => (row: Parameters<typeof toApiEntry>[0]) =>
     toApiEntry(row, baseUrl(view), view.version.label);
 
-  /** The cursor of a page is its last id, signed: the next page starts after it. */
+  /**
+   * The cursor of a page is its last id, signed: the next page starts after it. A page shorter than `limit`
+   * is the last one and has none (null), as documents/{id}/incoming*References and search (api-spec §4.20),
+   * so a client that pages until the cursor is null never asks for an empty page after a short one.
+   */
   function paged<T extends { id: string | number }>(
     results: T[],
     total: number,
+    page: ReferencePage,
     version: ApiVersion,
     signature: string,
   ) {
     if (!version.wrapsLists) return results;
-    const last = results.at(-1);
-    return { results, total, cursor: last === undefined ? null : cursors.encode([last.id], signature) };
+    const next = nextKey(results, (item) => item.id, page.limit);
+    return { results, total, cursor: next === null ? null : cursors.encode([next], signature) };
   }
 
   async function assertExists(projectId: number, id: string): Promise<void> {
@@ -91,7 +97,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
         ...page,
         afterId: after,
       });
-      return paged(groups, total, version, INCOMING_DOCUMENTS_CURSOR);
+      return paged(groups, total, page, version, INCOMING_DOCUMENTS_CURSOR);
     },
 
     /** The media entries whose metadata refers to the entry, by entry id; 404 for no such entry. */
@@ -106,7 +112,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
           afterId: after,
         },
       );
-      return paged(groups, total, version, INCOMING_MEDIA_CURSOR);
+      return paged(groups, total, page, version, INCOMING_MEDIA_CURSOR);
     },
   };
 }

@@ -344,7 +344,8 @@ describe('mediaLibrary entries, patch and incoming references', () => {
           { id: documentB, references: [expect.objectContaining({ location: 'image-directive' })] },
         ],
         total: 2,
-        cursor: expect.any(String),
+        // Two of at most 100: the last page, so no cursor to an empty one.
+        cursor: null,
       });
       expect(response.body.results[0].references).toHaveLength(2);
       const bare = await reader.withVersion('2025-11').get('mediaLibrary/hero/incomingDocumentReferences');
@@ -364,6 +365,38 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       expect(third.body).toEqual({ results: [], total: 2, cursor: null });
       const byOffset = await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=1&offset=1');
       expect(byOffset.body.results).toEqual(second.body.results);
+    });
+
+    it('when a page is shorter than limit, then its cursor is null, as on the documents incoming references and search', async () => {
+      const first = await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=1');
+      expect(first.body).toMatchObject({
+        results: [{ id: documentA }],
+        total: 2,
+        cursor: expect.any(String),
+      });
+      const last = await reader.get(
+        `mediaLibrary/hero/incomingDocumentReferences?limit=2&after=${encodeURIComponent(first.body.cursor as string)}`,
+      );
+      expect(last.body).toEqual({
+        results: [{ id: documentB, references: expect.any(Array) }],
+        total: 2,
+        cursor: null,
+      });
+      expect(
+        (await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=2&offset=1')).body,
+      ).toEqual(last.body);
+      // The same rule as documents/{id}/incomingDocumentReferences: a cursor only on a full page.
+      const documents = await reader.get(`documents/${documentA}/incomingDocumentReferences?limit=100`);
+      expect(documents.status).toBe(200);
+      expect(documents.body.cursor).toBeNull();
+      expect((await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=100')).body).toMatchObject({
+        total: 2,
+        cursor: null,
+      });
+      expect((await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=2')).body).toMatchObject({
+        total: 2,
+        cursor: expect.any(String),
+      });
     });
 
     it('when a document is unpublished or republished without the image, then its references go with it', async () => {
@@ -404,7 +437,7 @@ describe('mediaLibrary entries, patch and incoming references', () => {
           },
         ],
         total: 2,
-        cursor: expect.any(String),
+        cursor: null,
       });
       // A patch of the metadata changes them in its transaction.
       await api.patch('mediaLibrary/gallery-a', { patches: [{ operation: 'setMetadata', metadata: {} }] });

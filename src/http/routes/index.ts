@@ -32,7 +32,7 @@ import { serveImageRoutes } from './media-library/serve-image.routes';
  */
 export function registerRoutes(router: Router, deps: RouteDeps): void {
   healthRoutes(router, deps);
-  openApiRoutes(router);
+  openApiRoutes(router, deps);
   docsRoutes(router);
   // Before any /documents/:documentId route, so 'latestPublications' is never read as a document id.
   latestPublicationsRoutes(router, deps);

@@ -5,7 +5,9 @@ export const categoryParams = z.object({ categoryId: z.string().min(1) });
 
 /** api-spec §4.2: every query parameter of GET categories/{categoryId}. */
 export const categoryQuery = z.strictObject({
-  inheritMetadata: queryBoolean.default(false),
+  inheritMetadata: queryBoolean
+    .default(false)
+    .describe("fill in the parents' metadata, nearest first, never overwriting"),
 });
 
 /** One item of GET categories (its answer: these in a bare array, or `{results}` from 2026-01). */

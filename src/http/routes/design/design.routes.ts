@@ -1,6 +1,8 @@
 import type { Router } from 'express';
+import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
+import { designParams } from './design.schema';
 
 /** GET design and GET design/{designVersion} (api-spec §4.5, §4.6). */
 export function designRoutes(router: Router, { auth, reads }: Pick<RouteDeps, 'auth' | 'reads'>): void {
@@ -9,6 +11,7 @@ export function designRoutes(router: Router, { auth, reads }: Pick<RouteDeps, 'a
   });
 
   router.get('/design/:designVersion', ...auth, requireScope('public-api:read'), async (req, res) => {
-    res.json(await reads.designs.byVersion(req.auth.projectId, String(req.params.designVersion)));
+    const { designVersion } = parseOrThrow(designParams, req.params);
+    res.json(await reads.designs.byVersion(req.auth.projectId, designVersion));
   });
 }

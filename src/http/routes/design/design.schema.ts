@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** `{designVersion}` of GET design/{designVersion}: the version as the design file names it. */
+export const designParams = z.object({
+  designVersion: z.string().min(1).describe('the version as the design names it, e.g. 1.0.0'),
+});
+
 /**
  * GET design and design/{designVersion} (supplement §8; designView in src/reads/designs.ts): every key
  * present, empty where the design has none. The design is the operator's file: a directive may carry keys

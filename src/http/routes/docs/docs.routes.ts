@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import type { Router } from 'express';
 import helmet from 'helmet';
 import { AppError } from '../../../domain/errors';
+import { parseOrThrow } from '../../../domain/validation';
+import { docsAssetParams, type DocsAsset } from './docs.schema';
 
 /** Where swagger-ui-dist lives: the page's renderer is served from node_modules, never from a CDN. */
 const SWAGGER_UI = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -21,15 +23,16 @@ const INITIALIZER = `window.addEventListener('load', function () {
 });
 `;
 
-/** The page's files, by the name it asks for them with. */
+/** The page's files, by the name it asks for them with: each of DOCS_ASSETS (which the description lists). */
 function loadAssets(): Map<string, { type: string; body: Buffer }> {
   const file = (name: string) => readFileSync(join(SWAGGER_UI, name));
-  return new Map([
-    ['swagger-ui.css', { type: 'text/css', body: file('swagger-ui.css') }],
-    ['swagger-ui-bundle.js', { type: 'text/javascript', body: file('swagger-ui-bundle.js') }],
-    ['docs.js', { type: 'text/javascript', body: Buffer.from(INITIALIZER) }],
-    ['favicon-32x32.png', { type: 'image/png', body: file('favicon-32x32.png') }],
-  ]);
+  const byName: Record<DocsAsset, { type: string; body: Buffer }> = {
+    'swagger-ui.css': { type: 'text/css', body: file('swagger-ui.css') },
+    'swagger-ui-bundle.js': { type: 'text/javascript', body: file('swagger-ui-bundle.js') },
+    'docs.js': { type: 'text/javascript', body: Buffer.from(INITIALIZER) },
+    'favicon-32x32.png': { type: 'image/png', body: file('favicon-32x32.png') },
+  };
+  return new Map(Object.entries(byName));
 }
 
 /**
@@ -73,11 +76,12 @@ export function docsRoutes(router: Router): void {
     res.type('html').send(page(req.apiVersion.label));
   });
   router.get('/docs/:asset', docsCsp, (req, res) => {
-    const asset = assets.get(String(req.params.asset));
+    const { asset: name } = parseOrThrow(docsAssetParams, req.params);
+    const asset = assets.get(name);
     if (!asset) {
       throw new AppError(404, {
         name: 'NotFound',
-        message: `The reference page has no file '${String(req.params.asset)}': ${[...assets.keys()].join(', ')}`,
+        message: `The reference page has no file '${name}': ${[...assets.keys()].join(', ')}`,
       });
     }
     res.set('Cache-Control', 'public, max-age=3600').type(asset.type).send(asset.body);

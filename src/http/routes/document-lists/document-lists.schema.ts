@@ -19,7 +19,8 @@ export const documentListParams = z.object({
     .refine((digits) => digits.length <= 10 && Number(digits) <= MAX_LIST_ID, {
       message: `must be a list id of at most ${MAX_LIST_ID}`,
     })
-    .transform(Number),
+    .transform(Number)
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_LIST_ID }),
 });
 
 /** api-spec §4.7: every query parameter of GET document-lists. */
@@ -28,22 +29,29 @@ export const documentListsQuery = z.strictObject({
     .string()
     .min(1, { message: 'must not be empty' })
     .max(200, { message: 'must be at most 200 characters long' })
-    .optional(),
-  limit: integerParam(0, MAX_LIMIT).default(10),
-  offset: integerParam(0, MAX_OFFSET).default(0),
+    .optional()
+    .describe('only lists whose name contains this (case-insensitive)'),
+  limit: integerParam(0, MAX_LIMIT).default(10).describe('documents resolved per list'),
+  offset: integerParam(0, MAX_OFFSET).default(0).describe('lists skipped'),
 });
 
 /** api-spec §4.8: every query parameter of GET document-lists/{id}. */
 export const documentListQuery = z
   .strictObject({
-    reverse: queryBoolean.default(true),
+    reverse: queryBoolean
+      .default(true)
+      .describe('true: newest-added first; false: the order seen in the editor'),
     fields: commaList
       .refine((items) => items.every((item) => (LIST_FIELDS as readonly string[]).includes(item)), {
         message: `must be a comma separated list of ${LIST_FIELDS.join(', ')}`,
       })
       .transform((items) => [...new Set(items)] as ListDocumentField[])
-      .default(['systemdata', 'metadata']),
-    limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
+      .default(['systemdata', 'metadata'])
+      .meta({
+        default: 'systemdata,metadata',
+        description: `comma separated: ${LIST_FIELDS.join(', ')}`,
+      }),
+    limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT).describe('documents resolved'),
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));

@@ -23,9 +23,13 @@ export function incomingReferencesQuery<K>(
     z
       .strictObject({
         limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
-        offset: integerParam(0, MAX_OFFSET).default(0),
+        offset: integerParam(0, MAX_OFFSET).default(0).describe('not with after'),
         after: version.wrapsLists
-          ? z.string().min(1, { message: 'must not be empty' }).optional()
+          ? z
+              .string()
+              .min(1, { message: 'must not be empty' })
+              .optional()
+              .describe('the cursor of the previous page (instead of offset)')
           : z
               .never({
                 error: `is not available in API version ${version.label}; cursors exist from 2026-01`,

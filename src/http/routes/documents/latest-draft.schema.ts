@@ -11,7 +11,7 @@ export const latestDraftQuery = perVersion((version) =>
       fields: viewFields.optional(),
       // Renditions were removed in 2025-09 (api-spec §9): from then on the parameter itself is an error.
       renditions: version.atMost('2025-07')
-        ? commaList.optional()
+        ? commaList.optional().describe('comma separated rendition handles')
         : z
             .never({ error: `is not available in API version ${version.label}, only up to 2025-07` })
             .optional(),

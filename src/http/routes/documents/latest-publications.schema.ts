@@ -25,19 +25,33 @@ export const latestPublicationsQuery = z
     fields: viewFields.optional(),
     limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
     offset: integerParam(0, MAX_OFFSET).default(0),
-    reverse: queryBoolean.default(false),
-    homepage: queryBoolean.default(false),
-    contentTypes: commaList.optional(),
+    reverse: queryBoolean.default(false).describe('ascending lastPublicationDate'),
+    homepage: queryBoolean.default(false).describe('only the project homepage'),
+    contentTypes: commaList.optional().describe('comma separated'),
     documentTypes: documentTypesList.optional(),
-    id: idListParam(MAX_IDS).optional(),
-    'id.gt': idParam.optional(),
-    'id.gte': idParam.optional(),
-    'id.lt': idParam.optional(),
-    'id.lte': idParam.optional(),
-    'publishedAt.gt': dateTimeParam.transform((date) => date.toISOString()).optional(),
-    'publishedAt.gte': dateTimeParam.transform((date) => date.toISOString()).optional(),
-    'publishedAt.lt': dateTimeParam.transform((date) => date.toISOString()).optional(),
-    'publishedAt.lte': dateTimeParam.transform((date) => date.toISOString()).optional(),
+    id: idListParam(MAX_IDS)
+      .optional()
+      .describe(`one document id or a comma separated list of at most ${MAX_IDS}`),
+    'id.gt': idParam.optional().describe('document id range'),
+    'id.gte': idParam.optional().describe('document id range'),
+    'id.lt': idParam.optional().describe('document id range'),
+    'id.lte': idParam.optional().describe('document id range'),
+    'publishedAt.gt': dateTimeParam
+      .transform((date) => date.toISOString())
+      .optional()
+      .describe('lastPublicationDate range'),
+    'publishedAt.gte': dateTimeParam
+      .transform((date) => date.toISOString())
+      .optional()
+      .describe('lastPublicationDate range'),
+    'publishedAt.lt': dateTimeParam
+      .transform((date) => date.toISOString())
+      .optional()
+      .describe('lastPublicationDate range'),
+    'publishedAt.lte': dateTimeParam
+      .transform((date) => date.toISOString())
+      .optional()
+      .describe('lastPublicationDate range'),
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));

@@ -4,7 +4,9 @@ import { ImportLogSchema } from '../../../domain/import-request';
 export { ImportRequestSchema as ImportDocumentsBody } from '../../../domain/import-request';
 
 export const ImportStatusQuery = z.strictObject({
-  id: z.uuid({ message: 'must be an import job id (uuid)' }),
+  id: z
+    .uuid({ message: 'must be an import job id (uuid)' })
+    .describe('the job id answered by POST import/documents'),
 });
 
 /** The answer of POST import/documents: the id of the job it queued. */

@@ -69,9 +69,18 @@ const oneText = (name: string, max: number) =>
 /** supplement §9: GET mediaLibrary by `ids`, or by `externalId` with `systemName`; one of the two. */
 export const mediaListQuery = z
   .strictObject({
-    ids: z.unknown().transform(fromCheck(mediaIdList)).optional(),
-    externalId: oneText('external id', 200).optional(),
-    systemName: oneText('system name', 100).optional(),
+    ids: z
+      .unknown()
+      .transform(fromCheck(mediaIdList))
+      .optional()
+      .meta({
+        type: 'string',
+        description: `comma separated media ids (max ${MAX_MEDIA_ENTRIES}); also ids[0]=…&ids[1]=… or repeated ids=`,
+      }),
+    externalId: oneText('external id', 200)
+      .optional()
+      .describe('with systemName: the entry a system knows by this id'),
+    systemName: oneText('system name', 100).optional().describe('with externalId'),
   })
   .transform((query, ctx) => {
     if (query.ids !== undefined) {
@@ -110,7 +119,7 @@ export const incomingReferencesQuery = (cursors: CursorCodec, kind: 'documents' 
     z
       .strictObject({
         limit: integerParam(1, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
-        offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0),
+        offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0).describe('not with after'),
         after: version.wrapsLists
           ? z
               .string()
@@ -133,6 +142,7 @@ export const incomingReferencesQuery = (cursors: CursorCodec, kind: 'documents' 
                 }),
               )
               .optional()
+              .describe('the cursor of the previous page (instead of offset)')
           : z.never({ error: `is not available in API version ${version.label} (from 2026-01)` }).optional(),
       })
       .refine((query) => query.after === undefined || query.offset === 0, {
@@ -196,7 +206,12 @@ export const importMediaBody = z.strictObject({
 
 /** POST mediaLibrary/uploads: the file's name, optional (else `upload.<ext>`). */
 export const uploadQuery = z.strictObject({
-  filename: z.string().min(1).max(200).optional(),
+  filename: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('the file name the entry shows (default upload.<ext>)'),
 });
 
 /** api-spec §4.18, per version: note from 2026-01, unrevokeAsset from 2026-01, preserveUpdatedAt from 2026-03. */
@@ -343,7 +358,7 @@ export const mediaIncomingMediaReferenceAnswer = z
   })
   .meta({ id: 'MediaIncomingMediaReference' });
 
-const mediaCursor = 'signs the id of the last item, null when the page is empty';
+const mediaCursor = 'signs the id of the last item; null when this page is not full (the last one)';
 
 export const mediaIncomingDocumentReferencesAnswer = listAnswer(
   mediaIncomingDocumentReferenceAnswer,

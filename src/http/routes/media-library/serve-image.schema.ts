@@ -12,5 +12,6 @@ export const serveImageParams = z.object({
     .superRefine((key, ctx) => {
       const problem = objectKeyProblem(key);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+    })
+    .meta({ type: 'string', description: 'the asset key; may contain slashes' }),
 });

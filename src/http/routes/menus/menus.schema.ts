@@ -2,7 +2,11 @@ import { z } from 'zod';
 
 /** supplement §8: GET menus[/{channelHandle}] takes an optional `handle`. */
 export const menusQuery = z.strictObject({
-  handle: z.string().min(1).optional(),
+  handle: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('one menu by its handle (404 when unknown); all menus without it'),
 });
 
 export const menusParams = z.object({ channelHandle: z.string().min(1).optional() });

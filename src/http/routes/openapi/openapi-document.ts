@@ -9,43 +9,68 @@ import {
 import { requestSchema as commandRequestSchema } from '../../../domain/document-commands/schema';
 import { ImportRequestSchema } from '../../../domain/import-request';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
+import { documentCursorKey, mediaCursorKey } from '../../../domain/incoming-references';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
+import type { CursorCodec } from '../../../domain/search-cursor';
+import { INCOMING_CURSOR_SIGNATURES } from '../../../reads/incoming-references';
 import { errorAnswer, listAnswer } from '../../answers';
-import { categoryAnswer, categoryItem } from '../categories/categories.schema';
-import { channelAnswer } from '../channels/channels.schema';
-import { compositionAnswer, compositionBodySchema } from '../composition/composition.schema';
-import { designAnswer } from '../design/design.schema';
-import { documentListAnswer, documentListsAnswer } from '../document-lists/document-lists.schema';
+import { categoryAnswer, categoryItem, categoryParams, categoryQuery } from '../categories/categories.schema';
+import { channelAnswer, channelParams } from '../channels/channels.schema';
+import {
+  compositionAnswer,
+  compositionBodySchema,
+  compositionParams,
+} from '../composition/composition.schema';
+import { designAnswer, designParams } from '../design/design.schema';
+import { docsAssetParams } from '../docs/docs.schema';
+import {
+  documentListAnswer,
+  documentListParams,
+  documentListQuery,
+  documentListsAnswer,
+  documentListsQuery,
+} from '../document-lists/document-lists.schema';
 import { addDeliveryStatusBody, deliveryStatusAnswer } from '../documents/delivery-status.schema';
+import { documentIdParams } from '../documents/document-commands.schema';
 import { documentViewAnswer, renditionsAnswer } from '../documents/document-view.schema';
 import {
   incomingDocumentReferencesAnswer,
   incomingMediaReferencesAnswer,
+  incomingReferencesQuery,
 } from '../documents/incoming-references.schema';
-import { latestPublicationsAnswer } from '../documents/latest-publications.schema';
+import { latestDraftQuery } from '../documents/latest-draft.schema';
+import { latestPublicationQuery, renditionHandlesParams } from '../documents/latest-publication.schema';
+import { latestPublicationsAnswer, latestPublicationsQuery } from '../documents/latest-publications.schema';
 import { reEnrichAnswer, reEnrichBody } from '../enrichment/enrichment.schema';
 import { livenessAnswer, readinessAnswer } from '../health/health.schema';
-import { importStartedAnswer, importStatusAnswer } from '../import/import.schema';
+import { ImportStatusQuery, importStartedAnswer, importStatusAnswer } from '../import/import.schema';
 import {
   importMediaBodyDescription,
+  incomingReferencesQuery as mediaIncomingReferencesQuery,
   mediaEntryAnswer,
   mediaImportAnswer,
   mediaIncomingDocumentReferencesAnswer,
   mediaIncomingMediaReferencesAnswer,
   mediaListAnswer,
+  mediaListQuery,
+  mediaParams,
   mediaUploadAnswer,
   patchMediaBody,
+  uploadQuery,
 } from '../media-library/media-library.schema';
-import { menuAnswer } from '../menus/menus.schema';
+import { serveImageParams } from '../media-library/serve-image.schema';
+import { menuAnswer, menusParams, menusQuery } from '../menus/menus.schema';
 import {
   createElementBody,
   elementAnswer as elementAnswerSchema,
+  elementDocumentParams,
   updateElementBody,
   updateLinkedElementBody,
 } from '../planner/planner-element.schema';
 import {
   followBody,
   followDocumentBody,
+  publicationDocumentParams,
   publicationStateAnswer,
   statusesAnswer,
   statusesBody,
@@ -58,15 +83,21 @@ import {
   applyProjectConfigAnswer,
   projectConfigAnswer,
 } from '../project-config/project-config.schema';
-import { publicationEventsAnswer } from '../publication-events/publication-events.schema';
-import { searchAnswer } from '../publications/publications.schema';
+import {
+  publicationEventsAnswer,
+  publicationEventsQuery,
+} from '../publication-events/publication-events.schema';
+import { searchAnswer, searchQuery } from '../publications/publications.schema';
 import { openApiAnswer } from './openapi.schema';
+import { checkPathParameters, parametersOf, type Converted } from './parameters';
 import { inVersions } from './per-version';
 
 /**
  * The OpenAPI 3.1 description of the API. Every JSON body, request and answer alike, is generated from the zod
  * schema the route validates with or the answer schema in the route's `*.schema.ts` (which the tests parse
- * real answers with), so the description cannot drift from what the server accepts and answers.
+ * real answers with), and every query and path parameter from the zod schema the route parses `req.query`
+ * and `req.params` with (`parametersOf`), so the description cannot drift from what the server accepts and
+ * answers. Only headers are described by hand.
  */
 type Schema = Record<string, unknown>;
 
@@ -154,24 +185,6 @@ function versioned(
   };
 }
 
-const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
-});
-/** Ids are exact up to 2^53 - 1; a larger one is a 400 (src/http/query-params.ts). */
-const ID = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
-const DOCUMENT_ID = { ...ID, minimum: 1 };
-
-const pathParam = (name: string, schema: Schema = DOCUMENT_ID) => ({
-  name,
-  in: 'path',
-  required: true,
-  schema,
-});
-
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((status) => [
@@ -215,18 +228,6 @@ const body = (schema: Schema, description = 'The body', example?: unknown) => ({
   required: true,
   ...json(schema, description, example),
 });
-
-const conditionParams = [
-  query('ignoreComponentConditions', 'keep every component regardless of its conditions', {
-    type: 'boolean',
-  }),
-  query(
-    'componentConditions',
-    'JSON object {dateTime?: ISO date-time, brand?: string}; default now and the default brand',
-  ),
-];
-
-const MEDIA_ID = { type: 'string', pattern: '^[a-zA-Z0-9-]{1,32}$' };
 
 /** What a published article looks like (fields systemdata, metadata, content, references). */
 const DOCUMENT_EXAMPLE = {
@@ -280,8 +281,15 @@ const MEDIA_ENTRY_EXAMPLE = {
   translations: [{ locale: 'de', metadata: { caption: 'Der Ratssaal' } }],
 };
 
-export function buildOpenApiDocument(): Schema {
+/**
+ * The description of every version. `cursors` is the process's cursor codec: the query schemas of the paged
+ * routes close over it, and are built here as their routes build them (it is never called while describing).
+ */
+export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   const components: Record<string, Schema> = {};
+  /** A route's parameters (`parametersOf`); a schema several routes share is converted once. */
+  const converted: Converted = new Map();
+  const params = (sources: Parameters<typeof parametersOf>[0]) => parametersOf(sources, converted);
   /** An answer whose shape is the same in every version. */
   const out = (schema: z.ZodType) => answer(schema, '', components);
   /**
@@ -371,14 +379,14 @@ export function buildOpenApiDocument(): Schema {
       put: {
         summary: `${only}The same for the document of the path (a documentId in the body must be it)`,
         security: planner,
-        parameters: [pathParam('documentId')],
+        parameters: params({ path: publicationDocumentParams }),
         requestBody: body(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
         responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
       },
       delete: {
         summary: `${only}Stop following the document's publication (its record goes; the document is untouched)`,
         security: planner,
-        parameters: [pathParam('documentId')],
+        parameters: params({ path: publicationDocumentParams }),
         responses: { 204: { description: 'No longer followed' }, ...errors(400, 401, 403, 404) },
       },
     },
@@ -412,33 +420,27 @@ export function buildOpenApiDocument(): Schema {
       put: {
         summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
         security: planner,
-        parameters: [pathParam('documentId')],
+        parameters: params({ path: elementDocumentParams }),
         requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
         responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
       delete: {
         summary: `${only}Unlink the document from its element; the document stays as it is`,
         security: planner,
-        parameters: [pathParam('documentId')],
+        parameters: params({ path: elementDocumentParams }),
         responses: { 204: { description: 'Unlinked' }, ...errors(400, 401, 403, 404) },
       },
     },
   });
   const read = [{ bearer: ['public-api:read'] }];
-  const referencePaging = [
-    query('limit', '1..100, default 100', { type: 'integer', minimum: 1, maximum: 100 }),
-    query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-    inVersions({ from: '2026-01' }, query('after', 'the cursor of the previous page (instead of offset)')),
-  ];
   const write = [{ bearer: ['public-api:write'] }];
-  const incomingPaging = [
-    query('limit', 'default 100, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
-    query('offset', 'default 0, max 10000; not with after', { type: 'integer', minimum: 0, maximum: 10000 }),
-    inVersions({ from: '2026-01' }, query('after', 'the cursor of the previous page (2026-01 and later)')),
-  ];
-  const fieldsParam = query('fields', 'comma separated: systemdata, metadata, content, references');
+  // The query schemas that close over the process's cursor codec, built as their routes build them.
+  const mediaDocumentsPaging = mediaIncomingReferencesQuery(cursors, 'documents');
+  const mediaMediaPaging = mediaIncomingReferencesQuery(cursors, 'media');
+  const incomingPaging = (signature: string, keyOf: Parameters<typeof incomingReferencesQuery>[2]) =>
+    incomingReferencesQuery(cursors, signature, keyOf);
 
-  return {
+  return checkPathParameters({
     openapi: '3.1.0',
     info: {
       title: 'Broadsheet API',
@@ -504,12 +506,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary:
             'A file of the reference page: swagger-ui.css, swagger-ui-bundle.js, docs.js or favicon-32x32.png',
-          parameters: [
-            pathParam('asset', {
-              type: 'string',
-              enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js', 'favicon-32x32.png'],
-            }),
-          ],
+          parameters: params({ path: docsAssetParams }),
           responses: {
             200: {
               description: 'The file',
@@ -578,7 +575,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Legacy (v1 to 2025-05): one channel of the project',
           security: read,
-          parameters: [pathParam('channelHandle', { type: 'string' })],
+          parameters: params({ path: channelParams }),
           responses: { 200: json(channel), ...errors(400, 401, 403, 404) },
         },
       },
@@ -602,10 +599,7 @@ export function buildOpenApiDocument(): Schema {
           summary:
             "One category; inheritMetadata fills in its parents' metadata, nearest first, never overwriting",
           security: read,
-          parameters: [
-            pathParam('categoryId', { type: 'string' }),
-            query('inheritMetadata', 'default false', { type: 'boolean' }),
-          ],
+          parameters: params({ path: categoryParams, query: categoryQuery }),
           responses: {
             200: json(out(categoryAnswer), 'OK', {
               id: 'local',
@@ -622,7 +616,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: "Menus of the project's default channel (v1, beta and 2025-03 only)",
           security: read,
-          parameters: [query('handle', 'one menu by its handle (404 when unknown); all menus without it')],
+          parameters: params({ query: menusQuery }),
           responses: { 200: json(menus), ...errors(400, 401, 403, 404) },
         },
       },
@@ -630,10 +624,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Menus of one channel (v1, beta and 2025-03 only)',
           security: read,
-          parameters: [
-            pathParam('channelHandle', { type: 'string' }),
-            query('handle', 'one menu by its handle (404 when unknown); all menus without it'),
-          ],
+          parameters: params({ path: menusParams, query: menusQuery }),
           responses: { 200: json(menus), ...errors(400, 401, 403, 404) },
         },
       },
@@ -648,7 +639,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'A design version',
           security: read,
-          parameters: [pathParam('designVersion', { type: 'string' })],
+          parameters: params({ path: designParams }),
           responses: { 200: json(design), ...errors(401, 403, 404) },
         },
       },
@@ -663,7 +654,7 @@ export function buildOpenApiDocument(): Schema {
             'templates with the content made safe (README, "Composition"); component conditions apply to content, ' +
             "html and includes. The body is optional; unpublished and other projects' documents are 404",
           security: read,
-          parameters: [pathParam('documentId')],
+          parameters: params({ path: compositionParams }),
           requestBody: {
             required: false,
             description: 'optional as a whole: every key has a default',
@@ -706,7 +697,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'State and per-document log of an import job',
           security: write,
-          parameters: [{ ...query('id', 'job id'), required: true }],
+          parameters: params({ query: ImportStatusQuery }),
           responses: {
             200: json(out(importStatusAnswer), 'The job', {
               finished: true,
@@ -724,13 +715,7 @@ export function buildOpenApiDocument(): Schema {
             'Media library entries by ids (in the order asked, unknown ids left out), or the entry of a system by ' +
             'externalId and systemName; a bare array up to 2025-11, {results} from 2026-01',
           security: read,
-          parameters: [
-            query('ids', 'comma separated media ids (max 100); also ids[0]=…&ids[1]=… or repeated ids=', {
-              type: 'string',
-            }),
-            query('externalId', 'with systemName: the entry a system knows by this id'),
-            query('systemName', 'with externalId'),
-          ],
+          parameters: params({ query: mediaListQuery }),
           responses: { 200: json(listOf(mediaListAnswer)), ...errors(400, 401, 403) },
         },
       },
@@ -738,7 +723,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: "One media library entry (api-spec §2.7); another project's entry is 404",
           security: read,
-          parameters: [pathParam('id', MEDIA_ID)],
+          parameters: params({ path: mediaParams }),
           responses: { 200: json(mediaEntry, 'OK', MEDIA_ENTRY_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
         patch: {
@@ -747,7 +732,7 @@ export function buildOpenApiDocument(): Schema {
             '2026-01, the note kept), unrevokeAsset (2026-01+; 409 ConflictError when not revoked), setMetadata, ' +
             'setTranslations; preserveUpdatedAt from 2026-03. One transaction per batch, a new version',
           security: write,
-          parameters: [pathParam('id', MEDIA_ID)],
+          parameters: params({ path: mediaParams }),
           requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
           responses: { 200: json(mediaEntry), ...errors(400, 401, 403, 404, 409, 413, 415) },
         },
@@ -758,7 +743,7 @@ export function buildOpenApiDocument(): Schema {
             'The published documents that use the entry (image directives and image metadata), by document id; ' +
             '{results, total, cursor} from 2026-01, where after takes the cursor of the previous page',
           security: read,
-          parameters: [pathParam('id', MEDIA_ID), ...referencePaging],
+          parameters: params({ path: mediaParams, query: mediaDocumentsPaging }),
           responses: {
             200: json(listOf(mediaIncomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -770,7 +755,7 @@ export function buildOpenApiDocument(): Schema {
           summary:
             'The media entries whose metadata refers to the entry, by entry id; {results, total, cursor} from 2026-01',
           security: read,
-          parameters: [pathParam('id', MEDIA_ID), ...referencePaging],
+          parameters: params({ path: mediaParams, query: mediaMediaPaging }),
           responses: {
             200: json(listOf(mediaIncomingMediaReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -785,7 +770,7 @@ export function buildOpenApiDocument(): Schema {
             'are read from its bytes; a body sent as image/* that is not a readable image (or a truncated one) ' +
             'is a 400, one over MEDIA_UPLOAD_MAX_BYTES a 413',
           security: write,
-          parameters: [query('filename', 'the file name the entry shows (default upload.<ext>)')],
+          parameters: params({ query: uploadQuery }),
           requestBody: {
             required: true,
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
@@ -815,24 +800,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Latest publications, filtered and paged (offset or id ranges for parallel exports)',
           security: read,
-          parameters: [
-            fieldsParam,
-            query('limit', '0..100, default 100', { type: 'integer', minimum: 0, maximum: 100 }),
-            query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-            query('reverse', 'ascending lastPublicationDate', { type: 'boolean' }),
-            query('homepage', 'only the project homepage', { type: 'boolean' }),
-            query('contentTypes', 'comma separated'),
-            query('documentTypes', 'comma separated: article, page, data-record'),
-            query('id', 'one id or a comma separated list'),
-            ...['gte', 'gt', 'lte', 'lt'].map((op) => query(`id.${op}`, 'document id range', ID)),
-            ...['gte', 'gt', 'lte', 'lt'].map((op) =>
-              query(`publishedAt.${op}`, 'lastPublicationDate range', {
-                type: 'string',
-                format: 'date-time',
-              }),
-            ),
-            ...conditionParams,
-          ],
+          parameters: params({ query: latestPublicationsQuery }),
           responses: { 200: json(listOf(latestPublicationsAnswer)), ...errors(400, 401, 403, 503) },
         },
       },
@@ -840,12 +808,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'The latest publication of one document',
           security: read,
-          parameters: [
-            pathParam('documentId'),
-            fieldsParam,
-            inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
-            ...conditionParams,
-          ],
+          parameters: params({ path: documentIdParams, query: latestPublicationQuery }),
           responses: { 200: json(documentView, 'OK', DOCUMENT_EXAMPLE), ...errors(400, 401, 403, 404) },
         },
       },
@@ -853,7 +816,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Renditions of the latest publication (up to 2025-07)',
           security: read,
-          parameters: [pathParam('documentId'), pathParam('renditionHandles', { type: 'string' })],
+          parameters: params({ path: renditionHandlesParams }),
           responses: {
             200: json(out(renditionsAnswer)),
             ...errors(400, 401, 403, 404),
@@ -864,12 +827,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'The latest draft (scopes public-api:write and public-api:drafts:read)',
           security: [{ bearer: ['public-api:write', 'public-api:drafts:read'] }],
-          parameters: [
-            pathParam('documentId'),
-            fieldsParam,
-            inVersions({ to: '2025-07' }, query('renditions', 'comma separated handles; up to 2025-07 only')),
-            ...conditionParams,
-          ],
+          parameters: params({ path: documentIdParams, query: latestDraftQuery }),
           responses: { 200: json(documentView), ...errors(400, 401, 403, 404) },
         },
       },
@@ -877,7 +835,7 @@ export function buildOpenApiDocument(): Schema {
         patch: {
           summary: 'Run document commands in one transaction (optimistic version, preconditions)',
           security: write,
-          parameters: [pathParam('documentId')],
+          parameters: params({ path: documentIdParams }),
           requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
             preconditions: [{ type: 'isPublished', value: false }],
@@ -896,7 +854,7 @@ export function buildOpenApiDocument(): Schema {
         post: {
           summary: 'Create or update a delivery status report',
           security: write,
-          parameters: [pathParam('documentId')],
+          parameters: params({ path: documentIdParams }),
           requestBody: body(fromZod(addDeliveryStatusBody, 'DeliveryStatus', components), 'The report', {
             publicationId: 7,
             deliveryHandle: 'print',
@@ -922,26 +880,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Full-text and filtered search over the latest publications (teasers, tickers)',
           security: read,
-          parameters: [
-            query('search', 'full text; quote a part for an exact phrase'),
-            query('contentTypes', 'comma separated, OR'),
-            query('categories', 'comma separated category ids, OR'),
-            query('languages', 'comma separated locales, OR'),
-            query('languageGroupId', 'all translations of a document'),
-            query('filters', 'JSON filter expression (supplement §5)'),
-            query('sort', 'comma separated; - prefix descends; default -sortDate,-documentId'),
-            query('fields', 'comma separated, or id for {documentId, projectId} items'),
-            query('limit', 'default 10, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
-            query('offset', 'max 10000', { type: 'integer', minimum: 0, maximum: 10000 }),
-            inVersions(
-              { from: '2026-01' },
-              query(
-                'after',
-                'cursor of the previous response (from 2026-01), signed by the server; valid for the same sort only',
-              ),
-            ),
-            ...conditionParams,
-          ],
+          parameters: params({ query: searchQuery(cursors) }),
           responses: {
             200: json(listOf(searchAnswer)),
             ...errors(400, 401, 403, 503),
@@ -954,7 +893,10 @@ export function buildOpenApiDocument(): Schema {
             'Published documents whose latest publication points at this published document (metadata, link ' +
             'and include directives), ascending id; 404 when the document is not published',
           security: read,
-          parameters: [pathParam('documentId'), ...incomingPaging],
+          parameters: params({
+            path: documentIdParams,
+            query: incomingPaging(INCOMING_CURSOR_SIGNATURES.published, documentCursorKey),
+          }),
           responses: {
             200: json(listOf(incomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -967,7 +909,10 @@ export function buildOpenApiDocument(): Schema {
             'Media library entries whose metadata points at this published document, ascending id; 404 when ' +
             'the document is not published',
           security: read,
-          parameters: [pathParam('documentId'), ...incomingPaging],
+          parameters: params({
+            path: documentIdParams,
+            query: incomingPaging(INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey),
+          }),
           responses: {
             200: json(listOf(incomingMediaReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -980,7 +925,10 @@ export function buildOpenApiDocument(): Schema {
             'Documents whose latest publication or current draft points at this document, published or not ' +
             '(scope public-api:drafts:read), ascending id',
           security: [{ bearer: ['public-api:drafts:read'] }],
-          parameters: [pathParam('documentId'), ...incomingPaging],
+          parameters: params({
+            path: documentIdParams,
+            query: incomingPaging(INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey),
+          }),
           responses: {
             200: json(listOf(incomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -994,19 +942,7 @@ export function buildOpenApiDocument(): Schema {
             'published documents (systemdata, metadata), newest-added first. At most 100 lists per answer: ' +
             'offset pages through more',
           security: read,
-          parameters: [
-            query('name', 'only lists whose name contains this (case-insensitive)'),
-            query('limit', 'documents resolved per list: default 10, max 100', {
-              type: 'integer',
-              minimum: 0,
-              maximum: 100,
-            }),
-            query('offset', 'lists skipped: default 0, max 10000', {
-              type: 'integer',
-              minimum: 0,
-              maximum: 10000,
-            }),
-          ],
+          parameters: params({ query: documentListsQuery }),
           responses: { 200: json(listOf(documentListsAnswer)), ...errors(400, 401, 403) },
         },
       },
@@ -1014,15 +950,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'One document list with its first `limit` published documents (never wrapped)',
           security: read,
-          parameters: [
-            pathParam('id', { type: 'integer', minimum: 1, maximum: 2147483647 }),
-            query('reverse', 'default true: newest-added first; false: the order seen in the editor', {
-              type: 'boolean',
-            }),
-            query('fields', 'comma separated: systemdata, metadata, content; default systemdata,metadata'),
-            query('limit', 'default 100, max 100', { type: 'integer', minimum: 0, maximum: 100 }),
-            ...conditionParams,
-          ],
+          parameters: params({ path: documentListParams, query: documentListQuery }),
           responses: { 200: json(out(documentListAnswer)), ...errors(400, 401, 403, 404) },
         },
       },
@@ -1030,16 +958,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Publication events, ascending id; page with id.gt',
           security: read,
-          parameters: [
-            query('limit', 'default 100, max 1000', { type: 'integer', minimum: 0, maximum: 1000 }),
-            query('reverse', 'descending id', { type: 'boolean' }),
-            query('contentTypes', 'comma separated'),
-            query('documentTypes', 'comma separated'),
-            ...['gt', 'gte', 'lt', 'lte'].map((op) => query(`id.${op}`, 'event id range', ID)),
-            ...['gt', 'gte', 'lt', 'lte'].map((op) =>
-              query(`createdAt.${op}`, 'creation time range', { type: 'string', format: 'date-time' }),
-            ),
-          ],
+          parameters: params({ query: publicationEventsQuery }),
           responses: {
             200: json(
               listOf(publicationEventsAnswer, [
@@ -1082,7 +1001,7 @@ export function buildOpenApiDocument(): Schema {
         get: {
           summary: 'Publication events of one channel',
           security: read,
-          parameters: [pathParam('channelHandle', { type: 'string' })],
+          parameters: params({ path: channelParams, query: publicationEventsQuery }),
           responses: { 200: json(listOf(publicationEventsAnswer)), ...errors(400, 401, 403, 404) },
         },
       },
@@ -1098,7 +1017,7 @@ export function buildOpenApiDocument(): Schema {
             "marked as invalid`; a key of no entry of the token's project is 404.",
           security: read,
           parameters: [
-            { ...pathParam('key', { type: 'string' }), description: 'the asset key; may contain slashes' },
+            ...params({ path: serveImageParams }),
             {
               name: 'Range',
               in: 'header',
@@ -1124,5 +1043,5 @@ export function buildOpenApiDocument(): Schema {
         },
       },
     },
-  };
+  });
 }

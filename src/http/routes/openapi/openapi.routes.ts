@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { RouteDeps } from '../deps';
 import { listRoutes } from '../../route-table';
 import { buildOpenApiDocument } from './openapi-document';
 import { importWebhook, withRateLimits } from './operational';
@@ -11,8 +12,8 @@ type Schema = Record<string, unknown>;
  * versions is built when registered; each version's, from it and the routes the router has by then, on its
  * first request (every route is registered before the app serves), and kept.
  */
-export function openApiRoutes(router: Router): void {
-  const all = withRateLimits({ ...buildOpenApiDocument(), webhooks: importWebhook() });
+export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'cursors'>): void {
+  const all = withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() });
   const byVersion = new Map<string, Schema>();
   router.get('/openapi.json', (req, res) => {
     let document = byVersion.get(req.apiVersion.label);

@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import { channelParams } from '../channels/channels.schema';
 import type { RouteDeps } from '../deps';
 import { publicationEventsQuery } from './publication-events.schema';
 
@@ -13,9 +14,13 @@ export function publicationEventsRoutes(
   { auth, reads }: Pick<RouteDeps, 'auth' | 'reads'>,
 ): void {
   const listEvents = async (req: Request, res: Response) => {
+    const channelHandle =
+      req.params.channelHandle === undefined
+        ? undefined
+        : parseOrThrow(channelParams, req.params).channelHandle;
     const query = parseOrThrow(publicationEventsQuery, req.query);
     const results = await reads.publicationEvents.list(req.auth.projectId, {
-      channelHandle: req.params.channelHandle === undefined ? undefined : String(req.params.channelHandle),
+      channelHandle,
       ...(query.contentTypes ? { contentTypes: query.contentTypes } : {}),
       ...(query.documentTypes ? { documentTypes: query.documentTypes } : {}),
       id: { gt: query['id.gt'], gte: query['id.gte'], lt: query['id.lt'], lte: query['id.lte'] },

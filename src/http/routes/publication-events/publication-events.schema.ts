@@ -12,17 +12,17 @@ import { listAnswer } from '../../answers';
 /** supplement §7: every query parameter of GET publicationEvents[/{channelHandle}]. */
 export const publicationEventsQuery = z.strictObject({
   limit: integerParam(0, 1000).default(100),
-  reverse: queryBoolean.default(false),
-  contentTypes: commaList.optional(),
+  reverse: queryBoolean.default(false).describe('descending id'),
+  contentTypes: commaList.optional().describe('comma separated'),
   documentTypes: documentTypesList.optional(),
-  'id.gt': idParam.optional(),
-  'id.gte': idParam.optional(),
-  'id.lt': idParam.optional(),
-  'id.lte': idParam.optional(),
-  'createdAt.gt': dateTimeParam.optional(),
-  'createdAt.gte': dateTimeParam.optional(),
-  'createdAt.lt': dateTimeParam.optional(),
-  'createdAt.lte': dateTimeParam.optional(),
+  'id.gt': idParam.optional().describe('event id range'),
+  'id.gte': idParam.optional().describe('event id range'),
+  'id.lt': idParam.optional().describe('event id range'),
+  'id.lte': idParam.optional().describe('event id range'),
+  'createdAt.gt': dateTimeParam.optional().describe('creation time range'),
+  'createdAt.gte': dateTimeParam.optional().describe('creation time range'),
+  'createdAt.lt': dateTimeParam.optional().describe('creation time range'),
+  'createdAt.lte': dateTimeParam.optional().describe('creation time range'),
 });
 export type PublicationEventsQuery = z.output<typeof publicationEventsQuery>;
 

@@ -26,13 +26,27 @@ export const searchQuery = (cursors: CursorCodec) =>
         search: z
           .string()
           .max(MAX_SEARCH_LENGTH, { message: `must be at most ${MAX_SEARCH_LENGTH} characters long` })
-          .optional(),
-        contentTypes: commaList.optional(),
-        categories: commaList.optional(),
-        languages: commaList.optional(),
-        languageGroupId: z.string().min(1, { message: 'must not be empty' }).optional(),
-        filters: z.string().transform(fromCheck(parseFilterJson)).optional(),
-        sort: z.string().optional(),
+          .optional()
+          .describe('full text; quote a part for an exact phrase'),
+        contentTypes: commaList.optional().describe('comma separated, OR'),
+        categories: commaList.optional().describe('comma separated category ids, OR'),
+        languages: commaList.optional().describe('comma separated locales, OR'),
+        languageGroupId: z
+          .string()
+          .min(1, { message: 'must not be empty' })
+          .optional()
+          .describe('all translations of a document'),
+        filters: z
+          .string()
+          .transform(fromCheck(parseFilterJson))
+          .optional()
+          .describe('JSON filter expression (supplement §5)'),
+        sort: z
+          .string()
+          .optional()
+          .describe(
+            'comma separated; - prefix descends; default -sortDate,-documentId (relevance first with search terms)',
+          ),
         fields: z
           .string()
           .refine(
@@ -42,11 +56,16 @@ export const searchQuery = (cursors: CursorCodec) =>
             },
           )
           .pipe(z.union([z.literal('id'), viewFields]))
-          .optional(),
+          .optional()
+          .describe('comma separated, or id for {documentId, projectId} items'),
         limit: integerParam(0, MAX_LIMIT).default(10),
         offset: integerParam(0, MAX_OFFSET).default(0),
         after: version.wrapsLists
-          ? z.string().min(1, { message: 'must not be empty' }).optional()
+          ? z
+              .string()
+              .min(1, { message: 'must not be empty' })
+              .optional()
+              .describe('the cursor of the previous page, signed by the server; valid for the same sort only')
           : z
               .never({
                 error: `is not available in API version ${version.label}; cursors exist from 2026-01`,

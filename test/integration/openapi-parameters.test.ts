@@ -1,0 +1,194 @@
+import { ALL_VERSION_LABELS, ApiVersion } from '../../src/domain/api-versions';
+import { listRoutes, pathParamNames, routeExistsIn, type RouteEntry } from '../../src/http/route-table';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
+import { ALL_SCOPES, createTestProject, TEST_DESIGN, tokenFor } from '../helpers/factories';
+
+/**
+ * The parameters each version's OpenAPI description lists for a route, held to what the route itself
+ * accepts: every query parameter the route's zod schema takes is described, and no other (asked of the running
+ * app, so a description generated from another schema than the route parses with is caught), and every
+ * integer parameter's bounds are the route's.
+ */
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+  schema: { type?: string; minimum?: number; maximum?: number };
+}
+type OpenApi = { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
+
+/** A name no route takes: a route that does not refuse it does not check its query at all. */
+const PROBE = 'notAParameter';
+
+let app: TestApp;
+let token: string;
+let documentId: number;
+let routes: RouteEntry[];
+const documents = new Map<string, OpenApi>();
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const { projectId } = await createTestProject(app.ctx);
+  token = (await tokenFor(app.ctx, projectId, ALL_SCOPES)).token;
+  ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Probed' } }));
+  routes = listRoutes(app.app.router);
+  for (const label of ALL_VERSION_LABELS) {
+    documents.set(label, (await (await fetch(`${app.url}/api/${label}/openapi.json`)).json()) as OpenApi);
+  }
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const openApiPath = (route: RouteEntry) =>
+  route.path.replace(/^\/api\/:apiVersion/, '').replace(/[:*](\w+)/g, '{$1}');
+
+const parametersOf = (label: string, route: RouteEntry): Parameter[] =>
+  documents.get(label)!.paths[openApiPath(route)]?.[route.method.toLowerCase()]?.parameters ?? [];
+
+/** Path parameters that get a request past the route's own parsing of them. */
+function pathValue(route: RouteEntry, name: string, label: string): string {
+  const values: Record<string, string> = {
+    apiVersion: label,
+    documentId: String(documentId),
+    // A media library entry's id, or a document list's.
+    id: route.path.includes('/document-lists/') ? '1' : 'probe-media',
+    channelHandle: 'web',
+    categoryId: 'news',
+    designVersion: TEST_DESIGN.version,
+    renditionHandles: 'web',
+    key: 'probe/image.png',
+    asset: 'docs.js',
+  };
+  const value = values[name];
+  if (value === undefined) throw new Error(`No value to send as the path parameter ${name}`);
+  return value;
+}
+
+/** The route's URL in a version, path parameters filled in (`overrides` by name), with a query string. */
+function urlOf(route: RouteEntry, label: string, query: string, overrides: Record<string, string> = {}) {
+  let path = route.path;
+  for (const name of pathParamNames(route.path)) {
+    path = path.replace(new RegExp(`[:*]${name}\\b`), () => overrides[name] ?? pathValue(route, name, label));
+  }
+  return `${app.url}${path}${query === '' ? '' : `?${query}`}`;
+}
+
+async function send(
+  route: RouteEntry,
+  url: string,
+): Promise<{ status: number; details: Record<string, string> }> {
+  const withBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
+  const response = await fetch(url, {
+    method: route.method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(withBody && { 'content-type': 'application/json' }),
+    },
+    ...(withBody && { body: '{}' }),
+  });
+  const text = await response.text();
+  const parsed = (response.headers.get('content-type') ?? '').startsWith('application/json')
+    ? (JSON.parse(text) as { error_details?: Record<string, string> })
+    : {};
+  return { status: response.status, details: parsed.error_details ?? {} };
+}
+
+/** Whether a 400 refuses a query key as one the route (or this version of it) does not take. */
+const refusesKey = (message: string | undefined) =>
+  message !== undefined &&
+  (message === 'is not allowed' || message.startsWith('is not available in API version'));
+
+/** Every (route, version) the app has. */
+const mounted = () =>
+  routes.flatMap((route) =>
+    ALL_VERSION_LABELS.filter((label) => routeExistsIn(route, ApiVersion.parse(label)!)).map((label) => ({
+      route,
+      label,
+    })),
+  );
+
+describe('the parameters the OpenAPI description lists', () => {
+  it("when every query parameter any route describes is sent to each route, then the ones it takes are exactly the ones its version's description lists", async () => {
+    const candidates = [
+      ...new Set(
+        [...documents.values()].flatMap((document) =>
+          Object.values(document.paths).flatMap((operations) =>
+            Object.values(operations).flatMap((operation) =>
+              (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+            ),
+          ),
+        ),
+      ),
+    ];
+    expect(candidates).toEqual(expect.arrayContaining(['limit', 'offset', 'after', 'id.gt', 'fields']));
+    const query = [...candidates, PROBE].map((name) => `${encodeURIComponent(name)}=1`).join('&');
+    const mismatches: unknown[] = [];
+    const unchecked: string[] = [];
+    for (const { route, label } of mounted()) {
+      const described = parametersOf(label, route)
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => parameter.name)
+        .sort();
+      const { status, details } = await send(route, urlOf(route, label, query));
+      if (status !== 400 || !refusesKey(details[PROBE])) {
+        // A route that does not read its query: it must describe none.
+        unchecked.push(`${route.method} ${openApiPath(route)}`);
+        if (described.length > 0) mismatches.push({ label, route: route.path, status, described, details });
+        continue;
+      }
+      const accepted = candidates.filter((name) => !refusesKey(details[name])).sort();
+      if (JSON.stringify(accepted) !== JSON.stringify(described)) {
+        mismatches.push({ label, route: `${route.method} ${route.path}`, accepted, described });
+      }
+    }
+    expect(mismatches).toEqual([]);
+    // The reads with query parameters do check them (a probe of this test that reaches none would prove nothing).
+    expect(unchecked).not.toContain('GET /documents/latestPublications');
+    expect(unchecked).not.toContain('GET /publicationEvents/{channelHandle}');
+    expect(unchecked).not.toContain('GET /mediaLibrary/{id}/incomingMediaReferences');
+  }, 120_000);
+
+  it('when an integer parameter is sent just outside its described bounds, then the route refuses it by name, and takes it at them', async () => {
+    const problems: unknown[] = [];
+    let checked = 0;
+    for (const { route, label } of mounted()) {
+      for (const parameter of parametersOf(label, route)) {
+        const { type, minimum, maximum } = parameter.schema;
+        if (type !== 'integer') continue;
+        expect({ name: parameter.name, minimum, maximum }).toEqual({
+          name: parameter.name,
+          minimum: expect.any(Number),
+          maximum: expect.any(Number),
+        });
+        for (const [value, refused] of [
+          [BigInt(minimum!) - 1n, true],
+          [BigInt(maximum!) + 1n, true],
+          [BigInt(minimum!), false],
+          [BigInt(maximum!), false],
+        ] as const) {
+          const url =
+            parameter.in === 'path'
+              ? urlOf(route, label, '', { [parameter.name]: String(value) })
+              : urlOf(route, label, `${encodeURIComponent(parameter.name)}=${value}`);
+          const { status, details } = await send(route, url);
+          const named = parameter.name in details;
+          if (named !== refused || (refused && status !== 400)) {
+            problems.push({
+              label,
+              route: route.path,
+              parameter: parameter.name,
+              value: String(value),
+              status,
+              details,
+            });
+          }
+          checked += 1;
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  }, 180_000);
+});
