@@ -30,7 +30,7 @@ export function createReads(deps: {
   search: SearchClient;
   index: PublicationsIndex;
   cursors: CursorCodec;
-  /** Per-request options of searches (searchReadOptions: a short timeout, one retry). */
+  /** Per-request options of searches (searchReadOptions: a short timeout, one retry per node). */
   searchReadOptions: TransportRequestOptions;
   /** PUBLIC_BASE_URL: where media asset URLs point (else the origin of each request). */
   publicBaseUrl?: string | undefined;
