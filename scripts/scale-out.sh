@@ -13,10 +13,12 @@
 # Ports, from SCALE_PORT (8080): the balancer on SCALE_PORT, the APIs on +1 and +2, Elasticsearch's HTTP on
 # +3 and +4 and its transport on +5 and +6, HAProxy's stats page on +7 (/stats).
 #
-# Reads: SCALE_DIR (the folder, .scale-out in the repository), SCALE_PORT, SCALE_DATABASE (broadsheet_scale,
-# on the local Postgres), SCALE_ES_HEAP (512m per node), and services.sh's BROADSHEET_CACHE and ES_JAVA_HOME.
+# Reads: SCALE_DIR (the folder, .scale-out in the repository), SCALE_PORT, SCALE_DATABASE_URL (the database,
+# created and migrated when missing: postgres://postgres@127.0.0.1:5432/broadsheet_scale), SCALE_ES_HEAP (512m
+# per node), SCALE_ES_JAVA_OPTS (more JVM options for both nodes), and services.sh's BROADSHEET_CACHE and
+# ES_JAVA_HOME.
 # Handed on to the API and worker processes when set: JWT_SECRET (else a random one, kept in the folder),
-# SEARCH_CACHE, LOG_LEVEL, INDEXER_BATCH_SIZE, RATE_LIMIT_DEFAULT.
+# SEARCH_CACHE, INDEXER_BATCH_SIZE, RATE_LIMIT_DEFAULT. The processes log at info, each to its file in logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly ROOT="$PWD"
@@ -29,7 +31,7 @@ readonly DIR="$(mkdir -p "${SCALE_DIR:-$ROOT/.scale-out}" && cd "${SCALE_DIR:-$R
 readonly PORT_BASE="${SCALE_PORT:-8080}"
 readonly BALANCER_PORT="$PORT_BASE"
 readonly STATS_PORT=$((PORT_BASE + 7))
-readonly DATABASE="${SCALE_DATABASE:-broadsheet_scale}"
+readonly SCALE_DB_URL="${SCALE_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/broadsheet_scale}"
 readonly NODE_HEAP="${SCALE_ES_HEAP:-512m}"
 readonly CLUSTER="broadsheet-scale-${PORT_BASE}"
 readonly API_VERSION=2026-03
@@ -116,12 +118,14 @@ es_home() { echo "$(es_base_dir)/elasticsearch-${ES_VERSION}"; }
 prepare_es() {
   mkdir -p "$CACHE"
   is_root && ensure_es_user
-  (
-    flock 9
-    fetch_es_zip
-    mkdir -p "$(es_base_dir)"
-    unpack_es "$(es_base_dir)"
-  ) 9>"$CACHE/services.lock"
+  if [ ! -x "$(es_home)/bin/elasticsearch" ]; then
+    (
+      flock 9
+      fetch_es_zip
+      mkdir -p "$(es_base_dir)"
+      unpack_es "$(es_base_dir)"
+    ) 9>"$CACHE/services.lock"
+  fi
   if is_root; then
     chmod 755 "$DIR"
     runuser -u "$ES_USER" -- test -x "$DIR" ||
@@ -167,7 +171,7 @@ start_node() {
   rm -f "$(pidfile "es$n")"
   # -d returns once the node has started; the node must not inherit fd 9 (a lock held by a caller).
   if ! (cd "$(es_home)" && as_es_user env ES_JAVA_HOME="$java_home" \
-    ES_JAVA_OPTS="-Xms$NODE_HEAP -Xmx$NODE_HEAP" ES_PATH_CONF="$node/config" \
+    ES_JAVA_OPTS="-Xms$NODE_HEAP -Xmx$NODE_HEAP ${SCALE_ES_JAVA_OPTS:-}" ES_PATH_CONF="$node/config" \
     bin/elasticsearch -d -p "$(pidfile "es$n")") >"$node/logs/launcher.out" 2>&1 9>&-; then
     say "Elasticsearch node es$n failed to start (output: $node/logs/launcher.out):"
     without_stack_frames <"$node/logs/launcher.out" | tail -n 25 >&2
@@ -203,8 +207,8 @@ build_if_stale() {
   fi
 }
 
-# The configuration every API and worker process shares (node --env-file); a variable set in the
-# environment of the process wins over the file.
+# The configuration every API and worker process shares (node --env-file). The file is the whole truth: the
+# processes are started without the caller's own values of these variables (see app_command).
 write_env() {
   local secret
   secret="${JWT_SECRET:-$(sed -n 's/^JWT_SECRET=//p' "$ENV_FILE" 2>/dev/null || true)}"
@@ -214,27 +218,41 @@ write_env() {
     cat >"$ENV_FILE" <<EOF
 # Written by scripts/scale-out.sh start: shared by both APIs, both workers and the CLI.
 JWT_SECRET=${secret}
-DATABASE_URL=postgres://postgres@127.0.0.1:5432/${DATABASE}
+DATABASE_URL=${SCALE_DB_URL}
 ELASTICSEARCH_URL=$(es_url 1),$(es_url 2)
 ELASTICSEARCH_INDEX_PREFIX=scale
 ELASTICSEARCH_REPLICAS=1
 MEDIA_STORAGE_DIR=${DIR}/media
 HOST=127.0.0.1
+LOG_LEVEL=info
 EOF
     local name
-    for name in SEARCH_CACHE LOG_LEVEL INDEXER_BATCH_SIZE RATE_LIMIT_DEFAULT; do
+    for name in SEARCH_CACHE INDEXER_BATCH_SIZE RATE_LIMIT_DEFAULT; do
       [ -z "${!name:-}" ] || echo "${name}=${!name}"
     done >>"$ENV_FILE"
   )
 }
 
-cli() { "$NODE_BIN" --env-file="$ENV_FILE" dist/src/cli/main.js "$@"; }
+# APP_CMD: node on the shared file, with the caller's values of the file's variables unset (node --env-file
+# never overrides a variable that is set, and a caller's DATABASE_URL must not point a process elsewhere).
+app_command() {
+  local name
+  APP_CMD=(env)
+  for name in $(sed -n 's/^\([A-Z_][A-Z0-9_]*\)=.*/\1/p' "$ENV_FILE"); do APP_CMD+=(-u "$name"); done
+  APP_CMD+=("$NODE_BIN" --env-file="$ENV_FILE" "$@")
+}
+
+cli() {
+  app_command dist/src/cli/main.js "$@"
+  "${APP_CMD[@]}"
+}
 
 start_api() {
   local n="$1" port
   port="$(api_port "$n")"
   running "api$n" && return
-  PORT="$port" spawn "api$n" "$NODE_BIN" --env-file="$ENV_FILE" dist/src/main.js
+  app_command dist/src/main.js
+  PORT="$port" spawn "api$n" "${APP_CMD[@]}"
   wait_http "api$n" "http://127.0.0.1:${port}/api/${API_VERSION}/health" 60
 }
 
@@ -242,7 +260,8 @@ start_worker() {
   local n="$1" log="$DIR/logs/worker$1.log" before deadline=$((SECONDS + 60))
   running "worker$n" && return
   before="$(stat -c %s "$log" 2>/dev/null || echo 0)"
-  spawn "worker$n" "$NODE_BIN" --env-file="$ENV_FILE" dist/workers/main.js
+  app_command dist/workers/main.js
+  spawn "worker$n" "${APP_CMD[@]}"
   # The workers log this line once every queue handler is in place (looked for past the earlier runs' lines).
   until tail -c +$((before + 1)) "$log" | grep -q 'Broadsheet workers running'; do
     running "worker$n" || die "worker$n exited; see $log"
@@ -321,7 +340,6 @@ start_all() {
   local started=$SECONDS
   mkdir -p "$DIR/run" "$DIR/logs" "$DIR/media"
   prepare_es
-  wait_for_postgres "$PG_ADMIN_URL"
   build_if_stale
   write_env
   # Both nodes at once: each waits for the other to form the cluster.
@@ -347,7 +365,7 @@ Broadsheet scaled out (folder: $DIR)
   Base URL:      http://127.0.0.1:${BALANCER_PORT}/api/${API_VERSION}      (HAProxy over api1 :$(api_port 1), api2 :$(api_port 2))
   Balancer:      http://127.0.0.1:${STATS_PORT}/stats
   Elasticsearch: $(es_url 1), $(es_url 2)  (cluster ${CLUSTER}, index scale-publications, 1 replica)
-  Postgres:      ${DATABASE}
+  Postgres:      ${SCALE_DB_URL}
   A token:       $NODE_BIN --env-file=$ENV_FILE dist/src/cli/main.js client create --project <name> --name me
   Stop:          bash scripts/scale-out.sh stop
 INFO

@@ -119,6 +119,7 @@ export async function createContext(
       searchReadOptions: searchReadOptions(config.elasticsearch.urls.length),
       publicBaseUrl: config.http.publicBaseUrl,
       answers: searchAnswers,
+      logger,
     }),
     commands: createCommands({
       pool,

@@ -1,5 +1,6 @@
 import type { TransportRequestOptions } from '@elastic/elasticsearch';
 import type { Pool } from '../db/pool';
+import type { Logger } from '../logger';
 import type { CursorCodec } from '../domain/search-cursor';
 import type { SearchClient } from '../search/client';
 import type { PublicationsIndex } from '../search/index-names';
@@ -36,6 +37,8 @@ export function createReads(deps: {
   publicBaseUrl?: string | undefined;
   /** Search answers kept per project and query, dropped by the indexer's write windows. */
   answers: SearchAnswerCache;
+  /** Where a search that could not be answered says why (the client sees a 503 without the cause). */
+  logger?: Logger;
 }) {
   return {
     categories: categoryReads(deps.pool),
