@@ -338,6 +338,8 @@ start_balancer() {
 
 start_all() {
   local started=$SECONDS
+  # A start that fails half-way leaves nothing running (the folder stays, with the logs).
+  trap 'code=$?; if [ "$code" -ne 0 ]; then say "start failed: stopping what it started"; stop_all; fi' EXIT
   mkdir -p "$DIR/run" "$DIR/logs" "$DIR/media"
   prepare_es
   build_if_stale
@@ -350,14 +352,16 @@ start_all() {
   wait_for_health green 120
   say "Elasticsearch cluster $CLUSTER: 2 nodes, green"
   cli migrate >/dev/null
-  # Creates the publications index now, with ELASTICSEARCH_REPLICAS=1 (verify makes it when missing).
-  cli index verify >/dev/null
+  # Creates the publications index now, with ELASTICSEARCH_REPLICAS=1 (verify makes it when missing), and
+  # brings it level with the database when the database is older than this folder's cluster.
+  cli index verify --repair >"$DIR/logs/index-verify.log"
   wait_for_health green 120
   start_api 1
   start_api 2
   start_worker 1
   start_worker 2
   start_balancer
+  trap - EXIT
   say "ready in $((SECONDS - started))s"
   cat <<INFO
 
