@@ -11,12 +11,19 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # With the lock file present, `npm install` installs exactly what it pins.
   npm install --no-audit --no-fund
 fi
-# The API reference page's test (test/integration/docs-page.test.ts) loads the page in Debian's Chromium.
-if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
-  echo "broadsheet: installing chromium (Debian's package) for the reference page's test" >&2
+# Debian's package PACKAGE when the file COMMAND is missing (as root, or through passwordless sudo).
+apt_install() {
+  local command="$1" package="$2" why="$3"
+  [ -x "$command" ] && return
+  command -v apt-get >/dev/null || return 0
+  echo "broadsheet: installing $package (Debian's package) for $why" >&2
   if [ "$(id -u)" -eq 0 ]; then
-    apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }
+    apt-get install -y "$package" || { apt-get update && apt-get install -y "$package"; }
   else
-    sudo -n apt-get install -y chromium || { sudo -n apt-get update && sudo -n apt-get install -y chromium; }
+    sudo -n apt-get install -y "$package" || { sudo -n apt-get update && sudo -n apt-get install -y "$package"; }
   fi
-fi
+}
+# The API reference page's test (test/integration/docs-page.test.ts) loads the page in Debian's Chromium.
+apt_install /usr/bin/chromium chromium "the reference page's test"
+# The load balancer of scripts/scale-out.sh and its chaos test (test/chaos/scale-out.test.ts).
+apt_install /usr/sbin/haproxy haproxy "the scale-out script and its test"

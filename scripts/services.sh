@@ -392,4 +392,7 @@ main() {
   ensure_postgres
 }
 
-main "$@"
+# Sourced (scripts/scale-out.sh reuses the functions above): define, do not run.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main "$@"
+fi

@@ -21,7 +21,36 @@ const EnvSchema = z.object({
    * queries of the API and the workers take well under a second; index rebuilds read in pages.
    */
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
-  ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:9200'),
+  /**
+   * One node's URL, or several separated by commas (the nodes of one cluster): the client spreads requests
+   * over them and retries a request that failed to connect on the next one.
+   */
+  ELASTICSEARCH_URL: z
+    .string()
+    .default('http://127.0.0.1:9200')
+    .transform((text, ctx) => {
+      const urls = text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
+      const bad = urls.filter((url) => !z.string().url().safeParse(url).success);
+      if (urls.length === 0 || bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            urls.length === 0
+              ? 'one URL or a comma-separated list of URLs'
+              : `not a URL: ${bad.join(', ')} (one URL or a comma-separated list)`,
+        });
+        return z.NEVER;
+      }
+      return urls;
+    }),
+  /**
+   * Replicas of the publications index when it is created (and after a rebuild). Unset: the mapping file's
+   * `auto_expand_replicas: 0-1` (a replica as soon as a second node is there, none on a single node).
+   */
+  ELASTICSEARCH_REPLICAS: z.coerce.number().int().min(0).max(10).optional(),
   /** Prefix of the publications alias and its versioned physical indices: `<prefix>-publications`. */
   ELASTICSEARCH_INDEX_PREFIX: z
     .string()
@@ -226,7 +255,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     },
-    elasticsearch: { url: e.ELASTICSEARCH_URL, indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX },
+    elasticsearch: {
+      urls: e.ELASTICSEARCH_URL,
+      indexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
+      replicas: e.ELASTICSEARCH_REPLICAS,
+    },
     auth: {
       jwtSecret,
       /** Whether jwtSecret is the configured JWT_SECRET, the one every process of the installation shares. */

@@ -80,8 +80,10 @@ export async function createContext(
     queryTimeoutMs: config.database.queryTimeoutMs,
   });
   const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false });
-  const search = createSearchClient(config.elasticsearch.url);
-  const index = publicationsIndex(config.elasticsearch.indexPrefix);
+  const search = createSearchClient(config.elasticsearch.urls);
+  const index = publicationsIndex(config.elasticsearch.indexPrefix, {
+    replicas: config.elasticsearch.replicas,
+  });
   const apiClients = new ApiClientCache(pool);
   const projectConfigs = new ProjectConfigCache(pool);
   const cursors = cursorCodec(config.search.cursorKey);
@@ -119,10 +121,11 @@ export async function createContext(
       search,
       index,
       cursors,
-      searchReadOptions: searchReadOptions(),
+      searchReadOptions: searchReadOptions(config.elasticsearch.urls.length),
       publicBaseUrl: config.http.publicBaseUrl,
       answers: searchAnswers,
       servedImages,
+      logger,
     }),
     commands: createCommands({
       pool,

@@ -38,7 +38,9 @@ export function healthReads(deps: { db: Queryable; search: SearchClient }) {
           deps.search.cluster
             .health(
               { timeout: `${READINESS_TIMEOUT_MS}ms` },
-              { requestTimeout: READINESS_TIMEOUT_MS, maxRetries: 0 },
+              // No retry on one node; in a cluster, the next node when the first is down (the client's
+              // pool size is the number of ELASTICSEARCH_URL nodes).
+              { requestTimeout: READINESS_TIMEOUT_MS, maxRetries: deps.search.connectionPool.size - 1 },
             )
             .then((health) => health.status),
         ),

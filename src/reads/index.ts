@@ -1,6 +1,7 @@
 import type { TransportRequestOptions } from '@elastic/elasticsearch';
 import type { Pool } from '../db/pool';
 import type { ServedImageLookup } from '../db/served-image-cache';
+import type { Logger } from '../logger';
 import type { CursorCodec } from '../domain/search-cursor';
 import type { SearchClient } from '../search/client';
 import type { PublicationsIndex } from '../search/index-names';
@@ -31,7 +32,7 @@ export function createReads(deps: {
   search: SearchClient;
   index: PublicationsIndex;
   cursors: CursorCodec;
-  /** Per-request options of searches (searchReadOptions: a short timeout, one retry). */
+  /** Per-request options of searches (searchReadOptions: a short timeout, one retry per node). */
   searchReadOptions: TransportRequestOptions;
   /** PUBLIC_BASE_URL: where media asset URLs point (else the origin of each request). */
   publicBaseUrl?: string | undefined;
@@ -39,6 +40,8 @@ export function createReads(deps: {
   answers: SearchAnswerCache;
   /** serve-image's entry lookups, kept until the project's media entries change. */
   servedImages: ServedImageLookup;
+  /** Where a search that could not be answered says why (the client sees a 503 without the cause). */
+  logger?: Logger;
 }) {
   return {
     categories: categoryReads(deps.pool),

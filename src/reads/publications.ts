@@ -17,6 +17,7 @@ import { compileFilters, type FilterJson } from '../domain/search-filters';
 import { resolveSort, type SortSpec } from '../domain/search-sort';
 import { buildFullTextQuery } from '../domain/search-text';
 import { checkAll, under, valid, valueOrThrow } from '../domain/validation';
+import type { Logger } from '../logger';
 import {
   isSearchUnavailable,
   searchBytes,
@@ -274,6 +275,8 @@ export function publicationReads(deps: {
   searchReadOptions: TransportRequestOptions;
   /** Answers kept per project and normalised query, dropped when the index changes (a no-op when off). */
   answers: SearchAnswerCache;
+  /** Where a search that could not be answered says why (the client sees a 503 without the cause). */
+  logger?: Logger;
 }) {
   /** Built requests by project revision and parameters (a config apply makes a new revision). */
   const built = new LRUCache<string, BuiltSearch>({ max: MAX_BUILT_SEARCHES });
@@ -299,6 +302,7 @@ export function publicationReads(deps: {
       return readRawHits(bytes, 'conditions');
     } catch (error) {
       if (!isSearchUnavailable(error)) throw error;
+      deps.logger?.warn({ err: error }, 'search unavailable: answered 503 SearchUnavailable');
       throw AppError.unavailable(
         'SearchUnavailable',
         'Search is unavailable right now; try again in a few seconds',

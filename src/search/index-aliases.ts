@@ -10,11 +10,23 @@ interface IndexDefinition {
   mappings: estypes.MappingTypeMapping;
 }
 
-/** Read when an index is created (rarely): the file as it is now, no copy kept. */
-export function publicationsIndexDefinition(): IndexDefinition {
-  return JSON.parse(
+/**
+ * Read when an index is created (rarely): the file as it is now, no copy kept. `replicas`
+ * (ELASTICSEARCH_REPLICAS, PublicationsIndex.replicas) replaces the file's auto-expanding replicas with a
+ * fixed number: a cluster that loses a node then stays yellow until it is back instead of dropping the copy.
+ */
+export function publicationsIndexDefinition(replicas?: number): IndexDefinition {
+  const definition = JSON.parse(
     readFileSync(packagePath('index-mappings', 'publications.json'), 'utf8'),
   ) as IndexDefinition;
+  if (replicas !== undefined) {
+    definition.settings.index = {
+      ...definition.settings.index,
+      number_of_replicas: replicas,
+      auto_expand_replicas: 'false',
+    };
+  }
+  return definition;
 }
 
 /**
@@ -83,7 +95,7 @@ export async function ensurePublicationsIndex(
     await search.cluster.health({ index: index.alias, wait_for_status: 'yellow', timeout: '30s' }, options);
     return;
   }
-  const { settings, mappings } = publicationsIndexDefinition();
+  const { settings, mappings } = publicationsIndexDefinition(index.replicas);
   try {
     await search.indices.create(
       {

@@ -63,7 +63,7 @@ export async function rebuildIndex(
   const { search, index } = deps;
   const batchSize = options.batchSize ?? 1000;
   const concurrency = options.concurrency ?? 2;
-  const { settings, mappings } = publicationsIndexDefinition();
+  const { settings, mappings } = publicationsIndexDefinition(index.replicas);
   const target = index.newPhysicalName();
   await search.indices.create({
     index: target,
@@ -120,6 +120,7 @@ export async function rebuildIndex(
       settings: {
         index: {
           refresh_interval: settings.index.refresh_interval as string,
+          number_of_replicas: settings.index.number_of_replicas as number,
           auto_expand_replicas: settings.index.auto_expand_replicas as string,
         },
       },

@@ -173,3 +173,31 @@ describe('loadConfig: media storage', () => {
     );
   });
 });
+
+describe('loadConfig: Elasticsearch nodes and replicas', () => {
+  it('when ELASTICSEARCH_URL is unset, then one local node and the mapping file replicas', () => {
+    const config = loadConfig({});
+    expect(config.elasticsearch.urls).toEqual(['http://127.0.0.1:9200']);
+    expect(config.elasticsearch.replicas).toBeUndefined();
+  });
+
+  it('when ELASTICSEARCH_URL lists nodes separated by commas, then every node is kept in order', () => {
+    const config = loadConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:9201, http://127.0.0.1:9202' });
+    expect(config.elasticsearch.urls).toEqual(['http://127.0.0.1:9201', 'http://127.0.0.1:9202']);
+  });
+
+  it('when one entry of ELASTICSEARCH_URL is not a URL, then the start is refused naming it', () => {
+    expect(configError({ ELASTICSEARCH_URL: 'http://127.0.0.1:9201,localhost9202' })).toContain(
+      'ELASTICSEARCH_URL: not a URL: localhost9202 (one URL or a comma-separated list)',
+    );
+    expect(configError({ ELASTICSEARCH_URL: ' , ' })).toContain(
+      'ELASTICSEARCH_URL: one URL or a comma-separated list of URLs',
+    );
+  });
+
+  it('when ELASTICSEARCH_REPLICAS is a number, then it is kept; when negative or not a number, then refused', () => {
+    expect(loadConfig({ ELASTICSEARCH_REPLICAS: '1' }).elasticsearch.replicas).toBe(1);
+    expect(configError({ ELASTICSEARCH_REPLICAS: '-1' })).toContain('ELASTICSEARCH_REPLICAS');
+    expect(configError({ ELASTICSEARCH_REPLICAS: 'one' })).toContain('ELASTICSEARCH_REPLICAS');
+  });
+});
