@@ -252,7 +252,7 @@ export class SearchAnswerCache {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ ...this.pool.options, keepAlive: true });
+    const client = this.pool.dedicatedClient({ keepAlive: true });
     let lost = false;
     const onLost = () => {
       if (lost) return;
