@@ -13,7 +13,7 @@ import { withTransaction } from '../src/db/pool';
 import type { Design } from '../src/domain/design';
 import { QUEUES } from '../src/jobs/queues';
 import { median, pairedRate, round, type BenchRow } from './bench';
-import { VOCABULARY } from './search';
+import { CATEGORY_IDS, corpusDate, corpusProjectConfig, corpusText, FLAGS, TEXTS } from './corpus';
 
 export interface ImportBenchOptions {
   documents?: number;
@@ -32,25 +32,8 @@ const DESIGN: Design = {
 };
 
 const config = (handle: string) => ({
-  settings: { handle, label: 'Import bench' },
+  ...corpusProjectConfig(handle, 'Import bench'),
   design: { name: DESIGN.name, version: DESIGN.version },
-  contentTypes: [
-    {
-      handle: 'regular',
-      documentType: 'article',
-      metadata: [
-        { handle: 'title', type: 'string' },
-        { handle: 'flag', type: 'string', index: true },
-        { handle: 'priority', type: 'integer', index: true },
-        { handle: 'category', type: 'category' },
-      ],
-    },
-  ],
-  categories: [
-    { id: 'news', label: 'News', path: '/news' },
-    { id: 'sport', label: 'Sport', path: '/sport' },
-    { id: 'culture', label: 'Culture', path: '/culture' },
-  ],
 });
 
 /**
@@ -59,36 +42,31 @@ const config = (handle: string) => ({
  * one before it, so reference rows are written as an archive's would be.
  */
 async function writeCorpus(file: string, count: number): Promise<void> {
-  const words = (g: number, salt: number, n: number) => {
-    const out: string[] = [];
-    for (let i = 1; i <= n; i++) out.push(VOCABULARY[(g * salt + i * 7919) % VOCABULARY.length]!);
-    return out.join(' ');
-  };
   const out = createWriteStream(file);
   for (let g = 1; g <= count; g++) {
-    const title = words(g, 31, 6).replace(/\b\w/g, (c) => c.toUpperCase());
+    const title = corpusText(g, TEXTS.title).replace(/\b\w/g, (c) => c.toUpperCase());
     const document = {
       id: `archive-${g}`,
       contentType: 'regular',
       metadata: {
         title,
-        flag: ['red', 'blue', 'green'][g % 3],
+        flag: FLAGS[g % FLAGS.length],
         priority: g % 100,
-        category: { id: ['news', 'sport', 'culture'][g % 3] },
+        category: { id: CATEGORY_IDS[g % CATEGORY_IDS.length] },
         ...(g % 10 === 0 ? { related: { $ref: 'documents', references: [{ id: `archive-${g - 1}` }] } } : {}),
       },
       content: [
-        paragraph('p1', words(g, 17, 60)),
-        paragraph('p2', words(g, 13, 60)),
+        paragraph('p1', corpusText(g, TEXTS.paragraph1)),
+        paragraph('p2', corpusText(g, TEXTS.paragraph2)),
         {
           id: 'i1',
           component: 'image',
           identifier: `${DESIGN.name}.image`,
-          content: { caption: words(g, 11, 8) },
+          content: { caption: corpusText(g, TEXTS.caption) },
         },
       ],
       publishControl: {
-        firstPublicationDate: new Date(Date.UTC(2020, 0, 1) + g * 17 * 60_000).toISOString(),
+        firstPublicationDate: corpusDate(g).toISOString(),
       },
     };
     if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');

@@ -21,6 +21,16 @@ import { bulkLoadSettings, publicationsIndexDefinition } from '../src/search/ind
 import { rebuildIndex } from '../src/search/index-manager';
 import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
 import { startWorkers } from '../workers/main';
+import {
+  CATEGORY_IDS,
+  CORPUS_DATE_SQL,
+  corpusProjectConfig,
+  corpusTextSql,
+  FLAGS,
+  sqlArray,
+  TEXTS,
+  VOCABULARY,
+} from './corpus';
 import { widgetRows } from './widget';
 import {
   callApi,
@@ -51,37 +61,7 @@ export interface SearchBenchOptions {
 export const SEARCH_PHASES = ['rebuild', 'search', 'export', 'widget', 'lag'] as const;
 export type SearchPhase = (typeof SEARCH_PHASES)[number];
 
-export const VOCABULARY = (
-  'election budget glacier harbour orchestra vaccine railway drought festival senate referendum ' +
-  'museum bakery tunnel pension striker goalkeeper inflation startup satellite volcano wildfire ' +
-  'parliament minister hospital teacher farmer tourism bridge airport vineyard avalanche marathon ' +
-  'climate energy solar wind nuclear coal carbon forest river lake mountain valley village city ' +
-  'council mayor police court judge verdict prison border customs export import market shares bank ' +
-  'currency franc euro dollar rent housing tenant landlord school student exam university research ' +
-  'science robot software privacy data hacker password network mobile phone camera cinema theatre ' +
-  'novel poet painter gallery auction fashion design architect chef restaurant wine cheese chocolate'
-).split(' ');
-
-const CONFIG = {
-  settings: { handle: 'bench-search', label: 'Search bench' },
-  contentTypes: [
-    {
-      handle: 'regular',
-      documentType: 'article',
-      metadata: [
-        { handle: 'title', type: 'string' },
-        { handle: 'flag', type: 'string', index: true },
-        { handle: 'priority', type: 'integer', index: true },
-        { handle: 'category', type: 'category' },
-      ],
-    },
-  ],
-  categories: [
-    { id: 'news', label: 'News', path: '/news' },
-    { id: 'sport', label: 'Sport', path: '/sport' },
-    { id: 'culture', label: 'Culture', path: '/culture' },
-  ],
-};
+const CONFIG = corpusProjectConfig('bench-search', 'Search bench');
 
 const log = (message: string) => console.error(`bench search: ${message}`);
 
@@ -179,24 +159,22 @@ const SEED_BATCH = 50_000;
  * SEED_BATCH (Postgres generates the rows; nothing of the corpus passes through this process).
  */
 async function seed(ctx: AppContext, projectId: number, channelId: number, count: number): Promise<void> {
-  const words = (salt: number, n: number) =>
-    `(SELECT string_agg(($3::text[])[1 + ((g * ${salt} + i * 7919) % ${VOCABULARY.length})], ' ')
-      FROM generate_series(1, ${n}) i)`;
+  const text = (which: keyof typeof TEXTS) => corpusTextSql(TEXTS[which], '$3');
   for (let first = 1; first <= count; first += SEED_BATCH) {
     const last = Math.min(count, first + SEED_BATCH - 1);
     await ctx.pool.query(
       `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content, updated_at,
          first_publication_date, last_publication_date, index_version)
        SELECT $1, $2, 'article', 'regular',
-         jsonb_build_object('title', initcap(${words(31, 6)}), 'flag', (ARRAY['red','blue','green'])[1 + g % 3],
-           'priority', g % 100, 'category', jsonb_build_object('id', (ARRAY['news','sport','culture'])[1 + g % 3])),
+         jsonb_build_object('title', initcap(${text('title')}), 'flag', (${sqlArray(FLAGS)})[1 + g % ${FLAGS.length}],
+           'priority', g % 100, 'category', jsonb_build_object('id', (${sqlArray(CATEGORY_IDS)})[1 + g % ${CATEGORY_IDS.length}])),
          jsonb_build_array(
-           jsonb_build_object('id', 'p1', 'component', 'paragraph', 'content', jsonb_build_object('text', ${words(17, 60)})),
-           jsonb_build_object('id', 'p2', 'component', 'paragraph', 'content', jsonb_build_object('text', ${words(13, 60)})),
+           jsonb_build_object('id', 'p1', 'component', 'paragraph', 'content', jsonb_build_object('text', ${text('paragraph1')})),
+           jsonb_build_object('id', 'p2', 'component', 'paragraph', 'content', jsonb_build_object('text', ${text('paragraph2')})),
            jsonb_build_object('id', 'i1', 'component', 'image', 'content',
-             jsonb_build_object('caption', ${words(11, 8)}))),
+             jsonb_build_object('caption', ${text('caption')}))),
          ts, ts, ts, 1
-       FROM generate_series($4::int, $5::int) g, LATERAL (SELECT timestamptz '2020-01-01' + g * interval '17 minutes' AS ts) t`,
+       FROM generate_series($4::int, $5::int) g, LATERAL (SELECT ${CORPUS_DATE_SQL} AS ts) t`,
       [projectId, channelId, VOCABULARY, first, last],
     );
     await ctx.pool.query(

@@ -11,10 +11,15 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/broadsheet'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   /**
-   * How long a request waits for a Postgres connection (a new one, or a free one of a busy pool) before it
-   * fails with a 503, so an unreachable or stuck database never leaves a client hanging.
+   * How long opening a new Postgres connection may take before the request fails with a 503, so an
+   * unreachable or stuck database never leaves a client hanging.
    */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /**
+   * How long a request waits in line for a free connection when every connection of the pool is at work (a
+   * busy but healthy database) before it fails with a 503: a load spike is queued rather than failed.
+   */
+  DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /**
    * Longest wait for the answer to one query, counted on the client side: a connection cut without a reset
    * (a dead host, a dropped route) fails within this instead of the TCP timeout of many minutes. The slowest
@@ -253,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       url: e.DATABASE_URL,
       poolSize: e.DATABASE_POOL_SIZE,
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      poolWaitMs: e.DATABASE_POOL_WAIT_MS,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     },
     elasticsearch: {

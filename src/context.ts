@@ -77,6 +77,7 @@ export async function createContext(
   const logger = createLogger(config.logLevel);
   const pool = createPool(config.database.url, config.database.poolSize, {
     connectTimeoutMs: config.database.connectTimeoutMs,
+    poolWaitMs: config.database.poolWaitMs,
     queryTimeoutMs: config.database.queryTimeoutMs,
   });
   const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false });

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
 import { apiClientQueries, type ApiClientRow } from './queries/api-clients';
+import { listenWithReconnect, type Listener } from './listen';
 import type { Pool } from './pool';
 
 /** The channel a trigger on api_clients notifies with the client id on every update or delete. */
@@ -9,7 +9,6 @@ export const API_CLIENTS_CHANNEL = 'broadsheet_api_clients';
 /** Backstop: an entry is re-read at least this often even if a notification were lost. */
 const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
-const MAX_RECONNECT_DELAY_MS = 10_000;
 
 export interface ApiClientLookup {
   findById(id: string): Promise<ApiClientRow | undefined>;
@@ -28,10 +27,7 @@ export class ApiClientCache implements ApiClientLookup {
   private readonly entries = new LRUCache<string, ApiClientRow>({ max: MAX_ENTRIES, ttl: TTL_MS });
   /** Bumped by every notification and every lost connection: a read that raced one is not cached. */
   private generation = 0;
-  private listener: pg.Client | undefined;
-  private started = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private failures = 0;
+  private listener: Listener | undefined;
   private closed = false;
   private readonly onLocalChange = (id: string) => this.forget(id);
 
@@ -40,18 +36,29 @@ export class ApiClientCache implements ApiClientLookup {
   }
 
   async findById(id: string): Promise<ApiClientRow | undefined> {
-    if (!this.started) {
-      this.started = true;
-      void this.listen();
-    }
-    if (this.listener) {
+    if (!this.closed) this.listener ??= this.listen();
+    if (this.listener?.ready) {
       const cached = this.entries.get(id);
       if (cached) return cached;
     }
     const generation = this.generation;
     const row = await apiClientQueries(this.pool).findById(id);
-    if (row && this.listener && generation === this.generation) this.entries.set(id, row);
+    if (row && this.listener?.ready && generation === this.generation) this.entries.set(id, row);
     return row;
+  }
+
+  /** Starts at the first lookup; the cache is used only while the connection listens (listener.ready). */
+  private listen(): Listener {
+    return listenWithReconnect(this.pool, [API_CLIENTS_CHANNEL], {
+      onNotification: (message) => {
+        this.generation += 1;
+        if (message.payload) this.entries.delete(message.payload);
+      },
+      onReady: () => {
+        this.generation += 1;
+      },
+      onLost: () => this.forgetAll(),
+    });
   }
 
   /** Drops one client at once, without waiting for its notification (the change was made in this process). */
@@ -63,58 +70,13 @@ export class ApiClientCache implements ApiClientLookup {
   async close(): Promise<void> {
     this.closed = true;
     this.pool.changes.off('apiClient', this.onLocalChange);
-    clearTimeout(this.reconnectTimer);
     const listener = this.listener;
     this.forgetAll();
-    await listener?.end().catch(() => undefined);
+    await listener?.close();
   }
 
   private forgetAll(): void {
-    this.listener = undefined;
     this.generation += 1;
     this.entries.clear();
-  }
-
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({ ...this.pool.options, keepAlive: true });
-    let lost = false;
-    const onLost = () => {
-      if (lost) return;
-      lost = true;
-      if (this.listener === client) this.forgetAll();
-      void client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    };
-    client.on('error', onLost);
-    client.on('end', onLost);
-    client.on('notification', (message) => {
-      if (message.channel !== API_CLIENTS_CHANNEL) return;
-      this.generation += 1;
-      if (message.payload) this.entries.delete(message.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${API_CLIENTS_CHANNEL}`);
-    } catch {
-      onLost();
-      return;
-    }
-    if (this.closed || lost) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.failures = 0;
-    this.generation += 1;
-    this.listener = client;
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed) return;
-    clearTimeout(this.reconnectTimer);
-    const delay = Math.min(MAX_RECONNECT_DELAY_MS, 250 * 2 ** this.failures);
-    this.failures += 1;
-    this.reconnectTimer = setTimeout(() => void this.listen(), delay);
-    this.reconnectTimer.unref();
   }
 }

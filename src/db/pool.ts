@@ -27,6 +27,13 @@ function typeParsers(): pg.CustomTypesConfig {
 /** The process's connection pool, with the signal of the changes it committed to cached rows. */
 export class Pool extends pg.Pool {
   readonly changes = new EventEmitter<LocalChanges>();
+  /** Opens connections under the connect timeout (createPool sets it; pg's own Client has none). */
+  clientClass: typeof pg.Client = pg.Client;
+
+  /** A connection of its own, outside the pool (a LISTEN): the pool's settings and connect timeout. */
+  dedicatedClient(extra: pg.ClientConfig = {}): pg.Client {
+    return new this.clientClass({ ...this.options, ...extra });
+  }
 }
 
 export type Transaction = pg.PoolClient;
@@ -34,26 +41,46 @@ export type Transaction = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
 export interface PoolTimeouts {
-  /** Most time to get a connection: opening one, or waiting for a free one (DATABASE_CONNECT_TIMEOUT_MS). */
+  /** Most time to open a new connection (DATABASE_CONNECT_TIMEOUT_MS): an unreachable server fails fast. */
   connectTimeoutMs: number;
+  /**
+   * Most time a request waits in line for a free connection of a busy pool (DATABASE_POOL_WAIT_MS): every
+   * connection is at work, so the server answers; a load spike is queued, not failed, within this bound.
+   */
+  poolWaitMs: number;
   /** Most time to wait for one query's answer (DATABASE_QUERY_TIMEOUT_MS). */
   queryTimeoutMs: number;
 }
 
-export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
+export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = {
+  connectTimeoutMs: 5_000,
+  poolWaitMs: 15_000,
+  queryTimeoutMs: 10_000,
+};
 
 export function createPool(url: string, max: number, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Pool {
+  // pg-pool bounds both the wait in line and the opening of a new connection by its connectionTimeoutMillis;
+  // its clients take the pool's options, so a client of its own opens connections under the shorter bound.
+  const connectTimeoutMs = Math.min(timeouts.connectTimeoutMs, timeouts.poolWaitMs);
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
   const pool = new Pool({
     connectionString: url,
     max,
     types: typeParsers(),
+    Client: BoundedClient,
     // Without these, a database that stops answering (a cut connection, a stuck proxy) left requests
-    // waiting forever: pg's defaults are no connect timeout and no query timeout.
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    // waiting forever: pg's defaults are no connect timeout and no query timeout. The pool's own bound is
+    // the wait in line; a new connection fails sooner, at its client's connect timeout.
+    connectionTimeoutMillis: timeouts.poolWaitMs,
     query_timeout: timeouts.queryTimeoutMs,
     // A connection the server or the network dropped while idle is noticed, not handed to the next request.
     keepAlive: true,
   });
+  pool.clientClass = BoundedClient;
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // pg-pool listens for errors only on idle clients: a connection cut while a client is checked out between
@@ -98,6 +125,8 @@ const UNAVAILABLE_ERRNOS = new Set([
 /** pg's and pg-pool's own errors for a connection that could not be had or was lost (they carry no code). */
 const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect',
+  // pg's Client cut by its own connect timeout (createPool's clients: a new connection that does not open).
+  'timeout expired',
   'Connection terminated',
   'Query read timeout',
   'Client has encountered a connection error and is not queryable',

@@ -22,6 +22,7 @@ import {
   isSearchUnavailable,
   searchBytes,
   SEARCH_RETRY_AFTER_SECONDS,
+  searchWhileAlive,
   type SearchClient,
 } from '../search/client';
 import { ensurePublicationsIndex } from '../search/index-aliases';
@@ -289,16 +290,18 @@ export function publicationReads(deps: {
    */
   async function run(body: string): Promise<RawHits> {
     try {
-      ensured ??= ensurePublicationsIndex(deps.search, deps.index, deps.searchReadOptions).catch(
-        (error: unknown) => {
+      // The first search of the process creates the index when there is none yet (retried if that failed);
+      // Elasticsearch is probed while the read waits, so a busy node is waited for and a stuck one is not.
+      const bytes = await searchWhileAlive(deps.search, deps.searchReadOptions, async (options) => {
+        ensured ??= ensurePublicationsIndex(deps.search, deps.index, options).catch((error: unknown) => {
           ensured = undefined;
           throw error;
-        },
-      );
-      await ensured;
-      // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes per
-      // hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
-      const bytes = await searchBytes(deps.search, deps.index.alias, body, deps.searchReadOptions);
+        });
+        await ensured;
+        // No filter_path: trimming the answer cost Elasticsearch ~5% more CPU per search than the ~60 bytes
+        // per hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
+        return searchBytes(deps.search, deps.index.alias, body, options);
+      });
       return readRawHits(bytes, 'conditions');
     } catch (error) {
       if (!isSearchUnavailable(error)) throw error;

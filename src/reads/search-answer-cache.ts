@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
+import { listenWithReconnect, type Listener } from '../db/listen';
 import type { Pool } from '../db/pool';
 import {
   SEARCH_WINDOWS_CHANNEL,
@@ -42,7 +42,6 @@ const WINDOW_JOIN_MS = 30;
 const MAX_AGE_MS = 60_000;
 /** A rough per-entry cost on top of the answer's bytes: the entry, its key's string, the LRU's slots. */
 const ENTRY_OVERHEAD_BYTES = 256;
-const MAX_RECONNECT_DELAY_MS = 10_000;
 
 interface Entry {
   projectId: number;
@@ -81,12 +80,10 @@ export class SearchAnswerCache {
   /** Searches of projects under an open window, by key, with when they started (never kept). */
   private readonly inWindow = new Map<string, { started: number; promise: Promise<unknown> }>();
   private readonly counters = { hits: 0, misses: 0, joined: 0 };
-  private listener: pg.Client | undefined;
-  /** The windows open now have been read since the listener connected. */
-  private ready = false;
-  private started = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private failures = 0;
+  /** Listening, and the windows open now have been read since it connected (listener.ready). */
+  private listener: Listener | undefined;
+  /** Windows closed between LISTEN and reading the open ones (the read may still list them). */
+  private readonly closedMeanwhile = new Set<number>();
   private closed = false;
 
   constructor(
@@ -114,10 +111,7 @@ export class SearchAnswerCache {
    */
   async answer<T>(projectId: number, key: string, compute: () => Promise<Computed<T>>): Promise<T> {
     if (!this.options.enabled) return (await compute()).value;
-    if (!this.started) {
-      this.started = true;
-      void this.listen();
-    }
+    if (!this.closed) this.listener ??= this.listen();
     const fullKey = `${projectId}\n${key}`;
     if (!this.cacheable(projectId)) {
       this.counters.misses += 1;
@@ -176,7 +170,7 @@ export class SearchAnswerCache {
 
   /** Whether answers of this project may be kept and served right now. */
   cacheable(projectId: number): boolean {
-    if (!this.listener || !this.ready) return false;
+    if (!this.listener?.ready) return false;
     const now = Date.now();
     for (const [id, window] of this.windows) {
       if (window.until <= now) {
@@ -191,10 +185,9 @@ export class SearchAnswerCache {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.reconnectTimer);
     const listener = this.listener;
     this.forgetAll();
-    await listener?.end().catch(() => undefined);
+    await listener?.close();
   }
 
   private keep(projectId: number, fullKey: string, computed: Computed<unknown>): void {
@@ -244,72 +237,43 @@ export class SearchAnswerCache {
   }
 
   private forgetAll(): void {
-    this.listener = undefined;
-    this.ready = false;
+    this.closedMeanwhile.clear();
     this.windows.clear();
     this.advance(null);
   }
 
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({ ...this.pool.options, keepAlive: true });
-    let lost = false;
-    const onLost = () => {
-      if (lost) return;
-      lost = true;
-      if (this.listener === client) this.forgetAll();
-      void client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    };
-    /** Windows closed between LISTEN and reading the open ones: the read may still list them. */
-    const closedMeanwhile = new Set<number>();
-    client.on('error', onLost);
-    client.on('end', onLost);
-    client.on('notification', (message) => {
-      if (message.channel !== SEARCH_WINDOWS_CHANNEL || !message.payload) return;
-      let notice: WindowNotice;
-      try {
-        notice = JSON.parse(message.payload) as WindowNotice;
-      } catch {
-        // Not ours: whatever it was, everything kept may be stale.
+  /** Starts at the first read; answers are kept only while the connection listens and is ready. */
+  private listen(): Listener {
+    return listenWithReconnect(this.pool, [SEARCH_WINDOWS_CHANNEL], {
+      onNotification: (message) => {
+        if (!message.payload) return;
+        let notice: WindowNotice;
+        try {
+          notice = JSON.parse(message.payload) as WindowNotice;
+        } catch {
+          // Not ours: whatever it was, everything kept may be stale.
+          this.advance(null);
+          return;
+        }
+        this.onNotice(notice, this.listener?.ready ? undefined : this.closedMeanwhile);
+      },
+      onListening: async (client) => {
+        // Windows opened before this process listened: read after LISTEN, so none falls in between.
+        const open = await searchWriteWindowQueries(client).listOpen();
+        const now = Date.now();
+        for (const window of open) {
+          if (this.closedMeanwhile.has(window.id)) continue;
+          this.windows.set(window.id, {
+            projects: window.projects === null ? null : new Set(window.projects),
+            until: now + window.remainingMs,
+          });
+        }
+      },
+      onReady: () => {
+        this.closedMeanwhile.clear();
         this.advance(null);
-        return;
-      }
-      this.onNotice(notice, this.ready ? undefined : closedMeanwhile);
+      },
+      onLost: () => this.forgetAll(),
     });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${SEARCH_WINDOWS_CHANNEL}`);
-      this.listener = client;
-      // Windows opened before this process listened: read after LISTEN, so none falls in between.
-      const open = await searchWriteWindowQueries(client).listOpen();
-      const now = Date.now();
-      for (const window of open) {
-        if (closedMeanwhile.has(window.id)) continue;
-        this.windows.set(window.id, {
-          projects: window.projects === null ? null : new Set(window.projects),
-          until: now + window.remainingMs,
-        });
-      }
-    } catch {
-      onLost();
-      return;
-    }
-    if (this.closed || lost) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.failures = 0;
-    this.advance(null);
-    this.ready = true;
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed) return;
-    clearTimeout(this.reconnectTimer);
-    const delay = Math.min(MAX_RECONNECT_DELAY_MS, 250 * 2 ** this.failures);
-    this.failures += 1;
-    this.reconnectTimer = setTimeout(() => void this.listen(), delay);
-    this.reconnectTimer.unref();
   }
 }

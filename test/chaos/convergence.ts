@@ -3,7 +3,10 @@ import path from 'node:path';
 import type { AppContext } from '../../src/context';
 import { QUEUES } from '../../src/jobs/queues';
 import { verifyIndex } from '../../src/search/index-manager';
-import { eventually } from '../helpers/http';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
+import { ALL_SCOPES, createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, eventually } from '../helpers/http';
 
 /**
  * What every chaos scenario ends with: the queues drained, then the index compared with Postgres exactly.
@@ -153,4 +156,117 @@ export async function inParallel<T, R>(
     }),
   );
   return results;
+}
+
+export interface ScenarioOptions {
+  /** Names the database and the alias of the scenario's own (isolatedEnv): only its workers take its jobs. */
+  suffix: string;
+  /** Documents published before the scenario starts, titled `<title> <n>`. */
+  documents: number;
+  title: string;
+  /** INDEXER_BATCH_SIZE of the first worker process: small, so batches are cut into and interleave. */
+  batchSize: number;
+  /** The API process runs the queue handlers too, as a second worker beside the process. */
+  workersInApi?: boolean;
+}
+
+export interface ConvergenceScenario {
+  readonly app: TestApp;
+  readonly env: Record<string, string>;
+  readonly projectId: number;
+  /** The documents published before the scenario, in order. */
+  readonly documents: readonly number[];
+  /** The worker processes started so far (the first one by the setup); each is killed after the file. */
+  readonly workers: readonly ChildProcess[];
+  /** Starts another worker process on the scenario's database and alias. */
+  startWorker(env?: Record<string, string>): Promise<ChildProcess>;
+  /** A client of the API with every scope of the project. */
+  api(): Promise<ReturnType<typeof apiClient>>;
+  /** Sets a document's title and publishes or unpublishes it through the API, as an editor does: the status. */
+  change(
+    api: ReturnType<typeof apiClient>,
+    documentId: number,
+    operation: 'publish' | 'unpublish',
+    title: string,
+  ): Promise<number>;
+  /**
+   * The end of every scenario: the queues drained within `timeoutMs`, no job given up for good, and the index
+   * equal to Postgres, with exactly `published` of the scenario's documents in it.
+   */
+  expectConvergedWith(published: ReadonlySet<number>, timeoutMs: number): Promise<void>;
+}
+
+/**
+ * The setup every convergence scenario shares, as jest hooks of the calling file: beforeAll makes a database
+ * and an alias of the scenario's own, starts the API (with its workers when asked), publishes the documents,
+ * starts a worker process and waits until the index has them all; afterAll kills the worker processes and
+ * closes the API. The fields are there from beforeAll on.
+ */
+export function convergenceScenario(options: ScenarioOptions): ConvergenceScenario {
+  let app: TestApp | undefined;
+  let env: Record<string, string> | undefined;
+  let projectId: number | undefined;
+  const documents: number[] = [];
+  const workers: ChildProcess[] = [];
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('convergenceScenario: used before its beforeAll ran');
+    return value;
+  };
+  const scenario: ConvergenceScenario = {
+    get app() {
+      return ready(app);
+    },
+    get env() {
+      return ready(env);
+    },
+    get projectId() {
+      return ready(projectId);
+    },
+    documents,
+    workers,
+    async startWorker(extra = {}) {
+      const child = await startWorkerProcess({ ...scenario.env, ...extra });
+      workers.push(child);
+      return child;
+    },
+    async api() {
+      return apiClient(
+        scenario.app.url,
+        (await tokenFor(scenario.app.ctx, scenario.projectId, ALL_SCOPES)).token,
+      );
+    },
+    async change(api, documentId, operation, title) {
+      const response = await api.patch(`documents/${documentId}/commands`, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: title }, { operation }],
+      });
+      return response.status;
+    },
+    async expectConvergedWith(published, timeoutMs) {
+      await waitForDrainedQueues(scenario.app.ctx, timeoutMs);
+      expect(await failedJobs(scenario.app.ctx)).toBe(0);
+      await expectConverged(scenario.app.ctx, scenario.projectId, {
+        published,
+        unpublished: documents.filter((id) => !published.has(id)),
+      });
+    },
+  };
+
+  beforeAll(async () => {
+    env = await isolatedEnv(options.suffix);
+    app = await startTestApp({ workers: options.workersInApi ?? false, env });
+    ({ projectId } = await createTestProject(app.ctx));
+    for (let i = 0; i < options.documents; i += 1) {
+      documents.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `${options.title} ${i}` } }))
+          .documentId,
+      );
+    }
+    await scenario.startWorker({ INDEXER_BATCH_SIZE: String(options.batchSize) });
+    await waitForDrainedQueues(app.ctx, 60_000);
+  });
+  afterAll(async () => {
+    for (const child of workers) await killHard(child);
+    await app?.close();
+  });
+  return scenario;
 }

@@ -1,16 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
 import { QUEUES } from '../../src/jobs/queues';
-import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument } from '../helpers/documents';
-import { ALL_SCOPES, createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
-import {
-  expectConverged,
-  failedJobs,
-  killHard,
-  startWorkerProcess,
-  waitForDrainedQueues,
-} from './convergence';
+import { convergenceScenario } from './convergence';
 
 jest.setTimeout(180_000);
 
@@ -22,31 +11,17 @@ jest.setTimeout(180_000);
  * order they run in, the index ends equal to Postgres.
  */
 describe('when index jobs are duplicated and reordered', () => {
-  let app: TestApp;
-  let env: Record<string, string>;
-  let projectId: number;
-  const children: ChildProcess[] = [];
-  const documents: number[] = [];
-
-  beforeAll(async () => {
-    env = await isolatedEnv('chaos_dup');
-    app = await startTestApp({ workers: true, env });
-    ({ projectId } = await createTestProject(app.ctx));
-    for (let i = 0; i < 30; i += 1) {
-      documents.push(
-        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `dup ${i}` } })).documentId,
-      );
-    }
-    children.push(await startWorkerProcess({ ...env, INDEXER_BATCH_SIZE: '7' }));
-    await waitForDrainedQueues(app.ctx, 60_000);
-  });
-  afterAll(async () => {
-    for (const child of children) await killHard(child);
-    await app.close();
+  const scenario = convergenceScenario({
+    suffix: 'chaos_dup',
+    documents: 30,
+    title: 'dup',
+    batchSize: 7,
+    workersInApi: true,
   });
 
   it('then the index converges with Postgres exactly, with no unpublished document brought back', async () => {
-    const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ALL_SCOPES)).token);
+    const { app, projectId, documents } = scenario;
+    const api = await scenario.api();
     const published = new Set(documents);
     const send = (documentId: number, startAfter?: Date) =>
       app.ctx.boss.send(
@@ -61,17 +36,8 @@ describe('when index jobs are duplicated and reordered', () => {
           // Every other document flips each round; the rest get a new publication (republished).
           const flip = (index + round) % 2 === 0;
           const operation = flip && published.has(documentId) ? 'unpublish' : 'publish';
-          const response = await api.patch(`documents/${documentId}/commands`, {
-            commands: [
-              {
-                operation: 'setMetadataProperty',
-                propertyName: 'title',
-                value: `dup ${documentId} r${round}`,
-              },
-              { operation },
-            ],
-          });
-          expect({ documentId, status: response.status }).toEqual({ documentId, status: 204 });
+          const status = await scenario.change(api, documentId, operation, `dup ${documentId} r${round}`);
+          expect({ documentId, status }).toEqual({ documentId, status: 204 });
           if (operation === 'publish') published.add(documentId);
           else published.delete(documentId);
         }),
@@ -82,11 +48,6 @@ describe('when index jobs are duplicated and reordered', () => {
         await send(documentId, new Date(Date.now() + 2_000 + (documentId % 5) * 500));
       }
     }
-    await waitForDrainedQueues(app.ctx, 90_000);
-    expect(await failedJobs(app.ctx)).toBe(0);
-    await expectConverged(app.ctx, projectId, {
-      published,
-      unpublished: documents.filter((id) => !published.has(id)),
-    });
+    await scenario.expectConvergedWith(published, 90_000);
   });
 });

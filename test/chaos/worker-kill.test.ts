@@ -1,18 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
-import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument } from '../helpers/documents';
-import { ALL_SCOPES, createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
-import {
-  expectConverged,
-  failedJobs,
-  inParallel,
-  killHard,
-  sleep,
-  startWorkerProcess,
-  waitForDrainedQueues,
-} from './convergence';
 import { QUEUES } from '../../src/jobs/queues';
+import { convergenceScenario, inParallel, killHard, sleep } from './convergence';
 
 jest.setTimeout(240_000);
 
@@ -23,32 +10,12 @@ jest.setTimeout(240_000);
  * these jobs.
  */
 describe('when the worker process is killed mid-batch during 200 publishes and unpublishes', () => {
-  let app: TestApp;
-  let env: Record<string, string>;
-  let projectId: number;
-  const children: ChildProcess[] = [];
-  const documents: number[] = [];
-
-  beforeAll(async () => {
-    env = await isolatedEnv('chaos_kill');
-    app = await startTestApp({ env });
-    ({ projectId } = await createTestProject(app.ctx));
-    for (let i = 0; i < 50; i += 1) {
-      documents.push(
-        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `kill ${i}` } })).documentId,
-      );
-    }
-    // Small batches, so that a kill lands in the middle of one with others still queued.
-    children.push(await startWorkerProcess({ ...env, INDEXER_BATCH_SIZE: '10' }));
-    await waitForDrainedQueues(app.ctx, 60_000);
-  });
-  afterAll(async () => {
-    for (const child of children) await killHard(child);
-    await app.close();
-  });
+  // Small batches, so that a kill lands in the middle of one with others still queued.
+  const scenario = convergenceScenario({ suffix: 'chaos_kill', documents: 50, title: 'kill', batchSize: 10 });
 
   it('then after a restart the index converges: nothing lost, nothing resurrected', async () => {
-    const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ALL_SCOPES)).token);
+    const { app, documents } = scenario;
+    const api = await scenario.api();
     const published = new Set(documents);
     // 200 commands, 4 per document in turn; each writer keeps to its own documents.
     const plan = Array.from({ length: 200 }, (_, i) => documents[i % documents.length]!);
@@ -70,25 +37,16 @@ describe('when the worker process is killed mid-batch during 200 publishes and u
         if (active > 0) break;
         await sleep(10);
       }
-      await killHard(children[0]!);
+      await killHard(scenario.workers[0]!);
       killedWithActiveJobs = active;
     })();
     await Promise.all(
       byWriter.map((ids) =>
         inParallel(ids, 1, async (documentId, round) => {
           const operation = published.has(documentId) ? 'unpublish' : 'publish';
-          const response = await api.patch(`documents/${documentId}/commands`, {
-            commands: [
-              {
-                operation: 'setMetadataProperty',
-                propertyName: 'title',
-                value: `kill ${documentId} ${round}`,
-              },
-              { operation },
-            ],
-          });
-          statuses.push(response.status);
-          if (response.status < 300) {
+          const status = await scenario.change(api, documentId, operation, `kill ${documentId} ${round}`);
+          statuses.push(status);
+          if (status < 300) {
             if (operation === 'publish') published.add(documentId);
             else published.delete(documentId);
           }
@@ -101,12 +59,7 @@ describe('when the worker process is killed mid-batch during 200 publishes and u
     expect(statuses).toHaveLength(200);
     expect(killedWithActiveJobs).toBeGreaterThan(0);
 
-    children.push(await startWorkerProcess(env));
-    await waitForDrainedQueues(app.ctx, 90_000);
-    expect(await failedJobs(app.ctx)).toBe(0);
-    await expectConverged(app.ctx, projectId, {
-      published,
-      unpublished: documents.filter((id) => !published.has(id)),
-    });
+    await scenario.startWorker();
+    await scenario.expectConvergedWith(published, 90_000);
   });
 });

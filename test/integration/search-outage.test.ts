@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { eventually } from '../helpers/http';
+import { startDelayingProxy } from '../helpers/delaying-proxy';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 /**
@@ -113,6 +114,35 @@ describe('when Elasticsearch is unavailable', () => {
     } finally {
       await proxy.up();
       await cached.close();
+    }
+  });
+
+  it('when Elasticsearch is busy (searches take 4 s) but answers, then searches wait for it and answer 200', async () => {
+    // Past the former flat 3 s timeout, within the patience (SEARCH_PATIENCE_MS); Elasticsearch itself answers
+    // its liveness probe at once, as a loaded node does.
+    const slow = await startDelayingProxy(
+      process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200',
+      (request) => (request.url?.includes('/_search') ? 4_000 : 0),
+    );
+    const busy = await startTestApp({ env: { ELASTICSEARCH_URL: slow.url, SEARCH_CACHE: 'off' } });
+    try {
+      for (const path of SEARCHES) {
+        const response = await fetch(`${busy.url}${path}`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(15_000),
+        });
+        expect(response.status).toBe(200);
+        const { results } = (await response.json()) as { results: { systemdata: { documentId: number } }[] };
+        expect(results.map((item) => item.systemdata.documentId)).toContain(documentId);
+      }
+      // The searches went through the delay, and Elasticsearch was probed while they waited.
+      expect(slow.requests.filter((request) => request.path.includes('/_search'))).toHaveLength(2);
+      expect(
+        slow.requests.filter((request) => request.path.startsWith('/_cluster/health')).length,
+      ).toBeGreaterThan(0);
+    } finally {
+      await busy.close();
+      await slow.close();
     }
   });
 

@@ -9,6 +9,7 @@ describe('isDatabaseUnavailable', () => {
     ['pg-pool timing out on a connection', new Error('timeout exceeded when trying to connect')],
     ['a connection cut mid-query', new Error('Connection terminated unexpectedly')],
     ['a connection cut by its timeout', new Error('Connection terminated due to connection timeout')],
+    ["a client's own connect timeout", new Error('timeout expired')],
     ['the query timeout', new Error('Query read timeout')],
     ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
     ['a reset connection', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
@@ -47,14 +48,23 @@ describe('isDatabaseUnavailable', () => {
 });
 
 describe('the pool timeouts in the configuration', () => {
-  it('when nothing is set, then 5 s to connect and 10 s per query', () => {
-    expect(loadConfig({}).database).toMatchObject({ connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 });
+  it('when nothing is set, then 5 s to connect, 15 s in line for a busy pool and 10 s per query', () => {
+    expect(loadConfig({}).database).toMatchObject({
+      connectTimeoutMs: 5_000,
+      poolWaitMs: 15_000,
+      queryTimeoutMs: 10_000,
+    });
   });
 
   it('when set, then read; when not a number, then the variable is named', () => {
     expect(
-      loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_QUERY_TIMEOUT_MS: '60000' }).database,
-    ).toMatchObject({ connectTimeoutMs: 1_500, queryTimeoutMs: 60_000 });
+      loadConfig({
+        DATABASE_CONNECT_TIMEOUT_MS: '1500',
+        DATABASE_POOL_WAIT_MS: '30000',
+        DATABASE_QUERY_TIMEOUT_MS: '60000',
+      }).database,
+    ).toMatchObject({ connectTimeoutMs: 1_500, poolWaitMs: 30_000, queryTimeoutMs: 60_000 });
+    expect(() => loadConfig({ DATABASE_POOL_WAIT_MS: '10' })).toThrow(/DATABASE_POOL_WAIT_MS/);
     expect(() => loadConfig({ DATABASE_QUERY_TIMEOUT_MS: 'soon' })).toThrow(/DATABASE_QUERY_TIMEOUT_MS/);
   });
 });

@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors } from '@elastic/elasticsearch';
-import { createSearchClient, searchBytes, searchReadOptions } from '../../src/search/client';
+import {
+  createSearchClient,
+  SEARCH_PATIENCE_MS,
+  searchBytes,
+  searchReadOptions,
+} from '../../src/search/client';
 import { publicationsIndexDefinition } from '../../src/search/index-aliases';
 
 describe('the publications index definition: replicas', () => {
@@ -19,7 +24,7 @@ describe('the publications index definition: replicas', () => {
 describe('searchReadOptions: how a search tries again', () => {
   it('when there is one node, then one immediate retry of a failed connection and none of a timeout', () => {
     expect(searchReadOptions(1)).toMatchObject({
-      requestTimeout: 3_000,
+      requestTimeout: SEARCH_PATIENCE_MS,
       maxRetries: 1,
       retryOnTimeout: false,
     });
@@ -27,7 +32,7 @@ describe('searchReadOptions: how a search tries again', () => {
 
   it('when there are two nodes, then a retry per node, and a timed-out search is tried again', () => {
     expect(searchReadOptions(2)).toMatchObject({
-      requestTimeout: 3_000,
+      requestTimeout: SEARCH_PATIENCE_MS,
       maxRetries: 2,
       retryOnTimeout: true,
     });

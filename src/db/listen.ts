@@ -1,0 +1,110 @@
+import type pg from 'pg';
+import type { Pool } from './pool';
+
+const FIRST_RECONNECT_DELAY_MS = 250;
+const MAX_RECONNECT_DELAY_MS = 10_000;
+
+export interface ListenHandlers {
+  /** A notification on one of the channels (whether or not the connection is ready yet). */
+  onNotification(message: pg.Notification): void;
+  /**
+   * After LISTEN, before the connection counts as ready: reads what notifications sent before it would have
+   * said (they are not replayed). Notifications that arrive meanwhile are delivered too. Throwing counts as
+   * the connection lost.
+   */
+  onListening?(client: pg.Client): Promise<void>;
+  /** The connection listens and onListening is done: whatever is kept from now on is kept up to date. */
+  onReady?(): void;
+  /** The connection was lost (or could not be opened): what was kept on its word may be stale now. */
+  onLost?(): void;
+}
+
+export interface Listener {
+  /** The connection listens and is ready: notifications reach the handlers. */
+  readonly ready: boolean;
+  /** Stops for good: no reconnect, the connection ended. */
+  close(): Promise<void>;
+}
+
+/**
+ * LISTENs on `channels` over one dedicated connection (the pool's settings and connect timeout, outside the
+ * pool), and when that connection drops or cannot be opened, tells the caller (onLost) and opens a new one
+ * after 250 ms, doubling up to 10 s while it keeps failing. Notifications sent while no connection listens
+ * are lost: a caller forgets what it kept on their word at onLost and trusts nothing again until onReady.
+ */
+export function listenWithReconnect(
+  pool: Pool,
+  channels: readonly string[],
+  handlers: ListenHandlers,
+): Listener {
+  for (const channel of channels) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Not a channel name: ${channel}`);
+  }
+  let current: pg.Client | undefined;
+  let ready = false;
+  let closed = false;
+  let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const scheduleReconnect = () => {
+    if (closed) return;
+    clearTimeout(timer);
+    const delay = Math.min(MAX_RECONNECT_DELAY_MS, FIRST_RECONNECT_DELAY_MS * 2 ** failures);
+    failures += 1;
+    timer = setTimeout(() => void connect(), delay);
+    timer.unref();
+  };
+
+  const connect = async () => {
+    if (closed) return;
+    const client = pool.dedicatedClient({ keepAlive: true });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (current === client) {
+        current = undefined;
+        ready = false;
+      }
+      handlers.onLost?.();
+      void client.end().catch(() => undefined);
+      scheduleReconnect();
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    client.on('notification', (message) => {
+      if (!lost && channels.includes(message.channel)) handlers.onNotification(message);
+    });
+    try {
+      await client.connect();
+      for (const channel of channels) await client.query(`LISTEN ${channel}`);
+      current = client;
+      await handlers.onListening?.(client);
+    } catch {
+      onLost();
+      return;
+    }
+    if (closed || lost) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    failures = 0;
+    handlers.onReady?.();
+    ready = true;
+  };
+
+  void connect();
+  return {
+    get ready() {
+      return ready && current !== undefined;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      const client = current;
+      current = undefined;
+      ready = false;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}

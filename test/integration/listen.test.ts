@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { listenWithReconnect, type Listener } from '../../src/db/listen';
+import { createPool, type Pool } from '../../src/db/pool';
+import { eventually } from '../helpers/http';
+
+/**
+ * listenWithReconnect against the run's Postgres: notifications reach the handler while it listens; when the
+ * server ends its connection (pg_terminate_backend, as a restart or a failover does), the caller is told and
+ * it listens again by itself, reading what it missed before it counts as ready.
+ */
+describe('listenWithReconnect', () => {
+  let pool: Pool;
+  let listener: Listener | undefined;
+  const channel = `test_listen_${randomBytes(4).toString('hex')}`;
+  const received: string[] = [];
+  const events: string[] = [];
+
+  beforeAll(() => {
+    pool = createPool(process.env.DATABASE_URL ?? '', 2);
+  });
+  afterAll(async () => {
+    await listener?.close();
+    await pool.end();
+  });
+
+  const notify = (payload: string) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  /** The listening connections' server processes, as each read on listening. */
+  const pids: number[] = [];
+  const alive = async (pid: number) =>
+    (await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 1;
+
+  it('when it listens, then notifications on its channel reach the handler, after what it read on listening', async () => {
+    listener = listenWithReconnect(pool, [channel], {
+      onNotification: (message: pg.Notification) => received.push(message.payload ?? ''),
+      onListening: async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        pids.push(rows[0]!.pid);
+        events.push('listening');
+      },
+      onReady: () => events.push('ready'),
+      onLost: () => events.push('lost'),
+    });
+    await eventually(() => Promise.resolve(listener!.ready), 5_000, 20);
+    await notify('first');
+    await eventually(() => Promise.resolve(received.includes('first')), 5_000, 20);
+    expect(events).toEqual(['listening', 'ready']);
+  });
+
+  it('when the server terminates its connection, then it reports the loss and listens again by itself', async () => {
+    const pid = pids[0];
+    expect(await alive(pid!)).toBe(true);
+    await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+    await eventually(() => Promise.resolve(events.includes('lost')), 5_000, 20);
+    await eventually(() => Promise.resolve(listener!.ready), 10_000, 20);
+    expect(events).toEqual(['listening', 'ready', 'lost', 'listening', 'ready']);
+    expect(pids).toHaveLength(2);
+    expect(pids[1]).not.toBe(pid);
+    expect(await alive(pids[1]!)).toBe(true);
+    await notify('second');
+    await eventually(() => Promise.resolve(received.includes('second')), 5_000, 20);
+    expect(received).toEqual(['first', 'second']);
+  });
+
+  it('when closed, then it stops listening and does not come back', async () => {
+    await listener!.close();
+    expect(listener!.ready).toBe(false);
+    await eventually(async () => !(await alive(pids[1]!)), 5_000, 50);
+    // Past the first reconnect delay (250 ms): nothing listens again.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(pids).toHaveLength(2);
+    expect(listener!.ready).toBe(false);
+  });
+});
