@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { mediaQueries, type ServedAssetRow } from './queries/media';
-import { NotificationListener } from './notification-listener';
+import { listenWithReconnect, type Listener } from './listen';
 import type { Pool } from './pool';
 
 /** The channel a trigger on media_entries notifies with the project id (or `*`) on every change. */
@@ -40,39 +40,50 @@ export class ServedImageCache implements ServedImageLookup {
   private trustedFrom = 0;
   /** The clock of each project's last change; a project absent changed before trustedFrom, if ever. */
   private readonly changedAt = new Map<number, number>();
-  private readonly listener: NotificationListener;
+  /** Opened by the first lookup, so a process that never serves an image holds no connection. */
+  private listener: Listener | undefined;
+  private closed = false;
   private readonly onLocalChange = (projectId: number) => this.forgetProject(projectId);
 
   constructor(private readonly pool: Pool) {
-    this.listener = new NotificationListener(pool, MEDIA_ENTRIES_CHANNEL, {
-      listening: () => this.forgetAll(),
-      lost: () => this.forgetAll(),
-      notification: (payload) => {
+    pool.changes.on('media', this.onLocalChange);
+  }
+
+  private get listening(): boolean {
+    return this.listener?.ready ?? false;
+  }
+
+  private listen(): void {
+    if (this.listener !== undefined || this.closed) return;
+    this.listener = listenWithReconnect(this.pool, [MEDIA_ENTRIES_CHANNEL], {
+      onReady: () => this.forgetAll(),
+      onLost: () => this.forgetAll(),
+      onNotification: ({ payload = '' }) => {
         const projectId = Number(payload);
         if (Number.isSafeInteger(projectId) && String(projectId) === payload) this.forgetProject(projectId);
         else this.forgetAll();
       },
     });
-    pool.changes.on('media', this.onLocalChange);
   }
 
   async findByAssetKey(projectId: number, key: string): Promise<ServedAssetRow | null> {
-    this.listener.start();
+    this.listen();
     const id = `${projectId}/${key}`;
-    if (this.listener.listening) {
+    if (this.listening) {
       const kept = this.entries.get(id);
       if (kept !== undefined && this.current(projectId, kept.readAt)) return kept.row;
     }
     const readAt = this.clock;
     const row = await mediaQueries(this.pool).findByAssetKey(projectId, key);
     const servable = row !== null && !row.revoked && !row.invalid;
-    if (servable && this.listener.listening && readAt === this.clock) this.entries.set(id, { row, readAt });
+    if (servable && this.listening && readAt === this.clock) this.entries.set(id, { row, readAt });
     return row;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.pool.changes.off('media', this.onLocalChange);
-    await this.listener.close();
+    await this.listener?.close();
     this.forgetAll();
   }
 
