@@ -225,23 +225,27 @@ print_es_log() {
 
 without_stack_frames() { grep -vE '^[[:space:]]+(at |\.\.\. [0-9]+ more)|^[[:space:]]*$' || true; }
 
-stop_es() {
-  local base pidfile pid
-  base="$(es_base_dir)"
-  pidfile="$base/elasticsearch-state/elasticsearch.pid"
+# stop_pidfile NAME PIDFILE IS_OURS SECONDS: stops the process in PIDFILE when IS_OURS says it is still the one
+# we started (a pid may have been reused), waiting up to SECONDS for it to go; removes the pidfile either way.
+stop_pidfile() {
+  local name="$1" pidfile="$2" is_ours="$3" wait_seconds="$4" pid
   pid="$(cat "$pidfile" 2>/dev/null || true)"
-  if ! pid_is_elasticsearch "$pid"; then
+  if ! "$is_ours" "$pid"; then
     rm -f "$pidfile"
     return
   fi
-  say "stopping Elasticsearch (pid $pid)"
+  say "stopping $name (pid $pid)"
   kill "$pid"
-  local deadline=$((SECONDS + 60))
+  local deadline=$((SECONDS + wait_seconds))
   while kill -0 "$pid" 2>/dev/null; do
-    ((SECONDS < deadline)) || die "Elasticsearch (pid $pid) did not stop within 60s"
+    ((SECONDS < deadline)) || die "$name (pid $pid) did not stop within ${wait_seconds}s"
     sleep 1
   done
   rm -f "$pidfile"
+}
+
+stop_es() {
+  stop_pidfile Elasticsearch "$(es_base_dir)/elasticsearch-state/elasticsearch.pid" pid_is_elasticsearch 60
 }
 
 ensure_elasticsearch() {
@@ -321,21 +325,7 @@ start_s3mock() {
 }
 
 stop_s3mock() {
-  local pidfile pid
-  pidfile="$(es_base_dir)/s3mock-${S3MOCK_PORT}/s3mock.pid"
-  pid="$(cat "$pidfile" 2>/dev/null || true)"
-  if ! pid_is_s3mock "$pid"; then
-    rm -f "$pidfile"
-    return
-  fi
-  say "stopping s3mock (pid $pid)"
-  kill "$pid"
-  local deadline=$((SECONDS + 30))
-  while kill -0 "$pid" 2>/dev/null; do
-    ((SECONDS < deadline)) || die "s3mock (pid $pid) did not stop within 30s"
-    sleep 1
-  done
-  rm -f "$pidfile"
+  stop_pidfile s3mock "$(es_base_dir)/s3mock-${S3MOCK_PORT}/s3mock.pid" pid_is_s3mock 30
 }
 
 ensure_s3mock() {
