@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { AppContext } from '../../src/context';
 import { QUEUES } from '../../src/jobs/queues';
 import { verifyIndex } from '../../src/search/index-manager';
@@ -7,6 +6,7 @@ import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { ALL_SCOPES, createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
+import { killHard, startWorkerProcess } from '../helpers/worker-process';
 
 /**
  * What every chaos scenario ends with: the queues drained, then the index compared with Postgres exactly.
@@ -102,38 +102,6 @@ export async function expectConverged(
   const lost = [...expected.published].filter((id) => !inIndex.has(id));
   const resurrected = [...expected.unpublished].filter((id) => inIndex.has(id));
   expect({ lost, resurrected }).toEqual({ lost: [], resurrected: [] });
-}
-
-/**
- * The worker process as `npm run workers` starts it. Node runs it directly (tsx as a loader, not tsx's CLI,
- * which would run it in a child that SIGKILL does not reach).
- */
-export function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'workers/main.ts'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Broadsheet workers running')) resolve(child);
-      if (output.length > 100_000) output = output.slice(-10_000);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) =>
-      reject(new Error(`workers exited with ${code} before starting:\n${output}`)),
-    );
-  });
-}
-
-export function killHard(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,6 @@
 import { QUEUES } from '../../src/jobs/queues';
-import { convergenceScenario, inParallel, killHard, sleep } from './convergence';
+import { killHard } from '../helpers/worker-process';
+import { convergenceScenario, inParallel, sleep } from './convergence';
 
 jest.setTimeout(240_000);
 

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { startBoss } from '../../src/jobs/boss';
 import { QUEUES } from '../../src/jobs/queues';
@@ -7,39 +6,9 @@ import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
+import { killHard, startWorkerProcess } from '../helpers/worker-process';
 
 jest.setTimeout(120_000);
-
-/**
- * The worker process as `npm run workers` starts it, on this file's database. Node runs it directly (tsx as
- * a loader, not tsx's CLI, which would run it in a child that SIGKILL does not reach).
- */
-function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'workers/main.ts'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Broadsheet workers running')) resolve(child);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) =>
-      reject(new Error(`workers exited with ${code} before starting:\n${output}`)),
-    );
-  });
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /**
  * A worker killed (SIGKILL) in the middle of index jobs left them `active` for pg-boss's default expiry of

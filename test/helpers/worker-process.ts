@@ -1,0 +1,35 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * The worker process as `npm run workers` starts it. Node runs it directly (tsx as a loader, not tsx's CLI,
+ * which would run it in a child that SIGKILL does not reach).
+ */
+export function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'workers/main.ts'], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Broadsheet workers running')) resolve(child);
+      if (output.length > 100_000) output = output.slice(-10_000);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`workers exited with ${code} before starting:\n${output}`)),
+    );
+  });
+}
+
+/** SIGKILL, resolved once the process has exited (at once when it already has). */
+export function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
