@@ -10,7 +10,7 @@ import { errorEnvelope, errorNameOf } from './middleware/errors';
  * connection first: when the server closes one while the other side sends a request on it, that request fails
  * with a reset (a 502 behind a balancer). Node's default is 5 s.
  */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
  * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app

@@ -1,20 +1,12 @@
-import type { StoredIncomingReference } from '../../domain/incoming-references';
+import type { IncomingDocumentReference, StoredIncomingReference } from '../../domain/incoming-references';
 import type { ReferenceRow } from '../../domain/references';
 import type { Queryable } from '../pool';
 
 /** A published document that refers to a media entry, with every reference it makes to it (api-spec §2.9). */
 export interface IncomingDocumentReferenceGroup {
   id: number;
-  references: {
-    componentId?: string;
-    componentName?: string;
-    directiveName?: string;
-    id: string;
-    location: string;
-    propertyName?: string;
-    serviceName?: string;
-    type: string;
-  }[];
+  /** The same parts as a reference to a document; `type` is what the media entry is referred to as. */
+  references: (Omit<IncomingDocumentReference, 'type'> & { type: string })[];
 }
 
 /** The one writer of `document_references`: the outgoing references of drafts and latest publications. */
