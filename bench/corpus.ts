@@ -71,13 +71,26 @@ export function corpusTextSql(text: Text, vocabulary: string): string {
       FROM generate_series(1, ${text.words}) i)`;
 }
 
-/** Document g's first publication: 17 minutes after the one before, from 2020-01-01 (UTC). */
-export function corpusDate(g: number): Date {
-  return new Date(Date.UTC(2020, 0, 1) + g * 17 * 60_000);
+/**
+ * The corpus's dates run from 2020-01-01 (UTC) and end before 2026: the bench's widget publishes "now", and a
+ * corpus dated in the future would keep those publications out of every newest-first list.
+ */
+const CORPUS_SPAN_MINUTES = 6 * 365 * 24 * 60;
+
+/** Minutes between two documents' first publications in a corpus of `count`: 17, or less where 17 would reach 2026. */
+export function corpusStepMinutes(count: number): number {
+  return Math.min(17, CORPUS_SPAN_MINUTES / count);
+}
+
+/** Document g's first publication in a corpus of `count`: one step after the one before, from 2020-01-01 (UTC). */
+export function corpusDate(g: number, count: number): Date {
+  return new Date(Date.UTC(2020, 0, 1) + g * corpusStepMinutes(count) * 60_000);
 }
 
 /** The same date in SQL, for the row `g` of a generate_series (the same instant in a UTC session). */
-export const CORPUS_DATE_SQL = `timestamptz '2020-01-01' + g * interval '17 minutes'`;
+export function corpusDateSql(count: number): string {
+  return `timestamptz '2020-01-01' + g * interval '${corpusStepMinutes(count) * 60} seconds'`;
+}
 
 /** A text[] literal of these words, for SQL that picks the (g mod n)th: `(ARRAY[...])[1 + g % n]`. */
 export function sqlArray(values: readonly string[]): string {

@@ -66,7 +66,7 @@ async function writeCorpus(file: string, count: number): Promise<void> {
         },
       ],
       publishControl: {
-        firstPublicationDate: corpusDate(g).toISOString(),
+        firstPublicationDate: corpusDate(g, count).toISOString(),
       },
     };
     if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');

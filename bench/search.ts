@@ -24,7 +24,7 @@ import { BULK_RESPONSE_FIELDS, operationsFor } from '../src/search/indexer';
 import { startWorkers } from '../workers/main';
 import {
   CATEGORY_IDS,
-  CORPUS_DATE_SQL,
+  corpusDateSql,
   corpusProjectConfig,
   corpusTextSql,
   FLAGS,
@@ -175,7 +175,7 @@ async function seed(ctx: AppContext, projectId: number, channelId: number, count
            jsonb_build_object('id', 'i1', 'component', 'image', 'content',
              jsonb_build_object('caption', ${text('caption')}))),
          ts, ts, ts, 1
-       FROM generate_series($4::int, $5::int) g, LATERAL (SELECT ${CORPUS_DATE_SQL} AS ts) t`,
+       FROM generate_series($4::int, $5::int) g, LATERAL (SELECT ${corpusDateSql(count)} AS ts) t`,
       [projectId, channelId, VOCABULARY, first, last],
     );
     await ctx.pool.query(
