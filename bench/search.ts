@@ -152,8 +152,8 @@ export async function searchBench(options: SearchBenchOptions = {}): Promise<Ben
   }
 }
 
-/** Rows per seeding statement: a million publications in one statement would be one huge transaction. */
-const SEED_BATCH = 50_000;
+/** Rows per seeding statement: each must finish well inside the pool's 10 s query timeout, even on a loaded machine. */
+const SEED_BATCH = 10_000;
 
 /**
  * Documents and their publications straight in SQL: generate_series, no per-row round trips, in batches of
