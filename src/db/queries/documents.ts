@@ -462,7 +462,11 @@ export function documentQueries(db: Queryable) {
      * Stores what a commands request made of the draft: version + 1, exactly once per request. Answers the
      * row as it now is (locked by the caller), so a publish that follows needs no second read of it.
      */
-    async saveCommandedDraft(projectId: number, documentId: number, draft: CommandedDraft): Promise<DocumentRow> {
+    async saveCommandedDraft(
+      projectId: number,
+      documentId: number,
+      draft: CommandedDraft,
+    ): Promise<DocumentRow> {
       const result = await db.query<DocumentRow>(
         `UPDATE documents d SET
            metadata = $3, content = $4, version = d.version + 1,

@@ -30,6 +30,5 @@ export function publicationQueries(db: Queryable) {
       );
       return result.rows[0];
     },
-
   };
 }
