@@ -73,8 +73,8 @@ export async function publishCyclesBench(options: PublishCyclesOptions = {}): Pr
       runs.raw.push(await measured(ctx, () => raw(durationMs)));
     }
     for (const side of ['ours', 'raw'] as const) {
-      fact(`publish cycles, ${side}: CPU per cycle, bench process`, cpuMedian(runs[side], 'node'), 'ms');
-      fact(`publish cycles, ${side}: CPU per cycle, Postgres`, cpuMedian(runs[side], 'postgres'), 'ms');
+      fact(`publish cycles, ${side}: CPU per cycle, bench process`, cpuMedian(runs[side], 'node'), 'µs');
+      fact(`publish cycles, ${side}: CPU per cycle, Postgres`, cpuMedian(runs[side], 'postgres'), 'µs');
     }
     return [
       pairedRate(
@@ -98,8 +98,8 @@ interface Measured {
   postgres: number;
 }
 
-const cpuMedian = (runs: Measured[], of: 'node' | 'postgres') =>
-  Math.round(median(runs.map((run) => run[of])) * 1000) / 1000;
+/** The median of the runs' CPU per cycle, in µs. */
+const cpuMedian = (runs: Measured[], of: 'node' | 'postgres') => median(runs.map((run) => run[of])) * 1000;
 
 /** A run with the CPU it cost this process and the database's Postgres backends, per cycle. */
 async function measured(
