@@ -50,15 +50,17 @@ export function documentReferenceQueries(db: Queryable) {
         (rowsByKind[kind] ?? []).map((row) => ({ source_kind: kind, ...referenceRecord(row) })),
       );
       if (records.length === 0) {
-        await db.query(
-          'DELETE FROM document_references WHERE source_document_id = $1 AND source_kind = ANY($2::text[])',
-          [documentId, kinds],
-        );
+        await db.query({
+          name: 'document-references-delete',
+          text: 'DELETE FROM document_references WHERE source_document_id = $1 AND source_kind = ANY($2::text[])',
+          values: [documentId, kinds],
+        });
         return;
       }
       // No unique key on the table, and the DELETE sees the statement's snapshot: it never meets the new rows.
-      await db.query(
-        `WITH gone AS (
+      await db.query({
+        name: 'document-references-replace',
+        text: `WITH gone AS (
            DELETE FROM document_references WHERE source_document_id = $2 AND source_kind = ANY($3::text[]))
          INSERT INTO document_references (project_id, source_document_id, source_kind, target_type, target_id,
            location, property_name, component_id, component_name, directive_name, service_name)
@@ -67,8 +69,8 @@ export function documentReferenceQueries(db: Queryable) {
          FROM jsonb_to_recordset($4::jsonb) AS r(source_kind text, target_type text, target_id text,
            location text, property_name text, component_id text, component_name text, directive_name text,
            service_name text)`,
-        [projectId, documentId, kinds, JSON.stringify(records)],
-      );
+        values: [projectId, documentId, kinds, JSON.stringify(records)],
+      });
     },
 
     /**

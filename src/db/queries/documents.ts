@@ -143,10 +143,12 @@ export function documentQueries(db: Queryable) {
 
     /** Locks the row for the rest of the transaction: concurrent writers to one document serialise here. */
     async findByIdForUpdate(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
-      const result = await db.query<DocumentRow>(
-        `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR UPDATE`,
-        [projectId, documentId],
-      );
+      const result = await db.query<DocumentRow>({
+        // Named, like the other statements of a publish: each connection parses and plans it once.
+        name: 'documents-find-by-id-for-update',
+        text: `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR UPDATE`,
+        values: [projectId, documentId],
+      });
       return result.rows[0];
     },
 
@@ -467,15 +469,16 @@ export function documentQueries(db: Queryable) {
       documentId: number,
       draft: CommandedDraft,
     ): Promise<DocumentRow> {
-      const result = await db.query<DocumentRow>(
-        `UPDATE documents d SET
+      const result = await db.query<DocumentRow>({
+        name: 'documents-save-commanded-draft',
+        text: `UPDATE documents d SET
            metadata = $3, content = $4, version = d.version + 1,
            updated_at = CASE WHEN $5 THEN d.updated_at ELSE $6 END,
            embargo_set = $7, embargo_reason = $8, embargo_until = $9,
            publish_schedule_at = $10, unpublish_schedule_at = $11
          WHERE d.project_id = $1 AND d.id = $2
          RETURNING ${DOCUMENT_COLUMNS}`,
-        [
+        values: [
           projectId,
           documentId,
           JSON.stringify(draft.metadata),
@@ -488,7 +491,7 @@ export function documentQueries(db: Queryable) {
           draft.publishSchedule,
           draft.unpublishSchedule,
         ],
-      );
+      });
       return rowOf(result.rows, documentId);
     },
 
@@ -504,8 +507,9 @@ export function documentQueries(db: Queryable) {
       documentId: number,
       options: { now: Date; preserveUpdatedAt: boolean; keepLastPublicationDate: boolean },
     ): Promise<{ publicationId: number; document: DocumentRow }> {
-      const result = await db.query<DocumentRow & { newPublicationId: number }>(
-        `WITH p AS (
+      const result = await db.query<DocumentRow & { newPublicationId: number }>({
+        name: 'documents-publish-draft',
+        text: `WITH p AS (
            INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
              layout, design_name, design_version, metadata, content)
            SELECT project_id, id, version, content_type, document_type, layout, design_name, design_version,
@@ -521,8 +525,14 @@ export function documentQueries(db: Queryable) {
            index_version = d.index_version + 1
          FROM p WHERE d.id = p.document_id
          RETURNING ${DOCUMENT_COLUMNS}, p.id AS "newPublicationId"`,
-        [projectId, documentId, options.now, options.preserveUpdatedAt, options.keepLastPublicationDate],
-      );
+        values: [
+          projectId,
+          documentId,
+          options.now,
+          options.preserveUpdatedAt,
+          options.keepLastPublicationDate,
+        ],
+      });
       const { newPublicationId, ...document } = rowOf(result.rows, documentId);
       return { publicationId: newPublicationId, document };
     },

@@ -43,8 +43,9 @@ export function publicationEventQueries(db: Queryable) {
   const insertMany = async (projectId: number, events: readonly NewPublicationEvent[]): Promise<void> => {
     if (events.length === 0) return;
     // The lock is a materialised CTE every row is joined with: no row (so no id) before the lock is held.
-    await db.query(
-      `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1))
+    await db.query({
+      name: 'publication-events-insert',
+      text: `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1))
        INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
          event_type, publication_id, created_at)
        SELECT $1, e.channel_id, e.document_id, e.document_type, e.content_type, e.event_type,
@@ -53,7 +54,7 @@ export function publicationEventQueries(db: Queryable) {
          document_type text, content_type text, event_type text, publication_id bigint,
          created_at timestamptz)) WITH ORDINALITY AS e
        ORDER BY e.ordinality`,
-      [
+      values: [
         projectId,
         JSON.stringify(
           events.map((event) => ({
@@ -67,7 +68,7 @@ export function publicationEventQueries(db: Queryable) {
           })),
         ),
       ],
-    );
+    });
   };
 
   return {
