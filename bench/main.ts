@@ -78,7 +78,16 @@ const MODULES: BenchModule[] = [
       ]
     : []),
   ...(!ONLY || ONLY.includes('cycles')
-    ? [{ name: 'publish cycles', run: () => publishCyclesBench(QUICK ? { durationMs: 1000 } : {}) }]
+    ? [
+        {
+          name: 'publish cycles',
+          run: () =>
+            publishCyclesBench({
+              ...(QUICK ? { durationMs: 1000, rounds: 1 } : {}),
+              ...(ROUNDS === undefined ? {} : { rounds: ROUNDS }),
+            }),
+        },
+      ]
     : []),
   ...(!ONLY || ONLY.includes('images')
     ? [{ name: 'serve-image', run: () => serveImageBench(QUICK ? { durationMs: 2000 } : {}) }]

@@ -1,9 +1,8 @@
 import type { Transaction } from '../db/pool';
 import { documentReferenceQueries } from '../db/queries/document-references';
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
-import { publicationEventQueries } from '../db/queries/publication-events';
-import { publicationQueries, type PublicationRow } from '../db/queries/publications';
-import { extractReferences } from '../domain/references';
+import { publicationEventQueries, type NewPublicationEvent } from '../db/queries/publication-events';
+import { extractReferences, type ReferenceRow } from '../domain/references';
 import { enqueue, type Boss } from '../jobs/boss';
 
 export interface PublishOptions {
@@ -12,6 +11,18 @@ export interface PublishOptions {
   preserveUpdatedAt?: boolean;
   /** lastPublicationDate stays as it was (a republish of the system's own, see RunDocumentCommandsInput). */
   keepLastPublicationDate?: boolean;
+}
+
+/**
+ * A publish or unpublish whose documents and publications rows are written, and what it still has to write:
+ * its event, its publication's references, an index job (see completePublicationChanges).
+ */
+export interface PublicationChange {
+  /** The document row as the change left it (still locked). */
+  document: DocumentRow;
+  event: NewPublicationEvent;
+  /** The references of the document's latest publication now: none once unpublished. */
+  publicationReferences: ReferenceRow[];
 }
 
 /**
@@ -24,20 +35,10 @@ export async function publishDocument(
   boss: Boss,
   document: DocumentRow,
   options: PublishOptions,
-): Promise<PublicationRow> {
-  const publication = await publicationQueries(tx).insertFromDraft(document.projectId, document.id);
-  await documentQueries(tx).markPublished(document.projectId, document.id, {
-    id: publication.id,
-    now: options.now,
-    preserveUpdatedAt: options.preserveUpdatedAt ?? false,
-    keepLastPublicationDate: options.keepLastPublicationDate ?? false,
-  });
-  const wasPublished = document.latestPublicationId !== null;
-  await insertEvent(tx, document, wasPublished ? 'update' : 'publish', publication.id, options.now);
-  const references = extractReferences(document.metadata, document.content);
-  await documentReferenceQueries(tx).replace(document.projectId, document.id, 'publication', references.rows);
-  await enqueue(boss, tx, 'indexDocument', { projectId: document.projectId, documentId: document.id });
-  return publication;
+): Promise<{ publicationId: number }> {
+  const change = await writePublish(tx, document, options);
+  await completePublicationChanges(tx, boss, document, { changes: [change] });
+  return { publicationId: change.publicationId };
 }
 
 /** Unpublishes inside the caller's transaction: the event, no more publication references, an index job. */
@@ -47,20 +48,77 @@ export async function unpublishDocument(
   document: DocumentRow,
   now: Date,
 ): Promise<void> {
-  await documentQueries(tx).markUnpublished(document.projectId, document.id);
-  await insertEvent(tx, document, 'unpublish', document.latestPublicationId, now);
-  await documentReferenceQueries(tx).replace(document.projectId, document.id, 'publication', []);
-  await enqueue(boss, tx, 'indexDocument', { projectId: document.projectId, documentId: document.id });
+  const change = await writeUnpublish(tx, document, now);
+  await completePublicationChanges(tx, boss, document, { changes: [change] });
 }
 
-function insertEvent(
+/** The publication and the document's publication state of a publish; the rest is left to complete. */
+export async function writePublish(
   tx: Transaction,
+  document: DocumentRow,
+  options: PublishOptions,
+): Promise<PublicationChange & { publicationId: number }> {
+  const published = await documentQueries(tx).publishDraft(document.projectId, document.id, {
+    now: options.now,
+    preserveUpdatedAt: options.preserveUpdatedAt ?? false,
+    keepLastPublicationDate: options.keepLastPublicationDate ?? false,
+  });
+  const wasPublished = document.latestPublicationId !== null;
+  return {
+    publicationId: published.publicationId,
+    document: published.document,
+    event: eventOf(document, wasPublished ? 'update' : 'publish', published.publicationId, options.now),
+    publicationReferences: extractReferences(document.metadata, document.content).rows,
+  };
+}
+
+/** The document's publication state of an unpublish; the rest is left to complete. */
+export async function writeUnpublish(
+  tx: Transaction,
+  document: DocumentRow,
+  now: Date,
+): Promise<PublicationChange> {
+  const unpublished = await documentQueries(tx).markUnpublished(document.projectId, document.id);
+  return {
+    document: unpublished,
+    event: eventOf(document, 'unpublish', document.latestPublicationId, now),
+    publicationReferences: [],
+  };
+}
+
+/**
+ * The rest of a document's publication changes (in the order they were made), with the draft's new
+ * references if it has them: the references in one statement, one index job, then the events. The events
+ * come last because they take the project's event lock, which every publish of the project waits for until
+ * this transaction commits: held for one statement and the commit, not for the writes before.
+ */
+export async function completePublicationChanges(
+  tx: Transaction,
+  boss: Boss,
+  document: Pick<DocumentRow, 'projectId' | 'id'>,
+  writes: { changes: readonly PublicationChange[]; draftReferences?: ReferenceRow[] },
+): Promise<void> {
+  const { changes, draftReferences } = writes;
+  const last = changes.at(-1);
+  await documentReferenceQueries(tx).replace(document.projectId, document.id, {
+    ...(draftReferences && { draft: draftReferences }),
+    ...(last && { publication: last.publicationReferences }),
+  });
+  if (last === undefined) return;
+  await enqueue(boss, tx, 'indexDocument', { projectId: document.projectId, documentId: document.id });
+  await publicationEventQueries(tx).insertMany(
+    document.projectId,
+    changes.map((change) => change.event),
+  );
+}
+
+function eventOf(
   document: DocumentRow,
   eventType: 'publish' | 'unpublish' | 'update',
   publicationId: number | null,
   now: Date,
-): Promise<void> {
-  return publicationEventQueries(tx).insert({
+): NewPublicationEvent {
+  return {
     projectId: document.projectId,
     channelId: document.channelId,
     documentId: document.id,
@@ -69,5 +127,5 @@ function insertEvent(
     eventType,
     publicationId,
     createdAt: now,
-  });
+  };
 }

@@ -1,6 +1,5 @@
 import { withTransaction, type Pool, type Transaction } from '../db/pool';
 import { documentCommandTransactionQueries } from '../db/queries/document-command-transactions';
-import { documentReferenceQueries } from '../db/queries/document-references';
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
 import {
   embargoBlocksPublish,
@@ -12,7 +11,12 @@ import type { CommandRequest } from '../domain/document-commands/schema';
 import { AppError } from '../domain/errors';
 import { extractReferences } from '../domain/references';
 import { enqueue, type Boss } from '../jobs/boss';
-import { publishDocument, unpublishDocument } from './publish-document';
+import {
+  completePublicationChanges,
+  writePublish,
+  writeUnpublish,
+  type PublicationChange,
+} from './publish-document';
 
 export interface RunDocumentCommandsInput {
   projectId: number;
@@ -96,7 +100,7 @@ export async function runDocumentCommandsIn(
   const publishSchedule = normalise(outcome.publishSchedule);
   const unpublishSchedule = normalise(outcome.unpublishSchedule);
   const preserveUpdatedAt = input.request.preserveUpdatedAt ?? false;
-  await documents.saveCommandedDraft(row.projectId, row.id, {
+  let current = await documents.saveCommandedDraft(row.projectId, row.id, {
     metadata: outcome.metadata,
     content: outcome.content,
     preserveUpdatedAt,
@@ -118,30 +122,29 @@ export async function runDocumentCommandsIn(
     preserveUpdatedAt,
     createdAt: input.now,
   });
-  if (outcome.draftChanged) {
-    const references = extractReferences(outcome.metadata, outcome.content);
-    await documentReferenceQueries(tx).replace(row.projectId, row.id, 'draft', references.rows);
-  }
   await scheduleJobs(tx, boss, row, state, publishSchedule, unpublishSchedule);
 
+  // Each effect sees the row the one before left (save → publish → ...); their references, index job and
+  // events are written together after them, the events last (see completePublicationChanges).
+  const changes: PublicationChange[] = [];
   for (const effect of outcome.effects) {
-    const current = await reload(tx, row);
-    if (effect.type === 'publish') {
-      await publishDocument(tx, boss, current, {
-        now: input.now,
-        preserveUpdatedAt,
-        keepLastPublicationDate: input.keepLastPublicationDate ?? false,
-      });
-    } else {
-      await unpublishDocument(tx, boss, current, input.now);
-    }
+    const change =
+      effect.type === 'publish'
+        ? await writePublish(tx, current, {
+            now: input.now,
+            preserveUpdatedAt,
+            keepLastPublicationDate: input.keepLastPublicationDate ?? false,
+          })
+        : await writeUnpublish(tx, current, input.now);
+    changes.push(change);
+    current = change.document;
   }
-}
-
-async function reload(tx: Transaction, row: DocumentRow): Promise<DocumentRow> {
-  const current = await documentQueries(tx).findByIdForUpdate(row.projectId, row.id);
-  if (current === undefined) throw new Error(`document ${row.id} vanished inside its own transaction`);
-  return current;
+  await completePublicationChanges(tx, boss, row, {
+    changes,
+    ...(outcome.draftChanged && {
+      draftReferences: extractReferences(outcome.metadata, outcome.content).rows,
+    }),
+  });
 }
 
 /**

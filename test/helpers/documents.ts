@@ -54,7 +54,7 @@ export async function createPublishedDocument(
     const documentId = inserted.rows[0]!.id;
     const document = (await documentQueries(tx).findByIdForUpdate(projectId, documentId))!;
     const publication = await publishDocument(tx, ctx.boss, document, { now: input.now ?? new Date() });
-    return { documentId, publicationId: publication.id };
+    return { documentId, publicationId: publication.publicationId };
   });
 }
 
@@ -73,7 +73,7 @@ export async function republishDocument(
       );
     }
     const document = (await documentQueries(tx).findByIdForUpdate(projectId, documentId))!;
-    return (await publishDocument(tx, ctx.boss, document, { now: new Date() })).id;
+    return (await publishDocument(tx, ctx.boss, document, { now: new Date() })).publicationId;
   });
 }
 

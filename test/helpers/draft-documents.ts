@@ -66,7 +66,7 @@ export async function createDraftDocument(ctx: AppContext, input: DraftDocumentI
   );
   const id = result.rows[0]!.id;
   const references = extractReferences(metadata, content).rows;
-  await documentReferenceQueries(ctx.pool).replace(input.projectId, id, 'draft', references);
+  await documentReferenceQueries(ctx.pool).replace(input.projectId, id, { draft: references });
   return (await documentQueries(ctx.pool).findById(input.projectId, id))!;
 }
 

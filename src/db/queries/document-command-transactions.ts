@@ -16,11 +16,12 @@ export interface CommandTransaction {
 export function documentCommandTransactionQueries(db: Queryable) {
   return {
     async insert(transaction: CommandTransaction): Promise<void> {
-      await db.query(
-        `INSERT INTO document_command_transactions (project_id, document_id, client_id, version_before,
+      await db.query({
+        name: 'document-command-transactions-insert',
+        text: `INSERT INTO document_command_transactions (project_id, document_id, client_id, version_before,
            version_after, commands, preconditions, preserve_updated_at, created_at)
          VALUES ($1, $2, $3, $4, $4 + 1, $5, $6, $7, $8)`,
-        [
+        values: [
           transaction.projectId,
           transaction.documentId,
           transaction.clientId,
@@ -30,7 +31,7 @@ export function documentCommandTransactionQueries(db: Queryable) {
           transaction.preserveUpdatedAt,
           transaction.createdAt,
         ],
-      );
+      });
     },
   };
 }

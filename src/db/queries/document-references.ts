@@ -9,6 +9,8 @@ export interface IncomingDocumentReferenceGroup {
   references: (Omit<IncomingDocumentReference, 'type'> & { type: string })[];
 }
 
+const SOURCE_KINDS = ['draft', 'publication'] as const;
+
 /** The one writer of `document_references`: the outgoing references of drafts and latest publications. */
 export function documentReferenceQueries(db: Queryable) {
   const insertRows = async (
@@ -17,17 +19,7 @@ export function documentReferenceQueries(db: Queryable) {
     documents: readonly { documentId: number; rows: readonly ReferenceRow[] }[],
   ): Promise<void> => {
     const records = documents.flatMap(({ documentId, rows }) =>
-      rows.map((row) => ({
-        source_document_id: documentId,
-        target_type: row.targetType,
-        target_id: row.targetId,
-        location: row.location,
-        property_name: row.propertyName ?? null,
-        component_id: row.componentId ?? null,
-        component_name: row.componentName ?? null,
-        directive_name: row.directiveName ?? null,
-        service_name: row.serviceName ?? null,
-      })),
+      rows.map((row) => ({ source_document_id: documentId, ...referenceRecord(row) })),
     );
     if (records.length === 0) return;
     await db.query(
@@ -43,18 +35,42 @@ export function documentReferenceQueries(db: Queryable) {
   };
 
   return {
-    /** Replaces the stored outgoing references of the document's draft or latest publication. */
+    /**
+     * Replaces the stored outgoing references of the document's draft, its latest publication or both (each
+     * kind given is replaced by its rows, possibly none) in one statement.
+     */
     async replace(
       projectId: number,
       documentId: number,
-      sourceKind: 'draft' | 'publication',
-      rows: ReferenceRow[],
+      rowsByKind: Partial<Record<'draft' | 'publication', readonly ReferenceRow[]>>,
     ): Promise<void> {
-      await db.query('DELETE FROM document_references WHERE source_document_id = $1 AND source_kind = $2', [
-        documentId,
-        sourceKind,
-      ]);
-      await insertRows(projectId, sourceKind, [{ documentId, rows }]);
+      const kinds = SOURCE_KINDS.filter((kind) => rowsByKind[kind] !== undefined);
+      if (kinds.length === 0) return;
+      const records = kinds.flatMap((kind) =>
+        (rowsByKind[kind] ?? []).map((row) => ({ source_kind: kind, ...referenceRecord(row) })),
+      );
+      if (records.length === 0) {
+        await db.query({
+          name: 'document-references-delete',
+          text: 'DELETE FROM document_references WHERE source_document_id = $1 AND source_kind = ANY($2::text[])',
+          values: [documentId, kinds],
+        });
+        return;
+      }
+      // No unique key on the table, and the DELETE sees the statement's snapshot: it never meets the new rows.
+      await db.query({
+        name: 'document-references-replace',
+        text: `WITH gone AS (
+           DELETE FROM document_references WHERE source_document_id = $2 AND source_kind = ANY($3::text[]))
+         INSERT INTO document_references (project_id, source_document_id, source_kind, target_type, target_id,
+           location, property_name, component_id, component_name, directive_name, service_name)
+         SELECT $1, $2, r.source_kind, r.target_type, r.target_id, r.location, r.property_name,
+           r.component_id, r.component_name, r.directive_name, r.service_name
+         FROM jsonb_to_recordset($4::jsonb) AS r(source_kind text, target_type text, target_id text,
+           location text, property_name text, component_id text, component_name text, directive_name text,
+           service_name text)`,
+        values: [projectId, documentId, kinds, JSON.stringify(records)],
+      });
     },
 
     /**
@@ -107,6 +123,20 @@ export function documentReferenceQueries(db: Queryable) {
       ]);
       return { groups: groups.rows, total: total.rows[0]?.total ?? 0 };
     },
+  };
+}
+
+/** A reference as a record of jsonb_to_recordset. */
+function referenceRecord(row: ReferenceRow) {
+  return {
+    target_type: row.targetType,
+    target_id: row.targetId,
+    location: row.location,
+    property_name: row.propertyName ?? null,
+    component_id: row.componentId ?? null,
+    component_name: row.componentName ?? null,
+    directive_name: row.directiveName ?? null,
+    service_name: row.serviceName ?? null,
   };
 }
 

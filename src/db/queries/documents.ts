@@ -143,10 +143,12 @@ export function documentQueries(db: Queryable) {
 
     /** Locks the row for the rest of the transaction: concurrent writers to one document serialise here. */
     async findByIdForUpdate(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
-      const result = await db.query<DocumentRow>(
-        `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR UPDATE`,
-        [projectId, documentId],
-      );
+      const result = await db.query<DocumentRow>({
+        // Named, like the other statements of a publish: each connection parses and plans it once.
+        name: 'documents-find-by-id-for-update',
+        text: `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR UPDATE`,
+        values: [projectId, documentId],
+      });
       return result.rows[0];
     },
 
@@ -458,16 +460,25 @@ export function documentQueries(db: Queryable) {
       );
     },
 
-    /** Stores what a commands request made of the draft: version + 1, exactly once per request. */
-    async saveCommandedDraft(projectId: number, documentId: number, draft: CommandedDraft): Promise<void> {
-      await db.query(
-        `UPDATE documents SET
-           metadata = $3, content = $4, version = version + 1,
-           updated_at = CASE WHEN $5 THEN updated_at ELSE $6 END,
+    /**
+     * Stores what a commands request made of the draft: version + 1, exactly once per request. Answers the
+     * row as it now is (locked by the caller), so a publish that follows needs no second read of it.
+     */
+    async saveCommandedDraft(
+      projectId: number,
+      documentId: number,
+      draft: CommandedDraft,
+    ): Promise<DocumentRow> {
+      const result = await db.query<DocumentRow>({
+        name: 'documents-save-commanded-draft',
+        text: `UPDATE documents d SET
+           metadata = $3, content = $4, version = d.version + 1,
+           updated_at = CASE WHEN $5 THEN d.updated_at ELSE $6 END,
            embargo_set = $7, embargo_reason = $8, embargo_until = $9,
            publish_schedule_at = $10, unpublish_schedule_at = $11
-         WHERE project_id = $1 AND id = $2`,
-        [
+         WHERE d.project_id = $1 AND d.id = $2
+         RETURNING ${DOCUMENT_COLUMNS}`,
+        values: [
           projectId,
           documentId,
           JSON.stringify(draft.metadata),
@@ -480,46 +491,62 @@ export function documentQueries(db: Queryable) {
           draft.publishSchedule,
           draft.unpublishSchedule,
         ],
-      );
+      });
+      return rowOf(result.rows, documentId);
     },
 
     /**
-     * The document now has this publication: the publication dates move (lastPublicationDate to `now`, or to
-     * the kept updated_at with `preserveUpdatedAt`, or not at all with `keepLastPublicationDate` when it has
-     * one) and the index version grows.
+     * Publishes the document's current draft in one statement: a new immutable publication (a snapshot of
+     * the row as this transaction sees it), and the document now has it: the publication dates move
+     * (lastPublicationDate to `now`, or to the kept updated_at with `preserveUpdatedAt`, or not at all with
+     * `keepLastPublicationDate` when it has one) and the index version grows. Answers the new publication's
+     * id and the row as it now is.
      */
-    async markPublished(
+    async publishDraft(
       projectId: number,
       documentId: number,
-      publication: { id: number; now: Date; preserveUpdatedAt: boolean; keepLastPublicationDate?: boolean },
-    ): Promise<void> {
-      await db.query(
-        `UPDATE documents SET
-           latest_publication_id = $3,
-           published_version = version,
-           first_publication_date = coalesce(first_publication_date, $4),
-           last_publication_date = CASE WHEN $6 AND last_publication_date IS NOT NULL THEN last_publication_date
-             WHEN $5 THEN updated_at ELSE $4 END,
-           index_version = index_version + 1
-         WHERE project_id = $1 AND id = $2`,
-        [
+      options: { now: Date; preserveUpdatedAt: boolean; keepLastPublicationDate: boolean },
+    ): Promise<{ publicationId: number; document: DocumentRow }> {
+      const result = await db.query<DocumentRow & { newPublicationId: number }>({
+        name: 'documents-publish-draft',
+        text: `WITH p AS (
+           INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
+             layout, design_name, design_version, metadata, content)
+           SELECT project_id, id, version, content_type, document_type, layout, design_name, design_version,
+             metadata, content
+           FROM documents WHERE project_id = $1 AND id = $2
+           RETURNING id, document_id)
+         UPDATE documents d SET
+           latest_publication_id = p.id,
+           published_version = d.version,
+           first_publication_date = coalesce(d.first_publication_date, $3),
+           last_publication_date = CASE WHEN $5 AND d.last_publication_date IS NOT NULL
+             THEN d.last_publication_date WHEN $4 THEN d.updated_at ELSE $3 END,
+           index_version = d.index_version + 1
+         FROM p WHERE d.id = p.document_id
+         RETURNING ${DOCUMENT_COLUMNS}, p.id AS "newPublicationId"`,
+        values: [
           projectId,
           documentId,
-          publication.id,
-          publication.now,
-          publication.preserveUpdatedAt,
-          publication.keepLastPublicationDate ?? false,
+          options.now,
+          options.preserveUpdatedAt,
+          options.keepLastPublicationDate,
         ],
-      );
+      });
+      const { newPublicationId, ...document } = rowOf(result.rows, documentId);
+      return { publicationId: newPublicationId, document };
     },
 
-    async markUnpublished(projectId: number, documentId: number): Promise<void> {
-      await db.query(
-        `UPDATE documents SET latest_publication_id = NULL, published_version = NULL,
-           index_version = index_version + 1
-         WHERE project_id = $1 AND id = $2`,
+    /** The document has no publication any more; the index version grows. Answers the row as it now is. */
+    async markUnpublished(projectId: number, documentId: number): Promise<DocumentRow> {
+      const result = await db.query<DocumentRow>(
+        `UPDATE documents d SET latest_publication_id = NULL, published_version = NULL,
+           index_version = d.index_version + 1
+         WHERE d.project_id = $1 AND d.id = $2
+         RETURNING ${DOCUMENT_COLUMNS}`,
         [projectId, documentId],
       );
+      return rowOf(result.rows, documentId);
     },
 
     /** Moves (or with null clears) the publish schedule. */
@@ -538,6 +565,13 @@ export function documentQueries(db: Queryable) {
       ]);
     },
   };
+}
+
+/** The one row a write of a locked document answers: the caller locked it, so it cannot be gone. */
+function rowOf<T>(rows: T[], documentId: number): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error(`document ${documentId} vanished inside its own transaction`);
+  return row;
 }
 
 /** A document of an import batch as a record of jsonb_to_recordset (metadata and content inline). */

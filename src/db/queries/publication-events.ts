@@ -40,60 +40,51 @@ export interface NewPublicationEvent {
 
 /** The one writer of `publication_events`. */
 export function publicationEventQueries(db: Queryable) {
+  const insertMany = async (projectId: number, events: readonly NewPublicationEvent[]): Promise<void> => {
+    if (events.length === 0) return;
+    // The lock is a materialised CTE every row is joined with: no row (so no id) before the lock is held.
+    await db.query({
+      name: 'publication-events-insert',
+      text: `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1))
+       INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
+         event_type, publication_id, created_at)
+       SELECT $1, e.channel_id, e.document_id, e.document_type, e.content_type, e.event_type,
+         e.publication_id, e.created_at
+       FROM lock, ROWS FROM (jsonb_to_recordset($2::jsonb) AS (channel_id integer, document_id bigint,
+         document_type text, content_type text, event_type text, publication_id bigint,
+         created_at timestamptz)) WITH ORDINALITY AS e
+       ORDER BY e.ordinality`,
+      values: [
+        projectId,
+        JSON.stringify(
+          events.map((event) => ({
+            channel_id: event.channelId,
+            document_id: event.documentId,
+            document_type: event.documentType,
+            content_type: event.contentType,
+            event_type: event.eventType,
+            publication_id: event.publicationId,
+            created_at: event.createdAt.toISOString(),
+          })),
+        ),
+      ],
+    });
+  };
+
   return {
     /**
      * Appends an event inside the caller's transaction. Event ids must become visible in id order, or a reader
-     * paging by id.gt could skip an event whose transaction commits late: holding a per-project lock until
-     * commit makes id order commit order.
+     * paging by id.gt could skip an event whose transaction commits late: a per-project lock, taken in the
+     * same statement before the id is drawn and held until commit, makes id order commit order. Every
+     * writer of the project waits for that lock from this statement to its commit, so callers write their
+     * events last, just before they commit.
      */
     async insert(event: NewPublicationEvent): Promise<void> {
-      await db.query(`SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1)`, [event.projectId]);
-      await db.query(
-        `INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
-           event_type, publication_id, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          event.projectId,
-          event.channelId,
-          event.documentId,
-          event.documentType,
-          event.contentType,
-          event.eventType,
-          event.publicationId,
-          event.createdAt,
-        ],
-      );
+      await insertMany(event.projectId, [event]);
     },
 
     /** insert for many events of one project: one lock, one statement, ids in the order given. */
-    async insertMany(projectId: number, events: readonly NewPublicationEvent[]): Promise<void> {
-      if (events.length === 0) return;
-      await db.query(`SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1)`, [projectId]);
-      await db.query(
-        `INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
-           event_type, publication_id, created_at)
-         SELECT $1, e.channel_id, e.document_id, e.document_type, e.content_type, e.event_type,
-           e.publication_id, e.created_at
-         FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (channel_id integer, document_id bigint,
-           document_type text, content_type text, event_type text, publication_id bigint,
-           created_at timestamptz)) WITH ORDINALITY AS e
-         ORDER BY e.ordinality`,
-        [
-          projectId,
-          JSON.stringify(
-            events.map((event) => ({
-              channel_id: event.channelId,
-              document_id: event.documentId,
-              document_type: event.documentType,
-              content_type: event.contentType,
-              event_type: event.eventType,
-              publication_id: event.publicationId,
-              created_at: event.createdAt.toISOString(),
-            })),
-          ),
-        ],
-      );
-    },
+    insertMany,
 
     /** Events in id order; ids only grow and become visible in id order (see insert). */
     async list(filter: PublicationEventFilter): Promise<PublicationEventRow[]> {

@@ -30,20 +30,5 @@ export function publicationQueries(db: Queryable) {
       );
       return result.rows[0];
     },
-
-    /** Snapshots the document's current draft as a new immutable publication. */
-    async insertFromDraft(projectId: number, documentId: number): Promise<PublicationRow> {
-      const result = await db.query<PublicationRow>(
-        `INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, layout,
-           design_name, design_version, metadata, content)
-         SELECT project_id, id, version, content_type, document_type, layout, design_name, design_version, metadata, content
-         FROM documents WHERE project_id = $1 AND id = $2
-         RETURNING id, project_id AS "projectId", document_id AS "documentId", document_version AS "documentVersion",
-           content_type AS "contentType", document_type AS "documentType", layout, design_name AS "designName",
-           design_version AS "designVersion", metadata, content, published_at AS "publishedAt"`,
-        [projectId, documentId],
-      );
-      return result.rows[0]!;
-    },
   };
 }
