@@ -1,0 +1,53 @@
+import { INDEX_JOB_MAX_DOCUMENTS, type QueuePayload } from './queues';
+
+/**
+ * The index-documents jobs for documents of one project, in order: each document once, at most `max` a job.
+ * Pure, so tested on its own.
+ */
+export function indexJobsFor(
+  projectId: number,
+  documentIds: readonly number[],
+  max: number = INDEX_JOB_MAX_DOCUMENTS,
+): QueuePayload<'indexDocuments'>[] {
+  return slicesOf([...new Set(documentIds)], max).map((slice) => ({ projectId, documentIds: slice }));
+}
+
+/** Consecutive slices of at most `size` items, in order; none when there are no items. */
+export function slicesOf<T>(items: readonly T[], size: number): T[][] {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`slice size must be a positive integer: ${size}`);
+  const slices: T[][] = [];
+  for (let start = 0; start < items.length; start += size) slices.push(items.slice(start, start + size));
+  return slices;
+}
+
+/**
+ * What becomes of an index-documents job once its run stopped, from the documents it named, those still
+ * refused for now (429/5xx after the indexer's own retries) and those it did not reach (its time was up):
+ * - `done`: nothing left;
+ * - `retry`: nothing got anywhere (every document is left): the job fails and pg-boss retries it whole, with
+ *   its backoff and retry limit;
+ * - `handOn`: some documents were written or refused for good, the rest go to new jobs, `unreached` to run
+ *   now and `retryable` after a delay, and this job completes. Each new job names fewer documents than the
+ *   job it comes from, so handing on cannot go on forever: it ends in `done` or, at worst, in `retry`.
+ */
+export type IndexJobSettlement =
+  | { kind: 'done' }
+  | { kind: 'retry' }
+  | { kind: 'handOn'; unreached: number[]; retryable: number[] };
+
+export function settleIndexJob(
+  documentIds: readonly number[],
+  outcome: { retryable: readonly number[]; unreached: readonly number[] },
+): IndexJobSettlement {
+  const named = [...new Set(documentIds)];
+  const retryable = new Set(outcome.retryable);
+  const unreached = new Set(outcome.unreached);
+  const left = named.filter((id) => retryable.has(id) || unreached.has(id));
+  if (left.length === 0) return { kind: 'done' };
+  if (left.length === named.length) return { kind: 'retry' };
+  return {
+    kind: 'handOn',
+    unreached: left.filter((id) => unreached.has(id)),
+    retryable: left.filter((id) => retryable.has(id)),
+  };
+}
