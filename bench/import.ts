@@ -119,7 +119,7 @@ export async function importBench(options: ImportBenchOptions = {}): Promise<Ben
       ours.push(documents / seconds);
       log(`import: ${documents} in ${seconds.toFixed(1)} s`);
       // No worker runs here: the round's index jobs would only make the next round's queue table bigger.
-      await ctx.boss.deleteQueuedJobs(QUEUES.indexDocument.name);
+      await ctx.boss.deleteQueuedJobs(QUEUES.indexDocuments.name);
 
       started = performance.now();
       const loaded = await rawLoad(ctx, file, projectId);
