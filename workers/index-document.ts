@@ -31,9 +31,7 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
       );
       observeIndexLag(
         ctx.metrics,
-        jobs.flatMap((job) =>
-          job.createdOn ? [{ key: job.data, sentAt: job.createdOn.getTime() }] : [],
-        ),
+        jobs.flatMap((job) => (job.createdOn ? [{ key: job.data, sentAt: job.createdOn.getTime() }] : [])),
         outcome.indexed,
       );
       if (outcome.retryable.length === 0) return;
@@ -65,7 +63,9 @@ export function observeIndexLag(
   indexed: readonly IndexedPublication[],
   now = Date.now(),
 ): void {
-  const sentAt = new Map(sent.map(({ key, sentAt }) => [searchDocumentId(key.projectId, key.documentId), sentAt]));
+  const sentAt = new Map(
+    sent.map(({ key, sentAt }) => [searchDocumentId(key.projectId, key.documentId), sentAt]),
+  );
   for (const publication of indexed) {
     const sentOn = sentAt.get(searchDocumentId(publication.key.projectId, publication.key.documentId));
     const publishedAt = publication.publishedAt.getTime();

@@ -88,7 +88,12 @@ async function runIndexJob(
     }
   });
   ctx.logger.info(
-    { jobId: job.id, projectId, unreached: settlement.unreached.length, retryable: settlement.retryable.length },
+    {
+      jobId: job.id,
+      projectId,
+      unreached: settlement.unreached.length,
+      retryable: settlement.retryable.length,
+    },
     'index job handed on what it left',
   );
 }

@@ -31,9 +31,7 @@ export function slicesOf<T>(items: readonly T[], size: number): T[][] {
  *   job it comes from, so handing on cannot go on forever: it ends in `done` or, at worst, in `retry`.
  */
 export type IndexJobSettlement =
-  | { kind: 'done' }
-  | { kind: 'retry' }
-  | { kind: 'handOn'; unreached: number[]; retryable: number[] };
+  { kind: 'done' } | { kind: 'retry' } | { kind: 'handOn'; unreached: number[]; retryable: number[] };
 
 export function settleIndexJob(
   documentIds: readonly number[],

@@ -1,11 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pool } from '../db/pool';
 import { indexVerificationQueries, type IndexVerificationRow } from '../db/queries/index-verifications';
-import {
-  queueJobQueries,
-  type PendingIndexDocuments,
-  type QueueJobCounts,
-} from '../db/queries/queue-jobs';
+import { queueJobQueries, type PendingIndexDocuments, type QueueJobCounts } from '../db/queries/queue-jobs';
 import { QUEUE_NAMES, QUEUES } from '../jobs/queues';
 import type { SearchClient } from '../search/client';
 
@@ -120,7 +116,7 @@ export function createMetrics(deps: MetricsDeps) {
   });
   new Gauge({
     name: 'broadsheet_index_pending_documents',
-    help: 'Documents the index jobs name (one a publish job, an import batch\'s a batch job), waiting (queued) or being indexed (active)',
+    help: "Documents the index jobs name (one a publish job, an import batch's a batch job), waiting (queued) or being indexed (active)",
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {

@@ -303,7 +303,10 @@ export async function indexStatus(deps: {
   const queue = deps.boss ? await queueStatus(deps.boss, 'indexDocument') : null;
   const batchQueue = deps.boss ? await queueStatus(deps.boss, 'indexDocuments') : null;
   const pending = deps.boss
-    ? await queueJobQueries(deps.db).countIndexDocuments([QUEUES.indexDocument.name, QUEUES.indexDocuments.name])
+    ? await queueJobQueries(deps.db).countIndexDocuments([
+        QUEUES.indexDocument.name,
+        QUEUES.indexDocuments.name,
+      ])
     : null;
   const oldest = pending?.oldestSentAt;
   const rejections = indexRejectionQueries(deps.db);

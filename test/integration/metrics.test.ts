@@ -181,7 +181,7 @@ describe('GET /metrics', () => {
     expect(sum / (await lagCount())).toBeLessThan(30);
   });
 
-  it('when an import batch's index job waits beside a publish's, then pending documents count the documents, not the jobs', async () => {
+  it('when an import batch job waits beside a publish job, then pending documents count the documents, not the jobs', async () => {
     const pending = async () =>
       (await scrape()).find(
         (s) => s.name === 'broadsheet_index_pending_documents' && s.labels.state === 'queued',
