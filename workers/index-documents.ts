@@ -7,22 +7,31 @@ import { indexDocuments } from '../src/search/indexer';
 import { observeIndexLag } from './index-document';
 import type { QueueHandler, QueueJob } from './registry';
 
+/** Most index-documents jobs a worker takes at once: more small imports' jobs per fetch, within the budget. */
+const JOBS_PER_FETCH = 4;
+
 /**
- * The index jobs of import batches, one at a time (each names up to INDEX_JOB_MAX_DOCUMENTS documents, and a
- * job's expiry runs from when it is fetched): its documents go to Elasticsearch in bulk requests of
- * `batchSize` (INDEXER_BATCH_SIZE), each through the same indexer as the per-document jobs, so a document
- * refused for good is recorded in index_rejections and the rest are written. What is left when the job stops
- * (documents still refused for now, documents not reached within INDEX_JOB_BUDGET_SECONDS) is handed to new
- * jobs and this one completes; only when nothing got anywhere does the job fail, for pg-boss to retry it
- * whole (see settleIndexJob). Duplicates and stale jobs are harmless: every write carries the document's
- * index_version.
+ * The index jobs of import batches, a few per fetch (each names up to INDEX_JOB_MAX_DOCUMENTS documents), in
+ * turn: a job's documents go to Elasticsearch in bulk requests of `batchSize` (INDEXER_BATCH_SIZE), each
+ * through the same indexer as the per-document jobs, so a document refused for good is recorded in
+ * index_rejections and the rest are written. The jobs of a fetch expire together, counted from the fetch, so
+ * the fetch gets INDEX_JOB_BUDGET_SECONDS in all: what is left when that is up (documents not reached, and
+ * documents still refused for now) is handed to new jobs and the job completes; only a job none of whose
+ * documents got anywhere fails, for pg-boss to retry it whole (see settleIndexJob). Duplicates and stale jobs
+ * are harmless: every write carries the document's index_version.
  */
 export function indexDocumentsHandler(batchSize: number): QueueHandler<'indexDocuments'> {
   return {
     queue: 'indexDocuments',
-    batchSize: 1,
+    batchSize: JOBS_PER_FETCH,
+    // A full fetch means more are waiting: take the next at once instead of at the next poll.
+    burstWhenBatchFull: true,
     handle: async (ctx, jobs, signal) => {
-      for (const job of jobs) await runIndexJob(ctx, job, batchSize, signal);
+      const deadline = Date.now() + INDEX_JOB_BUDGET_SECONDS * 1000;
+      for (const [position, job] of jobs.entries()) {
+        // The first job of a fetch always gets one bulk request, so every fetch makes headway.
+        await runIndexJob(ctx, job, { batchSize, signal, deadline, mayStopBeforeStart: position > 0 });
+      }
     },
   };
 }
@@ -30,17 +39,21 @@ export function indexDocumentsHandler(batchSize: number): QueueHandler<'indexDoc
 async function runIndexJob(
   ctx: AppContext,
   job: QueueJob<'indexDocuments'>,
-  batchSize: number,
-  signal: AbortSignal | undefined,
+  options: {
+    batchSize: number;
+    signal: AbortSignal | undefined;
+    deadline: number;
+    mayStopBeforeStart: boolean;
+  },
 ): Promise<void> {
-  const started = Date.now();
+  const { batchSize, signal, deadline } = options;
   const { projectId } = job.data;
   const documentIds = [...new Set(job.data.documentIds)];
   const sentAt = job.data.sentAt ? Date.parse(job.data.sentAt) : job.createdOn?.getTime();
   const retryable: number[] = [];
   let reached = 0;
   for (const slice of slicesOf(documentIds, batchSize)) {
-    if (reached > 0 && Date.now() - started > INDEX_JOB_BUDGET_SECONDS * 1000) break;
+    if ((reached > 0 || options.mayStopBeforeStart) && Date.now() > deadline) break;
     const keys = slice.map((documentId) => ({ projectId, documentId }));
     const outcome = await indexDocuments(
       { db: ctx.pool, search: ctx.search, index: ctx.index, logger: ctx.logger, settler: ctx.windowSettler },

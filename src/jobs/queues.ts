@@ -25,8 +25,9 @@ export interface QueueOptions {
 export const INDEX_JOB_MAX_DOCUMENTS = 500;
 
 /**
- * How long an index-documents job writes before it hands the documents it has not reached to a new job: a
- * third of its expiry, so the bulk request in flight at that moment still ends well before it.
+ * How long a worker writes the index-documents jobs of one fetch (their expiries run together, from the
+ * fetch) before it hands the documents it has not reached to new jobs: a third of their expiry, so the bulk
+ * request in flight at that moment still ends well before it.
  */
 export const INDEX_JOB_BUDGET_SECONDS = 10;
 
@@ -51,8 +52,8 @@ export const QUEUES = {
    * The same for the documents an import batch published or unpublished, one job per batch (at most
    * INDEX_JOB_MAX_DOCUMENTS of them; a larger batch sends several, see indexJobsFor): one job row instead of
    * one per document. The worker writes them in bulk requests of INDEXER_BATCH_SIZE and hands what is left
-   * to a new job once it has run for INDEX_JOB_BUDGET_SECONDS, so a job ends well inside its expiry however
-   * slow Elasticsearch is, and an expired job is not run again from the start forever. `sentAt`: when the
+   * to new jobs once it has written for INDEX_JOB_BUDGET_SECONDS, so a job ends well inside its expiry
+   * however slow Elasticsearch is, and an expired job is not run again from the start forever. `sentAt`: when the
    * documents were first sent, carried by such a handed-on job (the index lag counts from it).
    */
   indexDocuments: {

@@ -109,7 +109,12 @@ export async function startIndexWorker(ctx: AppContext): Promise<void> {
   const batches = indexDocumentsHandler(50);
   await ctx.boss.work(
     QUEUES.indexDocuments.name,
-    { batchSize: batches.batchSize, pollingIntervalSeconds: 0.5 },
+    {
+      batchSize: batches.batchSize,
+      pollingIntervalSeconds: 0.5,
+      notifyPollingIntervalSeconds: 2,
+      burstWhenBatchFull: true,
+    },
     (jobs) =>
       batches.handle(
         ctx,

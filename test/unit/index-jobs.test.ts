@@ -72,7 +72,15 @@ describe('settleIndexJob', () => {
     expect(settleIndexJob([1, 2, 3], { retryable: [1], unreached: [2, 3] })).toEqual({ kind: 'retry' });
   });
 
-  it('then handing on always names fewer documents than the job had, so it cannot go on forever', () => {
+  it('when the fetch ran out of time before the job was reached at all, then it is sent again as it is', () => {
+    expect(settleIndexJob([1, 2, 3], { retryable: [], unreached: [1, 2, 3] })).toEqual({
+      kind: 'handOn',
+      unreached: [1, 2, 3],
+      retryable: [],
+    });
+  });
+
+  it('then handing on a job it reached always names fewer documents than the job had, so it cannot go on forever', () => {
     // Every split of a job's documents into written, refused for now and not reached.
     const documentIds = [1, 2, 3, 4];
     for (let mask = 0; mask < 3 ** documentIds.length; mask += 1) {
@@ -80,7 +88,7 @@ describe('settleIndexJob', () => {
       const retryable = documentIds.filter((_, i) => fate[i] === 1);
       const unreached = documentIds.filter((_, i) => fate[i] === 2);
       const settlement = settleIndexJob(documentIds, { retryable, unreached });
-      if (settlement.kind !== 'handOn') continue;
+      if (settlement.kind !== 'handOn' || unreached.length === documentIds.length) continue;
       expect(settlement.unreached.length + settlement.retryable.length).toBeLessThan(documentIds.length);
       expect([...settlement.unreached, ...settlement.retryable].sort()).toEqual(
         [...retryable, ...unreached].sort(),
