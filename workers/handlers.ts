@@ -2,6 +2,7 @@ import type { Config } from '../src/config';
 import { importDocumentsHandler } from './import-documents';
 import { importWebhookHandler } from './import-webhook';
 import { indexDocumentHandler } from './index-document';
+import { indexDocumentsHandler } from './index-documents';
 import { reEnrichDocumentHandler } from './re-enrich-document';
 import type { QueueHandler } from './registry';
 import { scheduledPublishHandler } from './scheduled-publish';
@@ -13,6 +14,7 @@ export function queueHandlers(config: Config): QueueHandler[] {
     scheduledPublishHandler,
     scheduledUnpublishHandler,
     indexDocumentHandler(config.indexer.batchSize),
+    indexDocumentsHandler(config.indexer.batchSize),
     importDocumentsHandler,
     importWebhookHandler,
     reEnrichDocumentHandler,

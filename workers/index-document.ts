@@ -3,7 +3,8 @@ import { searchDocumentId } from '../src/search/document-builder';
 import { indexDocuments } from '../src/search/indexer';
 import type { Metrics } from '../src/metrics/metrics';
 import type { IndexedPublication } from '../src/search/indexer';
-import type { QueueHandler, QueueJob } from './registry';
+import type { DocumentKey } from '../src/db/queries/index-sources';
+import type { QueueHandler } from './registry';
 
 /**
  * Outbox jobs of publish/unpublish → one bulk request per batch of `batchSize` (INDEXER_BATCH_SIZE). A document
@@ -28,7 +29,11 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
         jobs.map((job) => job.data),
         signal ? { signal } : {},
       );
-      observeIndexLag(ctx.metrics, jobs, outcome.indexed);
+      observeIndexLag(
+        ctx.metrics,
+        jobs.flatMap((job) => (job.createdOn ? [{ key: job.data, sentAt: job.createdOn.getTime() }] : [])),
+        outcome.indexed,
+      );
       if (outcome.retryable.length === 0) return;
       const retryable = new Set(
         outcome.retryable.map((key) => searchDocumentId(key.projectId, key.documentId)),
@@ -47,25 +52,24 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
 
 /**
  * The index lag, publication → written to Elasticsearch, for each publication written by the job its own
- * transaction sent (the job's createdOn and the publication's published_at are that transaction's now()).
- * Writes caused otherwise (a duplicate job, a config change re-indexing old publications, a retry of an
- * unpublish) are not a publication waiting to become searchable and are not counted.
+ * transaction sent (`sentAt`: the job's createdOn, or for a job an index-documents job handed on, the first
+ * job's; the publication's published_at is that transaction's now()). Writes caused otherwise (a duplicate
+ * job, a config change re-indexing old publications, a retry of an unpublish) are not a publication waiting
+ * to become searchable and are not counted. Per publication, whatever number of documents a job names.
  */
 export function observeIndexLag(
   metrics: Metrics,
-  jobs: readonly QueueJob<'indexDocument'>[],
+  sent: readonly { key: DocumentKey; sentAt: number }[],
   indexed: readonly IndexedPublication[],
   now = Date.now(),
 ): void {
-  const sentAt = new Map<string, number>();
-  for (const job of jobs) {
-    if (job.createdOn)
-      sentAt.set(searchDocumentId(job.data.projectId, job.data.documentId), job.createdOn.getTime());
-  }
+  const sentAt = new Map(
+    sent.map(({ key, sentAt }) => [searchDocumentId(key.projectId, key.documentId), sentAt]),
+  );
   for (const publication of indexed) {
-    const sent = sentAt.get(searchDocumentId(publication.key.projectId, publication.key.documentId));
+    const sentOn = sentAt.get(searchDocumentId(publication.key.projectId, publication.key.documentId));
     const publishedAt = publication.publishedAt.getTime();
-    if (sent === undefined || Math.abs(sent - publishedAt) > SAME_TRANSACTION_MS) continue;
+    if (sentOn === undefined || Math.abs(sentOn - publishedAt) > SAME_TRANSACTION_MS) continue;
     metrics.indexLag.observe(Math.max(0, now - publishedAt) / 1000);
   }
 }

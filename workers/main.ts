@@ -19,6 +19,7 @@ export async function startWorkers(ctx: AppContext): Promise<string[]> {
         pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
         // While LISTEN/NOTIFY is up, notifications wake the worker; polling is only the backstop.
         notifyPollingIntervalSeconds: 2,
+        burstWhenBatchFull: handler.burstWhenBatchFull ?? false,
         // createdOn: the index lag is measured only for the job its publication's transaction sent.
         includeMetadata: true,
       },

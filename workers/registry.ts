@@ -20,6 +20,8 @@ export interface QueueHandler<K extends QueueKey = QueueKey> {
   batchSize: number;
   /** How often an idle worker polls; LISTEN/NOTIFY usually wakes it sooner. */
   pollingIntervalSeconds?: number;
+  /** After a fetch that filled the batch, fetch again at once rather than at the next poll (batchSize > 1). */
+  burstWhenBatchFull?: boolean;
   handle(ctx: AppContext, jobs: QueueJob<K>[], signal?: AbortSignal): Promise<void>;
 }
 

@@ -5,6 +5,7 @@ import { publicationEventQueries, type NewPublicationEvent } from '../db/queries
 import type { ImportDocument, ImportLog } from '../domain/import-request';
 import type { ReferenceRow } from '../domain/references';
 import { enqueueMany, type Boss } from '../jobs/boss';
+import { indexJobsFor } from '../jobs/index-jobs';
 
 /** A document of an import that passed every check that needs no writing: what a batch writes of it. */
 export interface PreparedImport {
@@ -50,10 +51,11 @@ class SameDocumentTwice extends Error {}
 /**
  * Writes one batch of prepared documents in one transaction, every step one statement for the whole batch:
  * lock the targets, insert the new drafts, replace the existing ones, their references, publish or unpublish
- * (publications, events, publication references), the imported lastPublicationDate, and one index job per
- * published or unpublished document (the outbox, in the same transaction). Returns one log per document, in
- * order. A document that names a missing `documentId` fails alone; anything Postgres refuses throws, the
- * whole batch rolls back, and the caller writes its documents one by one to find which one it was.
+ * (publications, events, publication references), the imported lastPublicationDate, and one index job naming
+ * the batch's published and unpublished documents (the outbox, in the same transaction; see indexJobsFor).
+ * Returns one log per document, in order. A document that names a missing `documentId` fails alone; anything
+ * Postgres refuses throws, the whole batch rolls back, and the caller writes its documents one by one to find
+ * which one it was.
  */
 export async function writeImportBatch(
   deps: { pool: Pool; boss: Boss },
@@ -194,8 +196,8 @@ export async function writeImportBatch(
     await enqueueMany(
       deps.boss,
       tx,
-      'indexDocument',
-      [...publishing, ...unpublishing].map((entry) => ({ projectId, documentId: idOf(entry) })),
+      'indexDocuments',
+      indexJobsFor(projectId, [...publishing, ...unpublishing].map(idOf)),
     );
     // Last: the events take the project's event lock (their ids must be in commit order), held until the
     // commit, so another batch of the import waits only for this statement and the commit, not for the rest.

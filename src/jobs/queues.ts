@@ -21,6 +21,16 @@ export interface QueueOptions {
   policy?: 'short';
 }
 
+/** Most documents one index-documents job names: ~3 bulk requests of the default INDEXER_BATCH_SIZE. */
+export const INDEX_JOB_MAX_DOCUMENTS = 500;
+
+/**
+ * How long a worker writes the index-documents jobs of one fetch (their expiries run together, from the
+ * fetch) before it hands the documents it has not reached to new jobs: a third of their expiry, so the bulk
+ * request in flight at that moment still ends well before it.
+ */
+export const INDEX_JOB_BUDGET_SECONDS = 10;
+
 /** Retried ten times with exponential backoff from one second. */
 const RETRIES = { retryLimit: 10, retryDelay: 1, retryBackoff: true } as const;
 
@@ -37,6 +47,23 @@ export const QUEUES = {
     name: 'index-document',
     payload: z.object({ projectId: z.number().int(), documentId: z.number().int() }),
     options: { ...RETRIES, expireInSeconds: 15 },
+  },
+  /**
+   * The same for the documents an import batch published or unpublished, one job per batch (at most
+   * INDEX_JOB_MAX_DOCUMENTS of them; a larger batch sends several, see indexJobsFor): one job row instead of
+   * one per document. The worker writes them in bulk requests of INDEXER_BATCH_SIZE and hands what is left
+   * to new jobs once it has written for INDEX_JOB_BUDGET_SECONDS, so a job ends well inside its expiry
+   * however slow Elasticsearch is, and an expired job is not run again from the start forever. `sentAt`: when the
+   * documents were first sent, carried by such a handed-on job (the index lag counts from it).
+   */
+  indexDocuments: {
+    name: 'index-documents',
+    payload: z.object({
+      projectId: z.number().int(),
+      documentIds: z.array(z.number().int()).min(1).max(INDEX_JOB_MAX_DOCUMENTS),
+      sentAt: z.iso.datetime().optional(),
+    }),
+    options: { ...RETRIES, expireInSeconds: 30 },
   },
   /**
    * Run one `POST import/documents` request: up to 1,000 documents in batches of 500 (a transaction each), ~2 s

@@ -1,8 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pool } from '../db/pool';
 import { indexVerificationQueries, type IndexVerificationRow } from '../db/queries/index-verifications';
-import { queueJobQueries, type QueueJobCounts } from '../db/queries/queue-jobs';
-import { QUEUE_NAMES } from '../jobs/queues';
+import { queueJobQueries, type PendingIndexDocuments, type QueueJobCounts } from '../db/queries/queue-jobs';
+import { QUEUE_NAMES, QUEUES } from '../jobs/queues';
 import type { SearchClient } from '../search/client';
 
 /** How long one scrape may wait for Postgres or Elasticsearch before reporting them down. */
@@ -26,6 +26,7 @@ export interface MetricsDeps {
 /** What one scrape reads from Postgres and Elasticsearch, each part undefined when it could not be read. */
 interface Probe {
   queues: QueueJobCounts[] | undefined;
+  indexDocuments: PendingIndexDocuments | undefined;
   verification: IndexVerificationRow | null | undefined;
   postgresUp: boolean;
   elasticsearch: { status: string; seconds: number } | undefined;
@@ -111,6 +112,19 @@ export function createMetrics(deps: MetricsDeps) {
     async collect() {
       this.reset();
       for (const counts of (await probe()).queues ?? []) this.set({ queue: counts.queue }, counts.failed);
+    },
+  });
+  new Gauge({
+    name: 'broadsheet_index_pending_documents',
+    help: "Documents the index jobs name (one a publish job, an import batch's a batch job), waiting (queued) or being indexed (active)",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const pending = (await probe()).indexDocuments;
+      if (!pending) return;
+      this.set({ state: 'queued' }, pending.queued);
+      this.set({ state: 'active' }, pending.active);
     },
   });
   new Gauge({
@@ -219,15 +233,25 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 async function runProbe(deps: MetricsDeps): Promise<Probe> {
   const queues = withTimeout(queueJobQueries(deps.pool).countByQueue(QUEUE_NAMES), PROBE_TIMEOUT_MS);
+  const indexDocuments = withTimeout(
+    queueJobQueries(deps.pool).countIndexDocuments([QUEUES.indexDocument.name, QUEUES.indexDocuments.name]),
+    PROBE_TIMEOUT_MS,
+  );
   const verification = withTimeout(indexVerificationQueries(deps.pool).latest(), PROBE_TIMEOUT_MS);
   const started = process.hrtime.bigint();
   const health = deps.search.cluster.health(
     {},
     { requestTimeout: PROBE_TIMEOUT_MS, maxRetries: 0, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) },
   );
-  const [queueCounts, latest, cluster] = await Promise.allSettled([queues, verification, health]);
+  const [queueCounts, pending, latest, cluster] = await Promise.allSettled([
+    queues,
+    indexDocuments,
+    verification,
+    health,
+  ]);
   return {
     queues: queueCounts.status === 'fulfilled' ? queueCounts.value : undefined,
+    indexDocuments: pending.status === 'fulfilled' ? pending.value : undefined,
     verification: latest.status === 'fulfilled' ? (latest.value ?? null) : undefined,
     postgresUp: queueCounts.status === 'fulfilled',
     elasticsearch:

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
 import { indexRejectionQueries, type IndexRejection } from '../db/queries/index-rejections';
 import { indexVerificationQueries } from '../db/queries/index-verifications';
+import { queueJobQueries } from '../db/queries/queue-jobs';
 import { searchDocumentQueries } from '../db/queries/search-documents';
 import { queueStatus, type Boss, type QueueStatus } from '../jobs/boss';
 import { QUEUES } from '../jobs/queues';
@@ -271,9 +272,13 @@ export interface IndexStatus {
   publishedCount: number;
   /** Published documents not (yet) in the index: positive while the indexer is behind. */
   lag: number;
-  /** The index-document queue, as pg-boss counts it; null when asked without pg-boss. */
+  /** The index-document queue (a job per published or unpublished document), as pg-boss counts it; null when asked without pg-boss. */
   queue: QueueStatus | null;
-  /** Age of the oldest index job still waiting to run, or null when none waits. */
+  /** The index-documents queue (a job per import batch, naming its documents), as pg-boss counts it. */
+  batchQueue: QueueStatus | null;
+  /** The documents the jobs of both queues name, waiting (`queued`) and being indexed (`active`). */
+  pendingDocuments: { queued: number; active: number } | null;
+  /** How long the documents of the oldest waiting index job (of either queue) have waited, or null when none waits. */
   oldestPendingJobSeconds: number | null;
   /** Documents Elasticsearch refused for good, the most recent first (see index_rejections). */
   rejected: { count: number; latest: IndexRejection[] };
@@ -286,18 +291,24 @@ export async function indexStatus(deps: {
   db: Queryable;
   search: SearchClient;
   index: PublicationsIndex;
-  /** Without it, queue and oldestPendingJobSeconds are null. */
+  /** Without it, the queues, pendingDocuments and oldestPendingJobSeconds are null. */
   boss?: Boss;
 }): Promise<IndexStatus> {
   const indices = await indicesBehind(deps.search, deps.index.alias);
   const rebuilding = await indicesBehind(deps.search, rebuildingAlias(deps.index));
   const indexedCount = indices.length > 0 ? (await deps.search.count({ index: deps.index.alias })).count : 0;
   const publishedCount = await indexSourceQueries(deps.db).countPublished();
-  // pg-boss's API, not its tables: its counts (recounted now) and the oldest job still waiting to be indexed.
+  // The job counts from pg-boss's API (recounted now); the documents they name, which pg-boss does not count,
+  // read from its job table.
   const queue = deps.boss ? await queueStatus(deps.boss, 'indexDocument') : null;
-  const [oldest] = deps.boss
-    ? await deps.boss.findJobs(QUEUES.indexDocument.name, { queued: true, limit: 1 })
-    : [];
+  const batchQueue = deps.boss ? await queueStatus(deps.boss, 'indexDocuments') : null;
+  const pending = deps.boss
+    ? await queueJobQueries(deps.db).countIndexDocuments([
+        QUEUES.indexDocument.name,
+        QUEUES.indexDocuments.name,
+      ])
+    : null;
+  const oldest = pending?.oldestSentAt;
   const rejections = indexRejectionQueries(deps.db);
   return {
     alias: deps.index.alias,
@@ -307,7 +318,9 @@ export async function indexStatus(deps: {
     publishedCount,
     lag: publishedCount - indexedCount,
     queue,
-    oldestPendingJobSeconds: oldest ? Math.max(0, (Date.now() - oldest.createdOn.getTime()) / 1000) : null,
+    batchQueue,
+    pendingDocuments: pending ? { queued: pending.queued, active: pending.active } : null,
+    oldestPendingJobSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : null,
     rejected: { count: await rejections.count(), latest: await rejections.list(STATUS_REJECTIONS_LISTED) },
   };
 }

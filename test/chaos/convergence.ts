@@ -16,7 +16,7 @@ import { killHard, startWorkerProcess } from '../helpers/worker-process';
  * but still there).
  */
 
-const INDEX_QUEUES = [QUEUES.indexDocument.name, QUEUES.importDocuments.name];
+const INDEX_QUEUES = [QUEUES.indexDocument.name, QUEUES.indexDocuments.name, QUEUES.importDocuments.name];
 
 /** Jobs of the index and import queues still to run (created, waiting for a retry, or running). */
 export async function pendingJobs(ctx: AppContext): Promise<number> {

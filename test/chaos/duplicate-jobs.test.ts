@@ -6,8 +6,8 @@ jest.setTimeout(180_000);
 /**
  * Index jobs duplicated and reordered, sent straight through pg-boss's API as a crashed sender, a replayed
  * outbox or a slow queue would deliver them: several copies of each document's job, sent in reverse order,
- * some due seconds after the document's last change, taken by two workers at once (the API process's and a
- * worker process). Jobs carry ids only and the index writes at the document's external version, so whatever
+ * and of an import batch's job naming them all, some due seconds after the document's last change, taken by
+ * two workers at once (the API process's and a worker process). Jobs carry ids only and the index writes at the document's external version, so whatever
  * order they run in, the index ends equal to Postgres.
  */
 describe('when index jobs are duplicated and reordered', () => {
@@ -29,6 +29,12 @@ describe('when index jobs are duplicated and reordered', () => {
         { projectId, documentId },
         { ...QUEUES.indexDocument.options, ...(startAfter ? { startAfter } : {}) },
       );
+    const sendBatch = (documentIds: number[], startAfter?: Date) =>
+      app.ctx.boss.send(
+        QUEUES.indexDocuments.name,
+        { projectId, documentIds },
+        { ...QUEUES.indexDocuments.options, ...(startAfter ? { startAfter } : {}) },
+      );
     // Three rounds of changes; after each, stale copies of every document's job in reverse order.
     for (let round = 0; round < 3; round += 1) {
       await Promise.all(
@@ -46,6 +52,10 @@ describe('when index jobs are duplicated and reordered', () => {
         for (let copy = 0; copy < 3; copy += 1) await send(documentId);
         // Late arrivals: due after every change of this test is made and its own jobs have run.
         await send(documentId, new Date(Date.now() + 2_000 + (documentId % 5) * 500));
+      }
+      // And as an import batch's job would name them: all of them in reverse, twice, and once late.
+      for (let copy = 0; copy < 3; copy += 1) {
+        await sendBatch([...documents].reverse(), copy === 2 ? new Date(Date.now() + 3_000) : undefined);
       }
     }
     await scenario.expectConvergedWith(published, 90_000);

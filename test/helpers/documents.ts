@@ -6,6 +6,7 @@ import type { Content, Metadata } from '../../src/domain/content';
 import { QUEUES } from '../../src/jobs/queues';
 import { indexDocuments } from '../../src/search/indexer';
 import { indexDocumentHandler } from '../../workers/index-document';
+import { indexDocumentsHandler } from '../../workers/index-documents';
 
 export interface PublishedDocumentInput {
   contentType?: string;
@@ -93,7 +94,7 @@ export async function indexNow(ctx: AppContext, projectId: number, documentIds: 
   await ctx.search.indices.refresh({ index: ctx.index.alias });
 }
 
-/** Runs only the index-document handler on this context's pg-boss, as the worker process would. */
+/** Runs only the index handlers (per document, and per import batch) on this context's pg-boss, as the worker process would. */
 export async function startIndexWorker(ctx: AppContext): Promise<void> {
   const handler = indexDocumentHandler(50);
   await ctx.boss.work(
@@ -103,6 +104,22 @@ export async function startIndexWorker(ctx: AppContext): Promise<void> {
       handler.handle(
         ctx,
         jobs.map((job) => ({ id: job.id, data: QUEUES.indexDocument.payload.parse(job.data) })),
+      ),
+  );
+  const batches = indexDocumentsHandler(50);
+  await ctx.boss.work(
+    QUEUES.indexDocuments.name,
+    {
+      batchSize: batches.batchSize,
+      pollingIntervalSeconds: 0.5,
+      notifyPollingIntervalSeconds: 2,
+      burstWhenBatchFull: true,
+    },
+    (jobs) =>
+      batches.handle(
+        ctx,
+        jobs.map((job) => ({ id: job.id, data: QUEUES.indexDocuments.payload.parse(job.data) })),
+        jobs[0]?.signal,
       ),
   );
 }

@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { QUEUE_NAMES } from '../../src/jobs/queues';
+import { importDocumentsNow } from '../../src/commands/import-documents';
+import { ApiVersion } from '../../src/domain/api-versions';
+import { ImportRequestSchema } from '../../src/domain/import-request';
+import { QUEUE_NAMES, QUEUES } from '../../src/jobs/queues';
 import { startMetricsServer } from '../../src/metrics/server';
 import { searchDocumentId } from '../../src/search/document-builder';
 import { verifyIndex } from '../../src/search/index-manager';
@@ -176,6 +179,51 @@ describe('GET /metrics', () => {
     const sum = samples.find((s) => s.name === 'broadsheet_index_lag_seconds_sum')!.value;
     // Published and indexed by the workers in this process: seconds, not minutes.
     expect(sum / (await lagCount())).toBeLessThan(30);
+  });
+
+  it('when an import batch job waits beside a publish job, then pending documents count the documents, not the jobs', async () => {
+    const pending = async () =>
+      (await scrape()).find(
+        (s) => s.name === 'broadsheet_index_pending_documents' && s.labels.state === 'queued',
+      )?.value;
+    const before = (await pending()) ?? 0;
+    // Due in an hour, so the workers of this process leave them waiting.
+    const later = { startAfter: new Date(Date.now() + 3_600_000) };
+    const batch = await app.ctx.boss.send(
+      QUEUES.indexDocuments.name,
+      { projectId, documentIds: [901, 902, 903] },
+      later,
+    );
+    const single = await app.ctx.boss.send(QUEUES.indexDocument.name, { projectId, documentId: 904 }, later);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await pending()).toBe(before + 4);
+    await app.ctx.boss.deleteJob(QUEUES.indexDocuments.name, batch!);
+    await app.ctx.boss.deleteJob(QUEUES.indexDocument.name, single!);
+  });
+
+  it('when an import publishes documents, then the index lag is observed once per publication its batch job writes', async () => {
+    const lagCount = async () =>
+      (await scrape()).find((s) => s.name === 'broadsheet_index_lag_seconds_count')?.value ?? 0;
+    const before = await lagCount();
+    const job = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({
+        systemName: 'metrics-import',
+        documents: Array.from({ length: 7 }, (_, i) => ({
+          id: `lag-${i}`,
+          contentType: 'regular',
+          title: `Imported lag ${i}`,
+          flags: { autoPublish: true },
+        })),
+      }),
+      { batchSize: 4 },
+    );
+    expect(job.logs.map((log) => log.state)).toEqual(Array.from({ length: 7 }, () => 'published'));
+    await eventually(async () => (await lagCount()) >= before + 7, 15_000, 300);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await lagCount()).toBe(before + 7);
   });
 
   it('when `index verify` ran, then the drift it found is reported until the next verify', async () => {

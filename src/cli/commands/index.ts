@@ -80,7 +80,7 @@ export function indexCommands(program: Command): void {
   index
     .command('status')
     .description(
-      'Show the alias, its indices, document counts, indexing lag, the index queue and refused documents',
+      'Show the alias, its indices, document counts, indexing lag, the index queues with the documents they hold, and refused documents',
     )
     .action(async () => {
       await withContext(async (ctx) => {
