@@ -180,12 +180,15 @@ export class JsonSkimmer {
     let from = start + 1;
     for (;;) {
       if (!this.enter(from)) throw new MalformedJsonError('unterminated string', start);
-      const local = this.chunk.indexOf(QUOTE, from - this.chunkStart);
+      const chunk = this.chunk;
+      const local = chunk.indexOf(QUOTE, from - this.chunkStart);
       if (local < 0) {
-        from = this.chunkStart + this.chunk.length;
+        from = this.chunkStart + chunk.length;
         continue;
       }
       const quote = this.chunkStart + local;
+      // Mostly no backslash before the quote, in this chunk: no need to look further back.
+      if (local > 0 && chunk[local - 1] !== BACKSLASH) return quote + 1;
       let backslashes = 0;
       while (this.byteAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
       if (backslashes % 2 === 0) return quote + 1;
@@ -242,9 +245,12 @@ export class JsonSkimmer {
             while (isWhitespace(this.byteAt(next))) next++;
             hasKey = this.byteAt(next) === COLON;
           }
-          this.enter(end - 1);
-          chunk = this.chunk;
-          chunkStart = this.chunkStart;
+          if (end - chunkStart > chunk.length) {
+            // The string ran on into a later chunk.
+            this.enter(end - 1);
+            chunk = this.chunk;
+            chunkStart = this.chunkStart;
+          }
           local = end - chunkStart;
           continue;
         }
