@@ -238,7 +238,10 @@ export class JsonSkimmer {
         const byte = chunk[local]!;
         if (byte === QUOTE) {
           const at = chunkStart + local;
-          const end = this.stringEnd(at);
+          // Most strings end in their chunk with no backslash before the quote: found here, without a call.
+          const quote = chunk.indexOf(QUOTE, local + 1);
+          const end =
+            quote > 0 && chunk[quote - 1] !== BACKSLASH ? chunkStart + quote + 1 : this.stringEnd(at);
           if (key && !hasKey && this.equals(key, at, end)) {
             // The same bytes as a value are possible too ("conditions"); only a colon after it makes it a key.
             let next = end;
