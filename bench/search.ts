@@ -387,7 +387,7 @@ async function startApi(port: number, env: Record<string, string>): Promise<Chil
 }
 
 /** Three typical widget queries: a category teaser list, a filtered list, a two-word full-text search. */
-function widgetQueries(): {
+export function widgetQueries(): {
   name: string;
   query: string;
   /** What the API reads from `query` (the raw side sends the same request, built by the same code). */

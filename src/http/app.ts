@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
@@ -8,6 +7,7 @@ import { checkJsonBody } from './middleware/json-body';
 import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
 import { renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
+import { securityHeaders } from './middleware/security-headers';
 import { registerRoutes } from './routes';
 
 /**
@@ -21,7 +21,7 @@ export function createApp(ctx: AppContext): Express {
   app.set('trust proxy', 'loopback');
   app.set('etag', weakEtag);
   app.use(observeRequests(ctx.metrics));
-  app.use(helmet());
+  app.use(securityHeaders());
   app.use(accessLog(ctx.logger));
   app.use(rejectNulInQuery);
   app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));

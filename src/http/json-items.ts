@@ -24,7 +24,7 @@ interface Rendered {
  */
 const rendered = new WeakMap<Items, Map<string, Rendered>>();
 /** Each answer's items joined by commas (the same for every envelope). */
-const joinedItems = new WeakMap<Items, Buffer>();
+const joinedItems = new WeakMap<Items, Buffer[]>();
 
 /**
  * Answers with items that are already JSON bytes (search/raw-hits.ts says why) as a bare array, or as
@@ -51,7 +51,7 @@ export function sendJsonItems(res: Response, answer: Items, envelope?: Record<st
     renderings.set(shape, done);
   }
   res.setHeader('ETag', done.etag);
-  res.type('json');
+  res.setHeader('Content-Type', JSON_TYPE);
   if (again || res.req.method !== 'GET' || res.req.fresh) {
     // A kept answer, a HEAD or a 304: Express's own send, with the whole body (it strips what a 304 or HEAD
     // must not carry).
@@ -65,12 +65,15 @@ export function sendJsonItems(res: Response, answer: Items, envelope?: Record<st
   res.end();
 }
 
+/** What `res.type('json')` sets, without its lookup per request. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 function render(answer: Items, shape: string, rest: string | undefined): Rendered {
   const items = joinItems(answer);
   const chunks =
     rest === undefined
-      ? [OPEN, items, CLOSE]
-      : [RESULTS_OPEN, items, rest === '{}' ? CLOSE_END : Buffer.from(`],${rest.slice(1)}`)];
+      ? [OPEN, ...items, CLOSE]
+      : [RESULTS_OPEN, ...items, rest === '{}' ? CLOSE_END : Buffer.from(`],${rest.slice(1)}`)];
   let length = 0;
   for (const chunk of chunks) length += chunk.length;
   const digest = hash('sha1', `${shape}\n${answer.fingerprint}`, 'base64').slice(0, 27);
@@ -78,56 +81,66 @@ function render(answer: Items, shape: string, rest: string | undefined): Rendere
 }
 
 /**
- * The items joined by commas. When they are slices of one search response, in order with room between them
- * (each hit's body sits among the hit's other keys), they are moved together inside that response's own
- * bytes, which nothing reads any more (the ids, versions, sort values and total were read from it when the
- * answer was made), instead of being copied into a new buffer: for a page of 100 that is ~170 kB less to
- * allocate and collect per request. The items then point at their new place. Anything else is copied.
+ * The items joined by commas, as the pieces to write in order. Items that are slices of the search response
+ * (in the chunks it arrived in) are moved together inside their chunk, in order with room between them (each
+ * hit's body sits among the hit's other keys), their commas written into that room: the response's bytes
+ * are read by nothing any more (the ids, versions, sort values and total were read from it when the answer
+ * was made). So a page of 100 is sent as a few slices of what Elasticsearch sent instead of a new ~170 kB
+ * buffer to allocate and collect per request. The items then point at their new place. Any other item (one
+ * that component conditions rewrote, one that crossed two chunks and was copied) is a piece of its own.
  */
-export function joinItems(answer: Items): Buffer {
-  let bytes = joinedItems.get(answer);
-  if (!bytes) {
-    bytes = compactInPlace(answer) ?? concatItems(answer.items);
-    joinedItems.set(answer, bytes);
+export function joinItems(answer: Items): Buffer[] {
+  let pieces = joinedItems.get(answer);
+  if (!pieces) {
+    pieces = compactInPlace(answer);
+    joinedItems.set(answer, pieces);
   }
-  return bytes;
+  return pieces;
 }
 
-function concatItems(items: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [];
-  items.forEach((item, i) => {
-    if (i > 0) parts.push(Buffer.of(COMMA));
-    parts.push(item);
-  });
-  return Buffer.concat(parts);
-}
+const COMMA_PIECE = Buffer.from(',');
 
-/** See joinItems(): undefined unless every item lies inside `answer.source`, in order, a byte or more apart. */
-function compactInPlace(answer: Items): Buffer | undefined {
-  const { source, items } = answer;
-  if (!source || items.length === 0) return undefined;
-  const base = source.byteOffset;
-  const starts: number[] = [];
-  let previousEnd = -1;
-  for (const item of items) {
-    if (item.buffer !== source.buffer) return undefined;
-    const start = item.byteOffset - base;
-    const end = start + item.length;
-    if (start < 0 || end > source.length || start <= previousEnd) return undefined;
-    starts.push(start);
-    previousEnd = end;
-  }
-  const first = starts[0]!;
-  let at = first;
+/** See joinItems(). */
+function compactInPlace(answer: Items): Buffer[] {
+  const { items } = answer;
+  const chunks = answer.source ?? [];
+  const pieces: Buffer[] = [];
+  /** The run being compacted: its chunk, where it starts and where its next byte goes. */
+  let run: { chunk: Buffer; first: number; at: number } | undefined;
+  const closeRun = () => {
+    if (run) pieces.push(run.chunk.subarray(run.first, run.at));
+    run = undefined;
+  };
+  let chunkIndex = 0;
   items.forEach((item, i) => {
-    if (i > 0) source[at++] = COMMA;
-    const start = starts[i]!;
-    // Never forwards past where the item is (at ≤ start), so the items still to move are left intact.
-    if (at !== start) source.copy(source, at, start, start + item.length);
-    items[i] = source.subarray(at, at + item.length);
-    at += item.length;
+    // Items are in the response's order, so the chunk holding this one is this or a later one.
+    let start = -1;
+    for (let c = chunkIndex; c < chunks.length; c++) {
+      const chunk = chunks[c]!;
+      if (item.buffer !== chunk.buffer) continue;
+      const offset = item.byteOffset - chunk.byteOffset;
+      if (offset >= 0 && offset + item.length <= chunk.length) {
+        chunkIndex = c;
+        start = offset;
+        break;
+      }
+    }
+    const chunk = start < 0 ? undefined : chunks[chunkIndex]!;
+    if (chunk && run && run.chunk === chunk && start > run.at) {
+      // Never forwards past where the item is (at < start), so the items still to move are left intact.
+      chunk[run.at++] = COMMA;
+      chunk.copy(chunk, run.at, start, start + item.length);
+      items[i] = chunk.subarray(run.at, run.at + item.length);
+      run.at += item.length;
+      return;
+    }
+    closeRun();
+    if (i > 0) pieces.push(COMMA_PIECE);
+    if (chunk) run = { chunk, first: start, at: start + item.length };
+    else pieces.push(item);
   });
-  return source.subarray(first, at);
+  closeRun();
+  return pieces;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Client, errors, type TransportRequestOptions } from '@elastic/elasticsearch';
 
 export type SearchClient = Client;
@@ -120,39 +121,63 @@ export async function searchBytes(
   body: string,
   options: TransportRequestOptions = {},
 ): Promise<Buffer> {
+  return Buffer.concat(await searchChunks(search, index, body, options));
+}
+
+/**
+ * searchBytes without joining the answer: its bytes in the chunks they came off the socket in, which
+ * readRawHits reads as they are (a page of 100 is ~250 kB; joining it was a copy per request to collect).
+ */
+export async function searchChunks(
+  search: SearchClient,
+  index: string,
+  body: string,
+  options: TransportRequestOptions = {},
+): Promise<Buffer[]> {
   try {
-    return await searchBytesOnce(search, index, body, options);
+    return await searchChunksOnce(search, index, body, options);
   } catch (error) {
     // The client never hands retryOnTimeout to its transport, which reads only its own: honoured here, with
     // one more attempt. The transport marked the node that timed out dead, so it goes to the next node.
     if (options.retryOnTimeout === true && error instanceof errors.TimeoutError) {
-      return searchBytesOnce(search, index, body, options);
+      return searchChunksOnce(search, index, body, options);
     }
     throw error;
   }
 }
 
-async function searchBytesOnce(
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+async function searchChunksOnce(
   search: SearchClient,
   index: string,
   body: string,
   options: TransportRequestOptions,
-): Promise<Buffer> {
+): Promise<Buffer[]> {
   const response = await search.transport.request(
     { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body },
-    { ...options, asStream: true, meta: true, headers: { 'content-type': 'application/json' } },
+    { ...options, asStream: true, meta: true, headers: JSON_HEADERS },
   );
-  const chunks: Buffer[] = [];
-  for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);
-  const bytes = Buffer.concat(chunks);
+  const chunks = await readChunks(response.body as Readable);
   if (response.statusCode !== null && response.statusCode >= 400) {
-    let parsed: unknown = bytes.toString('utf8');
+    const text = Buffer.concat(chunks).toString('utf8');
+    let parsed: unknown = text;
     try {
-      parsed = JSON.parse(bytes.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
       // Not JSON: keep the text.
     }
     throw new errors.ResponseError({ ...response, body: parsed });
   }
-  return bytes;
+  return chunks;
+}
+
+/** A stream's chunks, gathered with plain listeners (an async iterator costs a promise per chunk). */
+function readChunks(stream: Readable): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('end', () => resolve(chunks));
+    stream.once('error', reject);
+  });
 }

@@ -39,7 +39,8 @@ export interface RawHit {
 }
 
 export interface RawHits {
-  bytes: Buffer;
+  /** The response's bytes, as they arrived (the spans are positions in them). */
+  bytes: JsonBytes;
   hits: RawHit[];
   /** The last hit's `sort` values, parsed (they become the cursor). */
   lastSort: unknown[] | undefined;
@@ -57,21 +58,120 @@ function isWhitespace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-/** A cursor over JSON bytes that can step into objects and arrays and skip any value. */
+/**
+ * JSON bytes as they arrived: one buffer, or the chunks a socket delivered them in, read as one run of
+ * bytes without joining them (joining a page of 100, ~250 kB, was a copy per request for the collector to
+ * free). Positions are over the whole run; a span that crosses chunks is copied when it is taken out.
+ */
+export class JsonBytes {
+  readonly chunks: readonly Buffer[];
+  /** Where each chunk starts in the whole run. */
+  readonly starts: readonly number[];
+  readonly length: number;
+
+  constructor(bytes: Buffer | readonly Buffer[]) {
+    this.chunks = Buffer.isBuffer(bytes) ? [bytes] : bytes.filter((chunk) => chunk.length > 0);
+    const starts: number[] = [];
+    let length = 0;
+    for (const chunk of this.chunks) {
+      starts.push(length);
+      length += chunk.length;
+    }
+    this.starts = starts;
+    this.length = length;
+  }
+
+  /** The index of the chunk holding `position` (the last chunk for the end). */
+  chunkAt(position: number, hint = 0): number {
+    const { starts } = this;
+    // The skimmer moves forward, so the chunk is mostly the hint's or the next one.
+    if (hint < starts.length && starts[hint]! <= position) {
+      let index = hint;
+      while (index + 1 < starts.length && starts[index + 1]! <= position) {
+        index++;
+        if (index > hint + 2) break;
+      }
+      if (index + 1 >= starts.length || starts[index + 1]! > position) return index;
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle]! <= position) low = middle;
+      else high = middle - 1;
+    }
+    return Math.max(0, low);
+  }
+
+  /** The bytes of [start, end): a view of its chunk when it lies in one, else a copy. */
+  subarray(start: number, end: number): Buffer {
+    const first = this.chunkAt(start);
+    const chunk = this.chunks[first];
+    if (!chunk) return Buffer.alloc(0);
+    const offset = this.starts[first]!;
+    if (end - offset <= chunk.length) return chunk.subarray(start - offset, end - offset);
+    const parts: Buffer[] = [];
+    for (let index = first; index < this.chunks.length && this.starts[index]! < end; index++) {
+      const at = this.starts[index]!;
+      parts.push(
+        this.chunks[index]!.subarray(Math.max(0, start - at), Math.min(end - at, this.chunks[index]!.length)),
+      );
+    }
+    return Buffer.concat(parts, end - start);
+  }
+
+  toString(encoding: 'utf8' | 'latin1', start: number, end: number): string {
+    const index = this.chunkAt(start);
+    const chunk = this.chunks[index];
+    const offset = this.starts[index] ?? 0;
+    if (chunk && end - offset <= chunk.length) return chunk.toString(encoding, start - offset, end - offset);
+    return this.subarray(start, end).toString(encoding);
+  }
+}
+
+/**
+ * A cursor over JSON bytes that can step into objects and arrays and skip any value. The bytes may be in
+ * chunks (JsonBytes); the scanning loops run over one chunk at a time and step to the next at its end.
+ */
 export class JsonSkimmer {
   position = 0;
+  readonly bytes: JsonBytes;
+  /** The chunk the last byte read was in: most reads are at or just after it. */
+  private chunkIndex = 0;
+  private chunk: Buffer;
+  private chunkStart = 0;
 
-  constructor(readonly bytes: Buffer) {}
+  constructor(bytes: Buffer | readonly Buffer[] | JsonBytes) {
+    this.bytes = bytes instanceof JsonBytes ? bytes : new JsonBytes(bytes);
+    this.chunk = this.bytes.chunks[0] ?? Buffer.alloc(0);
+  }
+
+  /** Makes the chunk holding `position` the current one; false past the end. */
+  private enter(position: number): boolean {
+    if (position >= this.chunkStart && position < this.chunkStart + this.chunk.length) return true;
+    if (position < 0 || position >= this.bytes.length) return false;
+    this.chunkIndex = this.bytes.chunkAt(position, position >= this.chunkStart ? this.chunkIndex : 0);
+    this.chunk = this.bytes.chunks[this.chunkIndex]!;
+    this.chunkStart = this.bytes.starts[this.chunkIndex]!;
+    return true;
+  }
+
+  /** The byte at `position`, undefined past the end. */
+  private byteAt(position: number): number | undefined {
+    const local = position - this.chunkStart;
+    if (local >= 0 && local < this.chunk.length) return this.chunk[local];
+    return this.enter(position) ? this.chunk[position - this.chunkStart] : undefined;
+  }
 
   /** Moves past whitespace; returns the new position. */
   skipWhitespace(): number {
-    while (isWhitespace(this.bytes[this.position])) this.position++;
+    while (isWhitespace(this.byteAt(this.position))) this.position++;
     return this.position;
   }
 
   private expect(byte: number, what: string): void {
     this.skipWhitespace();
-    if (this.bytes[this.position] !== byte) throw new MalformedJsonError(`expected ${what}`, this.position);
+    if (this.byteAt(this.position) !== byte) throw new MalformedJsonError(`expected ${what}`, this.position);
     this.position++;
   }
 
@@ -79,13 +179,32 @@ export class JsonSkimmer {
   private stringEnd(start: number): number {
     let from = start + 1;
     for (;;) {
-      const quote = this.bytes.indexOf(QUOTE, from);
-      if (quote < 0) throw new MalformedJsonError('unterminated string', start);
+      if (!this.enter(from)) throw new MalformedJsonError('unterminated string', start);
+      const chunk = this.chunk;
+      const local = chunk.indexOf(QUOTE, from - this.chunkStart);
+      if (local < 0) {
+        from = this.chunkStart + chunk.length;
+        continue;
+      }
+      const quote = this.chunkStart + local;
+      // Mostly no backslash before the quote, in this chunk: no need to look further back.
+      if (local > 0 && chunk[local - 1] !== BACKSLASH) return quote + 1;
       let backslashes = 0;
-      while (this.bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+      while (this.byteAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
       if (backslashes % 2 === 0) return quote + 1;
       from = quote + 1;
     }
+  }
+
+  /** Whether the bytes of [start, end) are `key`'s. */
+  private equals(key: Buffer, start: number, end: number): boolean {
+    if (end - start !== key.length) return false;
+    this.enter(start);
+    const local = start - this.chunkStart;
+    if (local + key.length <= this.chunk.length)
+      return this.chunk.compare(key, 0, key.length, local, local + key.length) === 0;
+    for (let i = 0; i < key.length; i++) if (this.byteAt(start + i) !== key[i]) return false;
+    return true;
   }
 
   /**
@@ -94,9 +213,8 @@ export class JsonSkimmer {
    */
   skipValue(key?: Buffer): Span & { hasKey: boolean } {
     this.skipWhitespace();
-    const bytes = this.bytes;
     const start = this.position;
-    const first = bytes[start];
+    const first = this.byteAt(start);
     if (first === undefined) throw new MalformedJsonError('expected a value', start);
     if (first === QUOTE) {
       this.position = this.stringEnd(start);
@@ -104,37 +222,56 @@ export class JsonSkimmer {
     }
     if (first === OPEN_OBJECT || first === OPEN_ARRAY) {
       let depth = 0;
-      let at = start;
       let hasKey = false;
+      // The scan runs over the current chunk's bytes (`local`) and steps to the next chunk at its end.
+      let chunk = this.chunk;
+      let chunkStart = this.chunkStart;
+      let local = start - chunkStart;
       for (;;) {
-        const byte = bytes[at];
-        if (byte === undefined) throw new MalformedJsonError('unterminated object or array', start);
+        if (local >= chunk.length) {
+          const at = chunkStart + local;
+          if (!this.enter(at)) throw new MalformedJsonError('unterminated object or array', start);
+          chunk = this.chunk;
+          chunkStart = this.chunkStart;
+          local = at - chunkStart;
+        }
+        const byte = chunk[local]!;
         if (byte === QUOTE) {
-          const end = this.stringEnd(at);
-          if (key && !hasKey && end - at === key.length && bytes.compare(key, 0, key.length, at, end) === 0) {
+          const at = chunkStart + local;
+          // Most strings end in their chunk with no backslash before the quote: found here, without a call.
+          const quote = chunk.indexOf(QUOTE, local + 1);
+          const end =
+            quote > 0 && chunk[quote - 1] !== BACKSLASH ? chunkStart + quote + 1 : this.stringEnd(at);
+          if (key && !hasKey && this.equals(key, at, end)) {
             // The same bytes as a value are possible too ("conditions"); only a colon after it makes it a key.
             let next = end;
-            while (isWhitespace(bytes[next])) next++;
-            hasKey = bytes[next] === COLON;
+            while (isWhitespace(this.byteAt(next))) next++;
+            hasKey = this.byteAt(next) === COLON;
           }
-          at = end;
+          if (end - chunkStart > chunk.length) {
+            // The string ran on into a later chunk.
+            this.enter(end - 1);
+            chunk = this.chunk;
+            chunkStart = this.chunkStart;
+          }
+          local = end - chunkStart;
           continue;
         }
         if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) depth++;
         else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
           depth--;
           if (depth === 0) {
-            this.position = at + 1;
+            this.position = chunkStart + local + 1;
             return { start, end: this.position, hasKey };
           }
         }
-        at++;
+        local++;
       }
     }
     // A number, true, false or null: runs until a delimiter.
     let at = start;
     for (;;) {
-      const byte = bytes[at];
+      const byte = this.byteAt(at);
       if (
         byte === undefined ||
         byte === COMMA ||
@@ -158,22 +295,22 @@ export class JsonSkimmer {
   forEachEntry(onKey: (key: string) => void): void {
     this.expect(OPEN_OBJECT, 'an object');
     this.skipWhitespace();
-    if (this.bytes[this.position] === CLOSE_OBJECT) {
+    if (this.byteAt(this.position) === CLOSE_OBJECT) {
       this.position++;
       return;
     }
     for (;;) {
       this.skipWhitespace();
-      if (this.bytes[this.position] !== QUOTE) throw new MalformedJsonError('expected a key', this.position);
+      if (this.byteAt(this.position) !== QUOTE) throw new MalformedJsonError('expected a key', this.position);
       const keyStart = this.position;
       this.position = this.stringEnd(keyStart);
-      const key = this.bytes.toString('latin1', keyStart + 1, this.position - 1);
+      const key = this.text('latin1', keyStart + 1, this.position - 1);
       this.expect(COLON, 'a colon');
       const before = this.position;
       onKey(key);
       if (this.position === before) throw new Error(`the value of ${key} was not consumed`);
       this.skipWhitespace();
-      const next = this.bytes[this.position];
+      const next = this.byteAt(this.position);
       this.position++;
       if (next === CLOSE_OBJECT) return;
       if (next !== COMMA) throw new MalformedJsonError('expected a comma or }', this.position - 1);
@@ -184,7 +321,7 @@ export class JsonSkimmer {
   forEachElement(onElement: () => void): void {
     this.expect(OPEN_ARRAY, 'an array');
     this.skipWhitespace();
-    if (this.bytes[this.position] === CLOSE_ARRAY) {
+    if (this.byteAt(this.position) === CLOSE_ARRAY) {
       this.position++;
       return;
     }
@@ -193,33 +330,44 @@ export class JsonSkimmer {
       onElement();
       if (this.position === before) throw new Error('an array element was not consumed');
       this.skipWhitespace();
-      const next = this.bytes[this.position];
+      const next = this.byteAt(this.position);
       this.position++;
       if (next === CLOSE_ARRAY) return;
       if (next !== COMMA) throw new MalformedJsonError('expected a comma or ]', this.position - 1);
     }
   }
 
+  /** The text of [start, end), read from the current chunk when it lies there (keys mostly do). */
+  private text(encoding: 'utf8' | 'latin1', start: number, end: number): string {
+    this.enter(start);
+    const local = start - this.chunkStart;
+    if (end - this.chunkStart <= this.chunk.length)
+      return this.chunk.toString(encoding, local, end - this.chunkStart);
+    return this.bytes.toString(encoding, start, end);
+  }
+
   /** Parses the (small) value at the cursor. */
   parseValue(): unknown {
     const span = this.skipValue();
-    return JSON.parse(this.bytes.toString('utf8', span.start, span.end)) as unknown;
+    return JSON.parse(this.text('utf8', span.start, span.end)) as unknown;
   }
 
   /** Whether the cursor is on `null`. */
   atNull(): boolean {
     this.skipWhitespace();
-    return this.bytes[this.position] === 0x6e;
+    return this.byteAt(this.position) === 0x6e;
   }
 }
 
 /**
- * Reads `{hits: {total?, hits: [{_source: {body?, ...}, sort?}, ...]}}`; any other key is skipped. With
+ * Reads `{hits: {total?, hits: [{_source: {body?, ...}, sort?}, ...]}}`, in one buffer or in the chunks it
+ * arrived in; any other key is skipped. With
  * `bodyKey`, each hit also tells whether its body has that key anywhere (see RawHit.bodyHasKey).
  */
-export function readRawHits(bytes: Buffer, bodyKey?: string): RawHits {
+export function readRawHits(response: Buffer | readonly Buffer[], bodyKey?: string): RawHits {
   const flag = bodyKey === undefined ? undefined : Buffer.from(JSON.stringify(bodyKey));
-  const reader = new JsonSkimmer(bytes);
+  const reader = new JsonSkimmer(response);
+  const bytes = reader.bytes;
   const hits: RawHit[] = [];
   let lastSortSpan: Span | undefined;
   let total: number | undefined;

@@ -111,6 +111,79 @@ describe('readRawHits', () => {
   });
 });
 
+describe('readRawHits over the chunks a response arrived in', () => {
+  const response = JSON.stringify(
+    {
+      took: 2,
+      hits: {
+        total: { value: 3, relation: 'eq' },
+        hits: [
+          {
+            _index: 'i',
+            _id: '1:7',
+            _version: 3,
+            _source: { body: { t: 'a "quoted" \\ }] Zürich 東京', n: [1, 2.5] } },
+            sort: [1, 'x'],
+          },
+          {
+            _index: 'i',
+            _id: '1:8',
+            _version: 1,
+            _source: { body: { content: [{ conditions: { brands: ['b'] } }] } },
+            sort: [2, 'y'],
+          },
+          {
+            _index: 'i',
+            _id: '1:9',
+            _version: 12,
+            _source: { body: null, documentId: 9 },
+            sort: [3, 'z\\"'],
+          },
+        ],
+      },
+    },
+    null,
+    1,
+  );
+  const whole = readRawHits(Buffer.from(response), 'conditions');
+  const read = (raw: ReturnType<typeof readRawHits>) => ({
+    total: raw.total,
+    lastSort: raw.lastSort,
+    hits: raw.hits.map((hit) => ({
+      index: hit.index && raw.bytes.toString('latin1', hit.index.start, hit.index.end),
+      id: hit.id && raw.bytes.toString('latin1', hit.id.start, hit.id.end),
+      version: hit.version,
+      source: hit.source && raw.bytes.toString('utf8', hit.source.start, hit.source.end),
+      body: hit.body && raw.bytes.subarray(hit.body.start, hit.body.end).toString('utf8'),
+      bodyHasKey: hit.bodyHasKey,
+    })),
+  });
+
+  it('when the bytes are cut anywhere, into chunks of any size, then it reads the same as from one buffer', () => {
+    const expected = read(whole);
+    expect(expected.hits.map((hit) => hit.bodyHasKey)).toEqual([false, true, false]);
+    const bytes = Buffer.from(response);
+    for (let size = 1; size <= 64; size++) {
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += size) chunks.push(Buffer.from(bytes.subarray(at, at + size)));
+      expect(read(readRawHits(chunks, 'conditions'))).toEqual(expected);
+    }
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      expect(read(readRawHits(chunks, 'conditions'))).toEqual(expected);
+    }
+  });
+
+  it('when a chunked response is malformed or cut short, then it throws MalformedJsonError', () => {
+    const bytes = Buffer.from(response);
+    const cutShort = bytes.subarray(0, bytes.length - 3);
+    expect(() => readRawHits([cutShort.subarray(0, 100), cutShort.subarray(100)])).toThrow(
+      MalformedJsonError,
+    );
+    expect(() => readRawHits([])).toThrow(MalformedJsonError);
+  });
+});
+
 describe('readRawHits with a body key to look for', () => {
   const flags = (bodiesJson: unknown[]) =>
     readRawHits(
