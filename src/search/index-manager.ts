@@ -65,26 +65,38 @@ export async function rebuildIndex(
   const concurrency = options.concurrency ?? 2;
   const { settings, mappings } = publicationsIndexDefinition(index.replicas);
   const target = index.newPhysicalName();
+  const sources = indexSourceQueries(deps.db);
+  const stored = searchDocumentQueries(deps.db);
+  // The count only sizes the progress: taken while Elasticsearch creates the index. The pages are read only
+  // once the index and its rebuilding alias exist, so a document published meanwhile reaches it either way.
+  const counted = sources.countPublished();
+  void counted.catch(() => undefined);
   await search.indices.create({
     index: target,
     settings: bulkLoadSettings(),
     mappings,
     aliases: { [rebuildingAlias(index)]: {} },
   });
-  const sources = indexSourceQueries(deps.db);
-  const stored = searchDocumentQueries(deps.db);
+  const readPage = (after: DocumentKey | undefined) => {
+    const page = stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
+    // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
+    void page.catch(() => undefined);
+    return page;
+  };
+  let page = readPage(undefined);
   try {
-    const total = await sources.countPublished();
+    const total = await counted;
     options.onStart?.(total, target);
     let done = 0;
     let rejected = 0;
-    let after: DocumentKey | undefined;
     const inFlight = new Set<Promise<void>>();
     for (;;) {
-      const rows = await stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
+      const rows = await page;
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
-      after = { projectId: last.projectId, documentId: last.documentId };
+      // The next page is read while this one's bulk requests are in flight: read in between, Postgres's
+      // answer kept Elasticsearch at one request in flight for ~15% of a warm rebuild.
+      page = readPage({ projectId: last.projectId, documentId: last.documentId });
       // A stored search document with a current stamp goes out as it is; the rest are built (and stored).
       const operations: IndexOperation[] = [];
       const stale: DocumentKey[] = [];
