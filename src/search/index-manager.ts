@@ -90,6 +90,7 @@ export async function rebuildIndex(
     let done = 0;
     let rejected = 0;
     const inFlight = new Set<Promise<void>>();
+    const recorded: Promise<void>[] = [];
     for (;;) {
       const rows = await page;
       if (rows.length === 0) break;
@@ -116,7 +117,11 @@ export async function rebuildIndex(
             `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
           );
         }
-        await saveRejections(deps.db, operations, outcome);
+        // Recorded beside the next bulk request, not before it: the slot is Elasticsearch's again once it
+        // answered (awaited before the swap, so a failure still aborts the rebuild).
+        const saving = saveRejections(deps.db, operations, outcome);
+        void saving.catch(() => undefined);
+        recorded.push(saving);
         rejected += outcome.rejected.length;
         done += rows.length;
         await options.onProgress?.({ done, total: Math.max(total, done) });
@@ -126,6 +131,7 @@ export async function rebuildIndex(
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
+    await Promise.all(recorded);
 
     await search.indices.putSettings({
       index: target,
