@@ -10,9 +10,9 @@ import type { Logger } from '../logger';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import {
-  bulkWrite,
   indexDocuments,
   operationsFor,
+  prepareBulkWrite,
   saveRejections,
   storeBuilt,
   type IndexOperation,
@@ -108,10 +108,10 @@ export async function rebuildIndex(
       }
       const built = stale.length > 0 ? operationsFor(await sources.findByKeys(stale), []) : [];
       operations.push(...built);
-      const write = Promise.all([
-        bulkWrite(search, [target], operations, { logger: options.logger }),
-        storeBuilt(deps.db, built),
-      ]).then(async ([outcome]) => {
+      // The request's bytes are built while two are in flight, so a slot that frees is refilled at once.
+      const send = prepareBulkWrite(search, [target], operations, { logger: options.logger });
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      const write = Promise.all([send(), storeBuilt(deps.db, built)]).then(async ([outcome]) => {
         if (outcome.retryable.length > 0) {
           throw new Error(
             `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
@@ -128,7 +128,6 @@ export async function rebuildIndex(
       });
       inFlight.add(write);
       void write.finally(() => inFlight.delete(write)).catch(() => undefined);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
     await Promise.all(recorded);
