@@ -11,9 +11,9 @@ import type { Logger } from '../logger';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import {
-  bulkWrite,
   indexDocuments,
   operationsFor,
+  prepareBulkWrite,
   saveRejections,
   storeBuilt,
   type IndexOperation,
@@ -66,26 +66,39 @@ export async function rebuildIndex(
   const concurrency = options.concurrency ?? 2;
   const { settings, mappings } = publicationsIndexDefinition(index.replicas);
   const target = index.newPhysicalName();
+  const sources = indexSourceQueries(deps.db);
+  const stored = searchDocumentQueries(deps.db);
+  // The count only sizes the progress: taken while Elasticsearch creates the index. The pages are read only
+  // once the index and its rebuilding alias exist, so a document published meanwhile reaches it either way.
+  const counted = sources.countPublished();
+  void counted.catch(() => undefined);
   await search.indices.create({
     index: target,
     settings: bulkLoadSettings(),
     mappings,
     aliases: { [rebuildingAlias(index)]: {} },
   });
-  const sources = indexSourceQueries(deps.db);
-  const stored = searchDocumentQueries(deps.db);
+  const readPage = (after: DocumentKey | undefined) => {
+    const page = stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
+    // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
+    void page.catch(() => undefined);
+    return page;
+  };
+  let page = readPage(undefined);
   try {
-    const total = await sources.countPublished();
+    const total = await counted;
     options.onStart?.(total, target);
     let done = 0;
     let rejected = 0;
-    let after: DocumentKey | undefined;
     const inFlight = new Set<Promise<void>>();
+    const recorded: Promise<void>[] = [];
     for (;;) {
-      const rows = await stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
+      const rows = await page;
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
-      after = { projectId: last.projectId, documentId: last.documentId };
+      // The next page is read while this one's bulk requests are in flight: read in between, Postgres's
+      // answer kept Elasticsearch at one request in flight for ~9% of a warm rebuild.
+      page = readPage({ projectId: last.projectId, documentId: last.documentId });
       // A stored search document with a current stamp goes out as it is; the rest are built (and stored).
       const operations: IndexOperation[] = [];
       const stale: DocumentKey[] = [];
@@ -96,25 +109,29 @@ export async function rebuildIndex(
       }
       const built = stale.length > 0 ? operationsFor(await sources.findByKeys(stale), []) : [];
       operations.push(...built);
-      const write = Promise.all([
-        bulkWrite(search, [target], operations, { logger: options.logger }),
-        storeBuilt(deps.db, built),
-      ]).then(async ([outcome]) => {
+      // The request's bytes are built while two are in flight, so a slot that frees is refilled at once.
+      const send = prepareBulkWrite(search, [target], operations, { logger: options.logger });
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      const write = Promise.all([send(), storeBuilt(deps.db, built)]).then(async ([outcome]) => {
         if (outcome.retryable.length > 0) {
           throw new Error(
             `Elasticsearch kept refusing ${outcome.retryable.length} documents; rebuild aborted`,
           );
         }
-        await saveRejections(deps.db, operations, outcome);
+        // Recorded beside the next bulk request, not before it: the slot is Elasticsearch's again once it
+        // answered (awaited before the swap, so a failure still aborts the rebuild).
+        const saving = saveRejections(deps.db, operations, outcome);
+        void saving.catch(() => undefined);
+        recorded.push(saving);
         rejected += outcome.rejected.length;
         done += rows.length;
         await options.onProgress?.({ done, total: Math.max(total, done) });
       });
       inFlight.add(write);
       void write.finally(() => inFlight.delete(write)).catch(() => undefined);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
+    await Promise.all(recorded);
 
     await search.indices.putSettings({
       index: target,

@@ -114,12 +114,36 @@ export async function bulkWrite(
   operations: readonly IndexOperation[],
   options: BulkOptions = {},
 ): Promise<BulkOutcome> {
+  return prepareBulkWrite(search, targets, operations, options)();
+}
+
+/**
+ * bulkWrite in two steps: the request bodies are built now, the requests go out when the returned function
+ * is called, so a caller can build the next requests while earlier ones are in flight (a rebuild).
+ */
+export function prepareBulkWrite(
+  search: SearchClient,
+  targets: readonly string[],
+  operations: readonly IndexOperation[],
+  options: BulkOptions = {},
+): () => Promise<BulkOutcome> {
+  const maxBytes = options.maxRequestBytes ?? MAX_BULK_REQUEST_BYTES;
+  const pending: PendingWrite[] = targets.flatMap((index) =>
+    operations.map((operation) => ({ index, operation })),
+  );
+  const first = [...chunksOf(pending, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk) }));
+  return () => sendBulk(search, first, maxBytes, options);
+}
+
+async function sendBulk(
+  search: SearchClient,
+  first: readonly { chunk: PendingWrite[]; body: Buffer }[],
+  maxBytes: number,
+  options: BulkOptions,
+): Promise<BulkOutcome> {
   const attempts = options.attempts ?? 5;
   const baseDelay = options.baseDelayMs ?? 200;
   const signal = options.signal;
-  let pending: PendingWrite[] = targets.flatMap((index) =>
-    operations.map((operation) => ({ index, operation })),
-  );
   const rejected = new Map<string, { key: DocumentKey; reason: string }>();
   let written = 0;
   const outcome = (retryable: DocumentKey[]): BulkOutcome => ({
@@ -127,15 +151,21 @@ export async function bulkWrite(
     rejected: [...rejected.values()],
     retryable,
   });
-  for (let attempt = 1; pending.length > 0; attempt += 1) {
+  let requests: Iterable<{ chunk: PendingWrite[]; body: Buffer }> = first;
+  for (let attempt = 1; ; attempt += 1) {
     const retry: PendingWrite[] = [];
-    for (const chunk of chunksOf(pending, options.maxRequestBytes ?? MAX_BULK_REQUEST_BYTES)) {
+    for (const { chunk, body } of requests) {
       signal?.throwIfAborted();
       let items: Partial<Record<estypes.BulkOperationType, estypes.BulkResponseItem>>[];
       try {
         // Only what is read below crosses the wire and gets parsed: a full bulk answer is ~300 bytes per item.
-        const response = await search.bulk(
-          { operations: bulkBody(chunk), filter_path: BULK_RESPONSE_FIELDS },
+        const response = await search.transport.request<Pick<estypes.BulkResponse, 'items'>>(
+          {
+            method: 'POST',
+            path: '/_bulk',
+            querystring: { filter_path: BULK_RESPONSE_FIELDS.join(',') },
+            bulkBody: body,
+          },
           signal ? { signal } : undefined,
         );
         items = response.items;
@@ -169,13 +199,11 @@ export async function bulkWrite(
         }
       });
     }
-    pending = retry;
-    if (pending.length > 0) {
-      if (attempt >= attempts) return outcome(uniqueKeys(pending.map((p) => p.operation.key)));
-      await sleep(baseDelay * 2 ** (attempt - 1));
-    }
+    if (retry.length === 0) return outcome([]);
+    if (attempt >= attempts) return outcome(uniqueKeys(retry.map((p) => p.operation.key)));
+    await sleep(baseDelay * 2 ** (attempt - 1));
+    requests = [...chunksOf(retry, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk) }));
   }
-  return outcome([]);
 }
 
 interface PendingWrite {
@@ -200,21 +228,21 @@ function* chunksOf(pending: readonly PendingWrite[], maxBytes: number): Generato
   if (chunk.length > 0) yield chunk;
 }
 
-function bulkBody(chunk: readonly PendingWrite[]): unknown[] {
-  const body: unknown[] = [];
+/**
+ * The request's NDJSON bytes, encoded once: each stored or built body goes in as the text it is; only the
+ * action lines are written here.
+ */
+function bulkBody(chunk: readonly PendingWrite[]): Buffer {
+  let body = '';
   for (const { index, operation } of chunk) {
     const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
     const versioning =
-      operation.version === undefined
-        ? {}
-        : { version: operation.version, version_type: 'external' as const };
-    if (operation.kind === 'index') {
-      body.push({ index: { _index: index, _id, ...versioning } }, operation.document);
-    } else {
-      body.push({ delete: { _index: index, _id, ...versioning } });
-    }
+      operation.version === undefined ? '' : `,"version":${operation.version},"version_type":"external"`;
+    const target = `{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(_id)}${versioning}}`;
+    body +=
+      operation.kind === 'index' ? `{"index":${target}}\n${operation.document}\n` : `{"delete":${target}}\n`;
   }
-  return body;
+  return Buffer.from(body);
 }
 
 function uniqueKeys(keys: readonly DocumentKey[]): DocumentKey[] {
