@@ -23,46 +23,56 @@ const run = promisify(execFile);
 
 /**
  * The search client, except that bulk requests answer 429 for the given documents' items (every attempt),
- * as a busy Elasticsearch does; the other items go to Elasticsearch.
+ * as a busy Elasticsearch does; the other items go to Elasticsearch. Bulk requests are caught where the
+ * indexer sends them, at the transport, as the NDJSON bytes it wrote.
  */
 function refusingFor(search: SearchClient, documentIds: ReadonlySet<number>): SearchClient {
   const refused = (id: unknown) => documentIds.has(Number(String(id).split(':').pop()));
-  const bulk = async (request: { operations: unknown[] } & Record<string, unknown>, options?: unknown) => {
-    const pairs: { action: Record<string, { _id?: string }>; document?: unknown }[] = [];
-    for (const entry of request.operations) {
-      if (typeof entry === 'object' && entry !== null && ('index' in entry || 'delete' in entry)) {
-        pairs.push({ action: entry as Record<string, { _id?: string }> });
-      } else {
-        pairs[pairs.length - 1]!.document = entry;
-      }
+  type Params = Parameters<SearchClient['transport']['request']>[0];
+  type Options = Parameters<SearchClient['transport']['request']>[1];
+  const request = async (params: Params, options?: Options): Promise<unknown> => {
+    if (!params.path.endsWith('/_bulk') || params.bulkBody === undefined) {
+      return search.transport.request(params, options);
     }
-    const idOf = (pair: (typeof pairs)[number]) => (pair.action.index ?? pair.action.delete)?._id;
-    const passed = pairs.filter((pair) => !refused(idOf(pair)));
+    const body = params.bulkBody;
+    if (!Buffer.isBuffer(body)) throw new Error('the indexer sends its bulk requests as NDJSON bytes');
+    const lines = body
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+    // An action line, and after an `index` action its document's line.
+    const pairs: { lines: string[]; id: string | undefined }[] = [];
+    for (let at = 0; at < lines.length;) {
+      const action = JSON.parse(lines[at]!) as { index?: { _id?: string }; delete?: { _id?: string } };
+      const size = action.index ? 2 : 1;
+      pairs.push({ lines: lines.slice(at, at + size), id: (action.index ?? action.delete)?._id });
+      at += size;
+    }
+    const passed = pairs.filter((pair) => !refused(pair.id));
     const answered =
       passed.length === 0
         ? { items: [] }
-        : await search.bulk(
-            {
-              ...request,
-              operations: passed.flatMap((pair) =>
-                pair.document === undefined ? [pair.action] : [pair.action, pair.document],
-              ),
-            } as Parameters<SearchClient['bulk']>[0],
-            options as Parameters<SearchClient['bulk']>[1],
+        : await search.transport.request<{ items: unknown[] }>(
+            { ...params, bulkBody: `${passed.flatMap((pair) => pair.lines).join('\n')}\n` },
+            options,
           );
-    const items = [...(answered.items as unknown[])];
+    const items = [...answered.items];
     return {
       errors: true,
       items: pairs.map((pair) =>
-        refused(idOf(pair))
+        refused(pair.id)
           ? { index: { status: 429, error: { type: 'es_rejected_execution_exception', reason: 'busy' } } }
           : items.shift(),
       ),
     };
   };
+  const transport = new Proxy(search.transport, {
+    get: (target, property, receiver) =>
+      property === 'request' ? request : (Reflect.get(target, property, receiver) as unknown),
+  });
   return new Proxy(search, {
     get: (target, property, receiver) =>
-      property === 'bulk' ? bulk : (Reflect.get(target, property, receiver) as unknown),
+      property === 'transport' ? transport : (Reflect.get(target, property, receiver) as unknown),
   });
 }
 
