@@ -19,19 +19,10 @@ export function documentReferenceQueries(db: Queryable) {
     documents: readonly { documentId: number; rows: readonly ReferenceRow[] }[],
   ): Promise<void> => {
     const records = documents.flatMap(({ documentId, rows }) =>
-      rows.map((row) => ({ source_document_id: documentId, ...referenceRecord(row) })),
+      rows.map((row) => referenceRecord(documentId, sourceKind, row)),
     );
     if (records.length === 0) return;
-    await db.query(
-      `INSERT INTO document_references (project_id, source_document_id, source_kind, target_type, target_id,
-         location, property_name, component_id, component_name, directive_name, service_name)
-       SELECT $1, r.source_document_id, $2, r.target_type, r.target_id, r.location, r.property_name,
-         r.component_id, r.component_name, r.directive_name, r.service_name
-       FROM jsonb_to_recordset($3::jsonb) AS r(source_document_id bigint, target_type text, target_id text,
-         location text, property_name text, component_id text, component_name text, directive_name text,
-         service_name text)`,
-      [projectId, sourceKind, JSON.stringify(records)],
-    );
+    await db.query(INSERT_REFERENCES, [projectId, JSON.stringify(records)]);
   };
 
   return {
@@ -47,7 +38,7 @@ export function documentReferenceQueries(db: Queryable) {
       const kinds = SOURCE_KINDS.filter((kind) => rowsByKind[kind] !== undefined);
       if (kinds.length === 0) return;
       const records = kinds.flatMap((kind) =>
-        (rowsByKind[kind] ?? []).map((row) => ({ source_kind: kind, ...referenceRecord(row) })),
+        (rowsByKind[kind] ?? []).map((row) => referenceRecord(documentId, kind, row)),
       );
       if (records.length === 0) {
         await db.query({
@@ -61,15 +52,9 @@ export function documentReferenceQueries(db: Queryable) {
       await db.query({
         name: 'document-references-replace',
         text: `WITH gone AS (
-           DELETE FROM document_references WHERE source_document_id = $2 AND source_kind = ANY($3::text[]))
-         INSERT INTO document_references (project_id, source_document_id, source_kind, target_type, target_id,
-           location, property_name, component_id, component_name, directive_name, service_name)
-         SELECT $1, $2, r.source_kind, r.target_type, r.target_id, r.location, r.property_name,
-           r.component_id, r.component_name, r.directive_name, r.service_name
-         FROM jsonb_to_recordset($4::jsonb) AS r(source_kind text, target_type text, target_id text,
-           location text, property_name text, component_id text, component_name text, directive_name text,
-           service_name text)`,
-        values: [projectId, documentId, kinds, JSON.stringify(records)],
+           DELETE FROM document_references WHERE source_document_id = $3 AND source_kind = ANY($4::text[]))
+         ${INSERT_REFERENCES}`,
+        values: [projectId, JSON.stringify(records), documentId, kinds],
       });
     },
 
@@ -126,9 +111,20 @@ export function documentReferenceQueries(db: Queryable) {
   };
 }
 
-/** A reference as a record of jsonb_to_recordset. */
-function referenceRecord(row: ReferenceRow) {
+/** Inserts the references given as records (see referenceRecord) in $2, of the project $1. */
+const INSERT_REFERENCES = `INSERT INTO document_references (project_id, source_document_id, source_kind, target_type,
+    target_id, location, property_name, component_id, component_name, directive_name, service_name)
+  SELECT $1, r.source_document_id, r.source_kind, r.target_type, r.target_id, r.location, r.property_name,
+    r.component_id, r.component_name, r.directive_name, r.service_name
+  FROM jsonb_to_recordset($2::jsonb) AS r(source_document_id bigint, source_kind text, target_type text,
+    target_id text, location text, property_name text, component_id text, component_name text,
+    directive_name text, service_name text)`;
+
+/** A reference as a record of INSERT_REFERENCES. */
+function referenceRecord(documentId: number, sourceKind: 'draft' | 'publication', row: ReferenceRow) {
   return {
+    source_document_id: documentId,
+    source_kind: sourceKind,
     target_type: row.targetType,
     target_id: row.targetId,
     location: row.location,
