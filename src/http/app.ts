@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
+import { inOrder } from './middleware/in-order';
 import { checkJsonBody } from './middleware/json-body';
 import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
 import { renderErrors, unknownRoute } from './middleware/errors';
@@ -20,12 +21,16 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback');
   app.set('etag', weakEtag);
-  app.use(observeRequests(ctx.metrics));
-  app.use(securityHeaders());
-  app.use(accessLog(ctx.logger));
-  app.use(rejectNulInQuery);
-  app.use(express.json({ limit: ctx.config.http.bodyLimit, strict: false }));
-  app.use(checkJsonBody);
+  app.use(
+    inOrder([
+      observeRequests(ctx.metrics),
+      securityHeaders(),
+      accessLog(ctx.logger),
+      rejectNulInQuery,
+      express.json({ limit: ctx.config.http.bodyLimit, strict: false }),
+      checkJsonBody,
+    ]),
+  );
   // Only with its own token: without METRICS_TOKEN the API serves no metrics (README, "Metrics").
   if (ctx.config.metrics.token !== undefined) {
     app.get('/metrics', metricsEndpoint(ctx.metrics, ctx.config.metrics.token));
