@@ -1,9 +1,10 @@
 import type { AppContext } from '../src/context';
 import { withTransaction } from '../src/db/pool';
 import { enqueue } from '../src/jobs/boss';
-import { settleIndexJob, slicesOf } from '../src/jobs/index-jobs';
+import { settleIndexJob } from '../src/jobs/index-jobs';
 import { INDEX_JOB_BUDGET_SECONDS, QUEUES } from '../src/jobs/queues';
 import { indexDocuments } from '../src/search/indexer';
+import { slicesOf } from '../src/slices';
 import { observeIndexLag } from './index-document';
 import type { QueueHandler, QueueJob } from './registry';
 

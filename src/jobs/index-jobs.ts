@@ -1,3 +1,4 @@
+import { slicesOf } from '../slices';
 import { INDEX_JOB_MAX_DOCUMENTS, type QueuePayload } from './queues';
 
 /**
@@ -10,14 +11,6 @@ export function indexJobsFor(
   max: number = INDEX_JOB_MAX_DOCUMENTS,
 ): QueuePayload<'indexDocuments'>[] {
   return slicesOf([...new Set(documentIds)], max).map((slice) => ({ projectId, documentIds: slice }));
-}
-
-/** Consecutive slices of at most `size` items, in order; none when there are no items. */
-export function slicesOf<T>(items: readonly T[], size: number): T[][] {
-  if (!Number.isInteger(size) || size < 1) throw new Error(`slice size must be a positive integer: ${size}`);
-  const slices: T[][] = [];
-  for (let start = 0; start < items.length; start += size) slices.push(items.slice(start, start + size));
-  return slices;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { indexJobsFor, settleIndexJob, slicesOf } from '../../src/jobs/index-jobs';
+import { indexJobsFor, settleIndexJob } from '../../src/jobs/index-jobs';
+import { slicesOf } from '../../src/slices';
 import { INDEX_JOB_MAX_DOCUMENTS, QUEUES } from '../../src/jobs/queues';
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);

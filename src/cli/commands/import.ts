@@ -10,6 +10,7 @@ import { AppError } from '../../domain/errors';
 import { findBodyProblem } from '../../domain/json-limits';
 import { MAX_IMPORT_DOCUMENTS, ImportRequestSchema, type ImportLog } from '../../domain/import-request';
 import { parseOrThrow } from '../../domain/validation';
+import { slicesOf } from '../../slices';
 import { describeError, withContext } from '../run';
 import { resolveProjectId } from './clients';
 
@@ -100,8 +101,7 @@ export function importCommand(program: Command): void {
             // What the API's body walk refuses (see domain/json-limits.ts), before validation copies it away.
             const problem = findBodyProblem({ documents: raw });
             if (problem) throw AppError.validation({ [problem.key]: problem.message });
-            for (let start = 0; start < raw.length; start += MAX_IMPORT_DOCUMENTS) {
-              const documents = raw.slice(start, start + MAX_IMPORT_DOCUMENTS);
+            for (const documents of slicesOf(raw, MAX_IMPORT_DOCUMENTS)) {
               batches.push(parseOrThrow(ImportRequestSchema, { systemName: options.systemName, documents }));
             }
           } catch (error) {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool';
+import { slicesOf } from '../../slices';
 import type { DocumentKey } from './index-sources';
 
 /** A built search document as sent to Elasticsearch, with the stamp that says what it was built from. */
@@ -27,8 +28,7 @@ export function searchDocumentQueries(db: Queryable) {
     async save(documents: readonly StoredSearchDocument[]): Promise<void> {
       // One parameter per value, not arrays: an array parameter makes the driver escape every quote of every
       // body in JavaScript, which was most of what storing cost.
-      for (let start = 0; start < documents.length; start += SAVE_BATCH) {
-        const batch = documents.slice(start, start + SAVE_BATCH);
+      for (const batch of slicesOf(documents, SAVE_BATCH)) {
         const values: unknown[] = [];
         const rows = batch.map((d) => {
           const at = values.length;
