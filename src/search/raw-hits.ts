@@ -67,6 +67,25 @@ const keptKeys = new Map<number, string>();
 const MAX_KEPT_KEYS = 256;
 const MAX_KEPT_KEY = 32;
 
+/** How far a string is scanned byte by byte before indexOf takes over (see shortStringClose). */
+const SHORT_STRING = 32;
+
+/**
+ * The closing quote of the string whose opening quote is at `local`, when it lies within SHORT_STRING bytes
+ * in `chunk`; -1 otherwise (a longer string, or one that runs on into the next chunk). Most strings of a
+ * document are keys and short values: a loop finds their end for less than a call to indexOf each (those
+ * calls were ~45% of the skim of a page of 100), which pays only for the long texts.
+ */
+function shortStringClose(chunk: Buffer, local: number): number {
+  const limit = Math.min(chunk.length, local + 1 + SHORT_STRING);
+  for (let i = local + 1; i < limit; i++) {
+    const byte = chunk[i]!;
+    if (byte === QUOTE) return i;
+    if (byte === BACKSLASH) i++;
+  }
+  return -1;
+}
+
 /**
  * JSON bytes as they arrived: one buffer, or the chunks a socket delivered them in, read as one run of
  * bytes without joining them (joining a page of 100, ~250 kB, was a copy per request for the collector to
@@ -252,10 +271,14 @@ export class JsonSkimmer {
         const byte = chunk[local]!;
         if (byte === QUOTE) {
           const at = chunkStart + local;
-          // Most strings end in their chunk with no backslash before the quote: found here, without a call.
-          const quote = chunk.indexOf(QUOTE, local + 1);
-          const end =
-            quote > 0 && chunk[quote - 1] !== BACKSLASH ? chunkStart + quote + 1 : this.stringEnd(at);
+          const close = shortStringClose(chunk, local);
+          let end: number;
+          if (close >= 0) end = chunkStart + close + 1;
+          else {
+            // A long string: most end in their chunk with no backslash before the quote, found here with one call.
+            const quote = chunk.indexOf(QUOTE, local + 1);
+            end = quote > 0 && chunk[quote - 1] !== BACKSLASH ? chunkStart + quote + 1 : this.stringEnd(at);
+          }
           if (key && !hasKey && this.equals(key, at, end)) {
             // The same bytes as a value are possible too ("conditions"); only a colon after it makes it a key.
             let next = end;
