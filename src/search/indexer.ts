@@ -230,20 +230,36 @@ function* chunksOf(pending: readonly PendingWrite[], maxBytes: number): Generato
 
 /**
  * The request's NDJSON bytes, encoded once: each stored or built body goes in as the text it is; only the
- * action lines are written here.
+ * action lines are written here. Each line is encoded straight into one buffer sized up front: joining them
+ * into one string first made Buffer.from flatten a rope of thousands of pieces (a rebuild's page is ~3.4 MB),
+ * which cost the rebuilding process ~3 ms per 1000 documents, about twice this.
  */
 function bulkBody(chunk: readonly PendingWrite[]): Buffer {
-  let body = '';
+  const lines: string[] = [];
+  let bytes = 0;
   for (const { index, operation } of chunk) {
     const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
     const versioning =
       operation.version === undefined ? '' : `,"version":${operation.version},"version_type":"external"`;
     const target = `{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(_id)}${versioning}}`;
-    body +=
-      operation.kind === 'index' ? `{"index":${target}}\n${operation.document}\n` : `{"delete":${target}}\n`;
+    const action = operation.kind === 'index' ? `{"index":${target}}` : `{"delete":${target}}`;
+    lines.push(action);
+    bytes += Buffer.byteLength(action) + 1;
+    if (operation.kind === 'index') {
+      lines.push(operation.document);
+      bytes += Buffer.byteLength(operation.document) + 1;
+    }
   }
-  return Buffer.from(body);
+  const body = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const line of lines) {
+    at += body.write(line, at);
+    body[at++] = NEWLINE;
+  }
+  return body;
 }
+
+const NEWLINE = 0x0a;
 
 function uniqueKeys(keys: readonly DocumentKey[]): DocumentKey[] {
   const byId = new Map(keys.map((key) => [searchDocumentId(key.projectId, key.documentId), key]));
