@@ -11,6 +11,7 @@ import type { Logger } from '../logger';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import {
+  BulkBuffers,
   indexDocuments,
   operationsFor,
   prepareBulkWrite,
@@ -92,6 +93,7 @@ export async function rebuildIndex(
     let rejected = 0;
     const inFlight = new Set<Promise<void>>();
     const recorded: Promise<void>[] = [];
+    const buffers = new BulkBuffers();
     for (;;) {
       const rows = await page;
       if (rows.length === 0) break;
@@ -110,7 +112,7 @@ export async function rebuildIndex(
       const built = stale.length > 0 ? operationsFor(await sources.findByKeys(stale), []) : [];
       operations.push(...built);
       // The request's bytes are built while two are in flight, so a slot that frees is refilled at once.
-      const send = prepareBulkWrite(search, [target], operations, { logger: options.logger });
+      const send = prepareBulkWrite(search, [target], operations, { logger: options.logger, buffers });
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
       const write = Promise.all([send(), storeBuilt(deps.db, built)]).then(async ([outcome]) => {
         if (outcome.retryable.length > 0) {
