@@ -79,8 +79,10 @@ export async function rebuildIndex(
     mappings,
     aliases: { [rebuildingAlias(index)]: {} },
   });
+  // The blocks a page's bodies are read into, given back once its write is done (see findRebuildPage).
+  const bodyBlocks = new BulkBuffers();
   const readPage = (after: DocumentKey | undefined) => {
-    const page = stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
+    const page = stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION, bodyBlocks);
     // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
     void page.catch(() => undefined);
     return page;
@@ -95,7 +97,7 @@ export async function rebuildIndex(
     const recorded: Promise<void>[] = [];
     const buffers = new BulkBuffers();
     for (;;) {
-      const rows = await page;
+      const { rows, blocks } = await page;
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
       // The next page is read while this one's bulk requests are in flight: read in between, Postgres's
@@ -125,6 +127,8 @@ export async function rebuildIndex(
         const saving = saveRejections(deps.db, operations, outcome);
         void saving.catch(() => undefined);
         recorded.push(saving);
+        // Nothing reads the page's bodies any more: the request was answered and will not be sent again.
+        for (const block of blocks) bodyBlocks.give(block);
         rejected += outcome.rejected.length;
         done += rows.length;
         await options.onProgress?.({ done, total: Math.max(total, done) });

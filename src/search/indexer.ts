@@ -17,15 +17,15 @@ import { inWriteWindow, type WindowSettler } from './visibility';
 
 /**
  * One write for one document: its current search document (as JSON text, serialised once for Elasticsearch
- * and search_documents alike), or its removal, at its external version.
+ * and search_documents alike, or the UTF-8 bytes of a stored one), or its removal, at its external version.
  */
 export type IndexOperation =
-  | { kind: 'index'; key: DocumentKey; version: number; document: string }
+  | { kind: 'index'; key: DocumentKey; version: number; document: string | Buffer }
   | { kind: 'delete'; key: DocumentKey; version: number | undefined };
 
 /** An index operation built here, with the config revision it was built from, so it can be stored. */
 type BuiltOperation =
-  | (Extract<IndexOperation, { kind: 'index' }> & { projectRevision: number })
+  | (Extract<IndexOperation, { kind: 'index' }> & { document: string; projectRevision: number })
   | Extract<IndexOperation, { kind: 'delete' }>;
 
 export interface BulkOutcome {
@@ -56,7 +56,8 @@ const BUFFER_SLACK = 1.25;
  * Request buffers reused from one bulk write to the next: a rebuild sends ~3.4 MB per 1000 documents, and a
  * fresh buffer per request is memory outside V8's heap that makes it collect its whole heap (the pages of
  * text read from Postgres) far more often: reusing them took the rebuilding process's CPU from 11.2-13.0 to
- * 8.8-9.3 ms per 1000 documents. Holds at most as many buffers as were in use at once.
+ * 8.8-9.3 ms per 1000 documents. Holds at most as many buffers as were in use at once. A rebuild also reads
+ * its pages' bodies into blocks from a pool of its own (see findRebuildPage).
  */
 export class BulkBuffers {
   private readonly free: Buffer[] = [];
@@ -275,13 +276,13 @@ function* chunksOf(pending: readonly PendingWrite[], maxBytes: number): Generato
 }
 
 /**
- * The request's NDJSON bytes, encoded once: each stored or built body goes in as the text it is; only the
- * action lines are written here. Each line is encoded straight into one buffer sized up front: joining them
+ * The request's NDJSON bytes, encoded once: each stored or built body goes in as the bytes or text it is;
+ * only the action lines are written here. Each line is encoded straight into one buffer sized up front: joining them
  * into one string first made Buffer.from flatten a rope of thousands of pieces (a rebuild's page is ~3.4 MB),
  * which cost the rebuilding process ~3 ms per 1000 documents, about twice this.
  */
 function bulkBody(chunk: readonly PendingWrite[], allocate: (bytes: number) => Buffer): Buffer {
-  const lines: string[] = [];
+  const lines: (string | Buffer)[] = [];
   let bytes = 0;
   for (const { index, operation } of chunk) {
     const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
@@ -293,16 +294,20 @@ function bulkBody(chunk: readonly PendingWrite[], allocate: (bytes: number) => B
     bytes += Buffer.byteLength(action) + 1;
     if (operation.kind === 'index') {
       lines.push(operation.document);
-      bytes += Buffer.byteLength(operation.document) + 1;
+      bytes += byteLength(operation.document) + 1;
     }
   }
   const body = allocate(bytes);
   let at = 0;
   for (const line of lines) {
-    at += body.write(line, at);
+    at += typeof line === 'string' ? body.write(line, at) : line.copy(body, at);
     body[at++] = NEWLINE;
   }
   return body;
+}
+
+function byteLength(line: string | Buffer): number {
+  return typeof line === 'string' ? Buffer.byteLength(line) : line.length;
 }
 
 const NEWLINE = 0x0a;
