@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { rebuildIndex } from '../src/search/index-manager';
 import { median } from './bench';
-import { deleteRawIndices, rawBulkLoad, writeRawBulkFile } from './search';
+import { deleteRawIndices, rawBulkLoad, REBUILD_BATCH_SIZE, writeRawBulkFile } from './search';
 
 /**
  * Wall time and CPU per 1000 documents, per process (this one, its Postgres backends, Elasticsearch), of a
@@ -17,7 +17,8 @@ import { deleteRawIndices, rawBulkLoad, writeRawBulkFile } from './search';
  *     JWT_SECRET=0123456789abcdef0123 ROUNDS=3 npx tsx bench/rebuild-cpu.ts
  *
  * BEFORE=<module>: also an A/B against another rebuildIndex (a copy of an older index-manager.ts), in the
- * same rounds.
+ * same rounds. BATCH=<n>: documents per bulk request on every side (default REBUILD_BATCH_SIZE, as the
+ * bench): 3000 measured the same ratio as 1000 (0.77 both, load average 4-5, 2026-11-26).
  */
 const TICKS_PER_SECOND = 100;
 
@@ -85,17 +86,20 @@ async function main() {
       'SELECT count(*)::int AS n FROM documents WHERE latest_publication_id IS NOT NULL',
     )
   ).rows[0]!.n;
-  const raw = await writeRawBulkFile(ctx);
+  const batchSize = Number(process.env.BATCH ?? REBUILD_BATCH_SIZE);
+  const raw = await writeRawBulkFile(ctx, batchSize);
   const variants: [string, () => Promise<unknown>][] = [
-    ['ours', () => rebuildIndex(deps)],
-    ...(before ? [['before', () => before(deps)] as [string, () => Promise<unknown>]] : []),
+    ['ours', () => rebuildIndex(deps, { batchSize })],
+    ...(before ? [['before', () => before(deps, { batchSize })] as [string, () => Promise<unknown>]] : []),
     ['raw', () => rawBulkLoad(ctx, documents, raw)],
   ];
   const samples = new Map<string, Sample[]>(variants.map(([name]) => [name, []]));
   try {
-    console.error(`rebuild-cpu: ${documents} documents, load average ${loadavg()[0]!.toFixed(2)}`);
+    console.error(
+      `rebuild-cpu: ${documents} documents, ${batchSize} per bulk request, load average ${loadavg()[0]!.toFixed(2)}`,
+    );
     // Warm: the stored documents are current, the JIT has seen both paths, each side has an index to replace.
-    await rebuildIndex(deps);
+    await rebuildIndex(deps, { batchSize });
     await rawBulkLoad(ctx, documents, raw);
     for (let round = 1; round <= rounds; round++) {
       // Each round in a different order, so neither side always runs right after the other.

@@ -210,7 +210,10 @@ async function rebuildRows(ctx: AppContext, documents: number, rounds: number): 
   }
 }
 
-/** The raw bulk load's input: NDJSON bodies in a scratch file, and where each batch of 1000 starts. */
+/** Documents per bulk request on both sides of the rebuild rows: the comparison is fair only at one size. */
+export const REBUILD_BATCH_SIZE = 1000;
+
+/** The raw bulk load's input: NDJSON bodies in a scratch file, and where each batch starts. */
 export interface RawBulkFile {
   file: FileHandle;
   batches: readonly { position: number; length: number }[];
@@ -221,7 +224,10 @@ export interface RawBulkFile {
  * The raw side's bulk bodies, NDJSON as they go on the wire, in a scratch file read back one batch at a time:
  * at a million publications they would not fit in this process (`--docs`).
  */
-export async function writeRawBulkFile(ctx: AppContext): Promise<RawBulkFile> {
+export async function writeRawBulkFile(
+  ctx: AppContext,
+  batchSize = REBUILD_BATCH_SIZE,
+): Promise<RawBulkFile> {
   const dir = await mkdtemp(join(tmpdir(), 'broadsheet-bench-'));
   const file = await open(join(dir, 'bulk.ndjson'), 'w+');
   const close = async () => {
@@ -234,7 +240,7 @@ export async function writeRawBulkFile(ctx: AppContext): Promise<RawBulkFile> {
     let after: DocumentKey | undefined;
     let position = 0;
     for (;;) {
-      const page = await sources.findPublishedPage(after, 1000);
+      const page = await sources.findPublishedPage(after, batchSize);
       if (page.length === 0) break;
       const lines = operationsFor(page, []).flatMap((op) =>
         op.kind === 'index'
@@ -341,7 +347,7 @@ async function rebuildRounds(
     const started = performance.now();
     const result = await rebuildIndex(
       { db: ctx.pool, search: ctx.search, index: ctx.index },
-      { batchSize: 1000, concurrency: 2 },
+      { batchSize: REBUILD_BATCH_SIZE, concurrency: 2 },
     );
     return result.indexed / ((performance.now() - started) / 1000);
   };

@@ -11,6 +11,7 @@ import type { Logger } from '../logger';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import {
+  BulkBuffers,
   indexDocuments,
   operationsFor,
   prepareBulkWrite,
@@ -78,8 +79,10 @@ export async function rebuildIndex(
     mappings,
     aliases: { [rebuildingAlias(index)]: {} },
   });
+  // The blocks a page's bodies are read into, given back once its write is done (see findRebuildPage).
+  const bodyBlocks = new BulkBuffers();
   const readPage = (after: DocumentKey | undefined) => {
-    const page = stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION);
+    const page = stored.findRebuildPage(after, batchSize, SEARCH_DOCUMENT_VERSION, bodyBlocks);
     // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
     void page.catch(() => undefined);
     return page;
@@ -92,8 +95,9 @@ export async function rebuildIndex(
     let rejected = 0;
     const inFlight = new Set<Promise<void>>();
     const recorded: Promise<void>[] = [];
+    const buffers = new BulkBuffers();
     for (;;) {
-      const rows = await page;
+      const { rows, blocks } = await page;
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
       // The next page is read while this one's bulk requests are in flight: read in between, Postgres's
@@ -110,7 +114,7 @@ export async function rebuildIndex(
       const built = stale.length > 0 ? operationsFor(await sources.findByKeys(stale), []) : [];
       operations.push(...built);
       // The request's bytes are built while two are in flight, so a slot that frees is refilled at once.
-      const send = prepareBulkWrite(search, [target], operations, { logger: options.logger });
+      const send = prepareBulkWrite(search, [target], operations, { logger: options.logger, buffers });
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
       const write = Promise.all([send(), storeBuilt(deps.db, built)]).then(async ([outcome]) => {
         if (outcome.retryable.length > 0) {
@@ -123,6 +127,8 @@ export async function rebuildIndex(
         const saving = saveRejections(deps.db, operations, outcome);
         void saving.catch(() => undefined);
         recorded.push(saving);
+        // Nothing reads the page's bodies any more: the request was answered and will not be sent again.
+        for (const block of blocks) bodyBlocks.give(block);
         rejected += outcome.rejected.length;
         done += rows.length;
         await options.onProgress?.({ done, total: Math.max(total, done) });

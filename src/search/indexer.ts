@@ -17,15 +17,15 @@ import { inWriteWindow, type WindowSettler } from './visibility';
 
 /**
  * One write for one document: its current search document (as JSON text, serialised once for Elasticsearch
- * and search_documents alike), or its removal, at its external version.
+ * and search_documents alike, or the UTF-8 bytes of a stored one), or its removal, at its external version.
  */
 export type IndexOperation =
-  | { kind: 'index'; key: DocumentKey; version: number; document: string }
+  | { kind: 'index'; key: DocumentKey; version: number; document: string | Buffer }
   | { kind: 'delete'; key: DocumentKey; version: number | undefined };
 
 /** An index operation built here, with the config revision it was built from, so it can be stored. */
 type BuiltOperation =
-  | (Extract<IndexOperation, { kind: 'index' }> & { projectRevision: number })
+  | (Extract<IndexOperation, { kind: 'index' }> & { document: string; projectRevision: number })
   | Extract<IndexOperation, { kind: 'delete' }>;
 
 export interface BulkOutcome {
@@ -45,6 +45,35 @@ export interface BulkOptions {
   signal?: AbortSignal;
   /** Most bytes of documents per bulk request; more are split over several requests. */
   maxRequestBytes?: number;
+  /** Where the requests' bodies are encoded, for a caller sending many bulk writes in a row (a rebuild). */
+  buffers?: BulkBuffers;
+}
+
+/** How much larger than the request that needs it a reusable buffer is made, so the next one fits too. */
+const BUFFER_SLACK = 1.25;
+
+/**
+ * Request buffers reused from one bulk write to the next: a rebuild sends ~3.4 MB per 1000 documents, and a
+ * fresh buffer per request is memory outside V8's heap that makes it collect its whole heap (the pages of
+ * text read from Postgres) far more often: reusing them took the rebuilding process's CPU from 11.2-13.0 to
+ * 8.8-9.3 ms per 1000 documents. Holds at most as many buffers as were in use at once. A rebuild also reads
+ * its pages' bodies into blocks from a pool of its own (see findRebuildPage).
+ */
+export class BulkBuffers {
+  private readonly free: Buffer[] = [];
+
+  /** A buffer of at least `bytes`, the caller's until it gives it back. */
+  take(bytes: number): Buffer {
+    const fits = this.free.findIndex((buffer) => buffer.length >= bytes);
+    if (fits >= 0) return this.free.splice(fits, 1)[0]!;
+    // None is large enough: a smaller one is dropped for the larger one made now.
+    this.free.pop();
+    return Buffer.allocUnsafe(Math.ceil(bytes * BUFFER_SLACK));
+  }
+
+  give(buffer: Buffer): void {
+    this.free.push(buffer);
+  }
 }
 
 /**
@@ -131,8 +160,23 @@ export function prepareBulkWrite(
   const pending: PendingWrite[] = targets.flatMap((index) =>
     operations.map((operation) => ({ index, operation })),
   );
-  const first = [...chunksOf(pending, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk) }));
-  return () => sendBulk(search, first, maxBytes, options);
+  const { buffers } = options;
+  const taken: Buffer[] = [];
+  const allocate = (bytes: number): Buffer => {
+    if (!buffers) return Buffer.allocUnsafe(bytes);
+    const buffer = buffers.take(bytes);
+    taken.push(buffer);
+    return buffer.subarray(0, bytes);
+  };
+  const first = [...chunksOf(pending, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk, allocate) }));
+  return async () => {
+    try {
+      return await sendBulk(search, first, maxBytes, options);
+    } finally {
+      // Every request of the first bodies has been answered or has failed: nothing reads them any more.
+      for (const buffer of taken) buffers?.give(buffer);
+    }
+  };
 }
 
 async function sendBulk(
@@ -202,7 +246,10 @@ async function sendBulk(
     if (retry.length === 0) return outcome([]);
     if (attempt >= attempts) return outcome(uniqueKeys(retry.map((p) => p.operation.key)));
     await sleep(baseDelay * 2 ** (attempt - 1));
-    requests = [...chunksOf(retry, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk) }));
+    requests = [...chunksOf(retry, maxBytes)].map((chunk) => ({
+      chunk,
+      body: bulkBody(chunk, (bytes) => Buffer.allocUnsafe(bytes)),
+    }));
   }
 }
 
@@ -229,21 +276,41 @@ function* chunksOf(pending: readonly PendingWrite[], maxBytes: number): Generato
 }
 
 /**
- * The request's NDJSON bytes, encoded once: each stored or built body goes in as the text it is; only the
- * action lines are written here.
+ * The request's NDJSON bytes, encoded once: each stored or built body goes in as the bytes or text it is;
+ * only the action lines are written here. Each line is encoded straight into one buffer sized up front: joining them
+ * into one string first made Buffer.from flatten a rope of thousands of pieces (a rebuild's page is ~3.4 MB),
+ * which cost the rebuilding process ~3 ms per 1000 documents, about twice this.
  */
-function bulkBody(chunk: readonly PendingWrite[]): Buffer {
-  let body = '';
+function bulkBody(chunk: readonly PendingWrite[], allocate: (bytes: number) => Buffer): Buffer {
+  const lines: (string | Buffer)[] = [];
+  let bytes = 0;
   for (const { index, operation } of chunk) {
     const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
     const versioning =
       operation.version === undefined ? '' : `,"version":${operation.version},"version_type":"external"`;
     const target = `{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(_id)}${versioning}}`;
-    body +=
-      operation.kind === 'index' ? `{"index":${target}}\n${operation.document}\n` : `{"delete":${target}}\n`;
+    const action = operation.kind === 'index' ? `{"index":${target}}` : `{"delete":${target}}`;
+    lines.push(action);
+    bytes += Buffer.byteLength(action) + 1;
+    if (operation.kind === 'index') {
+      lines.push(operation.document);
+      bytes += byteLength(operation.document) + 1;
+    }
   }
-  return Buffer.from(body);
+  const body = allocate(bytes);
+  let at = 0;
+  for (const line of lines) {
+    at += typeof line === 'string' ? body.write(line, at) : line.copy(body, at);
+    body[at++] = NEWLINE;
+  }
+  return body;
 }
+
+function byteLength(line: string | Buffer): number {
+  return typeof line === 'string' ? Buffer.byteLength(line) : line.length;
+}
+
+const NEWLINE = 0x0a;
 
 function uniqueKeys(keys: readonly DocumentKey[]): DocumentKey[] {
   const byId = new Map(keys.map((key) => [searchDocumentId(key.projectId, key.documentId), key]));

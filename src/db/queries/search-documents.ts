@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Queryable } from '../pool';
 import { slicesOf } from '../../slices';
 import type { DocumentKey } from './index-sources';
@@ -14,8 +15,45 @@ export interface StoredSearchDocument {
 /** One page of published documents for a rebuild: the stored search document when its stamp is current. */
 export interface RebuildPageRow extends DocumentKey {
   indexVersion: number;
-  /** Null when nothing is stored or what is stored was built from older data or by an older builder. */
-  body: string | null;
+  /**
+   * The stored document's UTF-8 bytes, a view of one of the page's blocks; null when nothing is stored or
+   * what is stored was built from older data or by an older builder.
+   */
+  body: Buffer | null;
+}
+
+/** Where a rebuild's page copies its bodies: buffers it keeps until it gives them back (a reuse pool). */
+export interface BodyBlocks {
+  take(bytes: number): Buffer;
+}
+
+/** The size of the blocks a page's bodies are copied into (a page of 1000 is ~3.4 MB). */
+const BODY_BLOCK_BYTES = 1024 * 1024;
+
+/**
+ * A page's column parsers: each text value (the body, the page's only text column) is copied into blocks
+ * taken from `blocks` as node-postgres decodes it, so its string is garbage before the next row is read
+ * instead of outliving young collections while the page is read and sent (a rebuild's ~3.4 MB of text per
+ * page, copied by the GC into the old generation). The pool's other parsers apply as usual (ids as numbers).
+ */
+function bodiesInto(blocks: BodyBlocks, used: Buffer[]): pg.CustomTypesConfig {
+  let block: Buffer = Buffer.alloc(0);
+  let at = 0;
+  const toBytes = (text: string): Buffer => {
+    const bytes = Buffer.byteLength(text);
+    if (at + bytes > block.length) {
+      block = blocks.take(Math.max(BODY_BLOCK_BYTES, bytes));
+      used.push(block);
+      at = 0;
+    }
+    const view = block.subarray(at, at + block.write(text, at));
+    at += bytes;
+    return view;
+  };
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  types.setTypeParser(pg.types.builtins.TEXT, toBytes);
+  return types;
 }
 
 /** Rows per INSERT: six parameters each, well under Postgres's 65,535. */
@@ -69,14 +107,20 @@ export function searchDocumentQueries(db: Queryable) {
       );
     },
 
-    /** Published documents in (project, id) order after `after`, keyset-paged, with their current stored body. */
+    /**
+     * Published documents in (project, id) order after `after`, keyset-paged, with their current stored body,
+     * and the blocks of `blocks` the bodies were copied into (the caller's until it is done with the rows).
+     */
     async findRebuildPage(
       after: DocumentKey | undefined,
       limit: number,
       builderVersion: number,
-    ): Promise<RebuildPageRow[]> {
-      const result = await db.query<RebuildPageRow>(
-        `SELECT d.project_id AS "projectId", d.id AS "documentId", d.index_version AS "indexVersion",
+      blocks: BodyBlocks,
+    ): Promise<{ rows: RebuildPageRow[]; blocks: Buffer[] }> {
+      const used: Buffer[] = [];
+      const result = await db.query<RebuildPageRow>({
+        types: bodiesInto(blocks, used),
+        text: `SELECT d.project_id AS "projectId", d.id AS "documentId", d.index_version AS "indexVersion",
            s.body
          FROM documents d
          JOIN projects p ON p.id = d.project_id
@@ -84,9 +128,9 @@ export function searchDocumentQueries(db: Queryable) {
            AND s.project_revision = p.revision_number AND s.builder_version = $4
          WHERE d.latest_publication_id IS NOT NULL AND (d.project_id, d.id) > ($1, $2)
          ORDER BY d.project_id, d.id LIMIT $3`,
-        [after?.projectId ?? 0, after?.documentId ?? 0, limit, builderVersion],
-      );
-      return result.rows;
+        values: [after?.projectId ?? 0, after?.documentId ?? 0, limit, builderVersion],
+      });
+      return { rows: result.rows, blocks: used };
     },
   };
 }
