@@ -8,6 +8,7 @@ import { searchDocumentQueries } from '../db/queries/search-documents';
 import { queueStatus, type Boss, type QueueStatus } from '../jobs/boss';
 import { QUEUES } from '../jobs/queues';
 import type { Logger } from '../logger';
+import { slicesOf } from '../slices';
 import type { SearchClient } from './client';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import {
@@ -262,8 +263,8 @@ export async function verifyIndex(
   let repaired = 0;
   if (options.repair) {
     const drift = [...missing, ...stale, ...extra];
-    for (let start = 0; start < drift.length; start += 500) {
-      const outcome = await indexDocuments(deps, drift.slice(start, start + 500));
+    for (const slice of slicesOf(drift, 500)) {
+      const outcome = await indexDocuments(deps, slice);
       repaired += outcome.written;
     }
   }
