@@ -320,13 +320,23 @@ export function publicationReads(deps: {
     }
   }
 
+  /**
+   * The answer cache's answer, its key made only when the cache is on: off, it keeps nothing, and the key's
+   * JSON of the parameters and conditions would be made on every read for nothing.
+   */
+  function answer<T>(projectId: number, key: () => string, compute: () => Promise<Computed<T>>): Promise<T> {
+    if (!deps.answers.enabled) return compute().then((computed) => computed.value);
+    return deps.answers.answer(projectId, key(), compute);
+  }
+
   return {
     async latestPublications(project: ProjectRow, read: LatestPublicationsRead): Promise<Items> {
       const { homepage, conditions, ...params } = read;
       const homepageDocumentId = homepage ? (project.config.settings.homepageDocumentId ?? null) : undefined;
       // The parsed, typed query (the homepage resolved), the conditions resolved, under the config revision.
-      const key = `latest@${project.revisionNumber}\n${JSON.stringify(params)}\n${homepageDocumentId}\n${conditionsKey(project, conditions)}`;
-      return deps.answers.answer(project.id, key, async (): Promise<Computed<Items>> => {
+      const key = () =>
+        `latest@${project.revisionNumber}\n${JSON.stringify(params)}\n${homepageDocumentId}\n${conditionsKey(project, conditions)}`;
+      return answer(project.id, key, async (): Promise<Computed<Items>> => {
         const response = await run(
           JSON.stringify(
             buildLatestPublicationsRequest({ ...params, projectId: project.id, homepageDocumentId }),
@@ -347,15 +357,17 @@ export function publicationReads(deps: {
 
     async search(project: ProjectRow, read: PublicationSearchRead): Promise<SearchPage> {
       const { conditions, ...params } = read;
-      const key = `${project.id}@${project.revisionNumber}\n${JSON.stringify(params)}`;
+      const paramsKey = JSON.stringify(params);
+      const key = `${project.id}@${project.revisionNumber}\n${paramsKey}`;
       let search = built.get(key);
       if (!search) {
         search = buildPublicationSearch(project, params);
         built.set(key, search);
       }
-      const answerKey = `search@${project.revisionNumber}\n${JSON.stringify(params)}\n${conditionsKey(project, conditions)}`;
+      const answerKey = () =>
+        `search@${project.revisionNumber}\n${paramsKey}\n${conditionsKey(project, conditions)}`;
       const prepared = search;
-      return deps.answers.answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
+      return answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
         const response = await run(prepared.body);
         const { conditionsChangeAt, ...answer } = params.idsOnly
           ? { ...toIds(response), conditionsChangeAt: undefined }
