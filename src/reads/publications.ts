@@ -170,19 +170,25 @@ function conditionsFor(project: ProjectRow, request: ConditionRequest | null): C
   return request && conditionContext(request, conditionDefaults(project.config));
 }
 
-/** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
-function identity(response: RawHits, hit: RawHit): string | undefined {
-  const { index, id, version } = hit;
-  if (!index || !id || version === undefined) return undefined;
-  const bytes = response.bytes;
-  return `${bytes.toString('latin1', index.start, index.end)}/${bytes.toString('latin1', id.start, id.end)}@${version}`;
+/**
+ * A hit's `_id` as sent (`"<projectId>:<documentId>"`, quotes included), undefined if absent: read once per
+ * hit for both its document id and its identity.
+ */
+function idTextOf(response: RawHits, hit: RawHit): string | undefined {
+  return hit.id && response.bytes.toString('latin1', hit.id.start, hit.id.end);
 }
 
-/** A hit's document id, from its `_id` (`"<projectId>:<documentId>"`, quotes included); 0 if absent. */
-function documentIdOf(response: RawHits, hit: RawHit): number {
-  if (!hit.id) return 0;
-  const id = response.bytes.toString('latin1', hit.id.start, hit.id.end);
-  return Number.parseInt(id.slice(id.indexOf(':') + 1), 10) || 0;
+/** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
+function identity(response: RawHits, hit: RawHit, idText: string | undefined): string | undefined {
+  const { index, version } = hit;
+  if (!index || idText === undefined || version === undefined) return undefined;
+  return `${response.bytes.toString('latin1', index.start, index.end)}/${idText}@${version}`;
+}
+
+/** The document id in a hit's `_id` text (see idTextOf); 0 if absent. */
+function documentIdOf(idText: string | undefined): number {
+  if (idText === undefined) return 0;
+  return Number.parseInt(idText.slice(idText.indexOf(':') + 1), 10) || 0;
 }
 
 /**
@@ -197,8 +203,10 @@ function toItems(
 ): Items & { conditionsChangeAt: number | undefined } {
   const parts = [fields.join(',')];
   let conditionsChangeAt: number | undefined;
-  const documentIds = response.hits.map((hit) => documentIdOf(response, hit));
+  const documentIds: number[] = [];
   const items = response.hits.map((hit) => {
+    const idText = idTextOf(response, hit);
+    documentIds.push(documentIdOf(idText));
     if (!hit.body) {
       parts.push('{}');
       return EMPTY_ITEM;
@@ -217,7 +225,7 @@ function toItems(
         );
       }
     }
-    parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
+    parts.push((item === json ? identity(response, hit, idText) : undefined) ?? item.toString('latin1'));
     return item;
   });
   return {
@@ -244,7 +252,7 @@ function toIds(response: RawHits): Items {
     const item = Buffer.from(
       JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
     );
-    parts.push(identity(response, hit) ?? item.toString('latin1'));
+    parts.push(identity(response, hit, idTextOf(response, hit)) ?? item.toString('latin1'));
     return item;
   });
   return { items, fingerprint: parts.join('\n'), documentIds };
