@@ -154,7 +154,9 @@ function compactInPlace(answer: Items): Buffer[] {
  */
 export function setSearchCacheHeaders(res: Response, projectId: number, answer: Items): void {
   res.setHeader('Cache-Control', 'public, no-cache');
-  res.vary('Authorization');
+  // Nothing before the route sets Vary: set it outright, without res.vary's parse and merge of the old value.
+  if (res.hasHeader('Vary')) res.vary('Authorization');
+  else res.setHeader('Vary', 'Authorization');
   let keys = `project-${projectId}`;
   for (const documentId of answer.documentIds) keys += ` document-${documentId}`;
   res.setHeader('Surrogate-Key', keys);

@@ -170,19 +170,25 @@ function conditionsFor(project: ProjectRow, request: ConditionRequest | null): C
   return request && conditionContext(request, conditionDefaults(project.config));
 }
 
-/** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
-function identity(response: RawHits, hit: RawHit): string | undefined {
-  const { index, id, version } = hit;
-  if (!index || !id || version === undefined) return undefined;
-  const bytes = response.bytes;
-  return `${bytes.toString('latin1', index.start, index.end)}/${bytes.toString('latin1', id.start, id.end)}@${version}`;
+/**
+ * A hit's `_id` as sent (`"<projectId>:<documentId>"`, quotes included), undefined if absent: read once per
+ * hit for both its document id and its identity.
+ */
+function idTextOf(response: RawHits, hit: RawHit): string | undefined {
+  return hit.id && response.bytes.toString('latin1', hit.id.start, hit.id.end);
 }
 
-/** A hit's document id, from its `_id` (`"<projectId>:<documentId>"`, quotes included); 0 if absent. */
-function documentIdOf(response: RawHits, hit: RawHit): number {
-  if (!hit.id) return 0;
-  const id = response.bytes.toString('latin1', hit.id.start, hit.id.end);
-  return Number.parseInt(id.slice(id.indexOf(':') + 1), 10) || 0;
+/** What names a hit's stored body: its index, id and version; undefined if Elasticsearch left one out. */
+function identity(response: RawHits, hit: RawHit, idText: string | undefined): string | undefined {
+  const { index, version } = hit;
+  if (!index || idText === undefined || version === undefined) return undefined;
+  return `${response.bytes.toString('latin1', index.start, index.end)}/${idText}@${version}`;
+}
+
+/** The document id in a hit's `_id` text (see idTextOf); 0 if absent. */
+function documentIdOf(idText: string | undefined): number {
+  if (idText === undefined) return 0;
+  return Number.parseInt(idText.slice(idText.indexOf(':') + 1), 10) || 0;
 }
 
 /**
@@ -197,8 +203,10 @@ function toItems(
 ): Items & { conditionsChangeAt: number | undefined } {
   const parts = [fields.join(',')];
   let conditionsChangeAt: number | undefined;
-  const documentIds = response.hits.map((hit) => documentIdOf(response, hit));
+  const documentIds: number[] = [];
   const items = response.hits.map((hit) => {
+    const idText = idTextOf(response, hit);
+    documentIds.push(documentIdOf(idText));
     if (!hit.body) {
       parts.push('{}');
       return EMPTY_ITEM;
@@ -217,7 +225,7 @@ function toItems(
         );
       }
     }
-    parts.push((item === json ? identity(response, hit) : undefined) ?? item.toString('latin1'));
+    parts.push((item === json ? identity(response, hit, idText) : undefined) ?? item.toString('latin1'));
     return item;
   });
   return {
@@ -244,7 +252,7 @@ function toIds(response: RawHits): Items {
     const item = Buffer.from(
       JSON.stringify({ documentId: source.documentId ?? 0, projectId: source.projectId ?? 0 }),
     );
-    parts.push(identity(response, hit) ?? item.toString('latin1'));
+    parts.push(identity(response, hit, idTextOf(response, hit)) ?? item.toString('latin1'));
     return item;
   });
   return { items, fingerprint: parts.join('\n'), documentIds };
@@ -320,13 +328,23 @@ export function publicationReads(deps: {
     }
   }
 
+  /**
+   * The answer cache's answer, its key made only when the cache is on: off, it keeps nothing, and the key's
+   * JSON of the parameters and conditions would be made on every read for nothing.
+   */
+  function answer<T>(projectId: number, key: () => string, compute: () => Promise<Computed<T>>): Promise<T> {
+    if (!deps.answers.enabled) return compute().then((computed) => computed.value);
+    return deps.answers.answer(projectId, key(), compute);
+  }
+
   return {
     async latestPublications(project: ProjectRow, read: LatestPublicationsRead): Promise<Items> {
       const { homepage, conditions, ...params } = read;
       const homepageDocumentId = homepage ? (project.config.settings.homepageDocumentId ?? null) : undefined;
       // The parsed, typed query (the homepage resolved), the conditions resolved, under the config revision.
-      const key = `latest@${project.revisionNumber}\n${JSON.stringify(params)}\n${homepageDocumentId}\n${conditionsKey(project, conditions)}`;
-      return deps.answers.answer(project.id, key, async (): Promise<Computed<Items>> => {
+      const key = () =>
+        `latest@${project.revisionNumber}\n${JSON.stringify(params)}\n${homepageDocumentId}\n${conditionsKey(project, conditions)}`;
+      return answer(project.id, key, async (): Promise<Computed<Items>> => {
         const response = await run(
           JSON.stringify(
             buildLatestPublicationsRequest({ ...params, projectId: project.id, homepageDocumentId }),
@@ -347,15 +365,17 @@ export function publicationReads(deps: {
 
     async search(project: ProjectRow, read: PublicationSearchRead): Promise<SearchPage> {
       const { conditions, ...params } = read;
-      const key = `${project.id}@${project.revisionNumber}\n${JSON.stringify(params)}`;
+      const paramsKey = JSON.stringify(params);
+      const key = `${project.id}@${project.revisionNumber}\n${paramsKey}`;
       let search = built.get(key);
       if (!search) {
         search = buildPublicationSearch(project, params);
         built.set(key, search);
       }
-      const answerKey = `search@${project.revisionNumber}\n${JSON.stringify(params)}\n${conditionsKey(project, conditions)}`;
+      const answerKey = () =>
+        `search@${project.revisionNumber}\n${paramsKey}\n${conditionsKey(project, conditions)}`;
       const prepared = search;
-      return deps.answers.answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
+      return answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
         const response = await run(prepared.body);
         const { conditionsChangeAt, ...answer } = params.idsOnly
           ? { ...toIds(response), conditionsChangeAt: undefined }

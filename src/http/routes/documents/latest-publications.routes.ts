@@ -1,5 +1,4 @@
 import type { Router } from 'express';
-import { parseOrThrow } from '../../../domain/validation';
 import { sendJsonItems, setSearchCacheHeaders } from '../../json-items';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
@@ -12,10 +11,16 @@ import { latestPublicationsQuery } from './latest-publications.schema';
  */
 export function latestPublicationsRoutes(
   router: Router,
-  { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
+  {
+    auth,
+    projectConfigs,
+    queryCache,
+    reads,
+  }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'queryCache' | 'reads'>,
 ): void {
   router.get('/documents/latestPublications', ...auth, requireScope('public-api:read'), async (req, res) => {
-    const query = parseOrThrow(latestPublicationsQuery, req.query);
+    // Widgets repeat the same query string (a homepage's teasers): it is parsed and checked once.
+    const query = queryCache.parse(latestPublicationsQuery, req);
     const project = await projectConfigs.get(req.auth.projectId);
     const answer = await reads.publications.latestPublications(project, {
       fields: query.fields ?? defaultViewFields(req.apiVersion),
