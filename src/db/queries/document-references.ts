@@ -40,15 +40,8 @@ export function documentReferenceQueries(db: Queryable) {
       const records = kinds.flatMap((kind) =>
         (rowsByKind[kind] ?? []).map((row) => referenceRecord(documentId, kind, row)),
       );
-      if (records.length === 0) {
-        await db.query({
-          name: 'document-references-delete',
-          text: 'DELETE FROM document_references WHERE source_document_id = $1 AND source_kind = ANY($2::text[])',
-          values: [documentId, kinds],
-        });
-        return;
-      }
       // No unique key on the table, and the DELETE sees the statement's snapshot: it never meets the new rows.
+      // With no records the INSERT adds nothing and the DELETE still runs (a CTE that writes always does).
       await db.query({
         name: 'document-references-replace',
         text: `WITH gone AS (
