@@ -18,7 +18,7 @@ export interface LocalChanges {
  * pool too): bigint ids (documents, publications, events) fit in a JS number for any realistic project, so the
  * API answers `documentId: 12`, not `"12"`.
  */
-function typeParsers(): pg.CustomTypesConfig {
+export function typeParsers(): pg.CustomTypesConfig {
   const types = new pg.TypeOverrides();
   types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   return types;

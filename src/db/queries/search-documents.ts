@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Queryable } from '../pool';
+import { typeParsers, type Queryable } from '../pool';
 import { slicesOf } from '../../slices';
 import type { DocumentKey } from './index-sources';
 
@@ -50,8 +50,7 @@ function bodiesInto(blocks: BodyBlocks, used: Buffer[]): pg.CustomTypesConfig {
     at += bytes;
     return view;
   };
-  const types = new pg.TypeOverrides();
-  types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  const types = new pg.TypeOverrides(typeParsers());
   types.setTypeParser(pg.types.builtins.TEXT, toBytes);
   return types;
 }
