@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApiText, load, median, sleep } from './bench';
+import { callApiText, cpuMs, load, median, sleep } from './bench';
 import { widgetQueries } from './search';
 
 /**
@@ -21,12 +21,6 @@ import { widgetQueries } from './search';
  *
  * ROUNDS (default 3), LIST_MS (per list and turn, default 4000), ONLY=lists|export.
  */
-const TICKS_PER_SECOND = 100;
-
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
 
 const loadAverage = async () => (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
 

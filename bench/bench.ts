@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'undici';
 
 /** What every bench module returns and the helpers they share. bench/main.ts runs a list of modules. */
@@ -118,6 +119,20 @@ export async function load(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Clock ticks per second of the CPU times in /proc (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * A process's CPU time so far, user and system, in ms, from `/proc/<pid>/stat`: a figure the machine's other
+ * load moves far less than a rate. Rejects when there is no such process (any more).
+ */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // utime and stime are fields 14 and 15 of the line; 12 and 13 after the command name.
+  const fields = stat.split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
 
 /**
  * The HTTP client for calls to our API: undici's `request`, the same client the Elasticsearch client uses for

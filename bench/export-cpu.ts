@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApi, sleep } from './bench';
+import { callApi, cpuMs, sleep } from './bench';
 
 /**
  * CPU per 1000 exported documents, per process (API, Elasticsearch, the pulling client), for our export and
@@ -15,14 +15,6 @@ import { callApi, sleep } from './bench';
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_x ELASTICSEARCH_INDEX_PREFIX=benchx \
  *     JWT_SECRET=... ES_PID=$(pgrep -f org.elasticsearch.bootstrap) npx tsx bench/export-cpu.ts
  */
-const TICKS_PER_SECOND = 100;
-
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of the whole line; 12 and 13 after the command name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 async function main() {
   const esPid = Number(process.env.ES_PID);
   if (!esPid) throw new Error('ES_PID: the Elasticsearch process id');

@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { ensureDatabase } from '../src/db/migrate';
 import { enqueueMany, startBoss } from '../src/jobs/boss';
 import { indexJobsFor } from '../src/jobs/index-jobs';
 import { QUEUES } from '../src/jobs/queues';
+import { cpuMs } from './bench';
 
 /**
  * The outbox cost of an import's index jobs, before and after in one run (A/B, alternating rounds): for N
@@ -16,14 +16,7 @@ import { QUEUES } from '../src/jobs/queues';
  *
  *   BENCH_DATABASE=broadsheet_bench_importjobs_ab npx tsx bench/index-jobs.ts [documents=100000] [rounds=5]
  */
-const TICKS_PER_SECOND = 100;
 const BATCH = 500;
-
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of the whole line; 12 and 13 after the command name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
 
 async function main() {
   const documents = Number(process.argv[2] ?? 100_000);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createApiClient } from '../src/commands/api-clients';
 import { createProject } from '../src/commands/create-project';
@@ -9,7 +8,7 @@ import { withTransaction } from '../src/db/pool';
 import { enqueue } from '../src/jobs/boss';
 import { createApp } from '../src/http/app';
 import { listen } from '../src/http/server';
-import { callApi, fact, median, pairedRate, type BenchRow } from './bench';
+import { callApi, cpuMs, fact, median, pairedRate, type BenchRow } from './bench';
 
 export interface PublishCyclesOptions {
   concurrency?: number;
@@ -119,8 +118,6 @@ async function measured(
   };
 }
 
-const TICKS_PER_SECOND = 100;
-
 /** CPU ms so far of each Postgres backend connected to the bench's database (pg-boss's included). */
 async function backendCpuMs(ctx: AppContext): Promise<Map<number, number>> {
   const backends = await ctx.pool.query<{ pid: number }>(
@@ -128,11 +125,8 @@ async function backendCpuMs(ctx: AppContext): Promise<Map<number, number>> {
   );
   const cpu = new Map<number, number>();
   for (const { pid } of backends.rows) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-    if (stat === undefined) continue;
-    // utime and stime are fields 14 and 15 of the line; 12 and 13 after the command name.
-    const fields = stat.split(') ')[1]!.split(' ');
-    cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
+    const ms = await cpuMs(pid).catch(() => undefined); // a backend gone meanwhile
+    if (ms !== undefined) cpu.set(pid, ms);
   }
   return cpu;
 }

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { rebuildIndex } from '../src/search/index-manager';
-import { median } from './bench';
+import { cpuMs, median } from './bench';
 import { deleteRawIndices, rawBulkLoad, REBUILD_BATCH_SIZE, writeRawBulkFile } from './search';
 
 /**
@@ -20,16 +19,8 @@ import { deleteRawIndices, rawBulkLoad, REBUILD_BATCH_SIZE, writeRawBulkFile } f
  * same rounds. BATCH=<n>: documents per bulk request on every side (default REBUILD_BATCH_SIZE, as the
  * bench): 3000 measured the same ratio as 1000 (0.77 both, load average 4-5, 2026-11-26).
  */
-const TICKS_PER_SECOND = 100;
-
-async function cpuMs(pid: number): Promise<number | undefined> {
-  try {
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return undefined; // gone meanwhile
-  }
-}
+/** cpuMs, or undefined for a process gone meanwhile (a Postgres backend the pool closed). */
+const cpuMsIfAlive = (pid: number) => cpuMs(pid).catch(() => undefined);
 
 /** The Postgres backends serving this database now (the pool's connections). */
 async function backendPids(ctx: AppContext): Promise<number[]> {
@@ -48,19 +39,21 @@ interface Sample {
 
 async function measure(ctx: AppContext, esPid: number, run: () => Promise<unknown>): Promise<Sample> {
   const before = await backendPids(ctx);
-  const pgBefore = new Map(await Promise.all(before.map(async (pid) => [pid, await cpuMs(pid)] as const)));
-  const esBefore = await cpuMs(esPid);
+  const pgBefore = new Map(
+    await Promise.all(before.map(async (pid) => [pid, await cpuMsIfAlive(pid)] as const)),
+  );
+  const esBefore = await cpuMsIfAlive(esPid);
   const selfBefore = process.cpuUsage();
   const started = performance.now();
   await run();
   const seconds = (performance.now() - started) / 1000;
   const self = process.cpuUsage(selfBefore);
-  const esAfter = await cpuMs(esPid);
+  const esAfter = await cpuMsIfAlive(esPid);
   const after = await backendPids(ctx);
   let postgres = 0;
   for (const pid of new Set([...before, ...after])) {
     // A backend that ended meanwhile (the pool's idle timeout) took its CPU time with it: left out.
-    const now = await cpuMs(pid);
+    const now = await cpuMsIfAlive(pid);
     if (now !== undefined) postgres += now - (pgBefore.get(pid) ?? 0);
   }
   return {
