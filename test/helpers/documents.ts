@@ -99,7 +99,12 @@ export async function startIndexWorker(ctx: AppContext): Promise<void> {
   const handler = indexDocumentHandler(50);
   await ctx.boss.work(
     QUEUES.indexDocument.name,
-    { batchSize: handler.batchSize, pollingIntervalSeconds: 0.5 },
+    {
+      batchSize: handler.batchSize,
+      pollingIntervalSeconds: 0.5,
+      notifyPollingIntervalSeconds: 2,
+      burstWhenBatchFull: handler.burstWhenBatchFull ?? false,
+    },
     (jobs) =>
       handler.handle(
         ctx,
@@ -113,7 +118,7 @@ export async function startIndexWorker(ctx: AppContext): Promise<void> {
       batchSize: batches.batchSize,
       pollingIntervalSeconds: 0.5,
       notifyPollingIntervalSeconds: 2,
-      burstWhenBatchFull: true,
+      burstWhenBatchFull: batches.burstWhenBatchFull ?? false,
     },
     (jobs) =>
       batches.handle(
