@@ -166,15 +166,20 @@ describe('import batches indexed by one job per batch', () => {
     // What Elasticsearch will refuse for good: metadata nested deeper than it parses, as in a publication
     // written before the import's limits were (the import itself refuses it now). Publications are immutable
     // to the app: the trigger that says so is bypassed for this one statement.
-    refusedId = batchIds[1]![2]!;
-    await withTransaction(app.ctx.pool, async (tx) => {
+    // The second batch's third document (doc-7): by input order, since the batches in flight commit in either
+    // order and the ids of the last, two-document batch may come first (then batchIds[1] had two entries, this
+    // was undefined, nothing was refused and the third test failed under load).
+    refusedId = ids[7]!;
+    expect(batchIds.find((documentIds) => documentIds.includes(refusedId))).toHaveLength(5);
+    const updated = await withTransaction(app.ctx.pool, async (tx) => {
       await tx.query('SET LOCAL session_replication_role = replica');
-      await tx.query(
+      return tx.query(
         `UPDATE publications SET metadata = $1
          WHERE id = (SELECT latest_publication_id FROM documents WHERE id = $2)`,
         [JSON.stringify({ title: `Refused ${term}`, deep: nestedArrays(1200) }), refusedId],
       );
     });
+    expect(updated.rowCount).toBe(1);
 
     const waiting = await status();
     expect(waiting.pendingDocuments).toEqual({ queued: 12, active: 0 });
