@@ -17,9 +17,6 @@ export function indexDocumentHandler(batchSize: number): QueueHandler<'indexDocu
   return {
     queue: 'indexDocument',
     batchSize,
-    // A full fetch means a backlog (after an outage, or a burst of publishing): take the next at once. Without
-    // it, a worker woken by notifications fetches once per notify backstop (2 s): 100 jobs/s at batches of 200.
-    burstWhenBatchFull: true,
     handle: async (ctx, jobs, signal) => {
       const outcome = await indexDocuments(
         {

@@ -25,8 +25,6 @@ export function indexDocumentsHandler(batchSize: number): QueueHandler<'indexDoc
   return {
     queue: 'indexDocuments',
     batchSize: JOBS_PER_FETCH,
-    // A full fetch means more are waiting: take the next at once instead of at the next poll.
-    burstWhenBatchFull: true,
     handle: async (ctx, jobs, signal) => {
       const deadline = Date.now() + INDEX_JOB_BUDGET_SECONDS * 1000;
       for (const [position, job] of jobs.entries()) {

@@ -4,7 +4,7 @@ import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
 import { startMetricsServer } from '../src/metrics/server';
 import { queueHandlers } from './handlers';
-import { checkHandlers } from './registry';
+import { checkHandlers, FETCH_OPTIONS } from './registry';
 
 /** Registers every queue handler on the context's pg-boss. Used by the worker process and by tests. */
 export async function startWorkers(ctx: AppContext): Promise<string[]> {
@@ -17,9 +17,7 @@ export async function startWorkers(ctx: AppContext): Promise<string[]> {
       {
         batchSize: handler.batchSize,
         pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
-        // While LISTEN/NOTIFY is up, notifications wake the worker; polling is only the backstop.
-        notifyPollingIntervalSeconds: 2,
-        burstWhenBatchFull: handler.burstWhenBatchFull ?? false,
+        ...FETCH_OPTIONS,
         // createdOn: the index lag is measured only for the job its publication's transaction sent.
         includeMetadata: true,
       },

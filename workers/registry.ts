@@ -20,10 +20,22 @@ export interface QueueHandler<K extends QueueKey = QueueKey> {
   batchSize: number;
   /** How often an idle worker polls; LISTEN/NOTIFY usually wakes it sooner. */
   pollingIntervalSeconds?: number;
-  /** After a fetch that filled the batch, fetch again at once rather than at the next poll (batchSize > 1). */
-  burstWhenBatchFull?: boolean;
   handle(ctx: AppContext, jobs: QueueJob<K>[], signal?: AbortSignal): Promise<void>;
 }
+
+/**
+ * How every queue's worker fetches (workers/main.ts, and the tests' index workers): woken by notifications at
+ * the sender's commit, polling only as the backstop, and never waiting for a poll while jobs are ready. After a
+ * full batch it fetches again at once; a queue fetched one job at a time does so while pg-boss's count of ready
+ * jobs says more than one waits (that count is refreshed every couple of seconds by the supervising worker,
+ * src/jobs/boss.ts). Without either, a backlog drained one fetch per notify backstop (2 s): 100 index jobs a
+ * second at batches of 200, and one import, webhook or scheduled publish every 2 s.
+ */
+export const FETCH_OPTIONS = {
+  notifyPollingIntervalSeconds: 2,
+  burstWhenBatchFull: true,
+  burstWhenReadyExceeds: 1,
+} as const;
 
 /** Fails loudly when a queue has no handler or two. */
 export function checkHandlers(handlers: readonly QueueHandler[]): void {

@@ -7,7 +7,8 @@ export type Boss = PgBoss;
 /**
  * How often a supervising process (the workers) runs pg-boss's monitor: it fails active jobs past their
  * expiry or heartbeat, so they are retried, and refreshes the queue counts `index status` reads. pg-boss's
- * default of a minute would add up to a minute to every recovery after a crash.
+ * default of a minute would add up to a minute to every recovery after a crash. A supervising process also
+ * re-reads those counts as often, for its workers' burst trigger (workers/registry.ts, FETCH_OPTIONS).
  */
 const SUPERVISE_INTERVAL_SECONDS = 2;
 
@@ -23,6 +24,7 @@ export async function startBoss(databaseUrl: string, options: { supervise: boole
     supervise: options.supervise,
     superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
     monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+    ...(options.supervise ? { queueCacheIntervalSeconds: SUPERVISE_INTERVAL_SECONDS } : {}),
     schedule: false,
     useListenNotify: true,
   });

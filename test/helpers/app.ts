@@ -23,7 +23,9 @@ export async function startTestApp(
   options: { workers?: boolean; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...process.env, ...options.env }, { server: true });
-  const ctx = await createContext(config);
+  // With workers, the context supervises as the worker process's does (expired jobs retried within seconds,
+  // the queue counts the workers' burst trigger reads).
+  const ctx = await createContext(config, { supervise: options.workers ?? false });
   if (options.workers) await startWorkers(ctx);
   const app = createApp(ctx);
   const server = await listen(app, 0, '127.0.0.1');

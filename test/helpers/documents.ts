@@ -7,6 +7,7 @@ import { QUEUES } from '../../src/jobs/queues';
 import { indexDocuments } from '../../src/search/indexer';
 import { indexDocumentHandler } from '../../workers/index-document';
 import { indexDocumentsHandler } from '../../workers/index-documents';
+import { FETCH_OPTIONS } from '../../workers/registry';
 
 export interface PublishedDocumentInput {
   contentType?: string;
@@ -99,12 +100,7 @@ export async function startIndexWorker(ctx: AppContext): Promise<void> {
   const handler = indexDocumentHandler(50);
   await ctx.boss.work(
     QUEUES.indexDocument.name,
-    {
-      batchSize: handler.batchSize,
-      pollingIntervalSeconds: 0.5,
-      notifyPollingIntervalSeconds: 2,
-      burstWhenBatchFull: handler.burstWhenBatchFull ?? false,
-    },
+    { batchSize: handler.batchSize, pollingIntervalSeconds: 0.5, ...FETCH_OPTIONS },
     (jobs) =>
       handler.handle(
         ctx,
@@ -114,12 +110,7 @@ export async function startIndexWorker(ctx: AppContext): Promise<void> {
   const batches = indexDocumentsHandler(50);
   await ctx.boss.work(
     QUEUES.indexDocuments.name,
-    {
-      batchSize: batches.batchSize,
-      pollingIntervalSeconds: 0.5,
-      notifyPollingIntervalSeconds: 2,
-      burstWhenBatchFull: batches.burstWhenBatchFull ?? false,
-    },
+    { batchSize: batches.batchSize, pollingIntervalSeconds: 0.5, ...FETCH_OPTIONS },
     (jobs) =>
       batches.handle(
         ctx,
