@@ -4,36 +4,39 @@ import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
 import { startMetricsServer } from '../src/metrics/server';
 import { queueHandlers } from './handlers';
-import { checkHandlers, FETCH_OPTIONS } from './registry';
+import { checkHandlers, FETCH_OPTIONS, type QueueHandler } from './registry';
 
 /** Registers every queue handler on the context's pg-boss. Used by the worker process and by tests. */
 export async function startWorkers(ctx: AppContext): Promise<string[]> {
   const handlers = queueHandlers(ctx.config);
   checkHandlers(handlers);
-  for (const handler of handlers) {
-    const queue = QUEUES[handler.queue];
-    await ctx.boss.work(
-      queue.name,
-      {
-        batchSize: handler.batchSize,
-        pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
-        ...FETCH_OPTIONS,
-        // createdOn: the index lag is measured only for the job its publication's transaction sent.
-        includeMetadata: true,
-      },
-      async (jobs) => {
-        const parsed = jobs.map((job) => ({
-          id: job.id,
-          data: queue.payload.parse(job.data),
-          retryCount: job.retryCount,
-          createdOn: job.createdOn,
-        }));
-        // Every job of a batch carries the batch's signal (pg-boss aborts it at expiry).
-        await handler.handle(ctx, parsed, jobs[0]?.signal);
-      },
-    );
-  }
+  for (const handler of handlers) await workHandler(ctx, handler);
   return handlers.map((handler) => QUEUES[handler.queue].name);
+}
+
+/** Registers one queue handler on the context's pg-boss, as the worker process does (tests run a few alone). */
+export async function workHandler(ctx: AppContext, handler: QueueHandler): Promise<void> {
+  const queue = QUEUES[handler.queue];
+  await ctx.boss.work(
+    queue.name,
+    {
+      batchSize: handler.batchSize,
+      pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
+      ...FETCH_OPTIONS,
+      // createdOn: the index lag is measured only for the job its publication's transaction sent.
+      includeMetadata: true,
+    },
+    async (jobs) => {
+      const parsed = jobs.map((job) => ({
+        id: job.id,
+        data: queue.payload.parse(job.data),
+        retryCount: job.retryCount,
+        createdOn: job.createdOn,
+      }));
+      // Every job of a batch carries the batch's signal (pg-boss aborts it at expiry).
+      await handler.handle(ctx, parsed, jobs[0]?.signal);
+    },
+  );
 }
 
 async function main() {

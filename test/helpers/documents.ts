@@ -3,11 +3,10 @@ import type { AppContext } from '../../src/context';
 import { withTransaction } from '../../src/db/pool';
 import { documentQueries } from '../../src/db/queries/documents';
 import type { Content, Metadata } from '../../src/domain/content';
-import { QUEUES } from '../../src/jobs/queues';
 import { indexDocuments } from '../../src/search/indexer';
 import { indexDocumentHandler } from '../../workers/index-document';
 import { indexDocumentsHandler } from '../../workers/index-documents';
-import { FETCH_OPTIONS } from '../../workers/registry';
+import { workHandler } from '../../workers/main';
 
 export interface PublishedDocumentInput {
   contentType?: string;
@@ -97,25 +96,6 @@ export async function indexNow(ctx: AppContext, projectId: number, documentIds: 
 
 /** Runs only the index handlers (per document, and per import batch) on this context's pg-boss, as the worker process would. */
 export async function startIndexWorker(ctx: AppContext): Promise<void> {
-  const handler = indexDocumentHandler(50);
-  await ctx.boss.work(
-    QUEUES.indexDocument.name,
-    { batchSize: handler.batchSize, pollingIntervalSeconds: 0.5, ...FETCH_OPTIONS },
-    (jobs) =>
-      handler.handle(
-        ctx,
-        jobs.map((job) => ({ id: job.id, data: QUEUES.indexDocument.payload.parse(job.data) })),
-      ),
-  );
-  const batches = indexDocumentsHandler(50);
-  await ctx.boss.work(
-    QUEUES.indexDocuments.name,
-    { batchSize: batches.batchSize, pollingIntervalSeconds: 0.5, ...FETCH_OPTIONS },
-    (jobs) =>
-      batches.handle(
-        ctx,
-        jobs.map((job) => ({ id: job.id, data: QUEUES.indexDocuments.payload.parse(job.data) })),
-        jobs[0]?.signal,
-      ),
-  );
+  await workHandler(ctx, indexDocumentHandler(50));
+  await workHandler(ctx, indexDocumentsHandler(50));
 }
