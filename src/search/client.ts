@@ -127,6 +127,13 @@ export async function searchBytes(
 /**
  * searchBytes without joining the answer: its bytes in the chunks they came off the socket in, which
  * readRawHits reads as they are (a page of 100 is ~250 kB; joining it was a copy per request to collect).
+ *
+ * The client's transport hands a streamed answer back before it looks at the status, so two of its rules are
+ * kept here: a node that answers 502, 503 or 504 is marked dead and the search goes to the next node, up to
+ * `maxRetries` more tries (a node starting up or shedding load is not the cluster's answer); any other
+ * answer marks its node alive again. And the client never hands retryOnTimeout to its transport, which reads
+ * only its own: honoured here, with one more attempt (the transport marked the node that timed out dead, so
+ * it goes to the next node).
  */
 export async function searchChunks(
   search: SearchClient,
@@ -134,32 +141,51 @@ export async function searchChunks(
   body: string,
   options: TransportRequestOptions = {},
 ): Promise<Buffer[]> {
-  try {
-    return await searchChunksOnce(search, index, body, options);
-  } catch (error) {
-    // The client never hands retryOnTimeout to its transport, which reads only its own: honoured here, with
-    // one more attempt. The transport marked the node that timed out dead, so it goes to the next node.
-    if (options.retryOnTimeout === true && error instanceof errors.TimeoutError) {
-      return searchChunksOnce(search, index, body, options);
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  let timeoutRetried = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await searchChunksOnce(search, index, body, options, attempt < maxRetries);
+    } catch (error) {
+      if (error instanceof NodeUnavailable) continue;
+      if (options.retryOnTimeout === true && !timeoutRetried && error instanceof errors.TimeoutError) {
+        timeoutRetried = true;
+        continue;
+      }
+      throw error;
     }
-    throw error;
   }
 }
 
+/** The client transport's `maxRetries` when a request names none (createSearchClient sets at least 3). */
+const DEFAULT_MAX_RETRIES = 3;
+
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** A node answered 502, 503 or 504 and the search may go to the next one. */
+class NodeUnavailable extends Error {}
 
 async function searchChunksOnce(
   search: SearchClient,
   index: string,
   body: string,
   options: TransportRequestOptions,
+  mayRetry: boolean,
 ): Promise<Buffer[]> {
   const response = await search.transport.request(
     { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body },
     { ...options, asStream: true, meta: true, headers: JSON_HEADERS },
   );
   const chunks = await readChunks(response.body as Readable);
-  if (response.statusCode !== null && response.statusCode >= 400) {
+  const { statusCode } = response;
+  const { connection } = response.meta;
+  if (statusCode === 502 || statusCode === 503 || statusCode === 504) {
+    if (connection) search.connectionPool.markDead(connection);
+    if (mayRetry) throw new NodeUnavailable();
+  } else if (connection) {
+    search.connectionPool.markAlive(connection);
+  }
+  if (statusCode !== null && statusCode >= 400) {
     const text = Buffer.concat(chunks).toString('utf8');
     let parsed: unknown = text;
     try {

@@ -39,7 +39,7 @@ describe('searchReadOptions: how a search tries again', () => {
   });
 });
 
-describe('searchBytes in a cluster: a node that does not answer in time', () => {
+describe('searchBytes in a cluster: nodes that fail or do not answer in time', () => {
   const servers: Server[] = [];
   afterAll(async () => {
     for (const server of servers) {
@@ -48,15 +48,25 @@ describe('searchBytes in a cluster: a node that does not answer in time', () => 
     }
   });
 
-  /** A fake node: answers a search with `{"took":1}`, or never when `stuck`. */
-  async function node(stuck: boolean): Promise<{ url: string; searches: () => number }> {
+  /**
+   * A fake node: answers a search with `{"took":1}`, never when `stuck`, or with `status` and an error body
+   * like Elasticsearch's.
+   */
+  async function node(stuck: boolean, status = 200): Promise<{ url: string; searches: () => number }> {
     let searches = 0;
     const server = createServer((request, response) => {
       searches += 1;
       request.resume();
       if (stuck) return;
-      response.writeHead(200, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
-      response.end('{"took":1}');
+      response.writeHead(status, {
+        'content-type': 'application/json',
+        'x-elastic-product': 'Elasticsearch',
+      });
+      response.end(
+        status === 200
+          ? '{"took":1}'
+          : JSON.stringify({ error: { type: 'search_phase_execution_exception' }, status }),
+      );
     });
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -83,6 +93,79 @@ describe('searchBytes in a cluster: a node that does not answer in time', () => 
       errors.TimeoutError,
     );
     expect(stuck.searches()).toBe(1);
+    await search.close();
+  });
+
+  /** A URL nothing listens on: a closed server's port. */
+  async function refusingUrl(): Promise<string> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    return `http://127.0.0.1:${port}`;
+  }
+
+  it('when the first node refuses the connection, then the search is answered by the other one', async () => {
+    const healthy = await node(false);
+    const search = createSearchClient([await refusingUrl(), healthy.url]);
+    const bytes = await searchBytes(search, 'publications', '{}', searchReadOptions(2));
+    expect(JSON.parse(bytes.toString('utf8'))).toEqual({ took: 1 });
+    expect(healthy.searches()).toBe(1);
+    await search.close();
+  });
+
+  it('when the only node refuses the connection, then the search fails with a ConnectionError', async () => {
+    const search = createSearchClient(await refusingUrl());
+    await expect(searchBytes(search, 'publications', '{}', searchReadOptions(1))).rejects.toBeInstanceOf(
+      errors.ConnectionError,
+    );
+    await search.close();
+  });
+
+  it('when the first node answers 503, then the search is answered by the other one', async () => {
+    const unavailable = await node(false, 503);
+    const healthy = await node(false);
+    const search = createSearchClient([unavailable.url, healthy.url]);
+    const bytes = await searchBytes(search, 'publications', '{}', searchReadOptions(2));
+    expect(JSON.parse(bytes.toString('utf8'))).toEqual({ took: 1 });
+    expect(unavailable.searches()).toBe(1);
+    expect(healthy.searches()).toBe(1);
+    await search.close();
+  });
+
+  it('when the only node answers 503, then it is tried once more and the search fails with its 503', async () => {
+    const unavailable = await node(false, 503);
+    const search = createSearchClient(unavailable.url);
+    await expect(searchBytes(search, 'publications', '{}', searchReadOptions(1))).rejects.toMatchObject({
+      meta: { statusCode: 503 },
+    });
+    expect(unavailable.searches()).toBe(2);
+    await search.close();
+  });
+
+  it('when a node answers 400, then the search fails at once with its status and parsed error body', async () => {
+    const refusing = await node(false, 400);
+    const healthy = await node(false);
+    const search = createSearchClient([refusing.url, healthy.url]);
+    const failure = searchBytes(search, 'publications', '{}', searchReadOptions(2));
+    await expect(failure).rejects.toBeInstanceOf(errors.ResponseError);
+    await expect(failure).rejects.toMatchObject({
+      meta: { statusCode: 400, body: { error: { type: 'search_phase_execution_exception' } } },
+    });
+    expect(refusing.searches()).toBe(1);
+    expect(healthy.searches()).toBe(0);
+    await search.close();
+  });
+
+  it('when the read is aborted before it starts, then nothing is sent and it fails as aborted', async () => {
+    const healthy = await node(false);
+    const search = createSearchClient(healthy.url);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      searchBytes(search, 'publications', '{}', { ...searchReadOptions(1), signal: controller.signal }),
+    ).rejects.toBeInstanceOf(errors.RequestAbortedError);
+    expect(healthy.searches()).toBe(0);
     await search.close();
   });
 });
