@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApiText, cpuMs, load, median, sleep } from './bench';
+import { callApiText, cpuMs, load, median, untilServing } from './bench';
 import { widgetQueries } from './search';
 
 /**
@@ -37,15 +37,8 @@ async function startApi(dist: string, port: number): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let tries = 0; ; tries++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api/2026-03/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return child;
-    if (tries > 150) throw new Error(`the API of ${dist} did not start`);
-    await sleep(200);
-  }
+  await untilServing(child, `http://127.0.0.1:${port}/api/2026-03/health`, `the API of ${dist}`);
+  return child;
 }
 
 interface Figure {

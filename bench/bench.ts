@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'undici';
 
@@ -119,6 +120,25 @@ export async function load(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until a server the bench spawned answers `url` (any HTTP answer: the API's health, a static server's
+ * 404), for up to 30 s. If it exits first or does not answer in time, it fails, the process killed.
+ */
+export async function untilServing(child: ChildProcess, url: string, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited (${child.exitCode}) before it answered`);
+    const answered = await fetch(url).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await sleep(200);
+  }
+  child.kill('SIGTERM');
+  throw new Error(`${what} did not answer within 30 s`);
+}
 
 /** Clock ticks per second of the CPU times in /proc (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;

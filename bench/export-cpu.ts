@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApi, cpuMs, sleep } from './bench';
+import { callApi, cpuMs, untilServing } from './bench';
 
 /**
  * CPU per 1000 exported documents, per process (API, Elasticsearch, the pulling client), for our export and
@@ -40,15 +40,7 @@ async function main() {
   });
   const url = `http://127.0.0.1:${port}`;
   try {
-    for (let tries = 0; ; tries++) {
-      const ok = await fetch(`${url}/api/2026-03/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (tries > 150) throw new Error('API did not start');
-      await sleep(200);
-    }
+    await untilServing(api, `${url}/api/2026-03/health`, 'the API');
     const headers = { authorization: `Bearer ${token}` };
     // PULLERS=8: more pullers on both sides, to tell whether a side is bound by latency or by CPU.
     const pullers = Number(process.env.PULLERS ?? 4);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
-import { sleep } from './bench';
+import { untilServing } from './bench';
 
 /**
  * The bound of any API in front of Elasticsearch on these cores: a bare Node HTTP server, one process like the
@@ -32,16 +32,8 @@ export async function startPassthroughHop(
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let tries = 0; tries < 150; tries++) {
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (up) return child;
-    await sleep(200);
-  }
-  child.kill('SIGTERM');
-  throw new Error('the passthrough hop did not start within 30 s');
+  await untilServing(child, `http://127.0.0.1:${port}/health`, 'the passthrough hop');
+  return child;
 }
 
 function serve(): void {

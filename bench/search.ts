@@ -45,6 +45,7 @@ import {
   rate,
   sleep,
   time,
+  untilServing,
   type BenchRow,
   type LoadResult,
 } from './bench';
@@ -457,17 +458,8 @@ async function startApi(port: number, env: Record<string, string>): Promise<Chil
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api/2026-03/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return child;
-    await sleep(200);
-  }
-  child.kill('SIGTERM');
-  throw new Error('the API did not start within 30 s');
+  await untilServing(child, `http://127.0.0.1:${port}/api/2026-03/health`, 'the API');
+  return child;
 }
 
 /** Three typical widget queries: a category teaser list, a filtered list, a two-word full-text search. */

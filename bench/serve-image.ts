@@ -11,7 +11,7 @@ import { createProject } from '../src/commands/create-project';
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { S3Store } from '../src/storage/s3-store';
-import { load, pairedRate, sleep, type BenchRow, type LoadResult } from './bench';
+import { load, pairedRate, sleep, untilServing, type BenchRow, type LoadResult } from './bench';
 
 export interface ServeImageOptions {
   concurrency?: number;
@@ -179,19 +179,9 @@ async function startNode(
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (${child.exitCode})`);
-    // Any HTTP answer: the API's health, the static server's 404.
-    const answered = await fetch(`${url}/api/2026-03/health`).then(
-      () => true,
-      () => false,
-    );
-    if (answered) return { child, url };
-    await sleep(200);
-  }
-  child.kill('SIGTERM');
-  throw new Error(`${args.join(' ')} did not start within 30 s`);
+  // Any HTTP answer: the API's health, the static server's 404.
+  await untilServing(child, `${url}/api/2026-03/health`, args.join(' '));
+  return { child, url };
 }
 
 const agent = new Agent({ connections: 64 });
