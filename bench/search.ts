@@ -526,6 +526,7 @@ async function searchRows(
     widget,
     ...buildPublicationSearch(project, widget.params),
   }));
+  // The API is on `port`, the widget part's on `port + 1` (searchBench).
   const hopPort = Number(new URL(url).port) + 2;
   const hop = await startPassthroughHop(
     hopPort,

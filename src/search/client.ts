@@ -13,7 +13,12 @@ export type SearchClient = Client;
  */
 export function createSearchClient(urls: string | readonly string[]): SearchClient {
   const nodes = typeof urls === 'string' ? [urls] : [...urls];
-  return new Client({ nodes, maxRetries: Math.max(3, nodes.length), requestTimeout: 30_000 });
+  return new Client({ nodes, maxRetries: clientMaxRetries(nodes.length), requestTimeout: 30_000 });
+}
+
+/** The client's retries of a request that names none: three, or one per node when there are more. */
+function clientMaxRetries(nodeCount: number): number {
+  return Math.max(3, nodeCount);
 }
 
 /**
@@ -141,37 +146,34 @@ export async function searchChunks(
   body: string,
   options: TransportRequestOptions = {},
 ): Promise<Buffer[]> {
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = options.maxRetries ?? clientMaxRetries(search.connectionPool.size);
   let timeoutRetried = false;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await searchChunksOnce(search, index, body, options, attempt < maxRetries);
+      const chunks = await searchChunksOnce(search, index, body, options, attempt < maxRetries);
+      if (chunks) return chunks;
     } catch (error) {
-      if (error instanceof NodeUnavailable) continue;
-      if (options.retryOnTimeout === true && !timeoutRetried && error instanceof errors.TimeoutError) {
-        timeoutRetried = true;
-        continue;
+      if (options.retryOnTimeout !== true || timeoutRetried || !(error instanceof errors.TimeoutError)) {
+        throw error;
       }
-      throw error;
+      timeoutRetried = true;
     }
   }
 }
 
-/** The client transport's `maxRetries` when a request names none (createSearchClient sets at least 3). */
-const DEFAULT_MAX_RETRIES = 3;
-
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-/** A node answered 502, 503 or 504 and the search may go to the next one. */
-class NodeUnavailable extends Error {}
-
+/**
+ * One try of searchChunks: the answer's chunks, or undefined when the node answered 502, 503 or 504 and
+ * `mayRetry` lets the search go to the next one.
+ */
 async function searchChunksOnce(
   search: SearchClient,
   index: string,
   body: string,
   options: TransportRequestOptions,
   mayRetry: boolean,
-): Promise<Buffer[]> {
+): Promise<Buffer[] | undefined> {
   const response = await search.transport.request(
     { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body },
     { ...options, asStream: true, meta: true, headers: JSON_HEADERS },
@@ -181,7 +183,7 @@ async function searchChunksOnce(
   const { connection } = response.meta;
   if (statusCode === 502 || statusCode === 503 || statusCode === 504) {
     if (connection) search.connectionPool.markDead(connection);
-    if (mayRetry) throw new NodeUnavailable();
+    if (mayRetry) return undefined;
   } else if (connection) {
     search.connectionPool.markAlive(connection);
   }
