@@ -19,6 +19,7 @@ import {
   type StoredAsset,
   type Translation,
 } from '../domain/media';
+import { validationDetails } from '../domain/errors';
 import type { Logger } from '../logger';
 import { downloadToFile, DownloadError, type DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
@@ -45,9 +46,9 @@ export interface AssetSource {
   filename?: string | undefined;
 }
 
-/** Each entry of the body: parsed, or the 400 error_details of its problems. */
+/** Each entry of the body: parsed, or its problems by path (its result's 400 error_details). */
 export type ImportMediaInput =
-  { ok: true; entry: ImportMediaEntry } | { ok: false; details: Record<string, unknown> };
+  { ok: true; entry: ImportMediaEntry } | { ok: false; details: Record<string, string> };
 
 export type ImportMediaResult =
   | { ok: true; status: 200; id: string; record: ApiMediaEntry }
@@ -74,7 +75,7 @@ const invalidEntry = (details: Record<string, string>) =>
     ok: false,
     status: 400,
     error: 'ValidationError',
-    error_details: { name: 'ValidationError', ...details },
+    error_details: validationDetails(details),
   });
 
 const uniqueIdViolation = (message: string) =>
@@ -111,7 +112,7 @@ export async function importMedia(
   const results: ImportMediaResult[] = [];
   for (const input of inputs) {
     if (!input.ok) {
-      results.push({ ok: false, status: 400, error: 'ValidationError', error_details: input.details });
+      results.push(invalidEntry(input.details).result);
       continue;
     }
     try {

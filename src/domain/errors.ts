@@ -3,6 +3,27 @@ import { STATUS_CODES } from 'node:http';
 /** error_details of the spec's envelope: usually {message, name}, or one key per offending path for 400s. */
 export type ErrorDetails = Record<string, unknown>;
 
+/** The keys error_details has of its own: `name` says what kind of error it is, `message` what went wrong. */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['name', 'message']);
+
+/**
+ * error_details of a 400 ValidationError: one key per offending path. A path spelled like a key of the
+ * envelope itself (the query parameter `name` of GET document-lists, an unknown `name` in a body, a body's
+ * `message`) would overwrite `name: 'ValidationError'` or pass for the error's message, so its problem goes
+ * into `message` instead, naming the path (`name: must not be empty`).
+ */
+export function validationDetails(byPath: Record<string, string>): ErrorDetails {
+  const entries = Object.entries(byPath);
+  const clashing = entries.filter(([path]) => ENVELOPE_KEYS.has(path));
+  const details: [string, string][] = [['name', 'ValidationError']];
+  if (clashing.length > 0) {
+    details.push(['message', clashing.map(([path, message]) => `${path}: ${message}`).join('; ')]);
+  }
+  details.push(...entries.filter(([path]) => !ENVELOPE_KEYS.has(path)));
+  // fromEntries defines own properties: a `__proto__` path stays a key (see issuesToPaths).
+  return Object.fromEntries(details);
+}
+
 /**
  * The one error type of the service. Anything thrown that is not an AppError is a bug and renders as a
  * plain 500; an AppError renders as `{status, error: <reason phrase>, error_details}`.
@@ -24,7 +45,7 @@ export class AppError extends Error {
 
   /** 400 with one key per offending path, e.g. `{"commands.0.operation": "must be one of ..."}`. */
   static validation(byPath: Record<string, string>): AppError {
-    return new AppError(400, { name: 'ValidationError', ...byPath });
+    return new AppError(400, validationDetails(byPath));
   }
 
   static badRequest(message: string, extra: ErrorDetails = {}): AppError {

@@ -97,8 +97,10 @@ describe('document lists', () => {
       });
       const negative = await api.get('document-lists?limit=-1&offset=x&name=');
       expect(negative.status).toBe(400);
+      // The parameter `name` is not written over the error's own name (nor passed off as its message key).
       expect(negative.body.error_details).toEqual({
-        name: 'must not be empty',
+        name: 'ValidationError',
+        message: 'name: must not be empty',
         limit: 'must be >= 0',
         offset: 'must be an integer',
       });

@@ -188,6 +188,7 @@ describe.each(storeBackends)(
           { id: 'fresh-1', mediaType: 'image', asset: { url: `${images.url}/photo.png` } },
           { externalId: 'x', mediaType: 'image', asset: { url: `${images.url}/photo.png` } },
           'not an object',
+          { name: 'photo.png', mediaType: 'image', asset: { url: `${images.url}/photo.png` } },
         ],
       });
       expect(response.status).toBe(200);
@@ -226,6 +227,13 @@ describe.each(storeBackends)(
           status: 400,
           error: 'ValidationError',
           error_details: { name: 'ValidationError', body: 'must be an object' },
+        },
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          // An unknown key called name does not take the place of the error's own name.
+          error_details: { name: 'ValidationError', message: 'name: is not allowed' },
         },
       ]);
       await expectNoOrphans();

@@ -97,3 +97,19 @@ describe('parseOrThrow', () => {
     });
   });
 });
+
+describe('AppError.validation', () => {
+  it('when an offending path is named name or message, then name stays ValidationError and message names the path', () => {
+    const schema = z.strictObject({ name: z.string().min(1), limit: z.number().max(100) });
+    const details = AppError.validation(zodIssuesToPaths(issuesOf(schema, { name: '', limit: 101 }))).details;
+    expect(details).toEqual({
+      name: 'ValidationError',
+      message: 'name: must not be empty',
+      limit: 'must be <= 100',
+    });
+    expect(AppError.validation({ message: 'must be a string', name: 'is not allowed' }).details).toEqual({
+      name: 'ValidationError',
+      message: 'message: must be a string; name: is not allowed',
+    });
+  });
+});

@@ -118,7 +118,7 @@ export function mediaLibraryRoutes(
         const parsed = importMediaEntry.safeParse(raw, { error: readableIssueMessage });
         return parsed.success
           ? { ok: true, entry: parsed.data }
-          : { ok: false, details: { name: 'ValidationError', ...zodIssuesToPaths(parsed.error.issues) } };
+          : { ok: false, details: zodIssuesToPaths(parsed.error.issues) };
       });
       const results = await commands.importMedia(req.auth.projectId, inputs, {
         version: req.apiVersion,
