@@ -249,6 +249,30 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       });
     });
 
+    it('when translations name a locale twice, then 400 names the repeat and the entry is unchanged', async () => {
+      await importImage('locales', { translations: [{ locale: 'de', metadata: { title: 'Eins' } }] });
+      const response = await api.patch('mediaLibrary/locales', {
+        patches: [
+          {
+            operation: 'setTranslations',
+            translations: [
+              { locale: 'de', metadata: { title: 'Eins' } },
+              { locale: 'de', metadata: { title: 'Zwei' } },
+            ],
+          },
+        ],
+      });
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', {
+          'patches.0.translations.1.locale': "repeats 'de' of translations.0: one translation per locale",
+        }),
+      );
+      expect((await reader.get('mediaLibrary/locales')).body).toMatchObject({
+        version: 1,
+        translations: [{ locale: 'de', metadata: { title: 'Eins' } }],
+      });
+    });
+
     it('when preserveUpdatedAt is true (2026-03), then updatedAt stays; before 2026-03 it is a 400', async () => {
       const before = await importImage('preserved');
       const kept = await api.patch('mediaLibrary/preserved', {

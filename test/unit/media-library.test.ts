@@ -13,7 +13,11 @@ import {
   type PatchableState,
 } from '../../src/domain/media';
 import { parseOrThrow } from '../../src/domain/validation';
-import { mediaListQuery, patchMediaBody } from '../../src/http/routes/media-library/media-library.schema';
+import {
+  importMediaEntry,
+  mediaListQuery,
+  patchMediaBody,
+} from '../../src/http/routes/media-library/media-library.schema';
 
 const fresh: PatchableState = {
   revoked: false,
@@ -164,6 +168,46 @@ describe('patchMediaBody', () => {
       }),
     );
     expect(error.details['patches.0.note']).toBe('must be at most 200 characters long');
+  });
+
+  it('when setTranslations names a locale twice, then 400 names the repeat (a locale has one translation and one image)', () => {
+    const error = errorOf(() =>
+      parseOrThrow(patchMediaBody(v('2026-03')), {
+        patches: [
+          {
+            operation: 'setTranslations',
+            translations: [
+              { locale: 'de', metadata: { t: 1 } },
+              { locale: 'fr', metadata: {} },
+              { locale: 'de', metadata: { t: 2 } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(error.details).toEqual({
+      name: 'ValidationError',
+      'patches.0.translations.2.locale': "repeats 'de' of translations.0: one translation per locale",
+    });
+  });
+});
+
+describe('importMediaEntry', () => {
+  it('when its translations name a locale twice, then 400 names the repeat', () => {
+    const error = errorOf(() =>
+      parseOrThrow(importMediaEntry, {
+        mediaType: 'image',
+        asset: { url: 'https://example.com/a.png' },
+        translations: [
+          { locale: 'de', metadata: {}, asset: { url: 'https://example.com/de-1.png' } },
+          { locale: 'de', metadata: {}, asset: { url: 'https://example.com/de-2.png' } },
+        ],
+      }),
+    );
+    expect(error.details).toEqual({
+      name: 'ValidationError',
+      'translations.1.locale': "repeats 'de' of translations.0: one translation per locale",
+    });
   });
 });
 

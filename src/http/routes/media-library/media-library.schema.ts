@@ -178,7 +178,26 @@ const translation = z.strictObject({
   }),
   metadata: metadataObject,
 });
-const translations = z.array(translation).max(50);
+/**
+ * One translation per locale: a translation's image stays with its locale when a patch sets the translations
+ * (applyMediaPatches), so two translations of one locale would end up sharing one image, the other deleted.
+ */
+function oneTranslationPerLocale(items: readonly { locale: string }[], ctx: z.RefinementCtx): void {
+  const firstOf = new Map<string, number>();
+  items.forEach(({ locale }, index) => {
+    const first = firstOf.get(locale);
+    if (first === undefined) firstOf.set(locale, index);
+    else {
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'locale'],
+        message: `repeats '${locale}' of translations.${first}: one translation per locale`,
+      });
+    }
+  });
+}
+
+const translations = z.array(translation).max(50).superRefine(oneTranslationPerLocale);
 
 /** One entry of POST import/mediaLibrary (supplement §9); each is parsed on its own, so each has its own 400. */
 export const importMediaEntry = z
@@ -192,6 +211,7 @@ export const importMediaEntry = z
     translations: z
       .array(translation.extend({ asset: assetSource.optional() }))
       .max(50)
+      .superRefine(oneTranslationPerLocale)
       .default([]),
   })
   .refine((entry) => entry.externalId === undefined || entry.systemName !== undefined, {
