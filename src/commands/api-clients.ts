@@ -20,6 +20,19 @@ export interface CreateApiClientInput {
   rateLimit?: RateLimit | 'none';
 }
 
+/** The longest token lifetime a client may be given: 100 years, far inside what a date and `exp` can hold. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 100 * 365 * 24 * 3600;
+
+/** Why a token lifetime cannot be signed, or undefined: a whole number of seconds, at least one. */
+export function tokenLifetimeProblem(seconds: number): string | undefined {
+  return Number.isSafeInteger(seconds) && seconds >= 1 && seconds <= MAX_TOKEN_LIFETIME_SECONDS
+    ? undefined
+    : `must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}`;
+}
+
+/** Client ids are uuids (the jti of their tokens): anything else names no client, and is not sent to Postgres. */
+const CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** A client's stored limit: null for the default, 0 requests for none (api_clients.rate_limit_*). */
 function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): RateLimit | null {
   if (limit === undefined || limit === 'default') return null;
@@ -35,6 +48,11 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
   const unknown = input.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
   if (input.scopes.length === 0) throw AppError.badRequest('At least one scope is required');
+  // Checked before anything is written: a lifetime jsonwebtoken refuses to sign used to leave the client
+  // stored without a token, and a negative or zero one made a client whose token was born expired.
+  const lifetimeProblem =
+    input.expiresInSeconds === undefined ? undefined : tokenLifetimeProblem(input.expiresInSeconds);
+  if (lifetimeProblem !== undefined) throw AppError.validation({ expiresInSeconds: lifetimeProblem });
   const project = await projectQueries(pool).findById(input.projectId);
   if (!project) throw AppError.notFound(`Project ${input.projectId} does not exist`);
   const id = randomUUID();
@@ -91,7 +109,7 @@ export function signClientToken(
 }
 
 export async function revokeApiClient(pool: Pool, clientId: string) {
-  const client = await apiClientQueries(pool).revoke(clientId);
+  const client = CLIENT_ID.test(clientId) ? await apiClientQueries(pool).revoke(clientId) : undefined;
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
   // Other processes evict it when the trigger's notification arrives, milliseconds after the commit; this
   // process must not serve even one more request from its cached entry.
@@ -108,7 +126,9 @@ export async function setApiClientRateLimit(
   clientId: string,
   limit: RateLimit | 'none' | 'default',
 ) {
-  const client = await apiClientQueries(pool).setRateLimit(clientId, storedRateLimit(limit));
+  const client = CLIENT_ID.test(clientId)
+    ? await apiClientQueries(pool).setRateLimit(clientId, storedRateLimit(limit))
+    : undefined;
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
   pool.changes.emit('apiClient', clientId);
   return client;

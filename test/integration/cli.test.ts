@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createApiClient } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { buildProjectConfig, createTestProject, READ, TEST_DESIGN, tokenFor } from '../helpers/factories';
@@ -143,6 +144,50 @@ describe('broadsheet CLI', () => {
       code: 1,
       stderr: expect.stringContaining("project 'no-such-project' does not exist"),
     });
+  });
+
+  it('when a client is asked with a lifetime that is not a whole positive number of seconds, then it is refused and no client is stored', async () => {
+    const { projectId } = await createTestProject(app.ctx);
+    const name = `lifetime-${projectId}`;
+    for (const expiresIn of ['-5', '0', '1.5', 'abc', '99999999999999']) {
+      await expect(
+        cli('client', 'create', '--project', String(projectId), '--name', name, '--expires-in', expiresIn),
+      ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--expires-in') });
+    }
+    // The use case itself refuses it before writing (a token jsonwebtoken would not sign left a client behind).
+    await expect(
+      createApiClient(app.ctx.pool, app.ctx.config.auth.jwtSecret, {
+        projectId,
+        name,
+        scopes: READ,
+        expiresInSeconds: 1.5,
+      }),
+    ).rejects.toMatchObject({ status: 400 });
+    const stored = await app.ctx.pool.query('SELECT id FROM api_clients WHERE name = $1', [name]);
+    expect(stored.rows).toEqual([]);
+    const lasting = await cli(
+      'client',
+      'create',
+      '--project',
+      String(projectId),
+      '--name',
+      name,
+      '--expires-in',
+      '60',
+    );
+    expect(lasting.stdout.trim().split('.')).toHaveLength(3);
+  });
+
+  it('when revoke or set-rate-limit names a client id that is not a uuid, then it is an unknown client', async () => {
+    for (const args of [
+      ['client', 'revoke', 'not-a-uuid'],
+      ['client', 'set-rate-limit', 'not-a-uuid', 'none'],
+    ]) {
+      await expect(cli(...args)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('API client not-a-uuid does not exist'),
+      });
+    }
   });
 
   describe('import: document limits and keys the API refuses', () => {

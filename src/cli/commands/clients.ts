@@ -1,5 +1,10 @@
-import type { Command } from 'commander';
-import { createApiClient, revokeApiClient, setApiClientRateLimit } from '../../commands/api-clients';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  createApiClient,
+  revokeApiClient,
+  setApiClientRateLimit,
+  tokenLifetimeProblem,
+} from '../../commands/api-clients';
 import type { ApiClientRow } from '../../db/queries/api-clients';
 import { clientRateLimit, formatRateLimit, parseRateLimit, type RateLimit } from '../../domain/rate-limits';
 import { projectQueries } from '../../db/queries/projects';
@@ -14,6 +19,14 @@ export async function resolveProjectId(ctx: AppContext, project: string): Promis
     : await queries.findByHandle(project);
   if (!found) throw new Error(`project '${project}' does not exist`);
   return found.id;
+}
+
+/** `--expires-in`: whole seconds, at least one (`-5` or `1.5` is a usage error, not a client with a dead token). */
+function parseLifetime(text: string): number {
+  const seconds = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  const problem = tokenLifetimeProblem(seconds);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return seconds;
 }
 
 /** `N/period`, `none`, or (set-rate-limit only) `default`, or a usage error naming the option. */
@@ -40,7 +53,11 @@ export function clientCommands(program: Command): void {
     .requiredOption('-p, --project <handle|id>', 'project the client belongs to')
     .requiredOption('-n, --name <name>', 'client name')
     .option('-s, --scopes <scopes>', `comma separated; one of ${SCOPES.join(', ')}`, 'public-api:read')
-    .option('-e, --expires-in <seconds>', 'token lifetime in seconds (default: no expiry)')
+    .option(
+      '-e, --expires-in <seconds>',
+      'token lifetime in whole seconds, at least 1 (default: no expiry)',
+      parseLifetime,
+    )
     .option(
       '--secret',
       'also give the client a secret for client-credential logins (planner-integration/oauth/token): prints ' +
@@ -55,7 +72,7 @@ export function clientCommands(program: Command): void {
         project: string;
         name: string;
         scopes: string;
-        expiresIn?: string;
+        expiresIn?: number;
         secret?: boolean;
         rateLimit?: string;
       }) => {
@@ -75,7 +92,7 @@ export function clientCommands(program: Command): void {
                 .split(',')
                 .map((scope) => scope.trim())
                 .filter(Boolean),
-              ...(options.expiresIn ? { expiresInSeconds: Number(options.expiresIn) } : {}),
+              ...(options.expiresIn === undefined ? {} : { expiresInSeconds: options.expiresIn }),
               withSecret: options.secret === true,
               ...(rateLimit === undefined || rateLimit === 'default' ? {} : { rateLimit }),
             });
