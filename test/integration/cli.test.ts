@@ -144,6 +144,16 @@ describe('broadsheet CLI', () => {
       code: 1,
       stderr: expect.stringContaining("project 'no-such-project' does not exist"),
     });
+    // An id beyond the projects' integer ids names no project (it is not Postgres' 'out of range' error).
+    for (const args of [
+      ['client', 'create', '--project', '3000000000', '--name', 'x'],
+      ['list', 'ls', '--project', '99999999999999999999'],
+    ]) {
+      await expect(cli(...args)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/project '\d+' does not exist/),
+      });
+    }
   });
 
   it('when a client is asked with a lifetime that is not a whole positive number of seconds, then it is refused and no client is stored', async () => {

@@ -12,10 +12,15 @@ import { SCOPES } from '../../domain/scopes';
 import type { AppContext } from '../../context';
 import { describeError, withContext } from '../run';
 
+/** Project ids are Postgres integers: a larger number names no project (and is not sent to Postgres). */
+const MAX_PROJECT_ID = 2_147_483_647;
+
 export async function resolveProjectId(ctx: AppContext, project: string): Promise<number> {
   const queries = projectQueries(ctx.pool);
   const found = /^\d+$/.test(project)
-    ? await queries.findById(Number(project))
+    ? Number(project) <= MAX_PROJECT_ID
+      ? await queries.findById(Number(project))
+      : undefined
     : await queries.findByHandle(project);
   if (!found) throw new Error(`project '${project}' does not exist`);
   return found.id;
