@@ -6,7 +6,7 @@ import { apiVersion } from './middleware/api-version';
 import { inOrder } from './middleware/in-order';
 import { checkJsonBody } from './middleware/json-body';
 import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
-import { renderErrors, unknownRoute } from './middleware/errors';
+import { noOptions, renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
 import { securityHeaders } from './middleware/security-headers';
 import { registerRoutes } from './routes';
@@ -47,7 +47,7 @@ export function createApp(ctx: AppContext): Express {
     objects: ctx.objects,
   });
   rejectNulInPathParams(api);
-  app.use(API_MOUNT, apiVersion, api);
+  app.use(API_MOUNT, apiVersion, noOptions, api);
 
   app.use(unknownRoute);
   app.use(renderErrors(ctx.logger));

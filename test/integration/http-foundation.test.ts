@@ -53,6 +53,26 @@ describe('versions and unknown routes', () => {
     expect(response.body).toEqual({ status: 404, error: 'Not Found', error_details: { url: path } });
   });
 
+  it('when OPTIONS is sent, to a route of the version or one outside it, then the plain unknown-route 404', async () => {
+    // No route answers OPTIONS (the API has no CORS); Express's automatic `200 Allow: GET, HEAD` in text
+    // also claimed routes that do not exist in the version asked.
+    for (const path of [
+      '/api/2026-03/documents/latestPublications',
+      '/api/2026-03/menus',
+      '/api/2025-09/documents/1/latestPublication/renditions/web',
+      '/api/2026-03/documents/1/commands',
+    ]) {
+      const response = await fetch(`${app.url}${path}`, { method: 'OPTIONS' });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('allow')).toBeNull();
+      expect(await response.json()).toEqual({
+        status: 404,
+        error: 'Not Found',
+        error_details: { url: path },
+      });
+    }
+  });
+
   it('when readiness is asked, then it reports Postgres and Elasticsearch', async () => {
     const response = await apiClient(app.url).get('/api/2026-03/health/ready');
     expect(response.status).toBe(200);

@@ -15,6 +15,16 @@ export const unknownRoute: RequestHandler = (req) => {
 };
 
 /**
+ * OPTIONS is no method of this API (no route or description has it, and there is no CORS), so it is the plain
+ * 404 like any method a route lacks. Left to the router, it answered `200 Allow: GET, HEAD` in text, also for a
+ * route that does not exist in the version asked.
+ */
+export const noOptions: RequestHandler = (req, res, next) => {
+  if (req.method === 'OPTIONS') unknownRoute(req, res, next);
+  else next();
+};
+
+/**
  * An error raised by Express, the router or body-parser (http-errors style): it carries the status it should
  * answer with, `type` for body-parser's own errors, and `expose` when its message is meant for the client.
  */
