@@ -232,7 +232,10 @@ export const IMAGE_FORMATS: Readonly<Record<string, { mimeType: string; extensio
 export function safeFilename(name: string | undefined, fallback: string): string {
   const last = (name ?? '').split(/[/\\]/).pop() ?? '';
   const cleaned = last
+    // Decomposed, an accented letter is its base letter and a combining mark: the mark goes, so "Zürich"
+    // keeps its "u" (not "Zu-rich").
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[.-]+/, '')
     .slice(-100);

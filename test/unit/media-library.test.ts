@@ -343,6 +343,11 @@ describe('media entries', () => {
     expect(safeFilename(undefined, 'fallback.png')).toBe('fallback.png');
   });
 
+  it('when a file name has accented letters, then they keep their base letter rather than becoming a dash', () => {
+    expect(safeFilename('Bäckerei Zürich – Café.jpg', 'x')).toBe('Backerei-Zurich-Cafe.jpg');
+    expect(safeFilename('ﬁnal Ⅻ.png', 'x')).toBe('final-XII.png');
+  });
+
   it('when a key is made, then it is the project, the date, a random part and the extension', () => {
     expect(newObjectKey(7, 'abc', 'png', new Date('2026-03-04T23:59:00Z'))).toBe('7/2026/03/04/abc.png');
   });
