@@ -423,6 +423,16 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       });
     });
 
+    it('when limit=0 is asked, then the total alone, as the documents incoming references answer it', async () => {
+      const documents = await reader.get(`documents/${documentA}/incomingDocumentReferences?limit=0`);
+      expect(documents.body).toEqual({ results: [], total: expect.any(Number), cursor: null });
+      for (const list of ['incomingDocumentReferences', 'incomingMediaReferences']) {
+        const response = await reader.get(`mediaLibrary/hero/${list}?limit=0`);
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ results: [], total: 2, cursor: null });
+      }
+    });
+
     it('when a document is unpublished or republished without the image, then its references go with it', async () => {
       const doc = await createPublishedDocument(app.ctx, projectId, {
         content: [

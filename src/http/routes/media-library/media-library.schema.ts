@@ -118,7 +118,7 @@ export const incomingReferencesQuery = (cursors: CursorCodec, kind: 'documents' 
   perVersion((version) =>
     z
       .strictObject({
-        limit: integerParam(1, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
+        limit: integerParam(0, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
         offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0).describe('not with after'),
         after: version.wrapsLists
           ? z
