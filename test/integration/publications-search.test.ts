@@ -142,6 +142,17 @@ describe('GET publications/search', () => {
       expect(Object.keys(response.body.error_details)).toContain(key);
     });
 
+    it('when fields names something else, then the 400 says what fields takes (not "has an invalid value")', async () => {
+      for (const fields of ['body', 'systemdata,body', 'systemdata,,content', '']) {
+        const response = await search(`fields=${fields}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details).toEqual({
+          name: 'ValidationError',
+          fields: 'must be id, or a comma separated list of systemdata, metadata, content, references',
+        });
+      }
+    });
+
     it.each([
       ['not json', 'filters'],
       [JSON.stringify([{ key: 'metadata.nope', term: 'x' }]), 'filters.0.key'],

@@ -7,7 +7,14 @@ import { hasSearchTerms } from '../../../domain/search-text';
 import { checkAll, fromCheck, under, valid } from '../../../domain/validation';
 import { MAX_LIMIT, MAX_OFFSET } from '../documents/latest-publications.schema';
 import { listAnswer, pagedExtra } from '../../answers';
-import { commaList, conditionParams, integerParam, viewFields, withConditions } from '../../query-params';
+import {
+  commaList,
+  conditionParams,
+  integerParam,
+  VIEW_FIELDS,
+  viewFields,
+  withConditions,
+} from '../../query-params';
 import { documentAnswer } from '../documents/document-view.schema';
 
 const MAX_SEARCH_LENGTH = 1000;
@@ -55,7 +62,12 @@ export const searchQuery = (cursors: CursorCodec) =>
               message: 'id cannot be combined with other fields: use fields=id alone',
             },
           )
-          .pipe(z.union([z.literal('id'), viewFields]))
+          .pipe(
+            z.union([z.literal('id'), viewFields], {
+              // Neither branch's own issue says what the parameter takes; zod's default would be "has an invalid value".
+              error: `must be id, or a comma separated list of ${VIEW_FIELDS.join(', ')}`,
+            }),
+          )
           .optional()
           .describe('comma separated, or id for {documentId, projectId} items'),
         limit: integerParam(0, MAX_LIMIT).default(10),
