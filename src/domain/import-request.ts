@@ -5,7 +5,15 @@ const IsoDateTime = z.iso.datetime({ offset: true });
 /** One document of `POST import/documents` (supplement §10). `id` is the external id in the calling system. */
 export const ImportDocumentSchema = z
   .object({
-    id: z.union([z.string().min(1).max(200), z.number().int()]).transform(String),
+    id: z
+      .union([z.string().min(1).max(200), z.number().int()], {
+        // A missing id keeps "is required"; any other value that is neither says what an id is.
+        error: (issue) =>
+          issue.code === 'invalid_union' && issue.input !== undefined
+            ? 'must be the id in the source system: a string of 1 to 200 characters or an integer'
+            : undefined,
+      })
+      .transform(String),
     title: z.string().optional(),
     contentType: z.string().min(1),
     content: z.array(z.record(z.string(), z.unknown())).default([]),

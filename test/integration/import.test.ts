@@ -63,15 +63,20 @@ describe('import/documents', () => {
       documents: [
         { id: 'a', contentType: 'regular', publishControl: { firstPublicationDate: 'yesterday' } },
         { contentType: 'regular', flags: { autoPublish: 'yes' } },
+        { id: true, contentType: 'regular' },
+        { id: 1.5, contentType: 'regular' },
       ],
     });
     expect(response.status).toBe(400);
+    const externalId = 'must be the id in the source system: a string of 1 to 200 characters or an integer';
     expect(response.body.error_details).toMatchObject({
       name: 'ValidationError',
       systemName: 'is required',
       'documents.0.publishControl.firstPublicationDate': expect.stringContaining('ISO 8601'),
       'documents.1.id': 'is required',
       'documents.1.flags.autoPublish': 'must be a boolean',
+      'documents.2.id': externalId,
+      'documents.3.id': externalId,
     });
     expect(
       (await api.post('import/documents', { systemName: 'wire', documents: [] })).body.error_details,

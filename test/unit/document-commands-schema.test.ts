@@ -368,6 +368,26 @@ describe('parseCommandRequest: invalid commands', () => {
       { operation: 'addUnpublishSchedule' },
       { 'commands.0.date': 'is required' },
     ],
+    [
+      'a link references a document by an id that is neither a string nor an integer',
+      {
+        operation: 'setLinkDirective',
+        componentId: 'c1',
+        directiveName: 'link',
+        value: { $ref: 'document', reference: { id: true } },
+      },
+      { 'commands.0.value.reference.id': 'must be a document id: a non-empty string or a positive integer' },
+    ],
+    [
+      'a link reference has no id',
+      {
+        operation: 'setLinkDirective',
+        componentId: 'c1',
+        directiveName: 'link',
+        value: { $ref: 'document', reference: {} },
+      },
+      { 'commands.0.value.reference.id': 'is required' },
+    ],
   ])('when %s, then 400 names the path', (_case, command, paths) => {
     expect(pathsOf(one(command))).toEqual(paths);
   });

@@ -66,7 +66,16 @@ const linkValue = z
     target: z.string().min(1).optional(),
     $ref: z.literal('document').optional(),
     reference: z
-      .strictObject({ id: z.union([z.string().min(1), z.number().int().positive()]).transform(String) })
+      .strictObject({
+        id: z
+          .union([z.string().min(1), z.number().int().positive()], {
+            error: (issue) =>
+              issue.code === 'invalid_union' && issue.input !== undefined
+                ? 'must be a document id: a non-empty string or a positive integer'
+                : undefined,
+          })
+          .transform(String),
+      })
       .optional(),
   })
   .superRefine((link, ctx) => {
