@@ -79,8 +79,28 @@ const exists = (path: string) =>
 /** The base URL as the state records it: no trailing slash. */
 const normaliseUrl = (url: string) => url.replace(/\/+$/, '');
 
+/** A URL that already ends with an API version's path: `<server>/api/<label>`. */
+const VERSIONED_URL = /^(.*)\/api\/([^/?#]+)$/;
+
+/**
+ * The server's base URL. The API's base URL as the demo prints it (`<server>/api/2026-03`) names the same
+ * server; another version is refused, since the export speaks API_VERSION whatever it is given.
+ */
+function serverUrl(url: string): string {
+  const normalised = normaliseUrl(url);
+  const versioned = VERSIONED_URL.exec(normalised);
+  if (!versioned) return normalised;
+  if (versioned[2] !== API_VERSION) {
+    throw new ExportError(
+      `--url ${url} names API version ${versioned[2]}; the export reads ${API_VERSION}: give the server's URL ` +
+        `(${versioned[1]}) or ${versioned[1]}/api/${API_VERSION}`,
+    );
+  }
+  return versioned[1]!;
+}
+
 export async function runExport(options: ExportOptions): Promise<ExportResult> {
-  const baseUrl = normaliseUrl(options.url);
+  const baseUrl = serverUrl(options.url);
   let base: URL;
   try {
     base = new URL(`${baseUrl}/api/${API_VERSION}/`);

@@ -309,6 +309,37 @@ describe('broadsheet export', () => {
     expect(await exists(out)).toBe(false);
   });
 
+  it('when --url is the API base URL the demo prints (…/api/2026-03), then it is the same server; another version is refused', async () => {
+    const out = path.join(dir, 'versioned-url.ndjson');
+    const { stdout } = await cli(
+      'export',
+      '--out',
+      out,
+      '--since',
+      '2025-01-01',
+      '--url',
+      `${app.url}/api/2026-03/`,
+      '--token',
+      token,
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ documents: publishedIn2025.length, complete: true });
+    expect(idsOf(await readLines(out))).toEqual([...publishedIn2025].sort((a, b) => a - b));
+    await expect(
+      cli(
+        'export',
+        '--out',
+        path.join(dir, 'old.ndjson'),
+        '--url',
+        `${app.url}/api/2025-11`,
+        '--token',
+        token,
+      ),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--url'),
+    });
+  });
+
   it('when the token’s project has nothing published, then the file is empty', async () => {
     const empty = (await createTestProject(app.ctx)).projectId;
     const emptyToken = (await tokenFor(app.ctx, empty, ['public-api:read'])).token;

@@ -39,7 +39,10 @@ export function exportCommand(program: Command): void {
     )
     .option('--force', 'overwrite an existing file that has no export to resume')
     .addOption(
-      new Option('--url <url>', 'the API base URL, e.g. https://cms.example.com')
+      new Option(
+        '--url <url>',
+        "the server's URL, e.g. https://cms.example.com (or the API base URL the demo prints, …/api/2026-03)",
+      )
         .env('BROADSHEET_URL')
         .makeOptionMandatory(),
     )
