@@ -188,6 +188,21 @@ describe('broadsheet CLI', () => {
     expect(lasting.stdout.trim().split('.')).toHaveLength(3);
   });
 
+  it('when scopes are separated by spaces, as a token carries them, then they are read like comma separated ones', async () => {
+    const { projectId } = await createTestProject(app.ctx);
+    const created = await cli(
+      'client',
+      'create',
+      '--project',
+      String(projectId),
+      '--name',
+      'spaced',
+      '--scopes',
+      'public-api:read public-api:write, public-api:drafts:read',
+    );
+    expect(created.stderr).toContain('scopes: public-api:read public-api:write public-api:drafts:read');
+  });
+
   it('when revoke or set-rate-limit names a client id that is not a uuid, then it is an unknown client', async () => {
     for (const args of [
       ['client', 'revoke', 'not-a-uuid'],

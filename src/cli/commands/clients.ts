@@ -57,7 +57,11 @@ export function clientCommands(program: Command): void {
     )
     .requiredOption('-p, --project <handle|id>', 'project the client belongs to')
     .requiredOption('-n, --name <name>', 'client name')
-    .option('-s, --scopes <scopes>', `comma separated; one of ${SCOPES.join(', ')}`, 'public-api:read')
+    .option(
+      '-s, --scopes <scopes>',
+      `comma (or space) separated; any of ${SCOPES.join(', ')}`,
+      'public-api:read',
+    )
     .option(
       '-e, --expires-in <seconds>',
       'token lifetime in whole seconds, at least 1 (default: no expiry)',
@@ -93,10 +97,8 @@ export function clientCommands(program: Command): void {
             const { client, token, secret } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
               projectId,
               name: options.name,
-              scopes: options.scopes
-                .split(',')
-                .map((scope) => scope.trim())
-                .filter(Boolean),
+              // Commas, or spaces as the token's scope claim lists them (no scope contains either).
+              scopes: options.scopes.split(/[\s,]+/).filter(Boolean),
               ...(options.expiresIn === undefined ? {} : { expiresInSeconds: options.expiresIn }),
               withSecret: options.secret === true,
               ...(rateLimit === undefined || rateLimit === 'default' ? {} : { rateLimit }),
