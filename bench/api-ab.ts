@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApiText, cpuMs, load, median, untilServing } from './bench';
+import { callApiText, cpuMs, freePort, load, median, untilServing } from './bench';
 import { widgetQueries } from './search';
 
 /**
@@ -66,12 +66,12 @@ async function main() {
   );
   const { min, max } = bounds.rows[0]!;
   const headers = { authorization: `Bearer ${token}` };
-  const base = 30_000 + Math.floor(Math.random() * 20_000);
+  const ports = { A: await freePort(), B: await freePort() };
   const apis = {
-    A: await startApi(dists.A, base),
-    B: await startApi(dists.B, base + 1),
+    A: await startApi(dists.A, ports.A),
+    B: await startApi(dists.B, ports.B),
   };
-  const urls = { A: `http://127.0.0.1:${base}`, B: `http://127.0.0.1:${base + 1}` };
+  const urls = { A: `http://127.0.0.1:${ports.A}`, B: `http://127.0.0.1:${ports.B}` };
   const lists = widgetQueries().filter((query) => query.name !== 'full text');
   const figures = new Map<string, Figure[]>();
   const note = (name: string, figure: Figure) => {

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 
 /** What every bench module returns and the helpers they share. bench/main.ts runs a list of modules. */
@@ -120,6 +121,22 @@ export async function load(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A port no socket on this machine uses now, as the system hands one out, for a server the bench spawns. A
+ * random pick among 30000-49999 lay in the ephemeral range (32768-60999), where the bench's and Postgres'
+ * own client connections hold thousands of local ports: now and then the API could not listen (EADDRINUSE).
+ */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
 
 /**
  * Waits until a server the bench spawned answers `url` (any HTTP answer: the API's health, a static server's

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApi, cpuMs, untilServing } from './bench';
+import { callApi, cpuMs, freePort, untilServing } from './bench';
 
 /**
  * CPU per 1000 exported documents, per process (API, Elasticsearch, the pulling client), for our export and
@@ -31,7 +31,7 @@ async function main() {
     [projectId],
   );
   const { min, max, count } = bounds.rows[0]!;
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   const nodeArgs = process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const api = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     cwd: resolve(__dirname, '..'),

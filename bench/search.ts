@@ -37,6 +37,7 @@ import { widgetRows } from './widget';
 import {
   callApi,
   fact,
+  freePort,
   load,
   median,
   pairedRate,
@@ -110,7 +111,7 @@ export async function searchBench(options: SearchBenchOptions = {}): Promise<Ben
     const stats = await ctx.search.indices.stats({ index: ctx.index.alias, metric: 'store' });
     fact('index size (primary store)', (stats._all.primaries?.store?.size_in_bytes ?? 0) / 2 ** 20, 'MiB');
 
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     // Search and export measure the uncached path (issue 13 point 3): every answer from Elasticsearch.
     api = await startApi(port, { SEARCH_CACHE: 'off' });
     rss = rssSampler(api.pid!);
@@ -122,7 +123,8 @@ export async function searchBench(options: SearchBenchOptions = {}): Promise<Ben
     fact('API RSS, peak while searched and exported', rss.peakMiB(), 'MiB');
     if (phases.has('widget')) {
       api.kill('SIGTERM');
-      api = await startApi(port + 1, { SEARCH_CACHE: 'on' });
+      const widgetPort = await freePort();
+      api = await startApi(widgetPort, { SEARCH_CACHE: 'on' });
       // The workers as production runs them, in a process of their own: they open and close the write
       // windows, and in the bench's busy process their timing would be the load generator's.
       const workers = spawn(process.execPath, ['dist/workers/main.js'], {
@@ -132,7 +134,7 @@ export async function searchBench(options: SearchBenchOptions = {}): Promise<Ben
       });
       try {
         rows.push(
-          ...(await widgetRows(ctx, `http://127.0.0.1:${port + 1}`, token, projectId, channelId, {
+          ...(await widgetRows(ctx, `http://127.0.0.1:${widgetPort}`, token, projectId, channelId, {
             concurrency,
             durationMs: durationMs / 2,
             rounds,
@@ -526,8 +528,7 @@ async function searchRows(
     widget,
     ...buildPublicationSearch(project, widget.params),
   }));
-  // The API is on `port`, the widget part's on `port + 1` (searchBench).
-  const hopPort = Number(new URL(url).port) + 2;
+  const hopPort = await freePort();
   const hop = await startPassthroughHop(
     hopPort,
     ctx.config.elasticsearch.urls[0]!,

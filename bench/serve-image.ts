@@ -11,7 +11,7 @@ import { createProject } from '../src/commands/create-project';
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { S3Store } from '../src/storage/s3-store';
-import { load, pairedRate, sleep, untilServing, type BenchRow, type LoadResult } from './bench';
+import { freePort, load, pairedRate, sleep, untilServing, type BenchRow, type LoadResult } from './bench';
 
 export interface ServeImageOptions {
   concurrency?: number;
@@ -171,7 +171,7 @@ async function startNode(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   const child = spawn(process.execPath, args, {
     cwd: root,
     // warn, as in the search bench: an access-log line per request would be part of the figure.

@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { createProject } from '../src/commands/create-project';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApi, percentile, round, sleep } from './bench';
+import { callApi, freePort, percentile, round, sleep } from './bench';
 
 /**
  * `npm run bench -- --soak[=<seconds>]` (10 minutes by default): the built API and worker processes, as
@@ -36,17 +35,6 @@ export interface SoakResult {
 }
 
 const WORDS = ['harbour', 'election', 'storm', 'market', 'festival', 'council', 'bridge', 'river'];
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
-}
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
