@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { findJsonProblem } from './json-limits';
 import { invalid, valid, type Checked, type Issue } from './validation';
 
 /**
@@ -406,15 +407,33 @@ class FilterCompiler {
   }
 }
 
+/**
+ * The deepest JSON a valid filter has: an object root, each combinator level an object and its array, then
+ * a condition and its term array. Anything deeper is refused whole, before it is compiled, quoted in a
+ * message or serialised into a cache key, all of which recurse and would overflow the stack on the
+ * thousands of levels a query string holds.
+ */
+const MAX_FILTER_JSON_DEPTH = 2 * MAX_FILTER_DEPTH + 2;
+
 /** The `filters` query parameter's JSON; its meaning is judged by compileFilters. */
 export function parseFilterJson(raw: string): Checked<FilterJson> {
+  let parsed: FilterJson;
   try {
-    return valid(JSON.parse(raw) as FilterJson);
+    parsed = JSON.parse(raw) as FilterJson;
   } catch {
     return invalid([
       { path: [], message: 'must be valid JSON: a condition, a combinator or an array of them' },
     ]);
   }
+  if (findJsonProblem(parsed, MAX_FILTER_JSON_DEPTH, { depthOnly: true })) {
+    return invalid([
+      {
+        path: [],
+        message: `is nested more than ${MAX_FILTER_JSON_DEPTH} JSON levels deep; filters may nest at most ${MAX_FILTER_DEPTH} levels deep`,
+      },
+    ]);
+  }
+  return valid(parsed);
 }
 
 /**

@@ -155,6 +155,12 @@ describe('GET publications/search', () => {
       expect(response.body.error_details[path]).toEqual(expect.any(String));
     });
 
+    it('when filters nests thousands of levels deep (raw brackets fill the query string), then 400 naming filters', async () => {
+      const response = await search(`filters=${'['.repeat(6000)}${']'.repeat(6000)}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.filters).toEqual(expect.stringContaining('at most 10 levels deep'));
+    });
+
     it('when a project has nothing published, then 200 with no results', async () => {
       const other = await createTestProject(app.ctx);
       const { token } = await tokenFor(app.ctx, other.projectId, ['public-api:read']);

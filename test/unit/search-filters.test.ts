@@ -225,6 +225,24 @@ describe('buildFilterQuery', () => {
       });
     });
 
+    it('then JSON nested thousands of levels deep is a 400, not a stack overflow when it is shown or keyed', () => {
+      // A query string of 16 KB holds 8,000 levels of brackets; the 400's message quotes the value, and the
+      // read's cache keys serialise the parsed filters: either would overflow the stack on the raw JSON.
+      for (const raw of ['['.repeat(8000) + ']'.repeat(8000), `${'{"and":['.repeat(5000)}${']}'.repeat(5000)}`]) {
+        const parsed = parseFilterJson(raw);
+        expect(parsed).toEqual({
+          ok: false,
+          issues: [{ path: [], message: expect.stringContaining(`at most ${MAX_FILTER_DEPTH} levels deep`) }],
+        });
+      }
+    });
+
+    it('then the deepest JSON a valid filter can have still parses', () => {
+      let node: unknown = { key: 'metadata.rating', term: [1] };
+      for (let level = 1; level <= MAX_FILTER_DEPTH; level += 1) node = { or: [node] };
+      expect(() => build(node)).not.toThrow();
+    });
+
     it(`then ${MAX_FILTER_CONDITIONS} conditions are allowed and one more is a 400`, () => {
       expect(() => build(Array(MAX_FILTER_CONDITIONS).fill(a))).not.toThrow();
       expect(issues({ or: Array(MAX_FILTER_CONDITIONS + 1).fill(a) })).toEqual({
