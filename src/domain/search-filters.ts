@@ -86,7 +86,10 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-/** A calendar-valid ISO 8601 date or date-time (the subset Elasticsearch's strict_date_optional_time reads). */
+/**
+ * A calendar-valid ISO 8601 date or date-time (the subset Elasticsearch's strict_date_optional_time reads),
+ * with an offset of at most ±18:00.
+ */
 export function isIsoDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
@@ -100,8 +103,9 @@ export function isIsoDate(value: string): boolean {
     hour <= 23 &&
     minute <= 59 &&
     second <= 59 &&
-    offsetHour <= 18 &&
-    offsetMinute <= 59
+    offsetMinute <= 59 &&
+    // java.time's ZoneOffset, which Elasticsearch parses with, ends at ±18:00.
+    offsetHour * 60 + offsetMinute <= 18 * 60
   );
 }
 
