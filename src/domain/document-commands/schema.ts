@@ -97,7 +97,20 @@ const includeValue = z
     message: 'is only allowed together with params',
   });
 
-const embargoUntil = isoDateTime.nullable().optional();
+/**
+ * The last instant an embargo or schedule can end at: these are stored (timestamptz) and sent on in ISO form,
+ * where a later one (9999-12-31T23:59:59-18:00 is in year 10000 in UTC) takes an expanded year
+ * (+010000-01-01T...) that Postgres and Elasticsearch cannot read.
+ */
+const LAST_STORABLE_INSTANT = '9999-12-31T23:59:59.999Z';
+const storableDateTime = isoDateTime.refine(
+  (value) => Date.parse(value) <= Date.parse(LAST_STORABLE_INSTANT),
+  {
+    message: `must be at most ${LAST_STORABLE_INSTANT}: later instants cannot be stored`,
+  },
+);
+
+const embargoUntil = storableDateTime.nullable().optional();
 
 const COMMAND_SCHEMAS = [
   z.strictObject({ operation: z.literal('setMetadataProperty'), propertyName, value: jsonValue, oldValue }),
@@ -163,9 +176,9 @@ const COMMAND_SCHEMAS = [
   }),
   z.strictObject({ operation: z.literal('setEmbargo'), reason: z.string().min(1), until: embargoUntil }),
   z.strictObject({ operation: z.literal('removeEmbargo') }),
-  z.strictObject({ operation: z.literal('addPublishSchedule'), date: isoDateTime }),
+  z.strictObject({ operation: z.literal('addPublishSchedule'), date: storableDateTime }),
   z.strictObject({ operation: z.literal('cancelPublishSchedule') }),
-  z.strictObject({ operation: z.literal('addUnpublishSchedule'), date: isoDateTime }),
+  z.strictObject({ operation: z.literal('addUnpublishSchedule'), date: storableDateTime }),
   z.strictObject({ operation: z.literal('cancelUnpublishSchedule') }),
 ] as const;
 
