@@ -262,6 +262,28 @@ describe.each(storeBackends)(
       await expectNoOrphans();
     });
 
+    it('when one new externalId is imported several times at once, then one entry takes every import in turn, as one after another', async () => {
+      // Each import looked the external id up before downloading, found nothing, and inserted: all but one
+      // lost on the unique key and answered 409 "already exists", where a moment later they would update it.
+      const entry = { systemName: 'dam', externalId: `raced-${Date.now()}`, mediaType: 'image' };
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          api.post('import/mediaLibrary', {
+            mediaLibraryEntries: [
+              { ...entry, metadata: { index }, asset: { url: `${images.url}/photo.png` } },
+            ],
+          }),
+        ),
+      );
+      const results = answers.map((answer) => answer.body.results[0]);
+      expect(results.map((result) => result.ok)).toEqual([true, true, true, true, true]);
+      const ids = new Set(results.map((result) => result.id as string));
+      expect(ids.size).toBe(1);
+      const versions = results.map((result) => result.record.version as number).sort();
+      expect(versions).toEqual([1, 2, 3, 4, 5]);
+      await expectNoOrphans();
+    });
+
     it.each([
       [
         'a text file',
