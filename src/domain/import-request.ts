@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-const IsoDateTime = z.iso.datetime({ offset: true });
+import { storableDateTime } from './storable-dates';
 
 /** One document of `POST import/documents` (supplement §10). `id` is the external id in the calling system. */
 export const ImportDocumentSchema = z
@@ -20,10 +19,10 @@ export const ImportDocumentSchema = z
       .optional(),
     publishControl: z
       .object({
-        firstPublicationDate: IsoDateTime.optional(),
-        significantPublicationDate: IsoDateTime.optional(),
-        visiblePublicationDateOverride: IsoDateTime.optional(),
-        lastPublicationDate: IsoDateTime.optional(),
+        firstPublicationDate: storableDateTime.optional(),
+        significantPublicationDate: storableDateTime.optional(),
+        visiblePublicationDateOverride: storableDateTime.optional(),
+        lastPublicationDate: storableDateTime.optional(),
       })
       .strict()
       .optional(),

@@ -63,6 +63,13 @@ describe('import/documents', () => {
       documents: [
         { id: 'a', contentType: 'regular', publishControl: { firstPublicationDate: 'yesterday' } },
         { contentType: 'regular', flags: { autoPublish: 'yes' } },
+        // Year 10000 in UTC: Postgres stored it, then the publication answered +010000-01-01T11:00:00.000Z
+        // and the index refused the document.
+        {
+          id: 'c',
+          contentType: 'regular',
+          publishControl: { lastPublicationDate: '9999-12-31T23:00:00-12:00' },
+        },
       ],
     });
     expect(response.status).toBe(400);
@@ -72,6 +79,8 @@ describe('import/documents', () => {
       'documents.0.publishControl.firstPublicationDate': expect.stringContaining('ISO 8601'),
       'documents.1.id': 'is required',
       'documents.1.flags.autoPublish': 'must be a boolean',
+      'documents.2.publishControl.lastPublicationDate':
+        'must be at most 9999-12-31T23:59:59.999Z: later instants cannot be stored',
     });
     expect(
       (await api.post('import/documents', { systemName: 'wire', documents: [] })).body.error_details,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { perVersion, type ApiVersion, type VersionLabel } from '../api-versions';
 import { parseOrThrow } from '../validation';
+import { storableDateTime } from '../storable-dates';
 
 /** Most commands one request may carry; they all run in one transaction. */
 export const MAX_COMMANDS = 100;
@@ -96,19 +97,6 @@ const includeValue = z
     path: ['overrides'],
     message: 'is only allowed together with params',
   });
-
-/**
- * The last instant an embargo or schedule can end at: these are stored (timestamptz) and sent on in ISO form,
- * where a later one (9999-12-31T23:59:59-18:00 is in year 10000 in UTC) takes an expanded year
- * (+010000-01-01T...) that Postgres and Elasticsearch cannot read.
- */
-const LAST_STORABLE_INSTANT = '9999-12-31T23:59:59.999Z';
-const storableDateTime = isoDateTime.refine(
-  (value) => Date.parse(value) <= Date.parse(LAST_STORABLE_INSTANT),
-  {
-    message: `must be at most ${LAST_STORABLE_INSTANT}: later instants cannot be stored`,
-  },
-);
 
 const embargoUntil = storableDateTime.nullable().optional();
 
