@@ -23,8 +23,10 @@ export type Content = Component[];
 export type Metadata = Record<string, unknown>;
 
 export function componentName(component: Component): string {
-  if (component.component) return component.component;
-  const identifier = component.identifier ?? '';
+  // Stored content is not checked deeply (imports up to 2025-11 keep it as sent): a name that is not text is none.
+  if (typeof component.component === 'string' && component.component !== '') return component.component;
+  const identifier: unknown = component.identifier;
+  if (typeof identifier !== 'string') return '';
   const dot = identifier.indexOf('.');
   return dot >= 0 ? identifier.slice(dot + 1) : identifier;
 }

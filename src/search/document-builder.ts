@@ -47,7 +47,7 @@ export interface PublicationSearchDocument {
  * another version are built again by the next rebuild, so bump it whenever the output changes for the same
  * input; test/unit/document-builder-version.test.ts fails until you do.
  */
-export const SEARCH_DOCUMENT_VERSION = 2;
+export const SEARCH_DOCUMENT_VERSION = 3;
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {
