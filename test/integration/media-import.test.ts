@@ -1,3 +1,7 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
@@ -498,6 +502,45 @@ describe.each(storeBackends)(
       expect(untyped.status).toBe(415);
       expect(await namedKeys()).toEqual(before);
       await expectNoOrphans();
+    });
+
+    it('when the client goes away in the middle of an upload, then it ends at once with nothing staged or stored', async () => {
+      // The body was piped into the staging, and pipe() passes on an end, not a closed connection: the upload
+      // waited for the rest for ever, its staging file open and left on disk.
+      const staging = await mkdtemp(join(tmpdir(), 'fuzz-upload-'));
+      const previous = process.env.TMPDIR;
+      process.env.TMPDIR = staging;
+      try {
+        const before = await namedKeys();
+        const body = new PassThrough();
+        body.write(Buffer.alloc(64 * 1024, 1));
+        setTimeout(() => body.destroy(), 50);
+        const outcome = await Promise.race([
+          app.ctx.commands
+            .uploadMedia(projectId, {
+              body,
+              contentType: 'application/octet-stream',
+              contentLength: 128 * 1024,
+              filename: 'cut.bin',
+            })
+            .then(
+              () => 'stored',
+              (error: unknown) => error,
+            ),
+          new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
+        ]);
+        expect(outcome).toMatchObject({
+          status: 400,
+          details: { name: 'ValidationError', body: expect.stringContaining('ended before all its bytes') },
+        });
+        expect(await readdir(staging)).toEqual([]);
+        expect(await namedKeys()).toEqual(before);
+        await expectNoOrphans();
+      } finally {
+        if (previous === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = previous;
+        await rm(staging, { recursive: true, force: true });
+      }
     });
 
     it('when a file upload is named by an image entry, then that entry is a 400', async () => {
