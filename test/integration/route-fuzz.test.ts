@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
 import { createApiClient } from '../../src/commands/api-clients';
+import type { Content } from '../../src/domain/content';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../helpers/factories';
 
 /**
@@ -22,6 +23,21 @@ import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../h
  * Seeded, so a run is repeatable: FUZZ_SEED picks another seed (the failure message prints the one used),
  * FUZZ_RUNS the number of requests.
  */
+/**
+ * Content as imports up to 2025-11 store it (as sent): names that are no text, records that are no objects,
+ * items that are no components, containers that are no lists. Every read, render and command must step over it.
+ */
+const JUNK_CONTENT = [
+  { id: 'j1', component: { nested: 'object' }, identifier: 5, content: null, styles: 'none' },
+  { id: 'j2', identifier: ['x.y'], content: 'text', conditions: 'soon' },
+  {
+    id: 'j3',
+    component: 'container',
+    containers: { main: [null, 5, 'x', { id: 'c1', component: 'paragraph' }], side: { x: 1 }, more: 'text' },
+  },
+  { id: 'j4', component: 'paragraph', content: { text: { x: 1 }, img: { url: 5 }, inc: { service: 5 } } },
+] as unknown as Content;
+
 /** The media library entry the fuzzed project has (imported in beforeAll), for mediaLibrary/{id} routes. */
 const FUZZ_MEDIA_ID = 'fuzz-image';
 
@@ -38,6 +54,8 @@ let knownQuery: Map<string, string[]>;
 let allQuery: string[];
 const valid: {
   documentId: string;
+  /** A published document whose content is stored as imports up to 2025-11 keep it: not quite a tree. */
+  junkDocumentId: string;
   publicationId: number;
   channelHandle: string;
   tokens: Map<string, string>;
@@ -45,6 +63,7 @@ const valid: {
   basic: string;
 } = {
   documentId: '1',
+  junkDocumentId: '1',
   publicationId: 1,
   channelHandle: 'web',
   tokens: new Map(),
@@ -69,8 +88,13 @@ beforeAll(async () => {
     ],
   });
   valid.documentId = String(published.documentId);
+  const junk = await createPublishedDocument(app.ctx, projectId, {
+    metadata: { title: 'Junk', publishDate: '2024-05-01T00:00:00+18:30', category: 'c'.repeat(40_000) },
+    content: JUNK_CONTENT,
+  });
+  valid.junkDocumentId = String(junk.documentId);
   // Searchable: over an empty index Elasticsearch answers a query without parsing its values.
-  await indexNow(app.ctx, projectId, [published.documentId]);
+  await indexNow(app.ctx, projectId, [published.documentId, junk.documentId]);
   const png = solidPng(4, 4, [10, 20, 30]);
   const upload = await app.ctx.commands.uploadMedia(projectId, {
     body: Readable.from([png]),
@@ -168,7 +192,10 @@ function validSegment(name: string): fc.Arbitrary<string> {
     case 'apiVersion':
       return fc.constantFrom(...ALL_VERSION_LABELS);
     case 'documentId':
-      return fc.constant(valid.documentId);
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constant(null).map(() => valid.documentId) },
+        { weight: 1, arbitrary: fc.constant(null).map(() => valid.junkDocumentId) },
+      );
     case 'channelHandle':
       return fc.constant(valid.channelHandle);
     case 'designVersion':
@@ -354,6 +381,7 @@ const { json: jsonish } = fc.letrec<{ json: unknown }>((tie) => ({
 
 const nameLike = fc.oneof(
   fc.constantFrom('title', 'flag', 'priority', 'text', 'c1', 'brands', 'dateTime', ...PROTOTYPE_NAMES, ''),
+  fc.constantFrom('j1', 'j2', 'j3', 'j4', 'img', 'inc'),
   fc.string({ maxLength: 8 }),
 );
 const dateLike = fc.constantFrom(
