@@ -43,7 +43,8 @@ export const ImportRequestSchema = z
     /** Called with the job's outcome when it finishes (README, "Import webhooks"): http(s) only. */
     webhook: z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
-      .max(2000)
+      // Its own message: the url's error would otherwise word this one too.
+      .max(2000, { error: 'must be at most 2000 characters long' })
       .optional(),
     context: z.record(z.string(), z.unknown()).optional(),
     documents: z.array(ImportDocumentSchema).min(1).max(MAX_IMPORT_DOCUMENTS),

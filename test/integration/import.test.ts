@@ -60,6 +60,8 @@ describe('import/documents', () => {
       [projectId],
     );
     const response = await api.post('import/documents', {
+      // A valid URL, only too long: it was told it 'must be an http or https URL'.
+      webhook: `https://example.com/${'a'.repeat(1990)}`,
       documents: [
         { id: 'a', contentType: 'regular', publishControl: { firstPublicationDate: 'yesterday' } },
         { contentType: 'regular', flags: { autoPublish: 'yes' } },
@@ -81,6 +83,7 @@ describe('import/documents', () => {
       'documents.1.flags.autoPublish': 'must be a boolean',
       'documents.2.publishControl.lastPublicationDate':
         'must be at most 9999-12-31T23:59:59.999Z: later instants cannot be stored',
+      webhook: 'must be at most 2000 characters long',
     });
     expect(
       (await api.post('import/documents', { systemName: 'wire', documents: [] })).body.error_details,
