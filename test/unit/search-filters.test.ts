@@ -228,7 +228,10 @@ describe('buildFilterQuery', () => {
     it('then JSON nested thousands of levels deep is a 400, not a stack overflow when it is shown or keyed', () => {
       // A query string of 16 KB holds 8,000 levels of brackets; the 400's message quotes the value, and the
       // read's cache keys serialise the parsed filters: either would overflow the stack on the raw JSON.
-      for (const raw of ['['.repeat(8000) + ']'.repeat(8000), `${'{"and":['.repeat(5000)}${']}'.repeat(5000)}`]) {
+      for (const raw of [
+        '['.repeat(8000) + ']'.repeat(8000),
+        `${'{"and":['.repeat(5000)}${']}'.repeat(5000)}`,
+      ]) {
         const parsed = parseFilterJson(raw);
         expect(parsed).toEqual({
           ok: false,
