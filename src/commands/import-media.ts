@@ -156,6 +156,8 @@ async function importOne(
   // The entry's asset, then each translation's: every object this import put is deleted again on failure.
   const placedAll: { where: string; placed: PlacedAsset }[] = [];
   let row: MediaEntryRow;
+  /** The entry this import updated, as it was: its objects the new row no longer names are deleted. */
+  let replaced: MediaEntryRow | undefined;
   try {
     const placed = await placeAsset(deps, projectId, entry.asset, entry.mediaType, 'asset', now);
     placedAll.push({ where: 'asset', placed });
@@ -187,13 +189,28 @@ async function importOne(
         translations,
       };
       const queries = mediaQueries(tx);
-      const current =
-        existing && entry.systemName !== undefined && entry.externalId !== undefined
-          ? await queries.findByExternalId(projectId, entry.systemName, entry.externalId, true)
-          : undefined;
-      const stored = current
+      const { systemName, externalId } = entry;
+      const findCurrent = async () => {
+        if (systemName === undefined || externalId === undefined) return undefined;
+        const found = await queries.findByExternalId(projectId, systemName, externalId, true);
+        if (found && entry.id !== undefined && entry.id !== found.id) {
+          throw uniqueIdViolation(
+            `The entry with externalId '${externalId}' of system '${systemName}' has the id '${found.id}', not '${entry.id}'`,
+          );
+        }
+        return found;
+      };
+      let current = await findCurrent();
+      let stored = current
         ? await queries.replace(projectId, current.id, write)
         : await queries.insert(projectId, entry.id ?? newMediaId(), write);
+      if (!stored && !current) {
+        // An import of the same external id inserted it meanwhile (the insert waited for its commit): this
+        // one updates it, as it would have a moment later.
+        current = await findCurrent();
+        if (current) stored = await queries.replace(projectId, current.id, write);
+      }
+      replaced = current;
       if (!stored) {
         throw uniqueIdViolation(
           entry.id !== undefined
@@ -216,7 +233,7 @@ async function importOne(
   }
   // An update's previous objects (its asset's, its translations') that the new row no longer names.
   const kept = new Set(assetKeys(row));
-  for (const key of existing ? assetKeys(existing) : []) {
+  for (const key of replaced ? assetKeys(replaced) : []) {
     if (!kept.has(key) && !(await media.keyInUse(projectId, key))) await deleteObject(deps, key);
   }
   return row;

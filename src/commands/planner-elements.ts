@@ -45,6 +45,7 @@ export async function createPlannerElement(
   return withTransaction(deps.pool, async (tx) => {
     const project = await enabledProject(tx, input.projectId);
     const links = plannerElementQueries(tx);
+    await links.lockElementId(project.id, input.element.id);
     const known = await links.findByElementIdForUpdate(project.id, input.element.id);
     if (known) {
       if (input.documentId !== undefined && input.documentId !== known.documentId) {

@@ -43,6 +43,9 @@ export interface MediaUpload {
   expiresAt: string;
 }
 
+const uploadCutOff = () =>
+  AppError.validation({ body: 'ended before all its bytes arrived: the connection was closed' });
+
 const tooLarge = (maxBytes: number) =>
   new AppError(413, {
     name: 'PayloadTooLarge',
@@ -79,6 +82,13 @@ export async function uploadMedia(
     // body is read and dropped, and the client, still sending, gets to read its 413.
     const tap = new PassThrough();
     input.body.pipe(tap);
+    // pipe() passes on the bytes and their end, not a client that went away (now, or while the sweep ran): the
+    // staging would wait for the rest for ever, its file open and on disk.
+    const cutOff = () => {
+      if (!input.body.readableEnded) tap.destroy(uploadCutOff());
+    };
+    if (input.body.closed) cutOff();
+    else input.body.once('close', cutOff);
     try {
       size = await stageStream(tap, path, deps.uploadMaxBytes);
     } catch (error) {

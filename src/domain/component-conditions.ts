@@ -158,10 +158,17 @@ export function applyComponentConditions(content: Content, ctx: ConditionContext
 function filterComponents(components: readonly Component[], ctx: ConditionContext): Component[] {
   const kept: Component[] = [];
   for (const component of components) {
+    // Content imported as sent (up to 2025-11) may hold items that are no components: kept as they are.
+    if (!isPlainObject(component)) {
+      kept.push(structuredClone(component));
+      continue;
+    }
     if (!satisfiesConditions(component.conditions, ctx)) continue;
     const { containers, ...rest } = component;
     const copy: Component = structuredClone(rest);
-    if (containers !== undefined) {
+    if (!isPlainObject(containers)) {
+      if (containers !== undefined) copy.containers = structuredClone(containers);
+    } else {
       copy.containers = Object.fromEntries(
         Object.entries(containers).map(([name, children]) => [
           name,

@@ -23,8 +23,10 @@ export type Content = Component[];
 export type Metadata = Record<string, unknown>;
 
 export function componentName(component: Component): string {
-  if (component.component) return component.component;
-  const identifier = component.identifier ?? '';
+  // Stored content is not checked deeply (imports up to 2025-11 keep it as sent): a name that is not text is none.
+  if (typeof component.component === 'string' && component.component !== '') return component.component;
+  const identifier: unknown = component.identifier;
+  if (typeof identifier !== 'string') return '';
   const dot = identifier.indexOf('.');
   return dot >= 0 ? identifier.slice(dot + 1) : identifier;
 }
@@ -38,12 +40,22 @@ export function componentKey(component: Component, path: readonly (string | numb
   return typeof component.id === 'string' && component.id !== '' ? component.id : path.join('.');
 }
 
-/** Visits every component depth-first, parents before children. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Visits every component depth-first, parents before children. Stored content is not checked deeply (imports
+ * up to 2025-11 keep it as sent): an item that is not an object, or containers or children that are not
+ * objects and arrays, are stepped over.
+ */
 export function* walkComponents(content: readonly Component[]): Generator<Component> {
-  for (const component of content) {
-    yield component;
-    for (const children of Object.values(component.containers ?? {})) {
-      yield* walkComponents(children);
+  if (!Array.isArray(content)) return;
+  for (const component of content as unknown[]) {
+    if (!isRecord(component)) continue;
+    yield component as Component;
+    for (const children of Object.values(isRecord(component.containers) ? component.containers : {})) {
+      yield* walkComponents(children as Component[]);
     }
   }
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-const IsoDateTime = z.iso.datetime({ offset: true });
+import { storableDateTime } from './storable-dates';
 
 /** One document of `POST import/documents` (supplement §10). `id` is the external id in the calling system. */
 export const ImportDocumentSchema = z
@@ -28,10 +27,10 @@ export const ImportDocumentSchema = z
       .optional(),
     publishControl: z
       .object({
-        firstPublicationDate: IsoDateTime.optional(),
-        significantPublicationDate: IsoDateTime.optional(),
-        visiblePublicationDateOverride: IsoDateTime.optional(),
-        lastPublicationDate: IsoDateTime.optional(),
+        firstPublicationDate: storableDateTime.optional(),
+        significantPublicationDate: storableDateTime.optional(),
+        visiblePublicationDateOverride: storableDateTime.optional(),
+        lastPublicationDate: storableDateTime.optional(),
       })
       .strict()
       .optional(),
@@ -52,7 +51,8 @@ export const ImportRequestSchema = z
     /** Called with the job's outcome when it finishes (README, "Import webhooks"): http(s) only. */
     webhook: z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
-      .max(2000)
+      // Its own message: the url's error would otherwise word this one too.
+      .max(2000, { error: 'must be at most 2000 characters long' })
       .optional(),
     context: z.record(z.string(), z.unknown()).optional(),
     documents: z.array(ImportDocumentSchema).min(1).max(MAX_IMPORT_DOCUMENTS),

@@ -65,14 +65,20 @@ interface Frame {
  * The first problem of a parsed JSON value in document order, or undefined: nesting deeper than `maxDepth`
  * (the root object or array is level 1, so `[[1]]` nests 2 deep), a `__proto__` key, or a string or key
  * with U+0000 or an unpaired surrogate. Walks with its own stack: its memory is the depth, never the size.
+ * `depthOnly`: for JSON that is never stored (a query parameter's), only the depth is judged.
  */
-export function findJsonProblem(root: unknown, maxDepth: number): JsonProblem | undefined {
+export function findJsonProblem(
+  root: unknown,
+  maxDepth: number,
+  { depthOnly = false }: { depthOnly?: boolean } = {},
+): JsonProblem | undefined {
   const stack: Frame[] = [];
   // Invariant: path holds one segment per open frame except the root's.
   const path: JsonPath = [];
 
   const enter = (value: unknown): JsonProblem | undefined => {
     if (typeof value === 'string') {
+      if (depthOnly) return undefined;
       const message = stringProblem(value);
       return message === undefined ? undefined : { path: [...path], kind: 'string', message };
     }
@@ -89,7 +95,7 @@ export function findJsonProblem(root: unknown, maxDepth: number): JsonProblem | 
       return undefined;
     }
     const keys = Object.keys(value);
-    for (const key of keys) {
+    for (const key of depthOnly ? [] : keys) {
       const message = keyProblem(key);
       if (message !== undefined) return { path: [...path, key], kind: 'key', message };
     }

@@ -232,14 +232,34 @@ export const ProjectConfigSchema = z
   });
 
 /**
- * What creating a project and applying a config accept: ProjectConfigSchema, and a category tree that
- * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents). Stored configs are read
- * with ProjectConfigSchema alone, so one stored before this rule still loads.
+ * What creating a project and applying a config accept: ProjectConfigSchema, a category tree that
+ * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents), and one index type per
+ * indexed metadata field. Stored configs are read with ProjectConfigSchema alone, so one stored before these
+ * rules still loads.
  */
 export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, ctx) => {
   for (const issue of categoryTreeIssues(config.categories)) {
     ctx.addIssue({ code: 'custom', path: ['categories', ...issue.path], message: issue.message });
   }
+  // The search has one field per name (metadata.<handle>, see indexedMetadataFields): a second type would
+  // silently win over the first, and the other content type's values would be left out of the index.
+  const indexedAs = new Map<string, { type: IndexedFieldType; contentType: string }>();
+  config.contentTypes.forEach((contentType, t) => {
+    contentType.metadata.forEach((field, m) => {
+      if (!field.index || !isIndexable(field.type)) return;
+      const type = INDEX_TYPE_OF[field.type];
+      const first = indexedAs.get(field.handle);
+      if (first === undefined) {
+        indexedAs.set(field.handle, { type, contentType: contentType.handle });
+      } else if (first.type !== type) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['contentTypes', t, 'metadata', m, 'type'],
+          message: `'${field.handle}' is indexed as ${type} here but as ${first.type} in content type '${first.contentType}': an indexed metadata field has one type across content types`,
+        });
+      }
+    });
+  });
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;

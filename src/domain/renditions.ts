@@ -28,10 +28,10 @@ function renderDirective(name: string, value: unknown): string {
 
 function renderComponent(component: Component): string {
   const name = componentName(component);
-  const directives = Object.entries(component.content ?? {})
+  const directives = Object.entries(isObject(component.content) ? component.content : {})
     .map(([directive, value]) => renderDirective(directive, value))
     .join('');
-  const containers = Object.entries(component.containers ?? {})
+  const containers = Object.entries(isObject(component.containers) ? component.containers : {})
     .map(
       ([container, children]) =>
         `<div data-container="${escapeHtml(container)}">${renderContent(children)}</div>`,
@@ -40,9 +40,13 @@ function renderComponent(component: Component): string {
   return `<div class="${escapeHtml(name)}">${directives}${containers}</div>`;
 }
 
-/** A simple HTML of the content tree: one element per component, its directives and containers inside. */
+/**
+ * A simple HTML of the content tree: one element per component, its directives and containers inside. Stored
+ * content is not checked deeply (imports up to 2025-11 keep it as sent): what is not a component is skipped.
+ */
 export function renderContent(content: Content): string {
-  return Array.isArray(content) ? content.map(renderComponent).join('') : '';
+  if (!Array.isArray(content)) return '';
+  return content.map((item: unknown) => (isObject(item) ? renderComponent(item as Component) : '')).join('');
 }
 
 /** The requested renditions this service knows, in request order, each handle once. */

@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { findJsonProblem } from './json-limits';
 import { invalid, valid, type Checked, type Issue } from './validation';
 
 /**
@@ -85,7 +86,10 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-/** A calendar-valid ISO 8601 date or date-time (the subset Elasticsearch's strict_date_optional_time reads). */
+/**
+ * A calendar-valid ISO 8601 date or date-time (the subset Elasticsearch's strict_date_optional_time reads),
+ * with an offset of at most ±18:00.
+ */
 export function isIsoDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
@@ -99,8 +103,9 @@ export function isIsoDate(value: string): boolean {
     hour <= 23 &&
     minute <= 59 &&
     second <= 59 &&
-    offsetHour <= 18 &&
-    offsetMinute <= 59
+    offsetMinute <= 59 &&
+    // java.time's ZoneOffset, which Elasticsearch parses with, ends at ±18:00.
+    offsetHour * 60 + offsetMinute <= 18 * 60
   );
 }
 
@@ -406,15 +411,33 @@ class FilterCompiler {
   }
 }
 
+/**
+ * The deepest JSON a valid filter has: an object root, each combinator level an object and its array, then
+ * a condition and its term array. Anything deeper is refused whole, before it is compiled, quoted in a
+ * message or serialised into a cache key, all of which recurse and would overflow the stack on the
+ * thousands of levels a query string holds.
+ */
+const MAX_FILTER_JSON_DEPTH = 2 * MAX_FILTER_DEPTH + 2;
+
 /** The `filters` query parameter's JSON; its meaning is judged by compileFilters. */
 export function parseFilterJson(raw: string): Checked<FilterJson> {
+  let parsed: FilterJson;
   try {
-    return valid(JSON.parse(raw) as FilterJson);
+    parsed = JSON.parse(raw) as FilterJson;
   } catch {
     return invalid([
       { path: [], message: 'must be valid JSON: a condition, a combinator or an array of them' },
     ]);
   }
+  if (findJsonProblem(parsed, MAX_FILTER_JSON_DEPTH, { depthOnly: true })) {
+    return invalid([
+      {
+        path: [],
+        message: `is nested more than ${MAX_FILTER_JSON_DEPTH} JSON levels deep; filters may nest at most ${MAX_FILTER_DEPTH} levels deep`,
+      },
+    ]);
+  }
+  return valid(parsed);
 }
 
 /**

@@ -32,12 +32,16 @@ export const commaList = z
     message: 'must be a comma separated list without empty items',
   });
 
+/**
+ * The bounds are checked first, on a value held within the doubles: the bound is what a client sent too many
+ * digits needs to hear, not that 1e19 is past 2^53 or that 1e400 (Infinity) is no number.
+ */
 export const integerParam = (min: number, max: number) =>
   z
     .string()
     .regex(/^-?\d+$/, { message: 'must be an integer' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .transform((digits) => Math.min(Math.max(Number(digits), -Number.MAX_VALUE), Number.MAX_VALUE))
+    .pipe(z.number().min(min).max(max).int());
 
 /**
  * Ids are bigint in Postgres and numbers here: beyond Number.MAX_SAFE_INTEGER a number is only the nearest

@@ -47,7 +47,7 @@ export interface PublicationSearchDocument {
  * another version are built again by the next rebuild, so bump it whenever the output changes for the same
  * input; test/unit/document-builder-version.test.ts fails until you do.
  */
-export const SEARCH_DOCUMENT_VERSION = 2;
+export const SEARCH_DOCUMENT_VERSION = 3;
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {
@@ -98,6 +98,14 @@ function coerce(value: unknown, type: IndexedFieldType): unknown {
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
   }
+}
+
+/** Lucene's longest term: a keyword field refuses the whole document for a longer value. */
+const MAX_KEYWORD_BYTES = 32_766;
+
+/** A value for a keyword field without ignore_above, or undefined when the index could not take it. */
+function keyword(value: string | undefined): string | undefined {
+  return value !== undefined && Buffer.byteLength(value, 'utf8') <= MAX_KEYWORD_BYTES ? value : undefined;
 }
 
 function stringProp(value: unknown, key: string): string | undefined {
@@ -187,10 +195,11 @@ export function buildSearchDocument(
     body: view,
   };
   const optional: Partial<PublicationSearchDocument> = {
-    categoryId:
+    categoryId: keyword(
       typeof metadata.category === 'string' ? metadata.category : stringProp(metadata.category, 'id'),
-    languageLocale: stringProp(metadata.language, 'locale'),
-    languageGroupId: stringProp(metadata.language, 'groupId'),
+    ),
+    languageLocale: keyword(stringProp(metadata.language, 'locale')),
+    languageGroupId: keyword(stringProp(metadata.language, 'groupId')),
     firstPublicationDate: view.systemdata.firstPublicationDate,
     lastPublicationDate: view.systemdata.lastPublicationDate,
     significantPublicationDate: view.systemdata.significantPublicationDate,

@@ -40,7 +40,8 @@ export interface LatestPublicationsParams {
   documentTypes?: readonly string[] | undefined;
   ids?: readonly number[] | undefined;
   id: Bounds<number>;
-  publishedAt: Bounds<string>;
+  /** Epoch milliseconds. */
+  publishedAt: Bounds<number>;
 }
 
 /**

@@ -719,5 +719,36 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(bad.body.error_details).toHaveProperty(['commands.0.date']);
       expect((await load(doc.id)).publishScheduleAt).toBeNull();
     });
+
+    it('when a schedule or embargo date falls after 9999 in UTC, then 400 on its path and nothing is written', async () => {
+      // 9999-12-31T23:59:59-18:00 is 10000-01-01T17:59:59Z: Postgres refused the expanded year (+010000-...)
+      // that toISOString writes for it, a 500.
+      const late = '9999-12-31T23:59:59-18:00';
+      const doc = await draft();
+      for (const [command, path] of [
+        [{ operation: 'addPublishSchedule', date: late }, 'commands.1.date'],
+        [{ operation: 'addUnpublishSchedule', date: late }, 'commands.1.date'],
+        [{ operation: 'setEmbargo', reason: 'r', until: late }, 'commands.1.until'],
+      ] as const) {
+        const answer = await commands(doc.id, {
+          commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'late' }, command],
+        });
+        expect({ status: answer.status, details: answer.body.error_details }).toEqual({
+          status: 400,
+          details: { name: 'ValidationError', [path]: expect.stringContaining('9999-12-31T23:59:59.999Z') },
+        });
+      }
+      const row = await load(doc.id);
+      expect([row.version, row.publishScheduleAt, row.unpublishScheduleAt, row.embargoSet]).toEqual([
+        doc.version,
+        null,
+        null,
+        false,
+      ]);
+      const latest = await commands(doc.id, {
+        commands: [{ operation: 'addPublishSchedule', date: '9999-12-31T23:59:59.999Z' }],
+      });
+      expect(latest.status).toBe(204);
+    });
   });
 });

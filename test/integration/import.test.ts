@@ -60,11 +60,20 @@ describe('import/documents', () => {
       [projectId],
     );
     const response = await api.post('import/documents', {
+      // A valid URL, only too long: it was told it 'must be an http or https URL'.
+      webhook: `https://example.com/${'a'.repeat(1990)}`,
       documents: [
         { id: 'a', contentType: 'regular', publishControl: { firstPublicationDate: 'yesterday' } },
         { contentType: 'regular', flags: { autoPublish: 'yes' } },
         { id: true, contentType: 'regular' },
         { id: 1.5, contentType: 'regular' },
+        // Year 10000 in UTC: Postgres stored it, then the publication answered +010000-01-01T11:00:00.000Z
+        // and the index refused the document.
+        {
+          id: 'c',
+          contentType: 'regular',
+          publishControl: { lastPublicationDate: '9999-12-31T23:00:00-12:00' },
+        },
       ],
     });
     expect(response.status).toBe(400);
@@ -77,6 +86,9 @@ describe('import/documents', () => {
       'documents.1.flags.autoPublish': 'must be a boolean',
       'documents.2.id': externalId,
       'documents.3.id': externalId,
+      'documents.4.publishControl.lastPublicationDate':
+        'must be at most 9999-12-31T23:59:59.999Z: later instants cannot be stored',
+      webhook: 'must be at most 2000 characters long',
     });
     expect(
       (await api.post('import/documents', { systemName: 'wire', documents: [] })).body.error_details,
@@ -208,6 +220,49 @@ describe('import/documents', () => {
       lenient.body.logs[0].document_id,
     ]);
     expect(stored.rows[0].content).toEqual(broken);
+  });
+
+  it('when 2025-11 content holds items that are no components or containers that are no lists, then it is stored as sent, published, read and commanded', async () => {
+    // The walkers of the content tree assumed its shape: the import failed with a TypeError's message
+    // ("content is not iterable") and a command on such a stored document answered 500.
+    const junk = [
+      {
+        id: 'box',
+        component: 'container',
+        containers: { main: [null, 5, paragraph('inner')], side: { not: 'a list' }, more: 'text' },
+      },
+    ];
+    const v2025 = api.withVersion('2025-11');
+    const done = await importAndWait(
+      {
+        systemName: 'wire',
+        documents: [{ id: 'junk-tree', contentType: 'regular', content: junk, flags: { autoPublish: true } }],
+      },
+      v2025,
+    );
+    expect(done.body.logs).toEqual([
+      { state: 'published', external_id: 'junk-tree', document_id: expect.any(Number) },
+    ]);
+    const documentId = done.body.logs[0].document_id as number;
+    const read = await api.get(`documents/${documentId}/latestPublication`);
+    expect(read.status).toBe(200);
+    expect(read.body.content).toEqual(junk);
+    const commanded = await api.patch(`documents/${documentId}/commands`, {
+      commands: [
+        {
+          operation: 'setEditableDirective',
+          componentId: 'doc-inner',
+          directiveName: 'text',
+          value: 'edited',
+        },
+        { operation: 'removeComponent', componentId: 'doc-inner' },
+      ],
+    });
+    expect(commanded.status).toBe(204);
+    const missing = await api.patch(`documents/${documentId}/commands`, {
+      commands: [{ operation: 'removeComponent', componentId: 'nope' }],
+    });
+    expect(missing.status).toBe(400);
   });
 
   it('when the content type is unknown in every document, then each fails with a reason and the job is failed', async () => {

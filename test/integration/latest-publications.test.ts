@@ -119,6 +119,12 @@ describe('GET documents/latestPublications', () => {
     ],
     ['publishedAt.gt=2025-02-01T00:28:00Z', () => [ids[29]]],
     ['publishedAt.lte=2025-02-01T00:01:00Z', () => [ids[1], ids[0]]],
+    // Instants past 9999 or before year 0 in UTC: JavaScript writes them with an expanded year (+010000-...,
+    // -000001-...), which Elasticsearch cannot parse (a 500); they are still dates, so everything or nothing.
+    ['publishedAt.lt=9999-12-31T23:59:59-18:00', () => newestFirst()],
+    ['publishedAt.gt=9999-12-31T23:59:59-18:00', () => []],
+    ['publishedAt.gte=0000-01-01T00:00:00%2B18:00&limit=2', () => newestFirst().slice(0, 2)],
+    ['publishedAt.lte=0000-01-01T00:00:00%2B18:00', () => []],
   ])('when the query is %s, then exactly those documents come back in order', async (query, expected) => {
     const resolved = query
       .replace('{IDS}', `${ids[3]},${ids[7]}`)

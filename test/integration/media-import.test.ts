@@ -1,3 +1,5 @@
+import fsPromises from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
@@ -270,6 +272,28 @@ describe.each(storeBackends)(
       await expectNoOrphans();
     });
 
+    it('when one new externalId is imported several times at once, then one entry takes every import in turn, as one after another', async () => {
+      // Each import looked the external id up before downloading, found nothing, and inserted: all but one
+      // lost on the unique key and answered 409 "already exists", where a moment later they would update it.
+      const entry = { systemName: 'dam', externalId: `raced-${Date.now()}`, mediaType: 'image' };
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          api.post('import/mediaLibrary', {
+            mediaLibraryEntries: [
+              { ...entry, metadata: { index }, asset: { url: `${images.url}/photo.png` } },
+            ],
+          }),
+        ),
+      );
+      const results = answers.map((answer) => answer.body.results[0]);
+      expect(results.map((result) => result.ok)).toEqual([true, true, true, true, true]);
+      const ids = new Set(results.map((result) => result.id as string));
+      expect(ids.size).toBe(1);
+      const versions = results.map((result) => result.record.version as number).sort();
+      expect(versions).toEqual([1, 2, 3, 4, 5]);
+      await expectNoOrphans();
+    });
+
     it.each([
       [
         'a text file',
@@ -484,6 +508,48 @@ describe.each(storeBackends)(
       expect(untyped.status).toBe(415);
       expect(await namedKeys()).toEqual(before);
       await expectNoOrphans();
+    });
+
+    it('when the client goes away in the middle of an upload, then it ends at once with nothing staged or stored', async () => {
+      // The body was piped into the staging, and pipe() passes on an end, not a closed connection: the upload
+      // waited for the rest for ever, its staging file open and left on disk.
+      const staged: string[] = [];
+      const realMkdtemp = fsPromises.mkdtemp.bind(fsPromises);
+      const spy = jest.spyOn(fsPromises, 'mkdtemp').mockImplementation(async (prefix: string) => {
+        const dir = await realMkdtemp(prefix);
+        staged.push(dir);
+        return dir;
+      });
+      try {
+        const before = await namedKeys();
+        const body = new PassThrough();
+        body.write(Buffer.alloc(64 * 1024, 1));
+        setTimeout(() => body.destroy(), 50);
+        const outcome = await Promise.race([
+          app.ctx.commands
+            .uploadMedia(projectId, {
+              body,
+              contentType: 'application/octet-stream',
+              contentLength: 128 * 1024,
+              filename: 'cut.bin',
+            })
+            .then(
+              () => 'stored',
+              (error: unknown) => error,
+            ),
+          new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
+        ]);
+        expect(outcome).toMatchObject({
+          status: 400,
+          details: { name: 'ValidationError', body: expect.stringContaining('ended before all its bytes') },
+        });
+        expect(staged).toHaveLength(1);
+        await expect(fsPromises.access(staged[0]!)).rejects.toThrow(/ENOENT/);
+        expect(await namedKeys()).toEqual(before);
+        await expectNoOrphans();
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('when a file upload is named by an image entry, then that entry is a 400', async () => {

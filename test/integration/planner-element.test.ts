@@ -236,6 +236,21 @@ describe('planner/element (planning-tool element sync)', () => {
       expect((await load(first.body.id)).metadata).toEqual({ title: 'Once, edited' });
     });
 
+    it('when the tool sends the same new element several times at once, then one 201 and 200s, all with one document', async () => {
+      // A retry while the first POST is still running (its answer lost on the way): the losers of the race
+      // hit the link's unique key and answered 409 with Postgres's key detail.
+      const elementId = nextElementId();
+      const before = await documentCount(project.projectId);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => planner.post('planner/element', { id: elementId, title: 'Raced' })),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+      const ids = new Set(answers.map((answer) => answer.body.id as number));
+      expect(ids.size).toBe(1);
+      expect(await documentCount(project.projectId)).toBe(before + 1);
+    });
+
     it('when documentId names a document of the project, then the element is linked to it (200) and its fields are written', async () => {
       const doc = await createDraftDocument(app.ctx, {
         ...project,

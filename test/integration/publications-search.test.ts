@@ -160,10 +160,21 @@ describe('GET publications/search', () => {
       [JSON.stringify({ and: [{ key: 'documentId', match: 1 }] }), 'filters.and.0.match'],
       [JSON.stringify({ key: 'metadata.priority', term: 'high' }), 'filters.term'],
       [JSON.stringify({ key: 'metadata.summary', range: { gte: 'a' } }), 'filters.range'],
+      // Past ±18:00 Elasticsearch cannot read the offset: it was a 500.
+      [
+        JSON.stringify({ key: 'metadata.publishDate', range: { gte: '2024-05-01T00:00:00+18:30' } }),
+        'filters.range.gte',
+      ],
     ])('when filters is %s, then 400 naming %s', async (filters, path) => {
       const response = await search(`filters=${encodeURIComponent(filters)}`);
       expect(response.status).toBe(400);
       expect(response.body.error_details[path]).toEqual(expect.any(String));
+    });
+
+    it('when filters nests thousands of levels deep (raw brackets fill the query string), then 400 naming filters', async () => {
+      const response = await search(`filters=${'['.repeat(6000)}${']'.repeat(6000)}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.filters).toEqual(expect.stringContaining('at most 10 levels deep'));
     });
 
     it('when a project has nothing published, then 200 with no results', async () => {

@@ -8,9 +8,10 @@ import { solidPng } from '../../src/demo/png';
 import { OPERATIONS } from '../../src/domain/document-commands/schema';
 import { listRoutes, pathParamNames, routeExistsIn, type RouteEntry } from '../../src/http/route-table';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument } from '../helpers/documents';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
 import { createApiClient } from '../../src/commands/api-clients';
+import type { Content } from '../../src/domain/content';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../helpers/factories';
 
 /**
@@ -22,11 +23,28 @@ import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../h
  * Seeded, so a run is repeatable: FUZZ_SEED picks another seed (the failure message prints the one used),
  * FUZZ_RUNS the number of requests.
  */
+/**
+ * Content as imports up to 2025-11 store it (as sent): names that are no text, records that are no objects,
+ * items that are no components, containers that are no lists. Every read, render and command must step over it.
+ */
+const JUNK_CONTENT = [
+  { id: 'j1', component: { nested: 'object' }, identifier: 5, content: null, styles: 'none' },
+  { id: 'j2', identifier: ['x.y'], content: 'text', conditions: 'soon' },
+  {
+    id: 'j3',
+    component: 'container',
+    containers: { main: [null, 5, 'x', { id: 'c1', component: 'paragraph' }], side: { x: 1 }, more: 'text' },
+  },
+  { id: 'j4', component: 'paragraph', content: { text: { x: 1 }, img: { url: 5 }, inc: { service: 5 } } },
+] as unknown as Content;
+
 /** The media library entry the fuzzed project has (imported in beforeAll), for mediaLibrary/{id} routes. */
 const FUZZ_MEDIA_ID = 'fuzz-image';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_808);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
+/** The list reads' own property: a tenth of the runs, at least 300. */
+const READ_RUNS = Math.max(300, Math.round(RUNS / 10));
 
 let app: TestApp;
 let client: Client;
@@ -36,6 +54,8 @@ let knownQuery: Map<string, string[]>;
 let allQuery: string[];
 const valid: {
   documentId: string;
+  /** A published document whose content is stored as imports up to 2025-11 keep it: not quite a tree. */
+  junkDocumentId: string;
   publicationId: number;
   channelHandle: string;
   tokens: Map<string, string>;
@@ -43,6 +63,7 @@ const valid: {
   basic: string;
 } = {
   documentId: '1',
+  junkDocumentId: '1',
   publicationId: 1,
   channelHandle: 'web',
   tokens: new Map(),
@@ -67,6 +88,13 @@ beforeAll(async () => {
     ],
   });
   valid.documentId = String(published.documentId);
+  const junk = await createPublishedDocument(app.ctx, projectId, {
+    metadata: { title: 'Junk', publishDate: '2024-05-01T00:00:00+18:30', category: 'c'.repeat(40_000) },
+    content: JUNK_CONTENT,
+  });
+  valid.junkDocumentId = String(junk.documentId);
+  // Searchable: over an empty index Elasticsearch answers a query without parsing its values.
+  await indexNow(app.ctx, projectId, [published.documentId, junk.documentId]);
   const png = solidPng(4, 4, [10, 20, 30]);
   const upload = await app.ctx.commands.uploadMedia(projectId, {
     body: Readable.from([png]),
@@ -164,7 +192,10 @@ function validSegment(name: string): fc.Arbitrary<string> {
     case 'apiVersion':
       return fc.constantFrom(...ALL_VERSION_LABELS);
     case 'documentId':
-      return fc.constant(valid.documentId);
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constant(null).map(() => valid.documentId) },
+        { weight: 1, arbitrary: fc.constant(null).map(() => valid.junkDocumentId) },
+      );
     case 'channelHandle':
       return fc.constant(valid.channelHandle);
     case 'designVersion':
@@ -201,7 +232,21 @@ const SEARCH_VALUES = [
   'relevance,-visiblePublicationDate',
   '"unbalanced quote',
   '*:* OR title:(a',
+  // Offsets past ±18:00 Elasticsearch cannot read (isIsoDate must refuse them first).
+  '{"key":"metadata.publishDate","range":{"gte":"2024-05-01T00:00:00+18:30"}}',
+  '[[[[[[[[[[[[[[[[[[[[[[[[{"key":"documentId","term":1}]]]]]]]]]]]]]]]]]]]]]]]',
 ];
+
+/** Dates at the ends of what a Date, Postgres and Elasticsearch hold: years 0 and 10000 in UTC, odd offsets. */
+const EDGE_DATES = [
+  '9999-12-31T23:59:59-18:00',
+  '0000-01-01T00:00:00+18:00',
+  '2024-05-01T00:00:00+18:30',
+  '9999-12-31T23:59:59.999Z',
+];
+
+/** Sent raw (brackets need no escaping in a query string): thousands of levels fit the 16 KB request line. */
+const DEEP_JSON = ['['.repeat(4000) + ']'.repeat(4000), `${'{"not":'.repeat(1500)}1${'}'.repeat(1500)}`];
 
 const queryValue = fc.oneof(
   fc.constantFrom(
@@ -223,6 +268,8 @@ const queryValue = fc.oneof(
   fc.constantFrom(...JUNK_ENCODINGS, ...HUGE_NUMBERS, ...PROTOTYPE_NAMES, 'a,,b', '2025-02-30T00:00:00Z'),
   fc.constantFrom('systemdata,metadata', 'id', 'relevance', '-relevance', '-sortDate', 'article', 'web'),
   fc.constantFrom(...SEARCH_VALUES).map(percentEncode),
+  fc.constantFrom(...EDGE_DATES).map(percentEncode),
+  fc.constantFrom(...DEEP_JSON),
   fc.jsonValue({ maxDepth: 4 }).map((value) => percentEncode(JSON.stringify(value) ?? 'null')),
   fc.string({ unit: 'grapheme', maxLength: 30 }).map(percentEncode),
   fc.stringMatching(/^[A-Za-z0-9,.:_-]{0,20}$/),
@@ -251,8 +298,61 @@ function queryString(known: readonly string[]): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 10 }).map(percentEncode) },
   );
   return fc
-    .array(fc.tuple(key, queryValue), { maxLength: 6 })
+    .array(
+      key.chain((name) => fc.tuple(fc.constant(name), valueOf(name))),
+      { maxLength: 6 },
+    )
     .map((pairs) => pairs.map(([name, value]) => `${name}=${value}`).join('&'));
+}
+
+/**
+ * Values made for the parameter they are sent as (by name, whichever route takes it): filter expressions,
+ * dates at the edges of what a date holds, sorts, pages, ids past 2^53. A request reaches its read (the
+ * Elasticsearch or Postgres query it builds) only when every parameter it carries is valid, which values
+ * drawn for any name seldom are.
+ */
+function ownValue(name: string): fc.Arbitrary<string> | undefined {
+  if (name === 'filters') {
+    return fc.oneof(fc.constantFrom(...SEARCH_VALUES).map(percentEncode), fc.constantFrom(...DEEP_JSON));
+  }
+  if (/^(publishedAt|createdAt)\./.test(name)) {
+    return fc.constantFrom(...EDGE_DATES, '2025-01-01', '2025-01-01T00:00:00Z').map(percentEncode);
+  }
+  if (/^id(\.|$)/.test(name)) return fc.constantFrom(...HUGE_NUMBERS, '9007199254740991', valid.documentId);
+  if (name === 'componentConditions') {
+    return fc
+      .record(
+        { dateTime: fc.constantFrom(...EDGE_DATES), brand: fc.constantFrom('ch', 'de') },
+        { requiredKeys: [] },
+      )
+      .map((conditions) => percentEncode(JSON.stringify(conditions)));
+  }
+  const values = OWN_VALUES.get(name);
+  return values && fc.constantFrom(...values).map(percentEncode);
+}
+
+/** ownValue's lists, in a Map: the names drawn include __proto__ and constructor. */
+const OWN_VALUES = new Map<string, string[]>(
+  Object.entries({
+    sort: ['-metadata.priority,metadata.flag', 'metadata.publishDate', '-metadata.score', 'contentType'],
+    limit: ['0', '1', '2', '100'],
+    offset: ['0', '1', '9999', '10000'],
+    fields: ['id', 'systemdata', 'metadata,content', 'references'],
+    reverse: ['true', 'false'],
+    homepage: ['true', 'false'],
+    ignoreComponentConditions: ['true', 'false'],
+    contentTypes: ['regular', 'page,regular'],
+    documentTypes: ['article', 'page,data-record'],
+    categories: ['news', 'sport,politics'],
+    languages: ['en', 'de,en'],
+    search: ['fuzzed', 'hello "bye now"', '"', 'a b c d e f g h i j'],
+  }),
+);
+
+/** Half the time a value made for the parameter's name (ownValue), else any value. */
+function valueOf(name: string): fc.Arbitrary<string> {
+  const own = ownValue(name);
+  return own === undefined ? queryValue : fc.oneof(own, queryValue);
 }
 
 const BODY_KEYS = [
@@ -281,6 +381,7 @@ const { json: jsonish } = fc.letrec<{ json: unknown }>((tie) => ({
 
 const nameLike = fc.oneof(
   fc.constantFrom('title', 'flag', 'priority', 'text', 'c1', 'brands', 'dateTime', ...PROTOTYPE_NAMES, ''),
+  fc.constantFrom('j1', 'j2', 'j3', 'j4', 'img', 'inc'),
   fc.string({ maxLength: 8 }),
 );
 const dateLike = fc.constantFrom(
@@ -288,6 +389,7 @@ const dateLike = fc.constantFrom(
   '2000-01-01T00:00:00Z',
   '2099-02-30T00:00:00Z',
   'soon',
+  ...EDGE_DATES,
 );
 
 /** Each operation with the keys it takes, holding hostile values; and a soup of any keys for the rest. */
@@ -683,6 +785,41 @@ function requestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
     });
 }
 
+/**
+ * The list reads (Elasticsearch and Postgres queries over ranges, filters, sorts and dates), with a token
+ * that may read and a query of their own parameters, each once, with values made for it: what gets a
+ * request past validation and into the query it builds, where a value the query cannot take is a 5xx.
+ */
+function readRequestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
+  const names = pathParamNames(route.path);
+  const openApiPath = route.path.replace(/^\/api\/:apiVersion/, '').replace(/[:*](\w+)/g, '{$1}');
+  const known = knownQuery.get(openApiPath) ?? [];
+  const pairs = fc.shuffledSubarray(known, { maxLength: 4 }).chain((keys) =>
+    fc.tuple(
+      ...keys.map((name) => {
+        const own = ownValue(name);
+        const value = own === undefined ? queryValue : fc.oneof({ weight: 9, arbitrary: own }, queryValue);
+        return fc.tuple(fc.constant(name), value);
+      }),
+    ),
+  );
+  return fc
+    .record({ params: fc.tuple(...names.map((name) => validSegment(name))), pairs })
+    .map(({ params, pairs: query }) => {
+      let path = route.path;
+      names.forEach((name, index) => {
+        path = path.replace(new RegExp(`[:*]${name}\\b`), () => params[index] ?? '');
+      });
+      const search = query.map(([name, value]) => `${name}=${value}`).join('&');
+      return {
+        method: 'GET',
+        path: search === '' ? path : `${path}?${search}`,
+        headers: { authorization: `Bearer ${valid.tokens.get('every scope')}` },
+        body: undefined,
+      };
+    });
+}
+
 function compress(encoding: string, bytes: Buffer): Buffer {
   if (encoding === 'gzip') return gzipSync(bytes);
   if (encoding === 'deflate') return deflateSync(bytes);
@@ -811,5 +948,30 @@ describe('every route, fuzzed', () => {
       contentType: expect.stringMatching(/^application\/json/),
       text: '{"status":"ok"}',
     });
+  }, 300_000);
+
+  it(`when ${READ_RUNS} well-formed queries with values at the edges hit the list reads, then never a 5xx and every error is the envelope`, async () => {
+    const reads = routes.filter(
+      (route) =>
+        route.method === 'GET' &&
+        /\/(publications\/search|documents\/latestPublications|publicationEvents(\/:channelHandle)?)$/.test(
+          route.path,
+        ),
+    );
+    expect(reads.length).toBe(4);
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(...reads.map((route) => readRequestFor(route))), async (sent) =>
+          checkAnswer(sent, await send(sent)),
+        ),
+        { seed: SEED, numRuns: READ_RUNS },
+      );
+    } catch (error) {
+      throw new Error(
+        `${(error as Error).message}\n\nReproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} ` +
+          'npx jest --selectProjects integration --runTestsByPath test/integration/route-fuzz.test.ts',
+        { cause: error },
+      );
+    }
   }, 300_000);
 });

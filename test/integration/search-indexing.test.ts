@@ -124,6 +124,22 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect(await found(term)).toEqual([]);
   });
 
+  it('when a category id or language is longer than a keyword can hold, then the document is searchable without it', async () => {
+    // Lucene refuses a term over 32,766 bytes: the whole document was refused, and the publication never searchable.
+    const term = word();
+    const long = 'é'.repeat(16_384);
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Long ${term}`, category: { id: long }, language: { locale: long, groupId: long } },
+    });
+    const { documentId: short } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Short ${term}`, category: 'c'.repeat(8000) },
+    });
+    await indexNow(app.ctx, projectId, [documentId, short]);
+    expect((await found(term)).sort()).toEqual([documentId, short].sort());
+    const byCategory = await api.get(`publications/search?categories=${'c'.repeat(8000)}&fields=id`);
+    expect(byCategory.body.results).toEqual([{ documentId: short, projectId }]);
+  });
+
   it('when one document of a batch is refused, then the others are written and only it is reported', async () => {
     const term = word();
     const { documentId } = await createPublishedDocument(app.ctx, projectId, {

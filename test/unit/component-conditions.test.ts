@@ -398,3 +398,31 @@ describe('applyComponentConditions', () => {
     );
   });
 });
+
+describe('content stored as sent (imports up to 2025-11)', () => {
+  const junk = [
+    null,
+    5,
+    { id: 'a', component: 'p', conditions: { brands: ['de'] } },
+    { id: 'b', component: 'box', containers: 'no' },
+    {
+      id: 'c',
+      component: 'box',
+      containers: { main: [null, 'x', { id: 'd', conditions: { brands: ['de'] } }], side: { x: 1 } },
+    },
+  ] as unknown as Content;
+
+  it('when items are no components and containers no lists, then conditions filter the components and keep the rest as stored', () => {
+    expect(applyComponentConditions(junk, { dateTime: new Date(), brand: 'ch' })).toEqual([
+      null,
+      5,
+      { id: 'b', component: 'box', containers: 'no' },
+      { id: 'c', component: 'box', containers: { main: [null, 'x'], side: { x: 1 } } },
+    ]);
+  });
+
+  it('when the tree is walked, then only the components are visited', () => {
+    expect([...walkComponents(junk)].map((component) => component.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(findComponent(junk, 'd')).toMatchObject({ id: 'd' });
+  });
+});

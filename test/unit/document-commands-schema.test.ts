@@ -447,6 +447,36 @@ describe('parseCommandRequest: API versions', () => {
     expect(parseCommandRequest(body, version('2025-07'))).toEqual(body);
   });
 
+  it.each([
+    [{ operation: 'setEmbargo', reason: 'r', until: '9999-12-31T23:59:59-18:00' }, 'commands.0.until'],
+    [{ operation: 'addPublishSchedule', date: '9999-12-31T23:59:59-00:01' }, 'commands.0.date'],
+    [{ operation: 'addUnpublishSchedule', date: '9999-12-31T23:59:59.9999-01:00' }, 'commands.0.date'],
+  ])(
+    'when %o falls after year 9999 in UTC (Postgres cannot store it as sent), then 400 names %s',
+    (command, path) => {
+      expect(pathsOf(one(command))).toEqual({
+        [path]: 'must be at most 9999-12-31T23:59:59.999Z: later instants cannot be stored',
+      });
+    },
+  );
+
+  it('when a schedule or embargo ends at the last storable instant, or a component condition later, then it parses', () => {
+    for (const command of [
+      { operation: 'setEmbargo', reason: 'r', until: '9999-12-31T23:59:59.999Z' },
+      { operation: 'addPublishSchedule', date: '9999-12-31T23:59:59+00:00' },
+      { operation: 'addUnpublishSchedule', date: '9999-12-31T23:59:59.999999+00:00' },
+      // Conditions are kept as written, inside the content, and only compared: no need to refuse them.
+      {
+        operation: 'setComponentCondition',
+        componentId: 'c1',
+        conditionName: 'dateTime',
+        value: { gte: '9999-12-31T23:59:59-18:00' },
+      },
+    ]) {
+      expect(parseCommandRequest(one(command), latest)).toEqual(one(command));
+    }
+  });
+
   it.each(['v1', '2025-05', '2025-07', '2026-01'])(
     'when preserveUpdatedAt is sent on %s, then 400 names preserveUpdatedAt',
     (label) => {

@@ -844,3 +844,55 @@ describe('applyCommands: document limits', () => {
     ).toBe('New');
   });
 });
+
+describe('applyCommands: content stored as sent (imports up to 2025-11)', () => {
+  /** Components whose records and containers are not what they should be, and items that are no components. */
+  const junk = () =>
+    buildState({
+      content: [
+        null,
+        5,
+        { id: 'text-content', component: 'p', content: 'abc', styles: [1], conditions: 'c' },
+        { id: 'null-content', component: 'p', content: null, styles: null },
+        { id: 'box', component: 'container', containers: { main: 'no', side: null, more: { x: 1 } } },
+        {
+          id: 'list',
+          component: 'container',
+          containers: { main: [null, 7, { id: 'deep', component: 'p' }] },
+        },
+      ] as unknown as DraftState['content'],
+    });
+
+  it('when a command edits a component whose records are not objects, then they are replaced, not a 500', () => {
+    const outcome = run(
+      [
+        { operation: 'setEditableDirective', componentId: 'null-content', directiveName: 'text', value: 'x' },
+        { operation: 'setEditableDirective', componentId: 'text-content', directiveName: 'text', value: 'y' },
+        { operation: 'setComponentStyle', componentId: 'null-content', propertyName: 'color', value: 'red' },
+        {
+          operation: 'setComponentCondition',
+          componentId: 'text-content',
+          conditionName: 'brands',
+          value: ['ch'],
+        },
+      ],
+      junk(),
+    );
+    expect(findComponent(outcome.content, 'null-content')).toMatchObject({
+      content: { text: 'x' },
+      styles: { color: 'red' },
+    });
+    expect(findComponent(outcome.content, 'text-content')).toMatchObject({
+      content: { text: 'y' },
+      conditions: { brands: ['ch'] },
+    });
+  });
+
+  it('when a command looks for a component past junk items and containers, then it is found or a 400 names it', () => {
+    const outcome = run([{ operation: 'removeComponent', componentId: 'deep' }], junk());
+    expect(findComponent(outcome.content, 'deep')).toBeUndefined();
+    const missing = errorOf(() => run([{ operation: 'removeComponent', componentId: 'nope' }], junk()));
+    expect(missing.status).toBe(400);
+    expect(missing.details.message).toContain("component 'nope' does not exist");
+  });
+});

@@ -197,6 +197,21 @@ describe('renderHtml', () => {
     expect(html).toContain('data-component-id="3.body.0"');
   });
 
+  it('when stored content names a component with something other than a string, then it renders as an unnamed one', () => {
+    // Content imported up to 2025-11 is stored as sent: a component or identifier that is a number or an
+    // object made componentName return it (or call indexOf on it), and the render threw: a 500.
+    const content = [
+      { id: 'a', component: { nested: 'obj' }, identifier: 5 },
+      { id: 'b', identifier: 5 },
+      { id: 'c', identifier: ['d.text'] },
+      { id: 'e', component: 7, content: { text: 'T' } },
+    ] as unknown as Content;
+    expect(renderHtml(content, DESIGN, plain)).toBe(
+      '<div class=""></div><div class=""></div><div class=""></div><div class=""><div>T</div></div>',
+    );
+    expect(renderHtml(content, DESIGN, marked)).toContain('data-component-name=""');
+  });
+
   it('when the magazine article 321 renders through the living-times design, then no directive attribute or script remains', () => {
     const article = loadPublication('articles/321.json');
     const html = renderHtml(article.content, loadLivingTimesDesign(), plain);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../src/domain/errors';
 import { parseOrThrow } from '../../src/domain/validation';
-import { documentIdParam, idListParam, idParam } from '../../src/http/query-params';
+import { documentIdParam, idListParam, idParam, integerParam } from '../../src/http/query-params';
 
 const detailsOf = (schema: z.ZodType, input: unknown): Record<string, unknown> => {
   try {
@@ -55,5 +55,21 @@ describe('id parameters', () => {
       name: 'ValidationError',
       id: 'must list at most 2 ids',
     });
+  });
+});
+
+describe('integer parameters (limit, offset)', () => {
+  it('when a value is beyond the bounds, then 400 names the bound, however many digits it has', () => {
+    // offset=11111111111111111111 said 'must be <= 9007199254740991' (offsets end at 10000), and
+    // limit=999…9 (400 digits) 'must be a number'.
+    const offset = integerParam(0, 10_000);
+    for (const value of ['10001', '11111111111111111111', '9'.repeat(400)]) {
+      expect(detailsOf(offset, value)).toEqual({ name: 'ValidationError', id: 'must be <= 10000' });
+    }
+    for (const value of ['-1', '-11111111111111111111', `-${'9'.repeat(400)}`]) {
+      expect(detailsOf(offset, value)).toEqual({ name: 'ValidationError', id: 'must be >= 0' });
+    }
+    expect(parseOrThrow(offset, '10000')).toBe(10_000);
+    expect(detailsOf(offset, '1.5')).toEqual({ name: 'ValidationError', id: 'must be an integer' });
   });
 });

@@ -225,6 +225,27 @@ describe('buildFilterQuery', () => {
       });
     });
 
+    it('then JSON nested thousands of levels deep is a 400, not a stack overflow when it is shown or keyed', () => {
+      // A query string of 16 KB holds 8,000 levels of brackets; the 400's message quotes the value, and the
+      // read's cache keys serialise the parsed filters: either would overflow the stack on the raw JSON.
+      for (const raw of [
+        '['.repeat(8000) + ']'.repeat(8000),
+        `${'{"and":['.repeat(5000)}${']}'.repeat(5000)}`,
+      ]) {
+        const parsed = parseFilterJson(raw);
+        expect(parsed).toEqual({
+          ok: false,
+          issues: [{ path: [], message: expect.stringContaining(`at most ${MAX_FILTER_DEPTH} levels deep`) }],
+        });
+      }
+    });
+
+    it('then the deepest JSON a valid filter can have still parses', () => {
+      let node: unknown = { key: 'metadata.rating', term: [1] };
+      for (let level = 1; level <= MAX_FILTER_DEPTH; level += 1) node = { or: [node] };
+      expect(() => build(node)).not.toThrow();
+    });
+
     it(`then ${MAX_FILTER_CONDITIONS} conditions are allowed and one more is a 400`, () => {
       expect(() => build(Array(MAX_FILTER_CONDITIONS).fill(a))).not.toThrow();
       expect(issues({ or: Array(MAX_FILTER_CONDITIONS + 1).fill(a) })).toEqual({
@@ -530,6 +551,8 @@ describe('isIsoDate', () => {
     '2024-05-01T23:59:59.999Z',
     '2024-05-01T12:00:00.123456789+02:00',
     '2024-05-01T12:00:00-05:30',
+    '2024-05-01T12:00:00+18:00',
+    '2024-05-01T12:00:00-18:00',
   ])('accepts %s', (value) => {
     expect(isIsoDate(value)).toBe(true);
   });
@@ -551,6 +574,11 @@ describe('isIsoDate', () => {
     '2024-05-01T12',
     '2024-05-01 12:00:00',
     '2024-05-01T12:00:00+19:00',
+    // Elasticsearch (java.time's ZoneOffset) reads offsets up to ±18:00 only: past it, a 500 for a filter and
+    // a refused document for a metadata date.
+    '2024-05-01T12:00:00+18:01',
+    '2024-05-01T12:00:00-18:30',
+    '9999-12-31T23:59:59.999999999+18:59',
     '2024-05-01T12:00:00.Z',
     '1714557600000',
   ])('refuses %p', (value) => {

@@ -16,6 +16,18 @@ const COLUMNS = `element_id AS "elementId", document_id AS "documentId", element
 /** The one writer of `planner_elements`. */
 export function plannerElementQueries(db: Queryable) {
   return {
+    /**
+     * Holds the tool's element id until the transaction ends, linked or not: a row lock cannot guard an element
+     * that has no row yet, so two POSTs of one new element would both create a draft and one would fail on
+     * the link's unique key. The second waits, then finds the first's link.
+     */
+    async lockElementId(projectId: number, elementId: string): Promise<void> {
+      await db.query(
+        `SELECT pg_advisory_xact_lock(hashtext('planner_elements'), hashtext($1::text || ':' || $2))`,
+        [projectId, elementId],
+      );
+    },
+
     /** The link of the tool's element, locked for the rest of the transaction. */
     async findByElementIdForUpdate(
       projectId: number,

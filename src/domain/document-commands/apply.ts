@@ -106,13 +106,15 @@ function blameCommand(commands: readonly Command[], content: Content, problem: D
     // content.<i>.containers.<name>.<j>...: the components the path passes through.
     let components: readonly Component[] | undefined = content;
     for (let at = 1; components !== undefined && typeof problem.path[at] === 'number'; at += 3) {
-      const component: Component | undefined = components[problem.path[at] as number];
-      if (component === undefined) break;
-      componentIds.add(component.id);
+      // Content imported as sent (up to 2025-11) may hold items that are no components on the way.
+      const component: unknown = components[problem.path[at] as number];
+      if (!isPlainObject(component)) break;
+      if (typeof component.id === 'string') componentIds.add(component.id);
       const name = problem.path[at + 2];
+      const containers = component.containers;
       components =
-        problem.path[at + 1] === 'containers' && typeof name === 'string'
-          ? component.containers?.[name]
+        problem.path[at + 1] === 'containers' && typeof name === 'string' && isPlainObject(containers)
+          ? (containers[name] as readonly Component[] | undefined)
           : undefined;
     }
   }
@@ -306,28 +308,36 @@ function editRecord(
   edit: (record: Record<string, unknown>) => void,
 ): void {
   const existed = component[key] !== undefined;
-  const record: Record<string, unknown> = { ...component[key] };
+  // A record stored as something else than an object (content imported as sent) is replaced.
+  const current: unknown = component[key];
+  const record: Record<string, unknown> = isPlainObject(current) ? { ...current } : {};
   edit(record);
   if (Object.keys(record).length === 0 && (key === 'conditions' || !existed)) delete component[key];
   else component[key] = record;
 }
 
-function removeComponent(components: Component[], componentId: string): boolean {
-  const at = components.findIndex((component) => component.id === componentId);
+/** Steps over what is not a component or a list of them, as walkComponents does. */
+function removeComponent(components: unknown, componentId: string): boolean {
+  if (!Array.isArray(components)) return false;
+  const at = components.findIndex((component) => isPlainObject(component) && component.id === componentId);
   if (at >= 0) {
     components.splice(at, 1);
     return true;
   }
-  return components.some((component) =>
-    Object.values(component.containers ?? {}).some((children) => removeComponent(children, componentId)),
+  return components.some(
+    (component) =>
+      isPlainObject(component) &&
+      isPlainObject(component.containers) &&
+      Object.values(component.containers).some((children) => removeComponent(children, componentId)),
   );
 }
 
-/** Reads only the object's own keys, so a name like `toString` never finds Object.prototype. */
-function ownValue(record: object | undefined, key: string): unknown {
-  return record !== undefined && Object.hasOwn(record, key)
-    ? (record as Record<string, unknown>)[key]
-    : undefined;
+/**
+ * Reads only the object's own keys, so a name like `toString` never finds Object.prototype; a record that is
+ * not an object (content imported as sent) has none.
+ */
+function ownValue(record: unknown, key: string): unknown {
+  return isPlainObject(record) && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** null removes the key: that is how every set command clears a value. */

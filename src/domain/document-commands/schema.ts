@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { perVersion, type ApiVersion, type VersionLabel } from '../api-versions';
 import { parseOrThrow } from '../validation';
+import { storableDateTime } from '../storable-dates';
 
 /** Most commands one request may carry; they all run in one transaction. */
 export const MAX_COMMANDS = 100;
@@ -106,7 +107,7 @@ const includeValue = z
     message: 'is only allowed together with params',
   });
 
-const embargoUntil = isoDateTime.nullable().optional();
+const embargoUntil = storableDateTime.nullable().optional();
 
 const COMMAND_SCHEMAS = [
   z.strictObject({ operation: z.literal('setMetadataProperty'), propertyName, value: jsonValue, oldValue }),
@@ -172,9 +173,9 @@ const COMMAND_SCHEMAS = [
   }),
   z.strictObject({ operation: z.literal('setEmbargo'), reason: z.string().min(1), until: embargoUntil }),
   z.strictObject({ operation: z.literal('removeEmbargo') }),
-  z.strictObject({ operation: z.literal('addPublishSchedule'), date: isoDateTime }),
+  z.strictObject({ operation: z.literal('addPublishSchedule'), date: storableDateTime }),
   z.strictObject({ operation: z.literal('cancelPublishSchedule') }),
-  z.strictObject({ operation: z.literal('addUnpublishSchedule'), date: isoDateTime }),
+  z.strictObject({ operation: z.literal('addUnpublishSchedule'), date: storableDateTime }),
   z.strictObject({ operation: z.literal('cancelUnpublishSchedule') }),
 ] as const;
 

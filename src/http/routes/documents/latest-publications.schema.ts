@@ -19,6 +19,15 @@ export const MAX_LIMIT = 100;
 export const MAX_OFFSET = 10_000;
 const MAX_IDS = 1000;
 
+/**
+ * A bound of lastPublicationDate as epoch milliseconds: any instant a Date holds, where toISOString writes one
+ * past 9999 or before year 0 (UTC) with an expanded year (+010000-01-01T...), which Elasticsearch cannot read.
+ */
+const publishedAtBound = dateTimeParam
+  .transform((date) => date.getTime())
+  .optional()
+  .describe('lastPublicationDate range');
+
 /** api-spec §4.9 and supplement §4: every query parameter of GET documents/latestPublications. */
 export const latestPublicationsQuery = z
   .strictObject({
@@ -36,22 +45,10 @@ export const latestPublicationsQuery = z
     'id.gte': idParam.optional().describe('document id range'),
     'id.lt': idParam.optional().describe('document id range'),
     'id.lte': idParam.optional().describe('document id range'),
-    'publishedAt.gt': dateTimeParam
-      .transform((date) => date.toISOString())
-      .optional()
-      .describe('lastPublicationDate range'),
-    'publishedAt.gte': dateTimeParam
-      .transform((date) => date.toISOString())
-      .optional()
-      .describe('lastPublicationDate range'),
-    'publishedAt.lt': dateTimeParam
-      .transform((date) => date.toISOString())
-      .optional()
-      .describe('lastPublicationDate range'),
-    'publishedAt.lte': dateTimeParam
-      .transform((date) => date.toISOString())
-      .optional()
-      .describe('lastPublicationDate range'),
+    'publishedAt.gt': publishedAtBound,
+    'publishedAt.gte': publishedAtBound,
+    'publishedAt.lt': publishedAtBound,
+    'publishedAt.lte': publishedAtBound,
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));

@@ -1,0 +1,45 @@
+import {
+  indexedMetadataFields,
+  NewProjectConfigSchema,
+  ProjectConfigSchema,
+} from '../../src/domain/project-config';
+
+const contentType = (handle: string, metadata: unknown[]) => ({ handle, documentType: 'article', metadata });
+const config = (...contentTypes: unknown[]) => ({ settings: { handle: 'p' }, contentTypes });
+
+describe('NewProjectConfigSchema, indexed metadata', () => {
+  it('when two content types index the same field with different types, then it is refused at the second, yet a stored one still reads', () => {
+    // The search has one field per name (metadata.flag): indexedMetadataFields kept the last type, so the other
+    // content type's values were dropped from the index and its filters and sorts were refused.
+    const conflicting = config(
+      contentType('regular', [{ handle: 'flag', type: 'string', index: true }]),
+      contentType('page', [
+        { handle: 'title', type: 'string' },
+        { handle: 'flag', type: 'integer', index: true },
+      ]),
+    );
+    const result = NewProjectConfigSchema.safeParse(conflicting);
+    expect(result.error?.issues.map((issue) => [issue.path.join('/'), issue.message])).toEqual([
+      [
+        'contentTypes/1/metadata/1/type',
+        "'flag' is indexed as integer here but as keyword in content type 'regular': an indexed metadata field has one type across content types",
+      ],
+    ]);
+    expect(ProjectConfigSchema.safeParse(conflicting).success).toBe(true);
+  });
+
+  it('when content types index a field with the same type, or only one of them indexes it, then the config is accepted', () => {
+    const agreeing = config(
+      contentType('regular', [
+        { handle: 'flag', type: 'string', index: true },
+        { handle: 'rank', type: 'integer', index: true },
+      ]),
+      contentType('page', [
+        { handle: 'flag', type: 'string', index: true },
+        { handle: 'rank', type: 'string' },
+      ]),
+    );
+    const parsed = NewProjectConfigSchema.parse(agreeing);
+    expect(indexedMetadataFields(parsed)).toEqual({ flag: 'keyword', rank: 'integer' });
+  });
+});

@@ -1,0 +1,43 @@
+import type { Content } from '../../src/domain/content';
+import { renderRenditions } from '../../src/domain/renditions';
+
+describe('renderRenditions', () => {
+  it('when the content has components and containers, then web and html render them and other handles are skipped', () => {
+    const content: Content = [
+      { id: 'a', component: 'card', content: { title: 'Hi', image: { url: 'https://x/y.png', alt: 'a"b' } } },
+      {
+        id: 'b',
+        identifier: 'd.box',
+        containers: { main: [{ id: 'c', component: 'text', content: { text: 'T' } }] },
+      },
+    ];
+    const html =
+      '<div class="card"><div data-directive="title">Hi</div><img data-directive="image" src="https://x/y.png" alt="a&quot;b"></div>' +
+      '<div class="box"><div data-container="main"><div class="text"><div data-directive="text">T</div></div></div></div>';
+    expect(renderRenditions(content, ['web', 'amp', 'html', 'web'])).toEqual([
+      { handle: 'web', content: html },
+      { handle: 'html', content: html },
+    ]);
+  });
+
+  it('when stored content holds junk (names that are not strings, items that are not components), then it is skipped, not a 500', () => {
+    // Content imported up to 2025-11 is stored as sent.
+    const content = [
+      { id: 'a', component: { nested: 'obj' }, identifier: 5 },
+      {
+        id: 'b',
+        identifier: 5,
+        containers: { main: [null, 5, 'x', { id: 'c', component: 'text' }], side: 'no' },
+      },
+      { id: 'd', component: 'text', content: { image: { url: 5, alt: {} } } },
+    ] as unknown as Content;
+    expect(renderRenditions(content, ['web'])).toEqual([
+      {
+        handle: 'web',
+        content:
+          '<div class=""></div><div class=""><div data-container="main"><div class="text"></div></div>' +
+          '<div data-container="side"></div></div><div class="text"></div>',
+      },
+    ]);
+  });
+});
