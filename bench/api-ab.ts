@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createApiClient } from '../src/commands/api-clients';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { callApiText, cpuMs, freePort, load, median, untilServing } from './bench';
+import { callApiText, cpuTimes, freePort, load, median, untilServing } from './bench';
 import { widgetQueries } from './search';
 
 /**
@@ -41,10 +41,21 @@ async function startApi(dist: string, port: number): Promise<ChildProcess> {
   return child;
 }
 
+/** CPU ms used between two readings, and the kernel's part of it. */
+function usedSince(
+  before: { user: number; system: number },
+  after: { user: number; system: number },
+): { used: number; kernel: number } {
+  const kernel = after.system - before.system;
+  return { used: after.user - before.user + kernel, kernel };
+}
+
 interface Figure {
   rate: number;
   /** API CPU ms per request (lists) or per 1000 documents (export). */
   cpu: number;
+  /** The kernel's share of `cpu` (see cpuTimes). */
+  kernel: number;
 }
 
 async function main() {
@@ -83,20 +94,20 @@ async function main() {
   const listTurn = async (side: 'A' | 'B', query: string, ms: number): Promise<Figure> => {
     const pid = apis[side].pid!;
     let failed = 0;
-    const before = await cpuMs(pid);
+    const before = await cpuTimes(pid);
     const result = await load(ms, 16, async () => {
       const answer = await callApiText(`${urls[side]}/api/2026-03/publications/search?${query}`, headers);
       if (answer.status !== 200) failed++;
     });
-    const used = (await cpuMs(pid)) - before;
+    const { used, kernel } = usedSince(before, await cpuTimes(pid));
     if (failed > 0) console.log(`  ${side}: ${failed} answers not 200`);
-    return { rate: result.perSecond, cpu: used / result.latencies.length };
+    return { rate: result.perSecond, cpu: used / result.latencies.length, kernel: kernel / used };
   };
 
   const exportTurn = async (side: 'A' | 'B', first: number, last: number): Promise<Figure> => {
     const pid = apis[side].pid!;
     const part = Math.ceil((last + 1 - first) / 4);
-    const before = await cpuMs(pid);
+    const before = await cpuTimes(pid);
     const started = performance.now();
     const counts = await Promise.all(
       [0, 1, 2, 3].map(async (p) => {
@@ -115,9 +126,9 @@ async function main() {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const used = (await cpuMs(pid)) - before;
+    const { used, kernel } = usedSince(before, await cpuTimes(pid));
     const seen = counts.reduce((a, b) => a + b, 0);
-    return { rate: seen / seconds, cpu: (used / seen) * 1000 };
+    return { rate: seen / seconds, cpu: (used / seen) * 1000, kernel: kernel / used };
   };
 
   try {
@@ -135,7 +146,7 @@ async function main() {
             const figure = await listTurn(side, list.query, listMs);
             note(`${list.name} ${side}`, figure);
             console.log(
-              `round ${round + 1} ${list.name} ${side}: ${figure.rate.toFixed(0)} req/s, API ${figure.cpu.toFixed(3)} ms CPU/request`,
+              `round ${round + 1} ${list.name} ${side}: ${figure.rate.toFixed(0)} req/s, API ${figure.cpu.toFixed(3)} ms CPU/request (kernel ${(figure.kernel * 100).toFixed(0)}%)`,
             );
           }
         }
@@ -145,7 +156,7 @@ async function main() {
           const figure = await exportTurn(side, min, max);
           note(`export ${side}`, figure);
           console.log(
-            `round ${round + 1} export ${side}: ${figure.rate.toFixed(0)} docs/s, API ${figure.cpu.toFixed(1)} ms CPU/1000 docs`,
+            `round ${round + 1} export ${side}: ${figure.rate.toFixed(0)} docs/s, API ${figure.cpu.toFixed(1)} ms CPU/1000 docs (kernel ${(figure.kernel * 100).toFixed(0)}%)`,
           );
         }
       }
