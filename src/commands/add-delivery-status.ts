@@ -21,9 +21,27 @@ export interface AddDeliveryStatusInput extends Omit<DeliveryReportFields, 'mess
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOOKS_LIKE_HTML = /<\/?[a-z!][^>]*>/i;
 
+/** Targets that stay in a browsing context the page already has; any other (`_blank`, a name) may open a tab. */
+const SAME_CONTEXT_TARGETS = new Set(['', '_self', '_parent', '_top']);
+
+/**
+ * A link that may open a new tab gets `rel="noopener noreferrer"` (an `opener` asked for goes): without it the
+ * opened page could navigate the message's page through window.opener (reverse tabnabbing).
+ */
+const noOpener: sanitizeHtml.Transformer = (tagName, attribs) => {
+  const target = (attribs.target ?? '').toLowerCase();
+  if (SAME_CONTEXT_TARGETS.has(target)) return { tagName, attribs };
+  const rel = (attribs.rel ?? '')
+    .split(/\s+/)
+    .filter((token) => token !== '' && token.toLowerCase() !== 'opener');
+  for (const token of ['noopener', 'noreferrer']) if (!rel.includes(token)) rel.push(token);
+  return { tagName, attribs: { ...attribs, rel: rel.join(' ') } };
+};
+
 /**
  * A plain-text message is stored exactly as given; one that contains markup is sanitised: scripts, styles,
- * event handler attributes and javascript: URLs are removed, ordinary formatting and links stay.
+ * event handler attributes and javascript: URLs are removed, ordinary formatting and links stay, a link to a
+ * new tab with rel="noopener noreferrer".
  */
 export function sanitiseMessage(message: string): string {
   if (!LOOKS_LIKE_HTML.test(message)) return message;
@@ -32,6 +50,7 @@ export function sanitiseMessage(message: string): string {
     allowedAttributes: { a: ['href', 'title', 'target', 'rel'] },
     allowedSchemes: ['http', 'https', 'mailto'],
     disallowedTagsMode: 'discard',
+    transformTags: { a: noOpener },
   });
 }
 

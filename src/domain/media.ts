@@ -228,18 +228,22 @@ export const IMAGE_FORMATS: Readonly<Record<string, { mimeType: string; extensio
   tiff: { mimeType: 'image/tiff', extension: 'tiff' },
 };
 
-/** A file name safe to show and to end a key with: the last path segment, only [A-Za-z0-9._-], ≤ 100 chars. */
+/**
+ * A file name safe to show and to end a key with: the last path segment, only [A-Za-z0-9._-], ≤ 100 chars.
+ * A name with nothing safe before its first dot ("✓.png", "日本.jpg", ".png") is the fallback: without its
+ * leading dashes and dots it would be its bare extension ("png").
+ */
 export function safeFilename(name: string | undefined, fallback: string): string {
   const last = (name ?? '').split(/[/\\]/).pop() ?? '';
-  const cleaned = last
+  const safe = last
     // Decomposed, an accented letter is its base letter and a combining mark: the mark goes, so "Zürich"
     // keeps its "u" (not "Zu-rich").
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[.-]+/, '')
-    .slice(-100);
-  return cleaned === '' ? fallback : cleaned;
+    .replace(/[^A-Za-z0-9._-]+/g, '-');
+  const leading = /^[.-]*/.exec(safe)![0];
+  const cleaned = safe.slice(leading.length).slice(-100);
+  return cleaned === '' || leading.includes('.') ? fallback : cleaned;
 }
 
 /** The object key of new bytes: `<projectId>/<yyyy>/<mm>/<dd>/<uuid>.<ext>` (supplement §9's style). */

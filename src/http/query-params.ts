@@ -6,7 +6,8 @@ import {
   type ConditionRequest,
 } from '../domain/component-conditions';
 import type { ViewField } from '../domain/document-view';
-import { under, valid, type Checked } from '../domain/validation';
+import { AppError } from '../domain/errors';
+import { readableIssueMessage, under, valid, zodIssuesToPaths, type Checked } from '../domain/validation';
 
 /**
  * zod pieces for query strings and path parameters, shared by every route schema so that the same parameter
@@ -119,6 +120,35 @@ export const documentTypesList = commaList
     message: `must be a comma separated list of ${DOCUMENT_TYPES.join(', ')}`,
   })
   .describe(`comma separated: ${DOCUMENT_TYPES.join(', ')}`);
+
+/** Issues of a value of the wrong kind: what a parameter sent twice, or in brackets, gets from its schema. */
+const WRONG_KIND = new Set(['invalid_type', 'invalid_value', 'invalid_union']);
+
+/**
+ * parseOrThrow for `req.query`. The query parser reads a parameter sent twice (`limit=1&limit=2`) as an array
+ * and one in brackets (`limit[a]=1`) as an object; where the schema wants one value, the 400 says that rather
+ * than `must be a string` (or the parameter's own wording of a bad value). A parameter that takes several
+ * values (mediaLibrary's `ids`) words its own problems with custom issues, which are left alone.
+ */
+export function parseQueryOrThrow<Schema extends z.ZodType>(
+  schema: Schema,
+  query: unknown,
+): z.output<Schema> {
+  const result = schema.safeParse(query, { error: readableIssueMessage });
+  if (result.success) return result.data;
+  const sent = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
+  const issues = result.error.issues.map((issue) => {
+    const name = issue.path.length === 1 ? issue.path[0] : undefined;
+    if (typeof name !== 'string' || !WRONG_KIND.has(issue.code) || !Object.hasOwn(sent, name)) return issue;
+    const value = sent[name];
+    if (Array.isArray(value)) return { ...issue, message: 'must be given once' };
+    if (typeof value === 'object' && value !== null) {
+      return { ...issue, message: `must be a single value (${name}=…), not ${name}[…]` };
+    }
+    return issue;
+  });
+  throw AppError.validation(zodIssuesToPaths(issues));
+}
 
 /** The query string of a request URL as sent (without the `?`), e.g. to key a cache of parsed queries. */
 export function rawQueryString(url: string): string {

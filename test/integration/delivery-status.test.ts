@@ -158,4 +158,37 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
       '<p>Sent <a href="https://example.com">here</a></p>',
     );
   });
+
+  it('when the message links to a new tab, then the link carries rel="noopener noreferrer" (no reverse tabnabbing)', async () => {
+    const doc = await published();
+    const cases: [string, string][] = [
+      [
+        '<a href="https://example.com" target="_blank">here</a>',
+        '<a href="https://example.com" target="_blank" rel="noopener noreferrer">here</a>',
+      ],
+      [
+        '<a href="https://example.com" target="_blank" rel="nofollow opener">here</a>',
+        '<a href="https://example.com" target="_blank" rel="nofollow noopener noreferrer">here</a>',
+      ],
+      [
+        '<a href="https://example.com" target="preview">here</a>',
+        '<a href="https://example.com" target="preview" rel="noopener noreferrer">here</a>',
+      ],
+      // A link in the same tab cannot reach back through window.opener: left as sent.
+      [
+        '<a href="https://example.com" rel="nofollow">here</a>',
+        '<a href="https://example.com" rel="nofollow">here</a>',
+      ],
+    ];
+    for (const [message, expected] of cases) {
+      const response = await report(doc.id, {
+        publicationId: doc.latestPublicationId,
+        deliveryHandle: 'web',
+        status: 'success',
+        message,
+      });
+      expect(response.body.message).toBe(expected);
+      expect((await stored(response.body.reportId))!.message).toBe(expected);
+    }
+  });
 });

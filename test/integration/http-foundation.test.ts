@@ -149,6 +149,30 @@ describe('authentication and scopes', () => {
     expect(basic.body).toEqual(unauthorized('The access token is invalid.'));
   });
 
+  it('when the bearer scheme is spelled in any case or followed by several spaces, then the token is read (RFC 6750, RFC 7235)', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    for (const authorization of [
+      `Bearer  ${token}`,
+      `Bearer   ${token}`,
+      `bearer ${token}`,
+      `BEARER  ${token}`,
+    ]) {
+      const response = await apiClient(app.url).get(path, { authorization });
+      expect([authorization.slice(0, 9), response.status]).toEqual([authorization.slice(0, 9), 200]);
+    }
+    // Still not a bearer credential: no space, a tab, two tokens, no token.
+    for (const authorization of [
+      `Bearer${token}`,
+      `Bearer\t${token}`,
+      `Bearer ${token} ${token}`,
+      'Bearer',
+    ]) {
+      const response = await apiClient(app.url).get(path, { authorization });
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual(unauthorized('The access token is invalid.'));
+    }
+  });
+
   it('when the token names no known client, or another project, then 401 "invalid"', async () => {
     const secret = app.ctx.config.auth.jwtSecret;
     const unknown = jwt.sign(

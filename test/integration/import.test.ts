@@ -103,6 +103,12 @@ describe('import/documents', () => {
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 
+  it('when the status id is missing, then 400 saying it is required, like every other required parameter', async () => {
+    const response = await api.get('import/documents/status');
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({ name: 'ValidationError', id: 'is required' });
+  });
+
   it('when the status id is not a uuid, unknown, or of another project, then 400 and 404', async () => {
     expect((await api.get('import/documents/status?id=nope')).body.error_details).toEqual({
       name: 'ValidationError',

@@ -433,6 +433,12 @@ describe.each(storeBackends)(
       expect(response.body.results[0].record.asset.width).toBeUndefined();
     });
 
+    it('when an upload is named with nothing safe before its extension, then it is named upload.<type>, not the bare extension', async () => {
+      const uploaded = await upload(png, 'image/png', `?filename=${encodeURIComponent('✓.png')}`);
+      expect(uploaded.status).toBe(201);
+      expect(((await uploaded.json()) as Record<string, unknown>).filename).toBe('upload.png');
+    });
+
     it('when bytes are uploaded, then the upload answers what they are and an import names it once', async () => {
       const uploaded = await upload(png, 'image/png', '?filename=cover.png');
       expect(uploaded.status).toBe(201);

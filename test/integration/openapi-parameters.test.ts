@@ -163,6 +163,38 @@ describe('the parameters the OpenAPI description lists', () => {
     expect(unchecked).not.toContain('GET /mediaLibrary/{id}/incomingMediaReferences');
   }, 120_000);
 
+  it('when a query parameter is sent twice, or in brackets, then a route that takes one value says so by name, not "must be a string"', async () => {
+    const problems: unknown[] = [];
+    const repeatable = new Set<string>();
+    let checked = 0;
+    for (const { route, label } of mounted()) {
+      for (const parameter of parametersOf(label, route).filter((p) => p.in === 'query')) {
+        const name = encodeURIComponent(parameter.name);
+        for (const [query, expected] of [
+          [`${name}=1&${name}=1`, 'must be given once'],
+          [`${name}[a]=1`, `must be a single value (${parameter.name}=…), not ${parameter.name}[…]`],
+        ] as const) {
+          const { status, details } = await send(route, urlOf(route, label, query));
+          const said = problemOf(details, parameter.name);
+          if (query.includes('&') && said === undefined) {
+            repeatable.add(parameter.name);
+            continue;
+          }
+          // A parameter that takes several values has its own word for brackets it cannot read.
+          if (repeatable.has(parameter.name)) continue;
+          if (status !== 400 || said !== expected) {
+            problems.push({ label, route: `${route.method} ${route.path}`, query, status, said });
+          }
+          checked += 1;
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    // Only the media library's ids take several values (ids=a&ids=b, as the vendor's client sends them).
+    expect([...repeatable]).toEqual(['ids']);
+    expect(checked).toBeGreaterThan(100);
+  }, 180_000);
+
   it('when an integer parameter is sent just outside its described bounds, then the route refuses it by name, and takes it at them', async () => {
     const problems: unknown[] = [];
     let checked = 0;

@@ -525,6 +525,30 @@ describe('the OpenAPI description of each API version', () => {
     },
   );
 
+  it.each(ALL_VERSION_LABELS)(
+    'when %s describes a route that takes a token, then it lists the 503 DatabaseUnavailable with Retry-After every Postgres read may get',
+    (label) => {
+      const problems = Object.entries(documents.get(label)!.paths).flatMap(([path, operations]) =>
+        Object.entries(operations)
+          // A token is checked against its API client in Postgres, before the route reads anything else.
+          .filter(([, operation]) => operation.security !== undefined)
+          .flatMap(([method, operation]) => {
+            const unavailable = (operation.responses as Record<string, Schema>)['503'];
+            const ok =
+              unavailable !== undefined &&
+              String(unavailable.description).includes('DatabaseUnavailable') &&
+              Object.hasOwn(unavailable.headers ?? {}, 'Retry-After');
+            return ok ? [] : [`${method.toUpperCase()} ${path}`];
+          }),
+      );
+      expect(problems).toEqual([]);
+      // Searches keep saying that Elasticsearch being away is a 503 too.
+      const search = documents.get(label)!.paths['/publications/search']?.get?.responses as
+        Record<string, Schema> | undefined;
+      if (search) expect(String(search['503']!.description)).toContain('SearchUnavailable');
+    },
+  );
+
   it('when a list is described, then it is a bare array up to 2025-11 and {results} from 2026-01', () => {
     const categories = (label: string) =>
       documents.get(label)!.paths['/categories']!.get as {

@@ -348,6 +348,18 @@ describe('media entries', () => {
     expect(safeFilename('ﬁnal Ⅻ.png', 'x')).toBe('final-XII.png');
   });
 
+  it('when a file name has no safe character before its extension, then it takes the fallback rather than becoming the extension', () => {
+    expect(safeFilename('✓.png', 'upload.png')).toBe('upload.png');
+    expect(safeFilename('日本.jpg', 'upload.jpg')).toBe('upload.jpg');
+    expect(safeFilename('photos/—.webp', 'asset')).toBe('asset');
+    expect(safeFilename('.png', 'upload.png')).toBe('upload.png');
+    expect(safeFilename('✓.tar.gz', 'asset')).toBe('asset');
+    // A base with a safe character keeps it, whatever else goes.
+    expect(safeFilename('✓ done.png', 'x')).toBe('done.png');
+    expect(safeFilename('_.png', 'x')).toBe('_.png');
+    expect(safeFilename('png', 'x')).toBe('png');
+  });
+
   it('when a key is made, then it is the project, the date, a random part and the extension', () => {
     expect(newObjectKey(7, 'abc', 'png', new Date('2026-03-04T23:59:00Z'))).toBe('7/2026/03/04/abc.png');
   });

@@ -73,6 +73,8 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
     secret,
     algorithms,
     requestProperty: 'jwt',
+    // The token as bearerToken reads it: express-jwt's own reading wants exactly one space after the scheme.
+    getToken: bearerToken,
     ...(options.issuer ? { issuer: options.issuer } : {}),
   });
   // `clients` is the process's cache; a revocation evicts it in every process at commit (api-client-cache.ts).
@@ -80,6 +82,11 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
 
   const verifyToken: RequestHandler = (req, res, next) => {
     const token = bearerToken(req);
+    // Credentials that are not a bearer token (Basic, a bare scheme) are an invalid token, not a missing one.
+    if (token === undefined && req.headers.authorization) {
+      next(unauthorized('The access token is invalid.'));
+      return;
+    }
     const known = token === undefined ? undefined : verified.get(token);
     if (known) {
       (req as Request & { jwt?: JwtPayload }).jwt = known;
@@ -118,9 +125,11 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   return [verifyToken, loadClient];
 }
 
+/** RFC 6750 §2.1 `credentials = "Bearer" 1*SP b64token`, the scheme in any case (RFC 7235 §2.1). */
+const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;
+
 function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
-  return header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
+  return BEARER_CREDENTIALS.exec(req.headers.authorization ?? '')?.[1];
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { optionalJsonBody } from '../../middleware/json-body';
-import { noQueryParams } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import { compositionBody, compositionParams } from './composition.schema';
 
@@ -21,7 +21,7 @@ export function compositionRoutes(
     optionalJsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(compositionParams, req.params);
-      parseOrThrow(noQueryParams, req.query);
+      parseQueryOrThrow(noQueryParams, req.query);
       const body = parseOrThrow(compositionBody, req.body);
       const project = await projectConfigs.get(req.auth.projectId);
       res.json(await reads.composition.compose(project, documentId, body));

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
@@ -14,7 +15,7 @@ export function documentListRoutes(
   { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
 ): void {
   router.get('/document-lists', ...auth, requireScope('public-api:read'), async (req, res) => {
-    const query = parseOrThrow(documentListsQuery, req.query);
+    const query = parseQueryOrThrow(documentListsQuery, req.query);
     const project = await projectConfigs.get(req.auth.projectId);
     const results = await reads.documentLists.search(project, query);
     res.json(req.apiVersion.wrapsLists ? { results } : results);
@@ -22,7 +23,7 @@ export function documentListRoutes(
 
   router.get('/document-lists/:id', ...auth, requireScope('public-api:read'), async (req, res) => {
     const { id } = parseOrThrow(documentListParams, req.params);
-    const query = parseOrThrow(documentListQuery, req.query);
+    const query = parseQueryOrThrow(documentListQuery, req.query);
     const project = await projectConfigs.get(req.auth.projectId);
     res.json(await reads.documentLists.byId(project, id, query));
   });

@@ -1,5 +1,6 @@
 import type { Request, Router } from 'express';
 import { documentCursorKey, mediaCursorKey } from '../../../domain/incoming-references';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { INCOMING_CURSOR_SIGNATURES, type IncomingPageAnswer } from '../../../reads/incoming-references';
 import { requireScope } from '../../middleware/authenticate';
@@ -37,7 +38,7 @@ export function incomingReferenceRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseOrThrow(publishedQuery(req.apiVersion), req.query);
+      const query = parseQueryOrThrow(publishedQuery(req.apiVersion), req.query);
       const page = await reads.incomingReferences.documentReferences(
         req.auth.projectId,
         documentId,
@@ -57,7 +58,7 @@ export function incomingReferenceRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseOrThrow(mediaQuery(req.apiVersion), req.query);
+      const query = parseQueryOrThrow(mediaQuery(req.apiVersion), req.query);
       const page = await reads.incomingReferences.mediaReferences(req.auth.projectId, documentId, {
         ...query,
         withTotal: req.apiVersion.wrapsLists,
@@ -72,7 +73,7 @@ export function incomingReferenceRoutes(
     requireScope('public-api:drafts:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseOrThrow(draftsQuery(req.apiVersion), req.query);
+      const query = parseQueryOrThrow(draftsQuery(req.apiVersion), req.query);
       const page = await reads.incomingReferences.documentReferences(
         req.auth.projectId,
         documentId,

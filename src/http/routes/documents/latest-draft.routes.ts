@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
@@ -16,7 +17,7 @@ export function latestDraftRoutes(
     requireScope('public-api:write', 'public-api:drafts:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseOrThrow(latestDraftQuery(req.apiVersion), req.query);
+      const query = parseQueryOrThrow(latestDraftQuery(req.apiVersion), req.query);
       const project = await projectConfigs.get(req.auth.projectId);
       res.json(
         await reads.documents.latestDraft(project, documentId, {

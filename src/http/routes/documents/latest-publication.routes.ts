@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
@@ -24,7 +25,7 @@ export function latestPublicationRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseOrThrow(latestPublicationQuery(req.apiVersion), req.query);
+      const query = parseQueryOrThrow(latestPublicationQuery(req.apiVersion), req.query);
       const project = await projectConfigs.get(req.auth.projectId);
       res.json(
         await reads.documents.latestPublication(project, documentId, {

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
@@ -16,7 +17,7 @@ export function importRoutes(
   });
 
   router.get('/import/documents/status', ...auth, requireScope('public-api:write'), async (req, res) => {
-    const { id } = parseOrThrow(ImportStatusQuery, req.query);
+    const { id } = parseQueryOrThrow(ImportStatusQuery, req.query);
     res.json(await reads.importJobs.status(req.auth.projectId, id));
   });
 }

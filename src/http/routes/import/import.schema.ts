@@ -4,8 +4,9 @@ import { ImportLogSchema } from '../../../domain/import-request';
 export { ImportRequestSchema as ImportDocumentsBody } from '../../../domain/import-request';
 
 export const ImportStatusQuery = z.strictObject({
+  // A missing id falls through to the shared wording ('is required'); only a wrong one is worded here.
   id: z
-    .uuid({ message: 'must be an import job id (uuid)' })
+    .uuid({ error: (issue) => (issue.input === undefined ? undefined : 'must be an import job id (uuid)') })
     .describe('the job id answered by POST import/documents'),
 });
 

@@ -13,7 +13,7 @@ import {
   uploadQuery,
 } from './media-library.schema';
 import type { ImportMediaInput } from '../../../commands/import-media';
-import { noQueryParams } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 
 /** Where this request came to: the base of asset URLs when PUBLIC_BASE_URL is not configured. */
 const originOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
@@ -31,7 +31,7 @@ export function mediaLibraryRoutes(
   const mediaQuery = incomingReferencesQuery(cursors, 'media');
 
   router.get('/mediaLibrary', ...auth, requireScope('public-api:read'), async (req, res) => {
-    const query = parseOrThrow(mediaListQuery, req.query);
+    const query = parseQueryOrThrow(mediaListQuery, req.query);
     res.json(
       await reads.mediaLibrary.list(req.auth.projectId, query, {
         version: req.apiVersion,
@@ -41,7 +41,7 @@ export function mediaLibraryRoutes(
   });
 
   router.post('/mediaLibrary/uploads', ...auth, requireScope('public-api:write'), async (req, res) => {
-    const { filename } = parseOrThrow(uploadQuery, req.query);
+    const { filename } = parseQueryOrThrow(uploadQuery, req.query);
     const length = req.headers['content-length'];
     const upload = await commands.uploadMedia(req.auth.projectId, {
       body: req,
@@ -55,7 +55,7 @@ export function mediaLibraryRoutes(
 
   router.get('/mediaLibrary/:id', ...auth, requireScope('public-api:read'), async (req, res) => {
     const { id } = parseOrThrow(mediaParams, req.params);
-    parseOrThrow(noQueryParams, req.query);
+    parseQueryOrThrow(noQueryParams, req.query);
     res.json(
       await reads.mediaLibrary.byId(req.auth.projectId, id, {
         version: req.apiVersion,
@@ -70,7 +70,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { id } = parseOrThrow(mediaParams, req.params);
-      const page = parseOrThrow(documentsQuery(req.apiVersion), req.query);
+      const page = parseQueryOrThrow(documentsQuery(req.apiVersion), req.query);
       res.json(
         await reads.mediaLibrary.incomingDocumentReferences(req.auth.projectId, id, page, req.apiVersion),
       );
@@ -83,7 +83,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { id } = parseOrThrow(mediaParams, req.params);
-      const page = parseOrThrow(mediaQuery(req.apiVersion), req.query);
+      const page = parseQueryOrThrow(mediaQuery(req.apiVersion), req.query);
       res.json(
         await reads.mediaLibrary.incomingMediaReferences(req.auth.projectId, id, page, req.apiVersion),
       );
@@ -92,7 +92,7 @@ export function mediaLibraryRoutes(
 
   router.patch('/mediaLibrary/:id', ...auth, requireScope('public-api:write'), jsonBody, async (req, res) => {
     const { id } = parseOrThrow(mediaParams, req.params);
-    parseOrThrow(noQueryParams, req.query);
+    parseQueryOrThrow(noQueryParams, req.query);
     const body = parseOrThrow(patchMediaBody(req.apiVersion), req.body);
     res.json(
       await commands.patchMedia(
@@ -111,7 +111,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:write'),
     jsonBody,
     async (req, res) => {
-      parseOrThrow(noQueryParams, req.query);
+      parseQueryOrThrow(noQueryParams, req.query);
       const body = parseOrThrow(importMediaBody, req.body);
       // Each entry on its own: an invalid one is its own 400 in the results, the others still import.
       const inputs: ImportMediaInput[] = body.mediaLibraryEntries.map((raw) => {

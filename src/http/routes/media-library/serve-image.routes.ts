@@ -3,7 +3,7 @@ import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
-import { noQueryParams } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import { serveObject } from '../../serve-object';
 import type { RouteDeps } from '../deps';
 import { serveImageParams } from './serve-image.schema';
@@ -30,7 +30,7 @@ export function serveImageRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { key } = parseOrThrow(serveImageParams, req.params);
-      parseOrThrow(noQueryParams, req.query);
+      parseQueryOrThrow(noQueryParams, req.query);
       await reads.servedImages.assertServable(req.auth.projectId, key);
       await serveObject(objects, key, req, res, {
         cacheControl: IMAGE_CACHE_CONTROL,

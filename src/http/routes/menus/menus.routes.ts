@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
@@ -12,7 +13,7 @@ import { menusParams, menusQuery } from './menus.schema';
 export function menuRoutes(router: Router, { auth, reads }: Pick<RouteDeps, 'auth' | 'reads'>): void {
   const listMenus = async (req: Request, res: Response) => {
     const { channelHandle } = parseOrThrow(menusParams, req.params);
-    const { handle } = parseOrThrow(menusQuery, req.query);
+    const { handle } = parseQueryOrThrow(menusQuery, req.query);
     res.json(await reads.menus.list(req.auth.projectId, { channelHandle, handle }));
   };
   const menuVersions = onlyIn({ to: '2025-03' });

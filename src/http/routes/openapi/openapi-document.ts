@@ -214,7 +214,32 @@ const ERROR_EXAMPLES: Record<number, Schema> = {
   409: { name: 'Conflict', message: 'The document changed since version 3' },
   413: { name: 'PayloadTooLarge', message: 'The body is larger than the limit' },
   415: { name: 'UnsupportedMediaType', message: 'Send the body as application/json' },
-  503: { name: 'ServiceUnavailable', message: 'Search is unavailable; retry later' },
+  // GET health/ready's; searches and every read with a token describe their own 503s.
+  503: { name: 'NotReady', message: 'A dependency is not ready' },
+};
+
+/** The 503 of a read answered from Elasticsearch (withDatabaseUnavailable adds Postgres' to it, as to every read). */
+const searchUnavailable = () => {
+  const response = errors(503)['503'] as Schema;
+  const content = response.content as Record<string, Schema>;
+  return {
+    ...response,
+    description:
+      "Service Unavailable: the envelope with name 'SearchUnavailable' when Elasticsearch is unreachable",
+    content: {
+      'application/json': {
+        ...content['application/json'],
+        example: {
+          status: 503,
+          error: 'Service Unavailable',
+          error_details: {
+            name: 'SearchUnavailable',
+            message: 'Search is unavailable right now; try again in a few seconds',
+          },
+        },
+      },
+    },
+  };
 };
 
 /** A JSON answer or body; `example`, when given, must validate against `schema` (test/integration/openapi). */
@@ -453,7 +478,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         "keys, U+0000 or unpaired surrogates (400 naming the path); a document's metadata and content may nest " +
         `${DOCUMENT_LIMITS.content.maxDepth} levels and be at most ${DOCUMENT_LIMITS.metadata.maxBytes / 1024} KiB ` +
         `and ${DOCUMENT_LIMITS.content.maxBytes / 1024 / 1024} MiB as JSON. Searches answer 503 with Retry-After ` +
-        'while Elasticsearch is unavailable.',
+        'while Elasticsearch is unavailable, and every operation that takes a token 503 DatabaseUnavailable ' +
+        'with Retry-After while Postgres is.',
     },
     servers: [
       {
@@ -801,7 +827,11 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary: 'Latest publications, filtered and paged (offset or id ranges for parallel exports)',
           security: read,
           parameters: params({ query: latestPublicationsQuery }),
-          responses: { 200: json(listOf(latestPublicationsAnswer)), ...errors(400, 401, 403, 503) },
+          responses: {
+            200: json(listOf(latestPublicationsAnswer)),
+            ...errors(400, 401, 403),
+            503: searchUnavailable(),
+          },
         },
       },
       '/documents/{documentId}/latestPublication': {
@@ -883,7 +913,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           parameters: params({ query: searchQuery(cursors) }),
           responses: {
             200: json(listOf(searchAnswer)),
-            ...errors(400, 401, 403, 503),
+            ...errors(400, 401, 403),
+            503: searchUnavailable(),
           },
         },
       },

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
 import { listRoutes } from '../../route-table';
 import { buildOpenApiDocument } from './openapi-document';
-import { importWebhook, withRateLimits } from './operational';
+import { importWebhook, withDatabaseUnavailable, withRateLimits } from './operational';
 import { documentForVersion } from './per-version';
 
 type Schema = Record<string, unknown>;
@@ -13,7 +13,9 @@ type Schema = Record<string, unknown>;
  * first request (every route is registered before the app serves), and kept.
  */
 export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'cursors'>): void {
-  const all = withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() });
+  const all = withDatabaseUnavailable(
+    withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() }),
+  );
   const byVersion = new Map<string, Schema>();
   router.get('/openapi.json', (req, res) => {
     let document = byVersion.get(req.apiVersion.label);

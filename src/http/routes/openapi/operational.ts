@@ -53,6 +53,57 @@ export function withRateLimits(document: Schema): Schema {
   return document;
 }
 
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+};
+
+const DATABASE_UNAVAILABLE_TEXT =
+  "'DatabaseUnavailable' when Postgres is unreachable or every connection stayed busy past the pool wait";
+
+const DATABASE_UNAVAILABLE = {
+  description: `Service Unavailable: the envelope with name ${DATABASE_UNAVAILABLE_TEXT}; retry after Retry-After seconds`,
+  headers: RETRY_AFTER,
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      example: {
+        status: 503,
+        error: 'Service Unavailable',
+        error_details: {
+          name: 'DatabaseUnavailable',
+          message: 'The database is unavailable right now; try again in a few seconds',
+        },
+      },
+    },
+  },
+};
+
+/**
+ * The 503 every authenticated operation may answer: its token's API client is read from Postgres before
+ * anything else (src/http/middleware/errors.ts turns an unreachable database into DatabaseUnavailable). An
+ * operation that already describes a 503 (a search, when Elasticsearch is away) keeps its answer and says both.
+ */
+export function withDatabaseUnavailable(document: Schema): Schema {
+  const paths = document.paths as Record<string, Record<string, Schema>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const security = operation.security as unknown[] | undefined;
+      if (!security || security.length === 0) continue;
+      const responses = (operation.responses ?? {}) as Record<string, Schema>;
+      const own = responses['503'];
+      responses['503'] = own
+        ? {
+            ...own,
+            description: `${String(own.description)}; also ${DATABASE_UNAVAILABLE_TEXT}`,
+            headers: { ...(own.headers as Schema | undefined), ...RETRY_AFTER },
+          }
+        : DATABASE_UNAVAILABLE;
+      operation.responses = responses;
+    }
+  }
+  return document;
+}
+
 /**
  * The import webhook as an OpenAPI 3.1 `webhooks` entry: what Broadsheet POSTs to the `webhook` of
  * `POST import/documents` when the job finishes, generated from the payload's zod schema.

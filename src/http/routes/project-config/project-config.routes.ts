@@ -3,7 +3,7 @@ import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
-import { noQueryParams } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import { ApplyProjectConfigBody } from './project-config.schema';
 
@@ -16,11 +16,11 @@ export function projectConfigRoutes(
   { auth, reads, commands }: Pick<RouteDeps, 'auth' | 'reads' | 'commands'>,
 ): void {
   const readConfig = async (req: Request, res: Response) => {
-    parseOrThrow(noQueryParams, req.query);
+    parseQueryOrThrow(noQueryParams, req.query);
     res.json(await reads.projects.config(req.auth.projectId));
   };
   const applyConfig = async (req: Request, res: Response) => {
-    parseOrThrow(noQueryParams, req.query);
+    parseQueryOrThrow(noQueryParams, req.query);
     const body = parseOrThrow(ApplyProjectConfigBody, req.body);
     res.json(await commands.applyProjectConfig(req.auth.projectId, body));
   };

@@ -1,9 +1,8 @@
 import type { Router } from 'express';
-import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
-import { noQueryParams } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 
 /** Legacy GET project (v1 to 2025-05, supplement §8): the project with its channels. */
 export function projectRoutes(router: Router, { auth, reads }: Pick<RouteDeps, 'auth' | 'reads'>): void {
@@ -13,7 +12,7 @@ export function projectRoutes(router: Router, { auth, reads }: Pick<RouteDeps, '
     ...auth,
     requireScope('public-api:config:read'),
     async (req, res) => {
-      parseOrThrow(noQueryParams, req.query);
+      parseQueryOrThrow(noQueryParams, req.query);
       res.json(await reads.projects.legacyProject(req.auth.projectId));
     },
   );

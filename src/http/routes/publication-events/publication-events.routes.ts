@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { channelParams } from '../channels/channels.schema';
@@ -18,7 +19,7 @@ export function publicationEventsRoutes(
       req.params.channelHandle === undefined
         ? undefined
         : parseOrThrow(channelParams, req.params).channelHandle;
-    const query = parseOrThrow(publicationEventsQuery, req.query);
+    const query = parseQueryOrThrow(publicationEventsQuery, req.query);
     const results = await reads.publicationEvents.list(req.auth.projectId, {
       channelHandle,
       ...(query.contentTypes ? { contentTypes: query.contentTypes } : {}),
