@@ -35,22 +35,35 @@ const TOO_MANY_REQUESTS = {
  * added later is described without anyone remembering to.
  */
 export function withRateLimits(document: Schema): Schema {
+  forEachAuthenticatedOperation(document, (responses) => {
+    responses['429'] = TOO_MANY_REQUESTS;
+    for (const [status, response] of Object.entries(responses)) {
+      if (status.startsWith('2') && !('$ref' in response)) {
+        response.headers = { ...(response.headers as Schema | undefined), ...RATE_LIMIT_HEADERS };
+      }
+    }
+  });
+  return document;
+}
+
+/**
+ * Calls `describe` with the responses of every operation that names a security requirement (what every
+ * authenticated operation shares is added there), and keeps what it changed.
+ */
+function forEachAuthenticatedOperation(
+  document: Schema,
+  describe: (responses: Record<string, Schema>) => void,
+): void {
   const paths = document.paths as Record<string, Record<string, Schema>>;
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const security = operation.security as unknown[] | undefined;
       if (!security || security.length === 0) continue;
       const responses = (operation.responses ?? {}) as Record<string, Schema>;
-      responses['429'] = TOO_MANY_REQUESTS;
-      for (const [status, response] of Object.entries(responses)) {
-        if (status.startsWith('2') && !('$ref' in response)) {
-          response.headers = { ...(response.headers as Schema | undefined), ...RATE_LIMIT_HEADERS };
-        }
-      }
+      describe(responses);
       operation.responses = responses;
     }
   }
-  return document;
 }
 
 const RETRY_AFTER = {
@@ -84,23 +97,16 @@ const DATABASE_UNAVAILABLE = {
  * operation that already describes a 503 (a search, when Elasticsearch is away) keeps its answer and says both.
  */
 export function withDatabaseUnavailable(document: Schema): Schema {
-  const paths = document.paths as Record<string, Record<string, Schema>>;
-  for (const operations of Object.values(paths)) {
-    for (const operation of Object.values(operations)) {
-      const security = operation.security as unknown[] | undefined;
-      if (!security || security.length === 0) continue;
-      const responses = (operation.responses ?? {}) as Record<string, Schema>;
-      const own = responses['503'];
-      responses['503'] = own
-        ? {
-            ...own,
-            description: `${String(own.description)}; also ${DATABASE_UNAVAILABLE_TEXT}`,
-            headers: { ...(own.headers as Schema | undefined), ...RETRY_AFTER },
-          }
-        : DATABASE_UNAVAILABLE;
-      operation.responses = responses;
-    }
-  }
+  forEachAuthenticatedOperation(document, (responses) => {
+    const own = responses['503'];
+    responses['503'] = own
+      ? {
+          ...own,
+          description: `${String(own.description)}; also ${DATABASE_UNAVAILABLE_TEXT}`,
+          headers: { ...(own.headers as Schema | undefined), ...RETRY_AFTER },
+        }
+      : DATABASE_UNAVAILABLE;
+  });
   return document;
 }
 
