@@ -101,7 +101,7 @@ describe('menus', () => {
     });
     expect((await api.get('menus?handle=main&handle=footer')).body.error_details).toEqual({
       name: 'ValidationError',
-      handle: 'must be a string',
+      handle: 'must be given once',
     });
   });
 
