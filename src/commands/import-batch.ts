@@ -4,6 +4,7 @@ import { documentQueries, type ImportedDraft, type ImportTargetRow } from '../db
 import { publicationEventQueries, type NewPublicationEvent } from '../db/queries/publication-events';
 import type { ImportDocument, ImportLog } from '../domain/import-request';
 import type { ReferenceRow } from '../domain/references';
+import { storedInstant } from '../domain/storable-dates';
 import { enqueueMany, type Boss } from '../jobs/boss';
 import { indexJobsFor } from '../jobs/index-jobs';
 
@@ -190,7 +191,7 @@ export async function writeImportBatch(
     await documents.setLastPublicationDates(
       written.flatMap((entry) => {
         const date = entry.item.document.publishControl?.lastPublicationDate;
-        return date ? [{ documentId: idOf(entry), lastPublicationDate: date }] : [];
+        return date ? [{ documentId: idOf(entry), lastPublicationDate: storedInstant(date) }] : [];
       }),
     );
     await enqueueMany(
@@ -206,11 +207,14 @@ export async function writeImportBatch(
   });
 }
 
+const stored = (date: string | undefined) => (date === undefined ? undefined : storedInstant(date));
+
+/** The imported dates as Postgres reads them: in UTC (storedInstant), whatever offset the client wrote. */
 function datesOf(document: ImportDocument) {
   const dates = document.publishControl ?? {};
   return {
-    firstPublicationDate: dates.firstPublicationDate,
-    significantPublicationDate: dates.significantPublicationDate,
-    visiblePublicationDateOverride: dates.visiblePublicationDateOverride,
+    firstPublicationDate: stored(dates.firstPublicationDate),
+    significantPublicationDate: stored(dates.significantPublicationDate),
+    visiblePublicationDateOverride: stored(dates.visiblePublicationDateOverride),
   };
 }

@@ -10,6 +10,7 @@ import {
 import type { CommandRequest } from '../domain/document-commands/schema';
 import { AppError } from '../domain/errors';
 import { extractReferences } from '../domain/references';
+import { storedInstant } from '../domain/storable-dates';
 import { enqueue, type Boss } from '../jobs/boss';
 import {
   completePublicationChanges,
@@ -38,7 +39,7 @@ const iso = (date: Date | null) => (date === null ? null : date.toISOString());
  * Dates are stored and put in job payloads at millisecond precision, the precision a row read back into JS
  * has, so a schedule read and written again by a later request is still the instant its job compares with.
  */
-const normalise = (date: string | null) => (date === null ? null : new Date(date).toISOString());
+const normalise = (date: string | null) => (date === null ? null : storedInstant(date));
 
 /** What the commands may see of a locked document row. */
 export function toDraftState(row: DocumentRow): DraftState {

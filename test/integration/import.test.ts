@@ -74,6 +74,13 @@ describe('import/documents', () => {
           contentType: 'regular',
           publishControl: { lastPublicationDate: '9999-12-31T23:00:00-12:00' },
         },
+        // Year 0 in UTC (0000-12-31T14:00:00Z), a year Postgres' ISO input has not: the document failed with
+        // Postgres' message once the instant was handed on in UTC.
+        {
+          id: 'd',
+          contentType: 'regular',
+          publishControl: { firstPublicationDate: '0001-01-01T00:00:00+10:00' },
+        },
       ],
     });
     expect(response.status).toBe(400);
@@ -88,6 +95,8 @@ describe('import/documents', () => {
       'documents.3.id': externalId,
       'documents.4.publishControl.lastPublicationDate':
         'must be at most 9999-12-31T23:59:59.999Z: later instants cannot be stored',
+      'documents.5.publishControl.firstPublicationDate':
+        'must be at least 0001-01-01T00:00:00.000Z: earlier instants cannot be stored',
       webhook: 'must be at most 2000 characters long',
     });
     expect(
@@ -334,6 +343,38 @@ describe('import/documents', () => {
     });
     expect(down.body.logs[0]).toMatchObject({ state: 'imported', document_id: documentId });
     expect((await api.get(`documents/${documentId}/latestPublication`)).status).toBe(404);
+  });
+
+  it('when publishControl dates carry offsets past the ±15:59 Postgres reads, then the document is published with those instants, answered in UTC', async () => {
+    // Postgres failed the document with its own message ("time zone displacement out of range").
+    const done = await importAndWait({
+      systemName: 'wire',
+      documents: [
+        {
+          id: 'far-offsets',
+          contentType: 'regular',
+          title: 'Far offsets',
+          flags: { autoPublish: true },
+          publishControl: {
+            firstPublicationDate: '2026-01-01T00:00:00+18:00',
+            significantPublicationDate: '2026-01-01T00:00:00-23:59',
+            visiblePublicationDateOverride: '2026-01-01T00:00:00+16:00',
+            lastPublicationDate: '2026-01-01T12:30:00.5+23:30',
+          },
+        },
+      ],
+    });
+    expect(done.body.logs).toEqual([
+      { state: 'published', external_id: 'far-offsets', document_id: expect.any(Number) },
+    ]);
+    const publication = await api.get(`documents/${done.body.logs[0].document_id}/latestPublication`);
+    expect(publication.status).toBe(200);
+    expect(publication.body.systemdata).toMatchObject({
+      firstPublicationDate: '2025-12-31T06:00:00.000Z',
+      significantPublicationDate: '2026-01-01T23:59:00.000Z',
+      visiblePublicationDate: '2025-12-31T08:00:00.000Z',
+      lastPublicationDate: '2025-12-31T13:00:00.500Z',
+    });
   });
 
   describe('the magazine fixtures', () => {

@@ -460,9 +460,19 @@ describe('parseCommandRequest: API versions', () => {
     },
   );
 
+  it.each([
+    [{ operation: 'setEmbargo', reason: 'r', until: '0001-01-01T00:00:00+10:00' }, 'commands.0.until'],
+    [{ operation: 'addPublishSchedule', date: '0000-06-01T00:00:00Z' }, 'commands.0.date'],
+  ])('when %o falls before year 1 in UTC (Postgres reads no year 0), then 400 names %s', (command, path) => {
+    expect(pathsOf(one(command))).toEqual({
+      [path]: 'must be at least 0001-01-01T00:00:00.000Z: earlier instants cannot be stored',
+    });
+  });
+
   it('when a schedule or embargo ends at the last storable instant, or a component condition later, then it parses', () => {
     for (const command of [
       { operation: 'setEmbargo', reason: 'r', until: '9999-12-31T23:59:59.999Z' },
+      { operation: 'setEmbargo', reason: 'r', until: '0001-01-01T00:00:00-00:30' },
       { operation: 'addPublishSchedule', date: '9999-12-31T23:59:59+00:00' },
       { operation: 'addUnpublishSchedule', date: '9999-12-31T23:59:59.999999+00:00' },
       // Conditions are kept as written, inside the content, and only compared: no need to refuse them.
