@@ -9,6 +9,7 @@ import {
 import { documentQueries } from '../db/queries/documents';
 import { publicationQueries } from '../db/queries/publications';
 import { AppError } from '../domain/errors';
+import { noOpener } from '../domain/new-tab-links';
 
 export interface AddDeliveryStatusInput extends Omit<DeliveryReportFields, 'message'> {
   projectId: number;
@@ -20,23 +21,6 @@ export interface AddDeliveryStatusInput extends Omit<DeliveryReportFields, 'mess
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOOKS_LIKE_HTML = /<\/?[a-z!][^>]*>/i;
-
-/** Targets that stay in a browsing context the page already has; any other (`_blank`, a name) may open a tab. */
-const SAME_CONTEXT_TARGETS = new Set(['', '_self', '_parent', '_top']);
-
-/**
- * A link that may open a new tab gets `rel="noopener noreferrer"` (an `opener` asked for goes): without it the
- * opened page could navigate the message's page through window.opener (reverse tabnabbing).
- */
-const noOpener: sanitizeHtml.Transformer = (tagName, attribs) => {
-  const target = (attribs.target ?? '').toLowerCase();
-  if (SAME_CONTEXT_TARGETS.has(target)) return { tagName, attribs };
-  const rel = (attribs.rel ?? '')
-    .split(/\s+/)
-    .filter((token) => token !== '' && token.toLowerCase() !== 'opener');
-  for (const token of ['noopener', 'noreferrer']) if (!rel.includes(token)) rel.push(token);
-  return { tagName, attribs: { ...attribs, rel: rel.join(' ') } };
-};
 
 /**
  * A plain-text message is stored exactly as given; one that contains markup is sanitised: scripts, styles,

@@ -2,6 +2,7 @@ import sanitizeHtml from 'sanitize-html';
 import { componentKey, componentName, type Component, type Content } from './content';
 import type { Design, DesignComponent } from './design';
 import { parseTemplate, type TemplateElement, type TemplateNode } from './html-template';
+import { newTabRel, noOpener } from './new-tab-links';
 
 /**
  * The `html` of POST composition/{documentId} (api-spec §4.4): each component through its design template,
@@ -63,6 +64,7 @@ export function sanitizeRichText(value: string): string {
     allowedAttributes: { a: ['href', 'target', 'rel'] },
     allowedSchemes: ['http', 'https', 'mailto', 'tel'],
     disallowedTagsMode: 'escape',
+    transformTags: { a: noOpener },
   });
 }
 
@@ -79,6 +81,7 @@ export function sanitizeEmbed(value: string): string {
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesByTag: { iframe: ['https'] },
     disallowedTagsMode: 'discard',
+    transformTags: { a: noOpener },
   });
 }
 
@@ -267,6 +270,13 @@ class Renderer {
         if (isObject(value) && typeof value.target === 'string' && LINK_TARGETS.has(value.target)) {
           setAttribute(attributes, 'target', value.target);
         }
+        // The target may be the template's own or the content's.
+        const attribute = (name: string) => {
+          const found = attributes.find(([key]) => key === name)?.[1];
+          return found === undefined ? undefined : decodeEntities(found);
+        };
+        const rel = newTabRel(attribute('target'), attribute('rel'));
+        if (rel !== undefined) setAttribute(attributes, 'rel', rel);
         return undefined;
       }
       case 'include':

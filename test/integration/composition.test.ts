@@ -528,7 +528,7 @@ describe('POST composition/{documentId}', () => {
           '<div class="lt-image"><img src="https://img.example/a.jpg?x=&quot;1&quot;" alt="A &quot;quoted&quot; alt">' +
           '<div>Fine</div></div>' +
           '<div class="lt-link-box"><a><span>Nowhere</span></a></div>' +
-          '<div class="lt-link-box"><a href="https://example.com/a" target="_blank"><span>Somewhere</span></a></div>',
+          '<div class="lt-link-box"><a href="https://example.com/a" target="_blank" rel="noopener noreferrer"><span>Somewhere</span></a></div>',
       );
       expect(response.body.html).not.toMatch(/<script|javascript:|onerror=|doc-/);
     });

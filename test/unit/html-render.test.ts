@@ -98,7 +98,8 @@ describe('renderHtml', () => {
     expect(renderHtml(card, DESIGN, plain)).toBe(
       '<article class="card"><h2>Rock &amp; <b>roll</b></h2>' +
         '<img alt="An &quot;alt&quot;" src="https://img.example/a.jpg?a=1&amp;b=&quot;2&quot;">' +
-        '<a class="more" href="https://example.com/x" target="_blank">More</a><div></div>' +
+        '<a class="more" href="https://example.com/x" target="_blank" rel="noopener noreferrer">More</a>' +
+        '<div></div>' +
         '<section><p>Inside</p></section></article>',
     );
   });
@@ -129,6 +130,38 @@ describe('renderHtml', () => {
       { id: 'e', component: 'embed', content: { code: '<b>ok</b><script>bad()</script>' } },
     ];
     expect(renderHtml(embed, DESIGN, plain)).toBe('<div class="embed"><b>ok</b></div>');
+  });
+
+  it('when a link may open a new tab, then it carries rel="noopener noreferrer" (no reverse tabnabbing); one that stays does not', () => {
+    const design: Design = {
+      name: 'd',
+      version: '1',
+      components: [
+        {
+          name: 'out',
+          html: '<a doc-link="link" target="_blank" rel="nofollow opener">Out</a>',
+          directives: [{ name: 'link', type: 'link' }],
+        },
+        { name: 'go', html: '<a doc-link="link">Go</a>', directives: [{ name: 'link', type: 'link' }] },
+      ],
+    };
+    const content: Content = [
+      { id: 'o', component: 'out', content: { link: { href: '/a' } } },
+      { id: 'g', component: 'go', content: { link: { href: '/b', target: '_self' } } },
+    ];
+    expect(renderHtml(content, design, plain)).toBe(
+      '<a target="_blank" rel="nofollow noopener noreferrer" href="/a">Out</a>' +
+        '<a href="/b" target="_self">Go</a>',
+    );
+    expect(sanitizeRichText('<a href="https://x.example" target="_blank">x</a>')).toBe(
+      '<a href="https://x.example" target="_blank" rel="noopener noreferrer">x</a>',
+    );
+    expect(sanitizeEmbed('<a href="https://x.example" target="preview" rel="opener">x</a>')).toBe(
+      '<a href="https://x.example" target="preview" rel="noopener noreferrer">x</a>',
+    );
+    expect(sanitizeEmbed('<a href="https://x.example" target="_top" rel="nofollow">x</a>')).toBe(
+      '<a href="https://x.example" target="_top" rel="nofollow">x</a>',
+    );
   });
 
   it('when a url has an unsafe scheme, then it is not written; relative and http(s) urls are', () => {
