@@ -4,8 +4,8 @@ import { documentQueries } from '../db/queries/documents';
 import { menuQueries, type MenuRow } from '../db/queries/menus';
 import { AppError } from '../domain/errors';
 import { findBodyProblem } from '../domain/json-limits';
-import { checkMenu, menuDocumentNodes } from '../domain/menus';
-import { issuesToPaths, valueOrThrow } from '../domain/validation';
+import { inspectMenu } from '../domain/menus';
+import { issuesToPaths } from '../domain/validation';
 
 export interface LoadMenuInput {
   projectId: number;
@@ -18,22 +18,16 @@ export interface LoadMenuInput {
 /**
  * `broadsheet menu load`: checks a menu file (every problem at its path, e.g. `nodes.0.nodes.1.documentId`),
  * checks that its document nodes name documents of the project, and stores it under its handle in the
- * channel, replacing the menu of that handle, all in one transaction.
+ * channel, replacing the menu of that handle, all in one transaction. The file's problems and its unknown
+ * documents are refused together, in one run (a document node whose own shape is valid is looked up even
+ * when other parts of the file are wrong).
  */
 export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRow & { channel: string }> {
   // What the API's body walk refuses (depth, __proto__ keys, NUL), before validation copies the value.
   const problem = findBodyProblem(input.menu);
   if (problem) throw AppError.validation({ [problem.key]: problem.message });
-  const menu = valueOrThrow(checkMenu(input.menu));
+  const { checked, documentNodes } = inspectMenu(input.menu);
   return withTransaction(pool, async (tx) => {
-    const channels = channelQueries(tx);
-    const channel =
-      input.channelHandle === undefined
-        ? await channels.findDefault(input.projectId)
-        : await channels.findByHandle(input.projectId, input.channelHandle);
-    if (!channel) throw AppError.notFound(`Channel '${input.channelHandle ?? '(default)'}' not found`);
-
-    const documentNodes = menuDocumentNodes(menu);
     const existing = new Set(
       await documentQueries(tx).findExistingIds(
         input.projectId,
@@ -46,9 +40,16 @@ export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRo
         path: [...node.path, 'documentId'],
         message: `document ${node.documentId} does not exist in this project`,
       }));
-    if (missing.length > 0) throw AppError.validation(issuesToPaths(missing));
+    const issues = [...(checked.ok ? [] : checked.issues), ...missing];
+    if (!checked.ok || issues.length > 0) throw AppError.validation(issuesToPaths(issues));
+    const channels = channelQueries(tx);
+    const channel =
+      input.channelHandle === undefined
+        ? await channels.findDefault(input.projectId)
+        : await channels.findByHandle(input.projectId, input.channelHandle);
+    if (!channel) throw AppError.notFound(`Channel '${input.channelHandle ?? '(default)'}' not found`);
 
-    const stored = await menuQueries(tx).upsert(input.projectId, channel.id, menu);
+    const stored = await menuQueries(tx).upsert(input.projectId, channel.id, checked.value);
     return { ...stored, channel: channel.handle };
   });
 }

@@ -87,6 +87,9 @@ function nodeOf(parsed: ParsedNode, id: string, nodes: MenuNode[]): MenuNode {
   }
 }
 
+/** Every document node of a menu with its path (`nodes.0.nodes.1`). */
+export type MenuDocumentNode = { documentId: number; path: PropertyKey[] };
+
 /**
  * Checks a menu as a file holds it and gives it back with every node's `id`: an `id` in the file is kept
  * (unique within the menu); a node without one gets its position, 1-based indices joined by '.' (`2.1` is
@@ -95,10 +98,32 @@ function nodeOf(parsed: ParsedNode, id: string, nodes: MenuNode[]): MenuNode {
  * its path (`nodes.0.nodes.1.documentId`).
  */
 export function checkMenu(input: unknown): Checked<Menu> {
-  const top = MenuSchema.safeParse(input, { error: readableIssueMessage });
-  if (!top.success) return invalid(fromZodIssues(top.error.issues));
-  const { nodes: rawNodes, ...menu } = top.data;
+  return inspectMenu(input).checked;
+}
+
+/**
+ * `checkMenu`, and the document nodes of the file whose own shape is valid, also when other parts of the
+ * file are not: so that `menu load` can name unknown documents in the same run as the file's other problems.
+ * The nodes are walked even when the menu's own keys or a parent node are wrong (as long as `nodes` is an
+ * array), and a node too deep is named once, its own shape and its children's still checked; depth is not checked when
+ * `maxDepth` itself is invalid.
+ */
+export function inspectMenu(input: unknown): { checked: Checked<Menu>; documentNodes: MenuDocumentNode[] } {
   const issues: Issue[] = [];
+  const documentNodes: MenuDocumentNode[] = [];
+  const top = MenuSchema.safeParse(input, { error: readableIssueMessage });
+  if (!top.success) issues.push(...fromZodIssues(top.error.issues));
+  const record = typeof input === 'object' && input !== null && !Array.isArray(input) ? input : undefined;
+  const rawNodes = top.success
+    ? top.data.nodes
+    : record !== undefined && 'nodes' in record && Array.isArray(record.nodes)
+      ? (record.nodes as unknown[])
+      : [];
+  const maxDepth = top.success
+    ? top.data.maxDepth
+    : MenuSchema.shape.maxDepth.safeParse(
+        record !== undefined && 'maxDepth' in record ? record.maxDepth : undefined,
+      ).data;
   const explicitIds = new Map<string, string>();
 
   // First the nodes themselves, so that every explicit id is known before any is generated.
@@ -107,23 +132,38 @@ export function checkMenu(input: unknown): Checked<Menu> {
     position: string;
     children: Parsed[];
   }
-  const parse = (raw: unknown[], path: PropertyKey[], position: string, depth: number): Parsed[] =>
+  /** `tooDeep`: an ancestor was already named as too deep, so its descendants are not named again. */
+  const parse = (
+    raw: unknown[],
+    path: PropertyKey[],
+    position: string,
+    depth: number,
+    tooDeep: boolean,
+  ): Parsed[] =>
     raw.flatMap((value, index) => {
       const at = [...path, index];
       const here = position === '' ? String(index + 1) : `${position}.${index + 1}`;
-      if (depth > menu.maxDepth) {
+      let deep = tooDeep;
+      if (!deep && maxDepth !== undefined && depth > maxDepth) {
         issues.push({
           path: at,
-          message: `is at depth ${depth} (the top level is 0), deeper than maxDepth ${menu.maxDepth}`,
+          message: `is at depth ${depth} (the top level is 0), deeper than maxDepth ${maxDepth}`,
         });
-        return [];
+        deep = true;
       }
       const parsed = NodeSchema.safeParse(value, { error: readableIssueMessage });
       if (!parsed.success) {
         issues.push(
           ...fromZodIssues(parsed.error.issues).map((issue) => ({ ...issue, path: [...at, ...issue.path] })),
         );
+        // Its children are still checked (and their documents looked up), so that one run names them too.
+        const children =
+          typeof value === 'object' && value !== null && 'nodes' in value ? value.nodes : undefined;
+        if (Array.isArray(children)) parse(children, [...at, 'nodes'], here, depth + 1, deep);
         return [];
+      }
+      if (parsed.data.type === 'document') {
+        documentNodes.push({ documentId: Number(parsed.data.documentId), path: at });
       }
       const { id } = parsed.data;
       if (id !== undefined) {
@@ -135,12 +175,13 @@ export function checkMenu(input: unknown): Checked<Menu> {
         {
           node: parsed.data,
           position: here,
-          children: parse(parsed.data.nodes, [...at, 'nodes'], here, depth + 1),
+          children: parse(parsed.data.nodes, [...at, 'nodes'], here, depth + 1, deep),
         },
       ];
     });
-  const parsed = parse(rawNodes, ['nodes'], '', 0);
-  if (issues.length > 0) return invalid(issues);
+  const parsed = parse(rawNodes, ['nodes'], '', 0, false);
+  if (!top.success || issues.length > 0) return { checked: invalid(issues), documentNodes };
+  const { nodes: _nodes, ...menu } = top.data;
 
   const taken = new Set(explicitIds.keys());
   const build = (items: Parsed[]): MenuNode[] =>
@@ -153,12 +194,12 @@ export function checkMenu(input: unknown): Checked<Menu> {
       }
       return nodeOf(node, id, build(children));
     });
-  return valid({ ...menu, nodes: build(parsed) });
+  return { checked: valid({ ...menu, nodes: build(parsed) }), documentNodes };
 }
 
 /** Every document node of a menu with its path (`nodes.0.nodes.1`), in the order they appear. */
-export function menuDocumentNodes(menu: Pick<Menu, 'nodes'>): { documentId: number; path: PropertyKey[] }[] {
-  const found: { documentId: number; path: PropertyKey[] }[] = [];
+export function menuDocumentNodes(menu: Pick<Menu, 'nodes'>): MenuDocumentNode[] {
+  const found: MenuDocumentNode[] = [];
   const walk = (nodes: MenuNode[], path: PropertyKey[]) =>
     nodes.forEach((node, index) => {
       const at = [...path, index];

@@ -319,6 +319,13 @@ describe('broadsheet CLI', () => {
           '"nodes.1.uri": "must be an absolute http, https, mailto or tel URI"',
         ),
       });
+      // The unknown document is named in the same run as the malformed uri, not once the uri is fixed.
+      await expect(cli('menu', 'load', broken, '--project', handle)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          '"nodes.0.documentId": "document 999999999 does not exist in this project"',
+        ),
+      });
       await writeFile(broken, '{"handle": ');
       await expect(cli('menu', 'load', broken, '--project', handle)).rejects.toMatchObject({
         code: 1,

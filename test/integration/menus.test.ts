@@ -286,7 +286,11 @@ describe('menus', () => {
           },
         }),
       );
-      expect(details).toEqual({ name: 'ValidationError', extra: 'is not allowed' });
+      expect(details).toEqual({
+        name: 'ValidationError',
+        extra: 'is not allowed',
+        'nodes.0.type': "must be one of 'uri', 'path', 'document'",
+      });
       const nodes = await refusal(
         app.ctx.commands.loadMenu({
           projectId,
@@ -306,6 +310,38 @@ describe('menus', () => {
       expect(proto).toEqual({
         name: 'ValidationError',
         ['__proto__']: "'__proto__' is not allowed as a key",
+      });
+      expect((await api.get('menus?handle=side')).status).toBe(404);
+    });
+
+    it('when a file has shape, depth and unknown-document problems at once, then one run names them all', async () => {
+      const details = await refusal(
+        app.ctx.commands.loadMenu({
+          projectId,
+          menu: {
+            handle: 'side',
+            label: '',
+            maxDepth: 0,
+            nodes: [
+              { label: 'Gone', type: 'document', documentId: '999999999' },
+              { label: 'X', type: 'uri', uri: 'javascript:void(0)' },
+              {
+                label: 'Top',
+                type: 'path',
+                path: '/a',
+                nodes: [{ label: 'Deep gone', type: 'document', documentId: '999999998' }],
+              },
+            ],
+          },
+        }),
+      );
+      expect(details).toEqual({
+        name: 'ValidationError',
+        label: 'must not be empty',
+        'nodes.0.documentId': 'document 999999999 does not exist in this project',
+        'nodes.1.uri': 'must be an absolute http, https, mailto or tel URI',
+        'nodes.2.nodes.0': 'is at depth 1 (the top level is 0), deeper than maxDepth 0',
+        'nodes.2.nodes.0.documentId': 'document 999999998 does not exist in this project',
       });
       expect((await api.get('menus?handle=side')).status).toBe(404);
     });

@@ -122,6 +122,41 @@ describe('checkMenu', () => {
     ).toEqual({ 'nodes.0.nodes.0': 'is at depth 1 (the top level is 0), deeper than maxDepth 0' });
   });
 
+  it('when the menu, its depth and its nodes are all wrong, then one check names every problem', () => {
+    const deep = { label: 'Deep', type: 'uri', uri: 'javascript:x' };
+    expect(
+      issuesOf(
+        menuOf(
+          [
+            {
+              label: 'Top',
+              type: 'path',
+              path: '/a',
+              nodes: [{ label: 'Child', type: 'page', nodes: [deep] }],
+            },
+          ],
+          {
+            maxDepth: 0,
+            extra: true,
+          },
+        ),
+      ),
+    ).toEqual({
+      extra: 'is not allowed',
+      'nodes.0.nodes.0': 'is at depth 1 (the top level is 0), deeper than maxDepth 0',
+      'nodes.0.nodes.0.type': "must be one of 'uri', 'path', 'document'",
+      'nodes.0.nodes.0.nodes.0.uri': 'must be an absolute http, https, mailto or tel URI',
+    });
+    // Without a valid maxDepth there is no depth to check; the nodes' own problems are still named.
+    expect(
+      issuesOf(menuOf([{ label: 'Top', type: 'path', path: 'a', nodes: [deep] }], { maxDepth: 'x' })),
+    ).toEqual({
+      maxDepth: 'must be a number',
+      'nodes.0.path': "must be a path starting with '/', without spaces",
+      'nodes.0.nodes.0.uri': 'must be an absolute http, https, mailto or tel URI',
+    });
+  });
+
   it('when two nodes share an id, then the second is named', () => {
     expect(
       issuesOf(
