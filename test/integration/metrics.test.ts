@@ -69,6 +69,21 @@ describe('GET /metrics', () => {
     expect((await apiClient(app.url, token).get('/metrics')).status).toBe(401);
   });
 
+  it('when the bearer scheme is written in another case or with several spaces, then the token is read as the API reads its own', async () => {
+    for (const authorization of [`bearer ${METRICS_TOKEN}`, `BEARER   ${METRICS_TOKEN}`]) {
+      const response = await fetch(`${app.url}/metrics`, { headers: { authorization } });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('broadsheet_');
+    }
+    for (const authorization of [`Basic ${METRICS_TOKEN}`, 'Bearer', `Bearer ${METRICS_TOKEN} extra`]) {
+      const response = await fetch(`${app.url}/metrics`, { headers: { authorization } });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual(
+        envelope(401, 'Unauthorized', { name: 'Unauthorized', message: 'The metrics token is invalid.' }),
+      );
+    }
+  });
+
   it('when METRICS_TOKEN is not set, then there is no /metrics route at all', async () => {
     const plain = await startTestApp();
     try {
@@ -270,6 +285,10 @@ describe('GET /metrics', () => {
       expect(samples.some((s) => s.name === 'broadsheet_queue_depth')).toBe(true);
       expect(samples.some((s) => s.name === 'process_resident_memory_bytes')).toBe(true);
       expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      // The workers' server reads the header as the API does: the scheme in any case, several spaces.
+      expect(
+        (await fetch(`${url}/metrics`, { headers: { authorization: `bearer  ${METRICS_TOKEN}` } })).status,
+      ).toBe(200);
       const elsewhere = await fetch(`${url}/other`, {
         headers: { authorization: `Bearer ${METRICS_TOKEN}` },
       });

@@ -9,6 +9,7 @@ import { AppError } from '../../domain/errors';
 import { clientRateLimit, type RateLimit } from '../../domain/rate-limits';
 import type { Scope } from '../../domain/scopes';
 import type { ApiClientLookup } from '../../db/api-client-cache';
+import { bearerToken } from '../bearer';
 
 export interface AuthOptions {
   jwtSecret: string;
@@ -74,14 +75,14 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
     algorithms,
     requestProperty: 'jwt',
     // The token as bearerToken reads it: express-jwt's own reading wants exactly one space after the scheme.
-    getToken: bearerToken,
+    getToken: requestBearerToken,
     ...(options.issuer ? { issuer: options.issuer } : {}),
   });
   // `clients` is the process's cache; a revocation evicts it in every process at commit (api-client-cache.ts).
   const verified = new VerifiedTokens();
 
   const verifyToken: RequestHandler = (req, res, next) => {
-    const token = bearerToken(req);
+    const token = requestBearerToken(req);
     // Credentials that are not a bearer token (Basic, a bare scheme) are an invalid token, not a missing one.
     if (token === undefined && req.headers.authorization) {
       next(unauthorized('The access token is invalid.'));
@@ -125,11 +126,9 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   return [verifyToken, loadClient];
 }
 
-/** RFC 6750 §2.1 `credentials = "Bearer" 1*SP b64token`, the scheme in any case (RFC 7235 §2.1). */
-const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;
-
-function bearerToken(req: Request): string | undefined {
-  return BEARER_CREDENTIALS.exec(req.headers.authorization ?? '')?.[1];
+/** The request's bearer token as ../bearer.ts reads it (RFC 6750 §2.1, the scheme in any case). */
+function requestBearerToken(req: Request): string | undefined {
+  return bearerToken(req.headers.authorization);
 }
 
 /**

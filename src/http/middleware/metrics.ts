@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { UNMATCHED_ROUTE, type Metrics } from '../../metrics/metrics';
+import { bearerToken } from '../bearer';
 
 /** Where the versioned router is mounted (src/http/app.ts): the prefix of every API route's template. */
 export const API_MOUNT = '/api/:apiVersion';
@@ -45,18 +46,21 @@ function sendError(res: ServerResponse, status: number, error: string, message: 
 
 /**
  * `GET /metrics` in Prometheus's text format, for the API (mounted on the app) and the workers (their own
- * small server) alike. With a token, only `Authorization: Bearer <token>` is answered (compared in constant
- * time); without one (the workers' server bound to loopback), anyone who can connect is.
+ * small server) alike. With a token, only `Authorization: Bearer <token>` is answered, the header read as the
+ * API reads its own (bearerToken: the scheme in any case, one or more spaces) and the token compared in
+ * constant time; without one (the workers' server bound to loopback), anyone who can connect is.
  */
 export function metricsEndpoint(
   metrics: Metrics,
   token: string | undefined,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
+  const expected = token === undefined ? undefined : digest(token);
   return (req, res) => {
     if (expected) {
       const given = req.headers.authorization;
-      if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+      const credentials = bearerToken(given);
+      // Digests of equal length, so the comparison takes the same time whatever was sent.
+      if (credentials === undefined || !timingSafeEqual(digest(credentials), expected)) {
         sendError(
           res,
           401,
