@@ -1,4 +1,4 @@
-import { walkComponents, type Component, type ComponentConditions, type Content } from './content';
+import { isRecord, walkComponents, type Component, type ComponentConditions, type Content } from './content';
 import { invalid, valid, type Checked } from './validation';
 
 /** What conditions are checked against (supplement §6). */
@@ -50,10 +50,6 @@ export function parseIsoDateTime(value: string): Date | undefined {
   return Number.isNaN(parsed.getTime()) ? undefined : parsed;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const problem = (message: string) => invalid([{ path: [], message }]);
 
 /**
@@ -62,7 +58,7 @@ const problem = (message: string) => invalid([{ path: [], message }]);
  */
 export function checkConditionRequest(value: unknown): Checked<ConditionRequest> {
   if (value === undefined) return valid({});
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     return problem('must be an object such as {"dateTime":"2025-01-31T12:00:00Z","brand":"ch"}');
   }
   const unknownKeys = Object.keys(value).filter((key) => !(REQUEST_KEYS as readonly string[]).includes(key));
@@ -159,14 +155,14 @@ function filterComponents(components: readonly Component[], ctx: ConditionContex
   const kept: Component[] = [];
   for (const component of components) {
     // Content imported as sent (up to 2025-11) may hold items that are no components: kept as they are.
-    if (!isPlainObject(component)) {
+    if (!isRecord(component)) {
       kept.push(structuredClone(component));
       continue;
     }
     if (!satisfiesConditions(component.conditions, ctx)) continue;
     const { containers, ...rest } = component;
     const copy: Component = structuredClone(rest);
-    if (!isPlainObject(containers)) {
+    if (!isRecord(containers)) {
       if (containers !== undefined) copy.containers = structuredClone(containers);
     } else {
       copy.containers = Object.fromEntries(

@@ -40,7 +40,11 @@ export function componentKey(component: Component, path: readonly (string | numb
   return typeof component.id === 'string' && component.id !== '' ? component.id : path.join('.');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/**
+ * Whether a value is a JSON object (not null, not an array): the check every walker of stored content makes
+ * before it reads a component, its containers or a record, since content imported as sent is not checked deeply.
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,4 +1,4 @@
-import { componentName, type Component, type Content } from './content';
+import { componentName, isRecord, type Component, type Content } from './content';
 import type { Design, DesignComponent, DirectiveType } from './design';
 
 export type { Design, DesignComponent, DesignDirective, DirectiveType } from './design';
@@ -6,15 +6,11 @@ export type { Design, DesignComponent, DesignDirective, DirectiveType } from './
 const STRING_DIRECTIVES = new Set<string>(['editable', 'html']);
 const OBJECT_DIRECTIVES = new Set<string>(['image', 'link', 'include']);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Why a directive value does not fit its declared type, or undefined when it does. Null clears any directive. */
 function directiveValueProblem(type: DirectiveType, value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (STRING_DIRECTIVES.has(type) && typeof value !== 'string') return `must be a string (${type} directive)`;
-  if (OBJECT_DIRECTIVES.has(type) && !isObject(value)) return `must be an object (${type} directive)`;
+  if (OBJECT_DIRECTIVES.has(type) && !isRecord(value)) return `must be an object (${type} directive)`;
   return undefined;
 }
 
@@ -40,7 +36,7 @@ function checkComponent(
   byName: ReadonlyMap<string, DesignComponent>,
   problems: string[],
 ): void {
-  if (!isObject(component)) {
+  if (!isRecord(component)) {
     problems.push(`${path}: must be a component object`);
     return;
   }
@@ -66,7 +62,7 @@ function checkComponent(
   }
 
   if (component.content !== undefined) {
-    if (!isObject(component.content)) {
+    if (!isRecord(component.content)) {
       report('content must be an object of directive values');
     } else {
       const directives = new Map((declared.directives ?? []).map((directive) => [directive.name, directive]));
@@ -83,7 +79,7 @@ function checkComponent(
   }
 
   if (component.containers === undefined) return;
-  if (!isObject(component.containers)) {
+  if (!isRecord(component.containers)) {
     report('containers must be an object of component arrays');
     return;
   }

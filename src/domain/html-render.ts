@@ -1,5 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
-import { componentKey, componentName, type Component, type Content } from './content';
+import { componentKey, componentName, isRecord, type Component, type Content } from './content';
 import type { Design, DesignComponent } from './design';
 import { parseTemplate, type TemplateElement, type TemplateNode } from './html-template';
 import { newTabRel, noOpener } from './new-tab-links';
@@ -36,10 +36,6 @@ function decodeEntities(value: string): string {
     }
     return ENTITIES[body.toLowerCase()] ?? entity;
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Rich text of an editable directive: inline formatting and safe links stay, any other markup is escaped. */
@@ -143,7 +139,7 @@ class TemplateBook {
 
 /** A guess from the value when the design does not say what a directive is. */
 function guessKind(value: unknown): DirectiveKind {
-  if (isObject(value)) {
+  if (isRecord(value)) {
     if (typeof value.service === 'string') return 'include';
     if (typeof value.url === 'string') return 'image';
     if (typeof value.href === 'string' || value.$ref === 'document') return 'link';
@@ -186,7 +182,7 @@ class Renderer {
     if (!Array.isArray(components)) return '';
     return components
       .map((component: unknown, index) =>
-        isObject(component) ? this.component(component as Component, [...path, index]) : '',
+        isRecord(component) ? this.component(component as Component, [...path, index]) : '',
       )
       .join('');
   }
@@ -232,7 +228,7 @@ class Renderer {
         attributes.push(['data-directive-name', escapeHtml(directive.name)]);
         attributes.push(['data-directive-type', directive.kind]);
         const value = component.content?.[directive.name];
-        if (directive.kind === 'include' && isObject(value) && typeof value.service === 'string') {
+        if (directive.kind === 'include' && isRecord(value) && typeof value.service === 'string') {
           attributes.push(['data-include-service', escapeHtml(value.service)]);
         }
       }
@@ -265,9 +261,9 @@ class Renderer {
       case 'image':
         return this.image(node, attributes, value);
       case 'link': {
-        const href = safeUrl(typeof value === 'string' ? value : isObject(value) ? value.href : undefined);
+        const href = safeUrl(typeof value === 'string' ? value : isRecord(value) ? value.href : undefined);
         if (href !== undefined) setAttribute(attributes, 'href', href);
-        if (isObject(value) && typeof value.target === 'string' && LINK_TARGETS.has(value.target)) {
+        if (isRecord(value) && typeof value.target === 'string' && LINK_TARGETS.has(value.target)) {
           setAttribute(attributes, 'target', value.target);
         }
         // The target may be the template's own or the content's.
@@ -288,9 +284,9 @@ class Renderer {
   }
 
   private image(node: TemplateElement, attributes: Attributes, value: unknown): string | undefined {
-    const src = safeUrl(isObject(value) ? value.url : value);
+    const src = safeUrl(isRecord(value) ? value.url : value);
     if (src === undefined) return node.isVoid ? undefined : '';
-    const alt = isObject(value) && typeof value.alt === 'string' ? value.alt : undefined;
+    const alt = isRecord(value) && typeof value.alt === 'string' ? value.alt : undefined;
     if (node.tag === 'img') {
       setAttribute(attributes, 'src', src);
       if (alt !== undefined) setAttribute(attributes, 'alt', alt);

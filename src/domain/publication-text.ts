@@ -1,4 +1,11 @@
-import { componentName, walkComponents, type Component, type Content, type Metadata } from './content';
+import {
+  componentName,
+  isRecord,
+  walkComponents,
+  type Component,
+  type Content,
+  type Metadata,
+} from './content';
 
 /** What full-text search indexes of one publication (supplement §5). */
 export interface SearchText {
@@ -126,17 +133,13 @@ function isMachineText(key: string, value: string): boolean {
   return MACHINE_KEY.test(key) || MACHINE_VALUE.test(value.trim());
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Texts inside an object directive (an image's caption, a link's title); never a reference's preloaded value. */
 function nestedTexts(value: unknown, into: string[]): void {
   if (Array.isArray(value)) {
     for (const item of value) nestedTexts(item, into);
     return;
   }
-  if (!isObject(value) || '$ref' in value || (typeof value.service === 'string' && 'params' in value)) return;
+  if (!isRecord(value) || '$ref' in value || (typeof value.service === 'string' && 'params' in value)) return;
   for (const [key, nested] of Object.entries(value)) {
     if (typeof nested === 'string') {
       if (NESTED_TEXT_KEYS.has(key) && !isMachineText(key, nested)) into.push(nested);
@@ -147,7 +150,7 @@ function nestedTexts(value: unknown, into: string[]): void {
 }
 
 function componentTexts(component: Component): string[] {
-  if (!isObject(component.content) || MARKUP_COMPONENTS.has(componentName(component))) return [];
+  if (!isRecord(component.content) || MARKUP_COMPONENTS.has(componentName(component))) return [];
   const raw: string[] = [];
   for (const [directive, value] of Object.entries(component.content)) {
     if (MARKUP_DIRECTIVES.has(directive)) continue;

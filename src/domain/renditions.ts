@@ -1,4 +1,4 @@
-import { componentName, type Component, type Content } from './content';
+import { componentName, isRecord, type Component, type Content } from './content';
 
 /** A rendition (api-spec §2.5, only up to 2025-07): a handle and what the content looks like through it. */
 export interface Rendition {
@@ -12,14 +12,10 @@ const HTML_HANDLES = new Set(['web', 'html']);
 const escapeHtml = (value: string): string =>
   value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function renderDirective(name: string, value: unknown): string {
   // Text directives hold the editor's rich-text HTML already; it is rendered as the editor wrote it.
   if (typeof value === 'string') return `<div data-directive="${escapeHtml(name)}">${value}</div>`;
-  if (isObject(value) && typeof value.url === 'string') {
+  if (isRecord(value) && typeof value.url === 'string') {
     const alt = typeof value.alt === 'string' ? value.alt : '';
     return `<img data-directive="${escapeHtml(name)}" src="${escapeHtml(value.url)}" alt="${escapeHtml(alt)}">`;
   }
@@ -28,10 +24,10 @@ function renderDirective(name: string, value: unknown): string {
 
 function renderComponent(component: Component): string {
   const name = componentName(component);
-  const directives = Object.entries(isObject(component.content) ? component.content : {})
+  const directives = Object.entries(isRecord(component.content) ? component.content : {})
     .map(([directive, value]) => renderDirective(directive, value))
     .join('');
-  const containers = Object.entries(isObject(component.containers) ? component.containers : {})
+  const containers = Object.entries(isRecord(component.containers) ? component.containers : {})
     .map(
       ([container, children]) =>
         `<div data-container="${escapeHtml(container)}">${renderContent(children)}</div>`,
@@ -46,7 +42,7 @@ function renderComponent(component: Component): string {
  */
 export function renderContent(content: Content): string {
   if (!Array.isArray(content)) return '';
-  return content.map((item: unknown) => (isObject(item) ? renderComponent(item as Component) : '')).join('');
+  return content.map((item: unknown) => (isRecord(item) ? renderComponent(item as Component) : '')).join('');
 }
 
 /** The requested renditions this service knows, in request order, each handle once. */

@@ -1,5 +1,5 @@
 import type { Component, Content, Metadata } from '../content';
-import { findComponent } from '../content';
+import { findComponent, isRecord } from '../content';
 import { AppError } from '../errors';
 import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
 import type { Command, CommandOf, CommandRequest } from './schema';
@@ -108,12 +108,12 @@ function blameCommand(commands: readonly Command[], content: Content, problem: D
     for (let at = 1; components !== undefined && typeof problem.path[at] === 'number'; at += 3) {
       // Content imported as sent (up to 2025-11) may hold items that are no components on the way.
       const component: unknown = components[problem.path[at] as number];
-      if (!isPlainObject(component)) break;
+      if (!isRecord(component)) break;
       if (typeof component.id === 'string') componentIds.add(component.id);
       const name = problem.path[at + 2];
       const containers = component.containers;
       components =
-        problem.path[at + 1] === 'containers' && typeof name === 'string' && isPlainObject(containers)
+        problem.path[at + 1] === 'containers' && typeof name === 'string' && isRecord(containers)
           ? (containers[name] as readonly Component[] | undefined)
           : undefined;
     }
@@ -310,7 +310,7 @@ function editRecord(
   const existed = component[key] !== undefined;
   // A record stored as something else than an object (content imported as sent) is replaced.
   const current: unknown = component[key];
-  const record: Record<string, unknown> = isPlainObject(current) ? { ...current } : {};
+  const record: Record<string, unknown> = isRecord(current) ? { ...current } : {};
   edit(record);
   if (Object.keys(record).length === 0 && (key === 'conditions' || !existed)) delete component[key];
   else component[key] = record;
@@ -319,15 +319,15 @@ function editRecord(
 /** Steps over what is not a component or a list of them, as walkComponents does. */
 function removeComponent(components: unknown, componentId: string): boolean {
   if (!Array.isArray(components)) return false;
-  const at = components.findIndex((component) => isPlainObject(component) && component.id === componentId);
+  const at = components.findIndex((component) => isRecord(component) && component.id === componentId);
   if (at >= 0) {
     components.splice(at, 1);
     return true;
   }
   return components.some(
     (component) =>
-      isPlainObject(component) &&
-      isPlainObject(component.containers) &&
+      isRecord(component) &&
+      isRecord(component.containers) &&
       Object.values(component.containers).some((children) => removeComponent(children, componentId)),
   );
 }
@@ -337,7 +337,7 @@ function removeComponent(components: unknown, componentId: string): boolean {
  * not an object (content imported as sent) has none.
  */
 function ownValue(record: unknown, key: string): unknown {
-  return isPlainObject(record) && Object.hasOwn(record, key) ? record[key] : undefined;
+  return isRecord(record) && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** null removes the key: that is how every set command clears a value. */
@@ -346,16 +346,12 @@ function setOrDelete(record: Record<string, unknown>, key: string, value: unknow
   else record[key] = structuredClone(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isIncludeDirective(value: unknown): value is Record<string, unknown> & { service: string } {
-  return isPlainObject(value) && typeof value.service === 'string';
+  return isRecord(value) && typeof value.service === 'string';
 }
 
 function isLinkDirective(value: unknown): value is Record<string, unknown> {
-  return isPlainObject(value) && !isIncludeDirective(value);
+  return isRecord(value) && !isIncludeDirective(value);
 }
 
 /** A style directive holds style properties; one that looks like a link or an include is something else. */
@@ -379,7 +375,7 @@ export function jsonEqual(left: unknown, right: unknown): boolean {
       a.every((item, i) => jsonEqual(item, b[i]))
     );
   }
-  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  if (!isRecord(a) || !isRecord(b)) return false;
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].every((key) => {
     const inA = a[key] !== undefined;
