@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import type { Pool } from '../db/pool';
 import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
-import { hashClientSecret } from '../domain/client-secrets';
+import { hashClientSecret, isApiClientId } from '../domain/client-secrets';
 import { AppError } from '../domain/errors';
 import type { RateLimit } from '../domain/rate-limits';
 import { isScope } from '../domain/scopes';
@@ -29,9 +29,6 @@ export function tokenLifetimeProblem(seconds: number): string | undefined {
     ? undefined
     : `must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}`;
 }
-
-/** Client ids are uuids (the jti of their tokens): anything else names no client, and is not sent to Postgres. */
-const CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A client's stored limit: null for the default, 0 requests for none (api_clients.rate_limit_*). */
 function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): RateLimit | null {
@@ -109,7 +106,7 @@ export function signClientToken(
 }
 
 export async function revokeApiClient(pool: Pool, clientId: string) {
-  const client = CLIENT_ID.test(clientId) ? await apiClientQueries(pool).revoke(clientId) : undefined;
+  const client = isApiClientId(clientId) ? await apiClientQueries(pool).revoke(clientId) : undefined;
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);
   // Other processes evict it when the trigger's notification arrives, milliseconds after the commit; this
   // process must not serve even one more request from its cached entry.
@@ -126,7 +123,7 @@ export async function setApiClientRateLimit(
   clientId: string,
   limit: RateLimit | 'none' | 'default',
 ) {
-  const client = CLIENT_ID.test(clientId)
+  const client = isApiClientId(clientId)
     ? await apiClientQueries(pool).setRateLimit(clientId, storedRateLimit(limit))
     : undefined;
   if (!client) throw AppError.notFound(`API client ${clientId} does not exist`);

@@ -1,5 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+const API_CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether `text` can be an API client's id: a uuid (the jti of its tokens). Anything else names no client and
+ * is not sent to Postgres, whose uuid column would refuse it with an error of its own.
+ */
+export function isApiClientId(text: string): boolean {
+  return API_CLIENT_ID.test(text);
+}
+
 /**
  * API client secrets (client credentials of integrations, POST planner-integration/oauth/token). A secret is
  * 32 random bytes made by the server, so a plain SHA-256 is enough to keep it unreadable at rest: slow

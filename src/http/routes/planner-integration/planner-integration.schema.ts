@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isApiClientId } from '../../../domain/client-secrets';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
 import { listAnswer } from '../../answers';
 import { documentIdParam, documentIdValue } from '../../query-params';
@@ -64,8 +65,6 @@ export const tokenBody = z.object({
     ),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * HTTP Basic client credentials (RFC 6749 §2.3.1: client id and secret, each form-urlencoded, joined by a
  * colon, base64): the client id (an API client's id, a uuid) and its secret, or undefined when the header
@@ -83,7 +82,7 @@ export function basicCredentials(
     const formDecode = (text: string) => decodeURIComponent(text.replaceAll('+', ' '));
     const clientId = formDecode(decoded.slice(0, colon));
     const secret = formDecode(decoded.slice(colon + 1));
-    return UUID.test(clientId) && secret !== '' ? { clientId, secret } : undefined;
+    return isApiClientId(clientId) && secret !== '' ? { clientId, secret } : undefined;
   } catch {
     return undefined;
   }
