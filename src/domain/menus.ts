@@ -196,16 +196,3 @@ export function inspectMenu(input: unknown): { checked: Checked<Menu>; documentN
     });
   return { checked: valid({ ...menu, nodes: build(parsed) }), documentNodes };
 }
-
-/** Every document node of a menu with its path (`nodes.0.nodes.1`), in the order they appear. */
-export function menuDocumentNodes(menu: Pick<Menu, 'nodes'>): MenuDocumentNode[] {
-  const found: MenuDocumentNode[] = [];
-  const walk = (nodes: MenuNode[], path: PropertyKey[]) =>
-    nodes.forEach((node, index) => {
-      const at = [...path, index];
-      if (node.type === 'document') found.push({ documentId: Number(node.documentId), path: at });
-      walk(node.nodes, [...at, 'nodes']);
-    });
-  walk(menu.nodes, ['nodes']);
-  return found;
-}

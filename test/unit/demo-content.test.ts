@@ -10,7 +10,7 @@ import {
 import { solidPng } from '../../src/demo/png';
 import { Random } from '../../src/demo/random';
 import { validateContentAgainstDesign } from '../../src/domain/design-validation';
-import { checkMenu, menuDocumentNodes } from '../../src/domain/menus';
+import { inspectMenu } from '../../src/domain/menus';
 import { ProjectConfigSchema } from '../../src/domain/project-config';
 
 function generate(seed: number) {
@@ -55,7 +55,7 @@ describe('demo content', () => {
   });
 
   it('when the main menu is built, then Home and each category point at their pages, children below their parent', () => {
-    const menu = checkMenu(demoMenu([100, 101, 102, 103, 104]));
+    const { checked: menu, documentNodes } = inspectMenu(demoMenu([100, 101, 102, 103, 104]));
     if (!menu.ok) throw new Error(JSON.stringify(menu.issues));
     expect(menu.value.nodes.map((node) => [node.label, node.type])).toEqual([
       ['Home', 'document'],
@@ -68,7 +68,7 @@ describe('demo content', () => {
       ['Subscribe', 'uri'],
     ]);
     expect(menu.value.nodes[1]!.nodes.map((node) => node.label)).toEqual(['Politics', 'Economy']);
-    expect(menuDocumentNodes(menu.value).map((node) => node.documentId)).toEqual([100, 101, 102, 103, 104]);
+    expect(documentNodes.map((node) => node.documentId)).toEqual([100, 101, 102, 103, 104]);
     expect(menu.value.nodes[3]).toMatchObject({ type: 'path', path: '/culture' });
   });
 

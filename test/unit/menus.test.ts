@@ -1,4 +1,4 @@
-import { checkMenu, menuDocumentNodes, type Menu } from '../../src/domain/menus';
+import { checkMenu, inspectMenu, type Menu } from '../../src/domain/menus';
 import { issuesToPaths } from '../../src/domain/validation';
 import { loadMenu } from '../helpers/fixtures';
 
@@ -174,9 +174,9 @@ describe('checkMenu', () => {
   });
 });
 
-describe('menuDocumentNodes', () => {
+describe('inspectMenu', () => {
   it('when a menu has document nodes at several depths, then each is listed with its path', () => {
-    expect(menuDocumentNodes(menuFrom(loadMenu('main')))).toEqual([
+    expect(inspectMenu(loadMenu('main')).documentNodes).toEqual([
       { documentId: 302, path: ['nodes', 0] },
       { documentId: 322, path: ['nodes', 0, 'nodes', 0] },
       { documentId: 303, path: ['nodes', 1] },
