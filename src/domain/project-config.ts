@@ -244,22 +244,18 @@ export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, c
   // The search has one field per name (metadata.<handle>, see indexedMetadataFields): a second type would
   // silently win over the first, and the other content type's values would be left out of the index.
   const indexedAs = new Map<string, { type: IndexedFieldType; contentType: string }>();
-  config.contentTypes.forEach((contentType, t) => {
-    contentType.metadata.forEach((field, m) => {
-      if (!field.index || !isIndexable(field.type)) return;
-      const type = INDEX_TYPE_OF[field.type];
-      const first = indexedAs.get(field.handle);
-      if (first === undefined) {
-        indexedAs.set(field.handle, { type, contentType: contentType.handle });
-      } else if (first.type !== type) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['contentTypes', t, 'metadata', m, 'type'],
-          message: `'${field.handle}' is indexed as ${type} here but as ${first.type} in content type '${first.contentType}': an indexed metadata field has one type across content types`,
-        });
-      }
-    });
-  });
+  for (const { handle, type, contentType, path } of indexedFields(config)) {
+    const first = indexedAs.get(handle);
+    if (first === undefined) {
+      indexedAs.set(handle, { type, contentType });
+    } else if (first.type !== type) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, 'type'],
+        message: `'${handle}' is indexed as ${type} here but as ${first.type} in content type '${first.contentType}': an indexed metadata field has one type across content types`,
+      });
+    }
+  }
 });
 
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
@@ -268,14 +264,33 @@ export type ContentTypeConfig = z.infer<typeof ContentTypeSchema>;
 /** Metadata properties declared `index: true`, by name, with their Elasticsearch type (across content types). */
 export function indexedMetadataFields(config: ProjectConfig): Record<string, IndexedFieldType> {
   const fields: Record<string, IndexedFieldType> = {};
-  for (const type of config.contentTypes) {
-    for (const field of type.metadata) {
+  for (const { handle, type } of indexedFields(config)) fields[handle] = type;
+  return fields;
+}
+
+/**
+ * Every metadata field a content type indexes, in config order: its handle, its index type, the content type's
+ * handle and the field's path in the config. One reading of "indexed" for the search's fields
+ * (indexedMetadataFields) and for the rule that a handle has one type (NewProjectConfigSchema).
+ */
+function* indexedFields(config: ProjectConfig): Generator<{
+  handle: string;
+  type: IndexedFieldType;
+  contentType: string;
+  path: (string | number)[];
+}> {
+  for (const [t, contentType] of config.contentTypes.entries()) {
+    for (const [m, field] of contentType.metadata.entries()) {
       if (field.index && isIndexable(field.type)) {
-        fields[field.handle] = INDEX_TYPE_OF[field.type];
+        yield {
+          handle: field.handle,
+          type: INDEX_TYPE_OF[field.type],
+          contentType: contentType.handle,
+          path: ['contentTypes', t, 'metadata', m],
+        };
       }
     }
   }
-  return fields;
 }
 
 /** Supplement §6 defaults of componentConditions for this project: now, and its default brand. */
