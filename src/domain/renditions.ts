@@ -1,4 +1,5 @@
 import { componentName, isRecord, type Component, type Content } from './content';
+import { escapeHtml, safeUrl, sanitizeRichText } from './html-render';
 
 /** A rendition (api-spec §2.5, only up to 2025-07): a handle and what the content looks like through it. */
 export interface Rendition {
@@ -9,15 +10,15 @@ export interface Rendition {
 /** The handles this service can render; any other requested handle is skipped, as an unconfigured one would be. */
 const HTML_HANDLES = new Set(['web', 'html']);
 
-const escapeHtml = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 function renderDirective(name: string, value: unknown): string {
-  // Text directives hold the editor's rich-text HTML already; it is rendered as the editor wrote it.
-  if (typeof value === 'string') return `<div data-directive="${escapeHtml(name)}">${value}</div>`;
-  if (isRecord(value) && typeof value.url === 'string') {
+  // Text directives hold the editor's rich text: made safe as composition's html makes it (inline formatting
+  // and safe links stay, other markup is escaped), since sites put a rendition into their pages as it is.
+  if (typeof value === 'string')
+    return `<div data-directive="${escapeHtml(name)}">${sanitizeRichText(value)}</div>`;
+  const url = isRecord(value) ? safeUrl(value.url) : undefined;
+  if (isRecord(value) && url !== undefined) {
     const alt = typeof value.alt === 'string' ? value.alt : '';
-    return `<img data-directive="${escapeHtml(name)}" src="${escapeHtml(value.url)}" alt="${escapeHtml(alt)}">`;
+    return `<img data-directive="${escapeHtml(name)}" src="${escapeHtml(url)}" alt="${escapeHtml(alt)}">`;
   }
   return '';
 }

@@ -157,4 +157,23 @@ describe('GET documents/{documentId}/latestDraft', () => {
     expect(gone.status).toBe(400);
     expect(gone.body.error_details.renditions).toMatch(/only up to 2025-07/);
   });
+
+  it('when an editor sets a text with a script and an event handler, then the 2025-07 rendition escapes them (sites embed it as it is)', async () => {
+    const doc = await createDraftDocument(app.ctx, project);
+    const old = api.withVersion('2025-07');
+    const text = 'Read <b>this</b><script>steal()</script><img src=x onerror="steal()">';
+    const set = await old.patch(`documents/${doc.id}/commands`, {
+      commands: [
+        { operation: 'setEditableDirective', componentId: 'doc-para', directiveName: 'text', value: text },
+      ],
+    });
+    expect(set.status).toBe(204);
+    const response = await old.get(`documents/${doc.id}/latestDraft?renditions=web`);
+    expect(response.status).toBe(200);
+    const [rendition] = response.body.renditions;
+    expect(rendition.content).toContain(
+      '<div data-directive="text">Read <b>this</b>&lt;script&gt;steal()&lt;/script&gt;&lt;img /&gt;</div>',
+    );
+    expect(rendition.content).not.toMatch(/<script|onerror/);
+  });
 });

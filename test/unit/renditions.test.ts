@@ -40,4 +40,24 @@ describe('renderRenditions', () => {
       },
     ]);
   });
+
+  it('when a text directive holds markup or an image a javascript: url, then scripts and handlers are escaped or dropped, inline formatting stays', () => {
+    const content: Content = [
+      {
+        id: 'a',
+        component: 'text',
+        content: {
+          text: 'Hi <b>there</b><script>alert(1)</script><img src=x onerror="alert(2)"><a href="javascript:alert(3)">x</a>',
+          image: { url: 'javascript:alert(4)', alt: 'x' },
+          photo: { url: 'https://x/y.png', alt: "it's" },
+        },
+      },
+    ];
+    const [rendition] = renderRenditions(content, ['web']);
+    expect(rendition!.content).toBe(
+      '<div class="text"><div data-directive="text">Hi <b>there</b>&lt;script&gt;alert(1)&lt;/script&gt;' +
+        '&lt;img /&gt;<a>x</a></div>' +
+        '<img data-directive="photo" src="https://x/y.png" alt="it&#39;s"></div>',
+    );
+  });
 });
