@@ -2,7 +2,7 @@ import { documentQueries } from '../../src/db/queries/documents';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
+import { apiClient, envelope } from '../helpers/http';
 
 describe('PATCH documents/{documentId}/commands', () => {
   let app: TestApp;
@@ -129,6 +129,22 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(response.status).toBe(400);
       expect(response.body.error_details.preserveUpdatedAt).toMatch(/only from 2026-03/);
       expect((await load(doc.id)).latestPublicationId).toBeNull();
+    });
+
+    it('when version or preserveUpdatedAt comes as a query parameter, then 400 naming it and nothing is written', async () => {
+      const doc = await draft();
+      const body = { commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'lost' }] };
+      for (const query of [`version=${doc.version + 5}`, 'preserveUpdatedAt=true']) {
+        const response = await api.patch(`documents/${doc.id}/commands?${query}`, body);
+        expect(response.status).toBe(400);
+        const name = query.split('=')[0]!;
+        expect(response.body).toEqual(
+          envelope(400, 'Bad Request', { name: 'ValidationError', [name]: 'is not allowed' }),
+        );
+      }
+      const after = await load(doc.id);
+      expect(after.version).toBe(doc.version);
+      expect(after.metadata.title).toBe('A draft');
     });
 
     it('when commands are sent on v1, then they run (the endpoint exists in every version)', async () => {

@@ -150,6 +150,18 @@ describe('GET documents/{documentId}/latestPublication', () => {
     expect(route.body).toEqual([{ handle: 'html', content: expect.stringContaining('Swiss only') }]);
   });
 
+  it('when the renditions route gets a query parameter (it renders with the default conditions), then 400 naming it', async () => {
+    const conditions = encodeURIComponent(JSON.stringify({ brand: 'de' }));
+    const response = await api
+      .withVersion('2025-07')
+      .get(`documents/${documentId}/latestPublication/renditions/web?componentConditions=${conditions}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({
+      name: 'ValidationError',
+      componentConditions: 'is not allowed',
+    });
+  });
+
   it('when renditions are asked for from 2025-09, then the parameter is a 400 and the renditions route does not exist', async () => {
     const response = await api
       .withVersion('2025-09')

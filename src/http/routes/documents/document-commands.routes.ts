@@ -3,6 +3,7 @@ import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 
@@ -18,6 +19,8 @@ export function documentCommandsRoutes(
     jsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
+      // Everything is in the body: a `?version=` or `?preserveUpdatedAt=` must not be silently ignored.
+      parseQueryOrThrow(noQueryParams, req.query);
       const request = parseCommandRequest(req.body, req.apiVersion);
       await commands.runDocumentCommands({
         projectId: req.auth.projectId,

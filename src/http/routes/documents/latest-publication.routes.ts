@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { parseQueryOrThrow } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
@@ -43,6 +43,8 @@ export function latestPublicationRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId, renditionHandles } = parseOrThrow(renditionHandlesParams, req.params);
+      // The route renders with the default conditions and takes no parameters: none is silently ignored.
+      parseQueryOrThrow(noQueryParams, req.query);
       const project = await projectConfigs.get(req.auth.projectId);
       res.json(await reads.documents.latestPublicationRenditions(project, documentId, renditionHandles));
     },
