@@ -358,6 +358,31 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(response.body.error_details).toMatchObject({ commandIndex: 0 });
       expect(response.body.error_details.message).toMatch(/^Command at index 0 failed: /);
     });
+
+    it('when setLinkDirective names a style directive, then 400 and the style stays as it was', async () => {
+      const doc = await draft();
+      const response = await commands(doc.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'changed' },
+          {
+            operation: 'setLinkDirective',
+            componentId: 'doc-styled',
+            directiveName: 'appearance',
+            value: { href: 'https://example.com' },
+          },
+        ],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toEqual({
+        name: 'ValidationError',
+        message: "Command at index 1 failed: directive 'appearance' is not a link directive",
+        commandIndex: 1,
+      });
+      const after = await load(doc.id);
+      expect(after.version).toBe(doc.version);
+      expect(after.metadata).toEqual(doc.metadata);
+      expect(after.content).toEqual(doc.content);
+    });
   });
 
   describe('conflicts and atomicity', () => {

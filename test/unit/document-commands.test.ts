@@ -454,6 +454,82 @@ describe('applyCommands: setStyleDirective', () => {
   );
 });
 
+describe('applyCommands: a set command names a directive of another kind', () => {
+  const withImage = () => {
+    const state = buildState();
+    const head = findComponent(state.content, 'doc-1')!;
+    head.content = {
+      ...head.content,
+      photo: { url: 'https://img.example/a.jpg', width: 10 },
+      portrait: { $ref: 'mediaLibrary', reference: { id: 'm-1' } },
+      legacyPhoto: { mediaId: 'm-2' },
+    };
+    return state;
+  };
+
+  it.each(['layout', 'photo', 'portrait', 'legacyPhoto'])(
+    'when setLinkDirective names %s (a style or an image), then 400 and it is not replaced',
+    (directiveName) => {
+      const state = withImage();
+      const error = errorOf(() =>
+        run(
+          [{ operation: 'setLinkDirective', componentId: 'doc-1', directiveName, value: { href: '/x' } }],
+          state,
+        ),
+      );
+      expect(error).toMatchObject(failed(0, `directive '${directiveName}' is not a link directive`));
+    },
+  );
+
+  it.each(['photo', 'portrait', 'legacyPhoto'])(
+    'when setStyleDirective names the image %s, then 400',
+    (directiveName) => {
+      const error = errorOf(() =>
+        run(
+          [
+            {
+              operation: 'setStyleDirective',
+              componentId: 'doc-1',
+              directiveName,
+              propertyName: 'color',
+              value: 'red',
+            },
+          ],
+          withImage(),
+        ),
+      );
+      expect(error).toMatchObject(failed(0, `directive '${directiveName}' is not a style directive`));
+    },
+  );
+
+  it('when setLinkDirective names an empty record or a link with only a target, then it is set', () => {
+    const state = buildState();
+    const head = findComponent(state.content, 'doc-1')!;
+    head.content = { ...head.content, empty: {}, partial: { target: '_blank' } };
+    const outcome = run(
+      [
+        {
+          operation: 'setLinkDirective',
+          componentId: 'doc-1',
+          directiveName: 'empty',
+          value: { href: '/a' },
+        },
+        {
+          operation: 'setLinkDirective',
+          componentId: 'doc-1',
+          directiveName: 'partial',
+          value: { href: '/b' },
+        },
+      ],
+      state,
+    );
+    expect(component(outcome, 'doc-1')?.content).toMatchObject({
+      empty: { href: '/a' },
+      partial: { href: '/b' },
+    });
+  });
+});
+
 describe('applyCommands: setLinkDirective', () => {
   it('when a link is set, then it replaces the directive', () => {
     const value = { $ref: 'document' as const, reference: { id: '7' }, href: '/seven' };

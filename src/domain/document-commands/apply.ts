@@ -350,13 +350,40 @@ function isIncludeDirective(value: unknown): value is Record<string, unknown> & 
   return isRecord(value) && typeof value.service === 'string';
 }
 
-function isLinkDirective(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && !isIncludeDirective(value);
+/** An image: a url of its own, a media library entry (`mediaId`, or a `$ref` to anything but a document). */
+function isImageDirective(value: Record<string, unknown>): boolean {
+  return (
+    typeof value.url === 'string' ||
+    Object.hasOwn(value, 'mediaId') ||
+    (Object.hasOwn(value, '$ref') && value.$ref !== 'document')
+  );
 }
 
-/** A style directive holds style properties; one that looks like a link or an include is something else. */
+/** What a link holds (the keys of setLinkDirective's value); a record with none of them is no link. */
+const LINK_KEYS = ['href', 'target', '$ref', 'reference'];
+
+/**
+ * A link, or an empty record: an image, an include or a style directive that has properties is something else,
+ * so setLinkDirective with a wrong directive name cannot replace one.
+ */
+function isLinkDirective(value: unknown): value is Record<string, unknown> {
+  return (
+    isRecord(value) &&
+    !isIncludeDirective(value) &&
+    !isImageDirective(value) &&
+    (Object.keys(value).length === 0 || LINK_KEYS.some((key) => Object.hasOwn(value, key)))
+  );
+}
+
+/** A style directive holds style properties; one that looks like a link, an image or an include is something else. */
 function isStyleDirective(value: unknown): value is Record<string, unknown> {
-  return isLinkDirective(value) && !Object.hasOwn(value, '$ref') && !Object.hasOwn(value, 'href');
+  return (
+    isRecord(value) &&
+    !isIncludeDirective(value) &&
+    !isImageDirective(value) &&
+    !Object.hasOwn(value, '$ref') &&
+    !Object.hasOwn(value, 'href')
+  );
 }
 
 /**
