@@ -106,6 +106,7 @@ export async function runDocumentCommandsIn(
     content: outcome.content,
     preserveUpdatedAt,
     now: input.now,
+    draftChanged: outcome.draftChanged,
     embargo: outcome.embargo && {
       reason: outcome.embargo.reason,
       until: normalise(outcome.embargo.until),

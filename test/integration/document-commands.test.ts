@@ -458,6 +458,38 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(ok.status).toBe(204);
     });
 
+    it('when a published document only gets a schedule, an embargo or a value it already has, then it still has no unpublished changes', async () => {
+      const pub = await published();
+      const unchanged = [
+        { operation: 'addUnpublishSchedule', date: inAnHour() },
+        { operation: 'setEmbargo', reason: 'legal', until: inAnHour() },
+        { operation: 'setMetadataProperty', propertyName: 'title', value: pub.metadata.title },
+      ];
+      for (const command of unchanged) {
+        expect((await commands(pub.id, { commands: [command] })).status).toBe(204);
+      }
+      const stillLive = await commands(pub.id, {
+        preconditions: [{ type: 'isPublishedAndHasNoChanges', value: true }],
+        commands: [{ operation: 'removeEmbargo' }],
+      });
+      expect(stillLive.status).toBe(204);
+      const row = await load(pub.id);
+      expect(row.version).toBe(pub.version + 4);
+      expect(row.publishedVersion).toBe(row.version);
+
+      await commands(pub.id, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'edited' }],
+      });
+      const edited = await commands(pub.id, {
+        preconditions: [{ type: 'isPublishedAndHasNoChanges', value: true }],
+        commands: [{ operation: 'cancelUnpublishSchedule' }],
+      });
+      expect(edited.status).toBe(409);
+      // Once changed, a later schedule does not make the draft look published again.
+      await commands(pub.id, { commands: [{ operation: 'cancelUnpublishSchedule' }] });
+      expect((await load(pub.id)).publishedVersion).toBe(row.version);
+    });
+
     it('when the third command of a batch fails, then the document, its version, events and jobs are untouched', async () => {
       const doc = await published();
       const before = await load(doc.id);

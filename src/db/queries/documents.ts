@@ -87,6 +87,11 @@ export interface CommandedDraft {
   /** Keep updated_at as it is (2026-03 `preserveUpdatedAt`) instead of setting it to `now`. */
   preserveUpdatedAt: boolean;
   now: Date;
+  /**
+   * Metadata or content differ from what was stored. When not, a document whose publication was its draft
+   * stays so (published_version follows the new version): an embargo or a schedule is no unpublished change.
+   */
+  draftChanged: boolean;
   embargo: { reason: string; until: string | null } | null;
   publishSchedule: string | null;
   unpublishSchedule: string | null;
@@ -473,6 +478,8 @@ export function documentQueries(db: Queryable) {
         name: 'documents-save-commanded-draft',
         text: `UPDATE documents d SET
            metadata = $3, content = $4, version = d.version + 1,
+           published_version = CASE WHEN NOT $12 AND d.published_version = d.version
+             THEN d.version + 1 ELSE d.published_version END,
            updated_at = CASE WHEN $5 THEN d.updated_at ELSE $6 END,
            embargo_set = $7, embargo_reason = $8, embargo_until = $9,
            publish_schedule_at = $10, unpublish_schedule_at = $11
@@ -490,6 +497,7 @@ export function documentQueries(db: Queryable) {
           draft.embargo?.until ?? null,
           draft.publishSchedule,
           draft.unpublishSchedule,
+          draft.draftChanged,
         ],
       });
       return rowOf(result.rows, documentId);
