@@ -672,6 +672,35 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(response.body.error_details.message).toMatch(/not published/);
       expect(await eventCount(doc.id)).toBe(0);
     });
+
+    it('when an edit follows the publish in one request, then 400 naming it and neither is written; in two requests the edit stays a draft change', async () => {
+      const doc = await published();
+      const publishThenEdit = {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'Live title' },
+          { operation: 'publish' },
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'Next week’s title' },
+        ],
+      };
+      const refused = await commands(doc.id, publishThenEdit);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error_details).toEqual({
+        name: 'ValidationError',
+        message:
+          'Command at index 2 failed: it changes the draft after the publish at index 1, which would publish ' +
+          'the change too: send it before the publish or in a later request',
+        commandIndex: 2,
+      });
+      expect(await publicationCount(doc.id)).toBe(1);
+      expect((await load(doc.id)).version).toBe(doc.version);
+
+      expect((await commands(doc.id, { commands: publishThenEdit.commands.slice(0, 2) })).status).toBe(204);
+      expect((await commands(doc.id, { commands: publishThenEdit.commands.slice(2) })).status).toBe(204);
+      const live = await api.get(`documents/${doc.id}/latestPublication?fields=metadata`);
+      expect(live.body.metadata.title).toBe('Live title');
+      const draftView = await api.get(`documents/${doc.id}/latestDraft?fields=metadata`);
+      expect(draftView.body.metadata.title).toBe('Next week’s title');
+    });
   });
 
   describe('embargo and schedules', () => {

@@ -741,6 +741,38 @@ describe('applyCommands: publish and unpublish', () => {
     ]);
   });
 
+  it.each([
+    { operation: 'setMetadataProperty', propertyName: 'title', value: 'after' },
+    { operation: 'setEditableDirective', componentId: 'doc-3', directiveName: 'text', value: 'after' },
+    { operation: 'removeComponent', componentId: 'doc-3' },
+    { operation: 'setComponentStyle', componentId: 'doc-1', propertyName: 'color', value: 'red' },
+  ] as Command[])(
+    'when $operation follows a publish, then 400 naming it (it would be published too)',
+    (edit) => {
+      const error = errorOf(() =>
+        run([
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'before' },
+          { operation: 'publish' },
+          edit,
+        ]),
+      );
+      expect(error).toMatchObject(
+        failed(
+          2,
+          'it changes the draft after the publish at index 1, which would publish the change too: send it before ' +
+            'the publish or in a later request',
+        ),
+      );
+    },
+  );
+
+  it('when an edit follows publish and unpublish, or a publish follows edits, then the batch runs', () => {
+    const edit: Command = { operation: 'setMetadataProperty', propertyName: 'title', value: 'after' };
+    expect(run([{ operation: 'publish' }, { operation: 'unpublish' }, edit]).metadata.title).toBe('after');
+    const outcome = run([edit, { operation: 'publish' }, { operation: 'setEmbargo', reason: 'r' }]);
+    expect(outcome.effects).toEqual([{ type: 'publish' }]);
+  });
+
   it('when unpublish runs twice, then the second fails', () => {
     const error = errorOf(() =>
       run([{ operation: 'unpublish' }, { operation: 'unpublish' }], buildState({ isPublished: true })),

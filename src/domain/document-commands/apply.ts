@@ -67,9 +67,21 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     publishSchedule: state.publishSchedule,
     unpublishSchedule: state.unpublishSchedule,
     isPublished: state.isPublished,
+    publishedAt: null,
     effects: [],
   };
-  request.commands.forEach((command, index) => applyCommand(draft, command, index, now));
+  request.commands.forEach((command, index) => {
+    applyCommand(draft, command, index, now);
+    // A publication is of the draft as the request leaves it: an edit ordered after the publish would be
+    // published with it, which is not what the order of the commands says.
+    if (draft.publishedAt !== null && DRAFT_EDITS.has(command.operation)) {
+      throw commandFailed(
+        index,
+        `it changes the draft after the publish at index ${draft.publishedAt}, which would publish the change ` +
+          'too: send it before the publish or in a later request',
+      );
+    }
+  });
 
   const metadataChanged = !jsonEqual(draft.metadata, state.metadata);
   const contentChanged = !jsonEqual(draft.content, state.content);
@@ -131,6 +143,18 @@ function blameCommand(commands: readonly Command[], content: Content, problem: D
   return index >= 0 ? index : Math.max(0, commands.findLastIndex(wrotePart));
 }
 
+/** The commands that change metadata or content (the rest change the document's publication state). */
+const DRAFT_EDITS: ReadonlySet<Command['operation']> = new Set([
+  'setMetadataProperty',
+  'setEditableDirective',
+  'removeComponent',
+  'setComponentCondition',
+  'setComponentStyle',
+  'setStyleDirective',
+  'setLinkDirective',
+  'setIncludeDirective',
+]);
+
 /** The working copy the commands change in place; it shares nothing with the caller's objects. */
 interface Draft {
   metadata: Metadata;
@@ -140,6 +164,8 @@ interface Draft {
   unpublishSchedule: string | null;
   /** Published as of the commands run so far, so `publish` then `unpublish` in one request works. */
   isPublished: boolean;
+  /** The index of the publish in force (none after an unpublish): no draft edit may follow it. */
+  publishedAt: number | null;
   effects: CommandEffect[];
 }
 
@@ -235,11 +261,13 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       return;
     case 'publish':
       draft.isPublished = true;
+      draft.publishedAt = index;
       draft.effects.push({ type: 'publish' });
       return;
     case 'unpublish':
       if (!draft.isPublished) throw fail('the document is not published');
       draft.isPublished = false;
+      draft.publishedAt = null;
       draft.effects.push({ type: 'unpublish' });
       return;
     default:
