@@ -1,5 +1,5 @@
 import { componentName, isRecord, type Component, type Content } from './content';
-import { escapeHtml, safeUrl, sanitizeRichText } from './html-render';
+import { escapeHtml, safeUrl, sanitizeEmbed } from './html-render';
 
 /** A rendition (api-spec §2.5, only up to 2025-07): a handle and what the content looks like through it. */
 export interface Rendition {
@@ -11,10 +11,11 @@ export interface Rendition {
 const HTML_HANDLES = new Set(['web', 'html']);
 
 function renderDirective(name: string, value: unknown): string {
-  // Text directives hold the editor's rich text: made safe as composition's html makes it (inline formatting
-  // and safe links stay, other markup is escaped), since sites put a rendition into their pages as it is.
+  // A string is an editable text or an embed (the rendition does not know the design): made safe as composition's
+  // html makes an embed (ordinary markup and https iframes stay; scripts, styles and handlers go), since sites put
+  // a rendition into their pages as it is.
   if (typeof value === 'string')
-    return `<div data-directive="${escapeHtml(name)}">${sanitizeRichText(value)}</div>`;
+    return `<div data-directive="${escapeHtml(name)}">${sanitizeEmbed(value)}</div>`;
   const url = isRecord(value) ? safeUrl(value.url) : undefined;
   if (isRecord(value) && url !== undefined) {
     const alt = typeof value.alt === 'string' ? value.alt : '';

@@ -41,7 +41,7 @@ describe('renderRenditions', () => {
     ]);
   });
 
-  it('when a text directive holds markup or an image a javascript: url, then scripts and handlers are escaped or dropped, inline formatting stays', () => {
+  it('when a text directive holds markup or an image a javascript: url, then scripts, handlers and unsafe urls are dropped, formatting stays', () => {
     const content: Content = [
       {
         id: 'a',
@@ -55,9 +55,23 @@ describe('renderRenditions', () => {
     ];
     const [rendition] = renderRenditions(content, ['web']);
     expect(rendition!.content).toBe(
-      '<div class="text"><div data-directive="text">Hi <b>there</b>&lt;script&gt;alert(1)&lt;/script&gt;' +
-        '&lt;img /&gt;<a>x</a></div>' +
+      '<div class="text"><div data-directive="text">Hi <b>there</b>' +
+        '<img src="x" /><a>x</a></div>' +
         '<img data-directive="photo" src="https://x/y.png" alt="it&#39;s"></div>',
+    );
+  });
+
+  it('when a text directive holds an embed, then its https iframe stays and its styles go', () => {
+    const embed =
+      '<div class="responsive-embed" style="position: relative;"><iframe src="https://player.example/embed/v" ' +
+      'frameborder="0" allowfullscreen=""></iframe></div><iframe src="http://plain.example/"></iframe>';
+    const [rendition] = renderRenditions(
+      [{ id: 'v', component: 'video', content: { iframe: embed } }],
+      ['html'],
+    );
+    expect(rendition!.content).toBe(
+      '<div class="video"><div data-directive="iframe"><div><iframe src="https://player.example/embed/v" ' +
+        'frameborder="0" allowfullscreen></iframe></div><iframe></iframe></div></div>',
     );
   });
 });
