@@ -56,6 +56,10 @@ export function toDraftState(row: DocumentRow): DraftState {
   };
 }
 
+/** What the search document shows of an embargo (enforced, until); its reason is not indexed. */
+const indexedEmbargo = (embargo: Embargo | null): string =>
+  embargo === null ? 'none' : `until ${embargo.until ?? 'removed'}`;
+
 export function embargoMessage(embargo: Embargo): string {
   const until = embargo.until === null ? 'it is removed' : embargo.until;
   return `The document is under embargo until ${until} (${embargo.reason})`;
@@ -101,16 +105,24 @@ export async function runDocumentCommandsIn(
   const publishSchedule = normalise(outcome.publishSchedule);
   const unpublishSchedule = normalise(outcome.unpublishSchedule);
   const preserveUpdatedAt = input.request.preserveUpdatedAt ?? false;
+  const embargo = outcome.embargo && {
+    reason: outcome.embargo.reason,
+    until: normalise(outcome.embargo.until),
+  };
+  // The search document carries the embargo (publishControl.embargo.*): a published document whose embargo
+  // changes without a publish or unpublish (which index anyway) is indexed again.
+  const reindex =
+    row.latestPublicationId !== null &&
+    outcome.effects.length === 0 &&
+    indexedEmbargo(embargo) !== indexedEmbargo(state.embargo);
   let current = await documents.saveCommandedDraft(row.projectId, row.id, {
     metadata: outcome.metadata,
     content: outcome.content,
     preserveUpdatedAt,
     now: input.now,
     draftChanged: outcome.draftChanged,
-    embargo: outcome.embargo && {
-      reason: outcome.embargo.reason,
-      until: normalise(outcome.embargo.until),
-    },
+    reindex,
+    embargo,
     publishSchedule,
     unpublishSchedule,
   });
@@ -125,6 +137,7 @@ export async function runDocumentCommandsIn(
     createdAt: input.now,
   });
   await scheduleJobs(tx, boss, row, state, publishSchedule, unpublishSchedule);
+  if (reindex) await enqueue(boss, tx, 'indexDocument', { projectId: row.projectId, documentId: row.id });
 
   // Each effect sees the row the one before left (save → publish → ...); their references, index job and
   // events are written together after them, the events last (see completePublicationChanges).

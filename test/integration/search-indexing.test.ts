@@ -90,6 +90,39 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     await eventually(async () => (await found(term)).length === 0, 2000, 50);
   });
 
+  it('when an embargo is set on or removed from a published document by commands, then the embargo filter follows within 2 s', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Held ${term}` },
+    });
+    const writer = apiClient(
+      app.url,
+      (await tokenFor(app.ctx, projectId, ['public-api:read', 'public-api:write'])).token,
+    );
+    const embargoed = async () => {
+      const filters = encodeURIComponent(
+        JSON.stringify({ key: 'publishControl.embargo.enforced', term: true }),
+      );
+      const response = await api.get(`publications/search?search=${term}&filters=${filters}&fields=id`);
+      expect(response.status).toBe(200);
+      return (response.body.results as { documentId: number }[]).map((item) => item.documentId);
+    };
+    await eventually(async () => (await found(term)).includes(documentId), 2000, 50);
+    expect(await embargoed()).toEqual([]);
+
+    const set = await writer.patch(`documents/${documentId}/commands`, {
+      commands: [{ operation: 'setEmbargo', reason: 'court order' }],
+    });
+    expect(set.status).toBe(204);
+    await eventually(async () => (await embargoed()).includes(documentId), 2000, 50);
+
+    const removed = await writer.patch(`documents/${documentId}/commands`, {
+      commands: [{ operation: 'removeEmbargo' }],
+    });
+    expect(removed.status).toBe(204);
+    await eventually(async () => (await embargoed()).length === 0, 2000, 50);
+  });
+
   it('when an older state is written late, then the index keeps the newer one', async () => {
     const oldTerm = word();
     const newTerm = word();

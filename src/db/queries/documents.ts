@@ -92,6 +92,11 @@ export interface CommandedDraft {
    * stays so (published_version follows the new version): an embargo or a schedule is no unpublished change.
    */
   draftChanged: boolean;
+  /**
+   * The search document changes without a publication (the embargo of a published document): the index
+   * version grows, so the index job the caller enqueues replaces the stored search document.
+   */
+  reindex: boolean;
   embargo: { reason: string; until: string | null } | null;
   publishSchedule: string | null;
   unpublishSchedule: string | null;
@@ -482,7 +487,8 @@ export function documentQueries(db: Queryable) {
              THEN d.version + 1 ELSE d.published_version END,
            updated_at = CASE WHEN $5 THEN d.updated_at ELSE $6 END,
            embargo_set = $7, embargo_reason = $8, embargo_until = $9,
-           publish_schedule_at = $10, unpublish_schedule_at = $11
+           publish_schedule_at = $10, unpublish_schedule_at = $11,
+           index_version = d.index_version + CASE WHEN $13 THEN 1 ELSE 0 END
          WHERE d.project_id = $1 AND d.id = $2
          RETURNING ${DOCUMENT_COLUMNS}`,
         values: [
@@ -498,6 +504,7 @@ export function documentQueries(db: Queryable) {
           draft.publishSchedule,
           draft.unpublishSchedule,
           draft.draftChanged,
+          draft.reindex,
         ],
       });
       return rowOf(result.rows, documentId);
