@@ -1,5 +1,5 @@
 /**
- * The conditional and partial GET of stored bytes (RFC 9110 §13.1.2, §14): pure functions over the request's
+ * The conditional and partial GET of stored bytes (RFC 9110 §13, §14): pure functions over the request's
  * headers and what the store says of the object, so serve-image's handler only streams.
  */
 
@@ -37,7 +37,7 @@ export function decideRange(rangeHeader: string | undefined, size: number): Rang
   return { kind: 'partial', start, end: Math.min(end ?? size - 1, size - 1) };
 }
 
-/** The entity tags of an If-None-Match or If-Range value; `*` is its own entry. */
+/** The entity tags of an If-Match, If-None-Match or If-Range value; `*` is its own entry. */
 function entityTags(header: string): string[] {
   return header.match(/\*|(?:W\/)?"[^"]*"/g) ?? [];
 }
@@ -48,6 +48,103 @@ const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
 export function noneMatchHolds(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   return entityTags(ifNoneMatch).some((tag) => tag === '*' || opaque(tag) === opaque(etag));
+}
+
+/**
+ * If-Match (strong comparison, §13.1.1): true when it names the current etag or is `*` (the object exists when
+ * this is asked). A weak tag never matches, nor does a value with no entity tag in it.
+ */
+export function matchHolds(ifMatch: string, etag: string): boolean {
+  if (etag.startsWith('W/')) return entityTags(ifMatch).includes('*');
+  return entityTags(ifMatch).some((tag) => tag === '*' || tag === etag);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(?<month>${MONTHS.join('|')})`;
+const TIME = '(?<hour>\\d{2}):(?<minute>\\d{2}):(?<second>\\d{2})';
+const DAY_NAME = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+/** §5.6.7: the preferred IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must accept too. */
+const HTTP_DATES = [
+  new RegExp(`^${DAY_NAME}, (?<day>\\d{2}) ${MONTH} (?<year>\\d{4}) ${TIME} GMT$`),
+  new RegExp(
+    `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (?<day>\\d{2})-${MONTH}-(?<year>\\d{2}) ${TIME} GMT$`,
+  ),
+  new RegExp(`^${DAY_NAME} ${MONTH} (?<day>[ \\d]\\d) ${TIME} (?<year>\\d{4})$`),
+];
+
+/**
+ * An HTTP-date (RFC 9110 §5.6.7) as milliseconds since the epoch, or undefined for anything else: a list of
+ * dates, another format, or an impossible date (31 Feb). Stricter than Date.parse, which takes "1" for 2001.
+ */
+export function parseHttpDate(value: string, now = new Date()): number | undefined {
+  const text = value.trim();
+  const groups = HTTP_DATES.map((format) => format.exec(text)?.groups).find((found) => found !== undefined);
+  if (groups === undefined) return undefined;
+  const field = (name: string) => Number(groups[name]!.trim());
+  let year = field('year');
+  if (groups.year!.length === 2) {
+    // RFC 850's two-digit year: more than 50 years ahead means the most recent past year with those digits.
+    const thisYear = now.getUTCFullYear();
+    year += Math.floor(thisYear / 100) * 100;
+    if (year > thisYear + 50) year -= 100;
+  }
+  const wanted: [number, number, number, number, number, number] = [
+    year,
+    MONTHS.indexOf(groups.month!),
+    field('day'),
+    field('hour'),
+    field('minute'),
+    field('second'),
+  ];
+  const time = Date.UTC(...wanted);
+  const back = new Date(time);
+  // Date.UTC rolls 31 Feb over into March and 25:00 into the next day: such a date is not one.
+  const got = [
+    back.getUTCFullYear(),
+    back.getUTCMonth(),
+    back.getUTCDate(),
+    back.getUTCHours(),
+    back.getUTCMinutes(),
+    back.getUTCSeconds(),
+  ];
+  return got.every((part, index) => part === wanted[index]) ? time : undefined;
+}
+
+/** What a GET or HEAD's preconditions decide: go on (200 or 206), 304 Not Modified, or 412 Precondition Failed. */
+export type PreconditionOutcome = 'proceed' | 'not-modified' | 'failed';
+
+/** The request's precondition headers (absent ones undefined). */
+export interface Preconditions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+  ifModifiedSince?: string | undefined;
+  ifUnmodifiedSince?: string | undefined;
+}
+
+/**
+ * The preconditions of a GET or HEAD of an existing object, in RFC 9110 §13.2.2's order: If-Match (else
+ * If-Unmodified-Since) failing is 412; then If-None-Match (else If-Modified-Since) holding is 304. A date that
+ * is not a valid HTTP-date is ignored (§13.1.3, §13.1.4). Dates compare at the second Last-Modified shows.
+ */
+export function evaluatePreconditions(
+  request: Preconditions,
+  current: { etag: string; lastModified: Date },
+): PreconditionOutcome {
+  const modified = Math.floor(current.lastModified.getTime() / 1000) * 1000;
+  if (request.ifMatch !== undefined) {
+    if (!matchHolds(request.ifMatch, current.etag)) return 'failed';
+  } else if (request.ifUnmodifiedSince !== undefined) {
+    const since = parseHttpDate(request.ifUnmodifiedSince);
+    if (since !== undefined && modified > since) return 'failed';
+  }
+  if (request.ifNoneMatch !== undefined) {
+    return noneMatchHolds(request.ifNoneMatch, current.etag) ? 'not-modified' : 'proceed';
+  }
+  if (request.ifModifiedSince !== undefined) {
+    const since = parseHttpDate(request.ifModifiedSince);
+    if (since !== undefined && modified <= since) return 'not-modified';
+  }
+  return 'proceed';
 }
 
 /**

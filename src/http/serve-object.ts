@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../domain/errors';
 import type { ObjectStore, StoredObjectInfo } from '../storage/object-store';
-import { decideRange, ifRangeAllows, noneMatchHolds } from './conditional-get';
+import { decideRange, evaluatePreconditions, ifRangeAllows, type Preconditions } from './conditional-get';
 
 /**
  * Objects up to this size are answered from one read into memory (ObjectStore.getSmall), larger ones streamed:
@@ -35,7 +35,8 @@ function setValidators(res: Response, info: StoredObjectInfo, cacheControl: stri
 
 /**
  * Answers a GET (or HEAD) with an object of the store, streamed: 200 whole, 206 for one range, 304 when the
- * client's If-None-Match holds, 416 for a range beyond the end. A plain GET costs one store request (its
+ * client's copy is current (If-None-Match, else If-Modified-Since), 412 when If-Match (else If-Unmodified-Since)
+ * fails, 416 for a range beyond the end. A plain GET costs one store request (its
  * answer brings the headers); a conditional, ranged or HEAD request asks for the object's head first. An object
  * of up to IN_MEMORY_BYTES may come read whole (one write); a larger one is streamed, so memory stays at one
  * chunk in flight whatever its size.
@@ -47,8 +48,16 @@ export async function serveObject(
   res: Response,
   options: { cacheControl: string; notFound: () => AppError },
 ): Promise<void> {
+  const preconditions: Preconditions = {
+    ifMatch: req.headers['if-match'],
+    ifNoneMatch: req.headers['if-none-match'],
+    ifModifiedSince: req.headers['if-modified-since'],
+    ifUnmodifiedSince: req.headers['if-unmodified-since'],
+  };
   const plain =
-    req.method === 'GET' && req.headers['if-none-match'] === undefined && req.headers.range === undefined;
+    req.method === 'GET' &&
+    req.headers.range === undefined &&
+    Object.values(preconditions).every((value) => value === undefined);
   let info: StoredObjectInfo | null;
   let body: NodeJS.ReadableStream | undefined;
   let bytes: Buffer | undefined;
@@ -67,9 +76,18 @@ export async function serveObject(
   setValidators(res, info, options.cacheControl);
   // Stored bytes are the publisher's, not ours: should a browser open one, it runs nothing and loads nothing.
   res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
-  if (noneMatchHolds(req.headers['if-none-match'], info.etag)) {
+  const outcome = evaluatePreconditions(preconditions, info);
+  if (outcome === 'not-modified') {
     res.status(304).end();
     return;
+  }
+  if (outcome === 'failed') {
+    clearEntityHeaders(res);
+    throw new AppError(412, {
+      name: 'PreconditionFailed',
+      message:
+        'The image does not match If-Match or If-Unmodified-Since: it is not the version the client has',
+    });
   }
   const range =
     body === undefined && bytes === undefined && ifRangeAllows(req.get('if-range'), info.etag)

@@ -165,6 +165,65 @@ describe.each(storeBackends)('GET mediaLibrary/serve-image/{key} (%s)', (_name, 
     expect((await bytes(changed)).equals(png)).toBe(true);
   });
 
+  it('when If-Modified-Since is at or after Last-Modified and no If-None-Match is sent, then 304; before it, then 200', async () => {
+    const lastModified = (await serve(key('teaser.png'))).headers.get('last-modified')!;
+    const notModified = await serve(key('teaser.png'), { 'if-modified-since': lastModified });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    expect((await bytes(notModified)).length).toBe(0);
+    const head = await serve(key('teaser.png'), { 'if-modified-since': lastModified }, '2026-03', 'HEAD');
+    expect(head.status).toBe(304);
+    const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    const modified = await serve(key('teaser.png'), { 'if-modified-since': earlier });
+    expect(modified.status).toBe(200);
+    expect((await bytes(modified)).equals(png)).toBe(true);
+    // If-None-Match decides when both are sent (RFC 9110 §13.1.3); an invalid date is ignored.
+    const otherTag = await serve(key('teaser.png'), {
+      'if-none-match': '"other"',
+      'if-modified-since': lastModified,
+    });
+    expect(otherTag.status).toBe(200);
+    expect((await serve(key('teaser.png'), { 'if-modified-since': 'yesterday' })).status).toBe(200);
+  });
+
+  it('when If-Match names another tag or If-Unmodified-Since is before Last-Modified, then 412 in the envelope, before If-None-Match and Range', async () => {
+    const first = await serve(key('teaser.png'));
+    const etag = first.headers.get('etag')!;
+    const lastModified = first.headers.get('last-modified')!;
+    const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    for (const headers of <Record<string, string>[]>[
+      { 'if-match': '"other"' },
+      { 'if-match': `W/${etag}` },
+      { 'if-match': '"other"', 'if-none-match': etag },
+      { 'if-match': '"other"', range: 'bytes=0-7' },
+      { 'if-unmodified-since': earlier },
+    ]) {
+      const response = await serve(key('teaser.png'), headers);
+      expect({ headers, status: response.status }).toEqual({ headers, status: 412 });
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await response.json()).toEqual(
+        envelope(412, 'Precondition Failed', { name: 'PreconditionFailed' }),
+      );
+    }
+    const failedHead = await serve(key('teaser.png'), { 'if-match': '"other"' }, '2026-03', 'HEAD');
+    expect(failedHead.status).toBe(412);
+    // Holding preconditions let the request through: the image, or its range.
+    for (const headers of <Record<string, string>[]>[
+      { 'if-match': etag },
+      { 'if-match': `"other", ${etag}` },
+      { 'if-match': '*' },
+      { 'if-unmodified-since': lastModified },
+      { 'if-match': etag, 'if-unmodified-since': earlier },
+    ]) {
+      const response = await serve(key('teaser.png'), headers);
+      expect({ headers, status: response.status }).toEqual({ headers, status: 200 });
+      expect((await bytes(response)).equals(png)).toBe(true);
+    }
+    const ranged = await serve(key('teaser.png'), { 'if-match': etag, range: 'bytes=0-7' });
+    expect(ranged.status).toBe(206);
+    expect((await bytes(ranged)).equals(png.subarray(0, 8))).toBe(true);
+  });
+
   it('when one range is asked, then 206 with exactly those bytes and Content-Range', async () => {
     const first = await serve(key('teaser.png'), { range: 'bytes=0-7' });
     expect(first.status).toBe(206);

@@ -1,4 +1,11 @@
-import { decideRange, ifRangeAllows, noneMatchHolds } from '../../src/http/conditional-get';
+import {
+  decideRange,
+  evaluatePreconditions,
+  ifRangeAllows,
+  matchHolds,
+  noneMatchHolds,
+  parseHttpDate,
+} from '../../src/http/conditional-get';
 
 describe('decideRange', () => {
   it('when there is no Range header, another unit or an unparsable one, then the whole object', () => {
@@ -58,5 +65,92 @@ describe('ifRangeAllows', () => {
     expect(ifRangeAllows('W/"abc"', '"abc"')).toBe(false);
     expect(ifRangeAllows('"old"', '"abc"')).toBe(false);
     expect(ifRangeAllows('Wed, 21 Oct 2015 07:28:00 GMT', '"abc"')).toBe(false);
+  });
+});
+
+describe('matchHolds', () => {
+  it('when If-Match names the etag (in a list or not) or is *, then it holds', () => {
+    expect(matchHolds('"abc"', '"abc"')).toBe(true);
+    expect(matchHolds('"x", "abc"', '"abc"')).toBe(true);
+    expect(matchHolds('*', '"abc"')).toBe(true);
+  });
+
+  it('when it names the etag weakly (strong comparison), other tags or no tag, then it does not', () => {
+    expect(matchHolds('W/"abc"', '"abc"')).toBe(false);
+    expect(matchHolds('"abcd"', '"abc"')).toBe(false);
+    expect(matchHolds('abc', '"abc"')).toBe(false);
+    expect(matchHolds('"abc"', 'W/"abc"')).toBe(false);
+  });
+});
+
+describe('parseHttpDate', () => {
+  const at = Date.UTC(1994, 10, 6, 8, 49, 37);
+
+  it('when the date is in any of the three HTTP-date forms, then its time', () => {
+    expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT')).toBe(at);
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT')).toBe(at);
+    expect(parseHttpDate('Sun Nov  6 08:49:37 1994')).toBe(at);
+  });
+
+  it('when an RFC 850 year would be more than 50 years ahead, then it is the past one', () => {
+    const now = new Date(Date.UTC(2026, 0, 1));
+    expect(parseHttpDate('Thursday, 01-Jan-76 00:00:00 GMT', now)).toBe(Date.UTC(2076, 0, 1));
+    expect(parseHttpDate('Friday, 01-Jan-77 00:00:00 GMT', now)).toBe(Date.UTC(1977, 0, 1));
+  });
+
+  it('when it is not an HTTP-date (another format, a list, an impossible day), then undefined', () => {
+    for (const value of [
+      '1',
+      '2026-03-14T10:00:00Z',
+      'garbage',
+      'Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT',
+      'Sun, 31 Feb 1994 08:49:37 GMT',
+      'Sun, 06 Nov 1994 25:49:37 GMT',
+      'sun, 06 nov 1994 08:49:37 gmt',
+    ]) {
+      expect({ value, parsed: parseHttpDate(value) }).toEqual({ value, parsed: undefined });
+    }
+  });
+});
+
+describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
+  const current = { etag: '"abc"', lastModified: new Date(Date.UTC(2026, 2, 14, 10, 0, 0, 750)) };
+  const shown = 'Sat, 14 Mar 2026 10:00:00 GMT';
+  const before = 'Sat, 14 Mar 2026 09:59:59 GMT';
+
+  it('when there are no preconditions, then the request proceeds', () => {
+    expect(evaluatePreconditions({}, current)).toBe('proceed');
+  });
+
+  it('when If-Match fails, then 412, whatever If-None-Match says; when it holds, If-Unmodified-Since is ignored', () => {
+    expect(evaluatePreconditions({ ifMatch: '"other"' }, current)).toBe('failed');
+    expect(evaluatePreconditions({ ifMatch: 'W/"abc"' }, current)).toBe('failed');
+    expect(evaluatePreconditions({ ifMatch: '"other"', ifNoneMatch: '"abc"' }, current)).toBe('failed');
+    expect(evaluatePreconditions({ ifMatch: '"abc"' }, current)).toBe('proceed');
+    expect(evaluatePreconditions({ ifMatch: '*', ifUnmodifiedSince: before }, current)).toBe('proceed');
+  });
+
+  it('when If-Unmodified-Since is before the last change, then 412; at it (to the second) or invalid, then not', () => {
+    expect(evaluatePreconditions({ ifUnmodifiedSince: before }, current)).toBe('failed');
+    expect(evaluatePreconditions({ ifUnmodifiedSince: shown }, current)).toBe('proceed');
+    expect(evaluatePreconditions({ ifUnmodifiedSince: 'yesterday' }, current)).toBe('proceed');
+  });
+
+  it('when If-Modified-Since is at or after the last change, then 304; before it or invalid, then not', () => {
+    expect(evaluatePreconditions({ ifModifiedSince: shown }, current)).toBe('not-modified');
+    expect(evaluatePreconditions({ ifModifiedSince: 'Sun, 15 Mar 2026 00:00:00 GMT' }, current)).toBe(
+      'not-modified',
+    );
+    expect(evaluatePreconditions({ ifModifiedSince: before }, current)).toBe('proceed');
+    expect(evaluatePreconditions({ ifModifiedSince: '1' }, current)).toBe('proceed');
+  });
+
+  it('when If-None-Match is sent, then it decides and If-Modified-Since is ignored', () => {
+    expect(evaluatePreconditions({ ifNoneMatch: '"other"', ifModifiedSince: shown }, current)).toBe(
+      'proceed',
+    );
+    expect(evaluatePreconditions({ ifNoneMatch: '"abc"', ifModifiedSince: before }, current)).toBe(
+      'not-modified',
+    );
   });
 });

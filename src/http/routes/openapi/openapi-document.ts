@@ -1043,7 +1043,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'The key is the asset key of a media library entry (or of one of its translations) and may contain ' +
             'slashes (2025/03/14/<uuid>.jpeg); it must not contain `.` or `..` segments, empty segments, ' +
             'backslashes or control characters (400). Strong ETag, `Cache-Control: private, no-cache`; ' +
-            '`If-None-Match` gives 304; one `Range: bytes=...` gives 206 (several ranges: the whole image), ' +
+            '`If-None-Match` (else `If-Modified-Since`) gives 304, `If-Match` (else `If-Unmodified-Since`) that ' +
+            'does not hold gives 412 (RFC 9110 §13.2.2); one `Range: bytes=...` gives 206 (several ranges: the ' +
+            'whole image), ' +
             'one beyond the end 416. A revoked or invalid image is 403 `The requested image is revoked or ' +
             "marked as invalid`; a key of no entry of the token's project is 404.",
           security: read,
@@ -1057,6 +1059,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               schema: { type: 'string' },
             },
             { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' } },
             { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } },
           ],
           responses: {
@@ -1068,8 +1073,11 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               description: 'The requested range (Content-Range)',
               content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
             },
-            304: { description: 'Not modified: If-None-Match names the current ETag' },
-            ...errors(400, 401, 403, 404, 416),
+            304: {
+              description:
+                'Not modified: If-None-Match names the current ETag (or, without it, If-Modified-Since is not before Last-Modified)',
+            },
+            ...errors(400, 401, 403, 404, 412, 416),
           },
         },
       },
