@@ -300,6 +300,8 @@ async function placeAsset(
       if (error instanceof DownloadError) throw invalidEntry({ [`${where}.url`]: error.message });
       throw error;
     }
+    // As an empty upload is refused: an entry of no bytes would serve nothing.
+    if (downloaded.size === 0) throw invalidEntry({ [`${where}.url`]: 'the downloaded file is empty' });
     const fallbackName = safeFilename(decodeURIComponentSafe(downloaded.url.pathname), 'asset');
     const filename = safeFilename(source.filename, fallbackName);
     const facts = await describeBytes(path, mediaType, downloaded.contentType);

@@ -27,7 +27,7 @@ export interface ImageServer {
 
 /**
  * A local HTTP server playing the web an import downloads from: images (sent with a lying Content-Type, so
- * the test shows the bytes decide), text, a truncated image, a redirect chain and a redirect loop, a server
+ * the test shows the bytes decide), text, a truncated image, an empty file, a redirect chain and a redirect loop, a server
  * that never answers, one that sends more than it announced, and a 404.
  */
 export async function startImageServer(files: { png: Buffer; jpeg: Buffer }): Promise<ImageServer> {
@@ -58,6 +58,8 @@ export async function startImageServer(files: { png: Buffer; jpeg: Buffer }): Pr
         return send(res, 'image/png', Buffer.from('these are not the bytes of an image\n'.repeat(20)));
       case '/report.pdf':
         return send(res, 'application/pdf', Buffer.from('%PDF-1.4 not really a pdf'));
+      case '/empty.pdf':
+        return send(res, 'application/pdf', Buffer.alloc(0));
       case '/loop-a':
         res.writeHead(301, { location: '/loop-b' });
         return res.end();

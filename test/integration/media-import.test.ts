@@ -433,6 +433,41 @@ describe.each(storeBackends)(
       expect(response.body.results[0].record.asset.width).toBeUndefined();
     });
 
+    it('when the URL answers an empty body, then the entry is a 400 keyed by asset.url, as an empty upload is, and nothing is kept', async () => {
+      const before = await namedKeys();
+      const response = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [
+          { id: 'empty-report', mediaType: 'file', asset: { url: `${images.url}/empty.pdf` } },
+          {
+            mediaType: 'image',
+            asset: { url: `${images.url}/photo.png` },
+            translations: [{ locale: 'de', metadata: {}, asset: { url: `${images.url}/empty.pdf` } }],
+          },
+        ],
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.results).toEqual([
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: { name: 'ValidationError', 'asset.url': 'the downloaded file is empty' },
+        },
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: {
+            name: 'ValidationError',
+            'translations.0.asset.url': 'the downloaded file is empty',
+          },
+        },
+      ]);
+      expect((await api.get('mediaLibrary/empty-report')).status).toBe(404);
+      expect(await namedKeys()).toEqual(before);
+      await expectNoOrphans();
+    });
+
     it('when an upload is named with nothing safe before its extension, then it is named upload.<type>, not the bare extension', async () => {
       const uploaded = await upload(png, 'image/png', `?filename=${encodeURIComponent('✓.png')}`);
       expect(uploaded.status).toBe(201);
