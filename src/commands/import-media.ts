@@ -26,6 +26,7 @@ import type { PublicAddressPolicy } from '../domain/public-addresses';
 import { probeImage } from '../media/probe';
 import { withStagingDir } from '../media/staging';
 import type { ObjectStore } from '../storage/object-store';
+import { uploadsExpiredBefore } from './upload-media';
 
 /** An entry of POST import/mediaLibrary as the edge parsed it (supplement §9). */
 export interface ImportMediaEntry {
@@ -174,7 +175,10 @@ async function importOne(
     }
     row = await withTransaction(deps.pool, async (tx) => {
       for (const { where, placed: each } of placedAll) {
-        if (each.uploadId !== undefined && !(await mediaUploadQueries(tx).claim(projectId, each.uploadId))) {
+        const claimed =
+          each.uploadId === undefined ||
+          (await mediaUploadQueries(tx).claim(projectId, each.uploadId, uploadsExpiredBefore(now)));
+        if (!claimed) {
           throw invalidEntry({
             [`${where}.uploadId`]: 'names no upload of this project (unknown, expired or already imported)',
           });
@@ -265,7 +269,11 @@ async function placeAsset(
   now: Date,
 ): Promise<PlacedAsset> {
   if (source.uploadId !== undefined) {
-    const upload = await mediaUploadQueries(deps.pool).find(projectId, source.uploadId);
+    const upload = await mediaUploadQueries(deps.pool).find(
+      projectId,
+      source.uploadId,
+      uploadsExpiredBefore(now),
+    );
     if (!upload) {
       throw invalidEntry({
         [`${where}.uploadId`]: 'names no upload of this project (unknown, expired or already imported)',

@@ -14,6 +14,11 @@ import type { ObjectStore } from '../storage/object-store';
 /** How long an upload waits for the import that names it before it is swept with its object. */
 export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** Uploads made before this have expired (their expiresAt has passed): the sweep takes them, an import not. */
+export function uploadsExpiredBefore(now: Date): Date {
+  return new Date(now.getTime() - UPLOAD_TTL_MS);
+}
+
 export interface MediaUploadDeps {
   pool: Pool;
   objects: ObjectStore;
@@ -164,7 +169,7 @@ export async function sweepExpiredUploads(
   deps: Pick<MediaUploadDeps, 'pool' | 'objects' | 'logger'>,
   now: Date,
 ) {
-  const keys = await mediaUploadQueries(deps.pool).takeExpired(new Date(now.getTime() - UPLOAD_TTL_MS), 20);
+  const keys = await mediaUploadQueries(deps.pool).takeExpired(uploadsExpiredBefore(now), 20);
   for (const key of keys) {
     await deps.objects.delete(key).catch((error: unknown) => {
       deps.logger.warn({ err: error, key }, 'expired upload: its object could not be deleted');

@@ -512,6 +512,59 @@ describe.each(storeBackends)(
       await expectNoOrphans();
     });
 
+    it('when an upload is named after its expiresAt, then that entry is a 400, whether or not it was swept yet', async () => {
+      const uploaded = (await (await upload(png, 'image/png')).json()) as {
+        uploadId: string;
+        expiresAt: string;
+      };
+      // A day and an hour later, before any other upload has swept it.
+      await app.ctx.pool.query(
+        `UPDATE media_uploads SET created_at = created_at - interval '25 hours' WHERE id = $1`,
+        [uploaded.uploadId],
+      );
+      const late = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [
+          { id: 'too-late', mediaType: 'image', asset: { uploadId: uploaded.uploadId } },
+          {
+            mediaType: 'image',
+            asset: { url: `${images.url}/photo.png` },
+            translations: [{ locale: 'de', metadata: {}, asset: { uploadId: uploaded.uploadId } }],
+          },
+        ],
+      });
+      expect(late.body.results).toEqual([
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: {
+            name: 'ValidationError',
+            'asset.uploadId': 'names no upload of this project (unknown, expired or already imported)',
+          },
+        },
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: {
+            name: 'ValidationError',
+            'translations.0.asset.uploadId':
+              'names no upload of this project (unknown, expired or already imported)',
+          },
+        },
+      ]);
+      expect((await api.get('mediaLibrary/too-late')).status).toBe(404);
+      // The next upload sweeps it, row and object; that one imports as usual.
+      const next = (await (await upload(png, 'image/png')).json()) as { uploadId: string };
+      const left = await app.ctx.pool.query(`SELECT 1 FROM media_uploads WHERE id = $1`, [uploaded.uploadId]);
+      expect(left.rowCount).toBe(0);
+      const onTime = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [{ id: 'on-time', mediaType: 'image', asset: { uploadId: next.uploadId } }],
+      });
+      expect(onTime.body.results[0]).toMatchObject({ ok: true, id: 'on-time' });
+      await expectNoOrphans();
+    });
+
     it('when an upload is too large, not an image, truncated or untyped, then 413, 400 or 415 and nothing is kept', async () => {
       const before = await namedKeys();
       const big = await upload(Buffer.alloc(300 * 1024, 1), 'image/png');

@@ -35,19 +35,23 @@ export function mediaUploadQueries(db: Queryable) {
       return result.rows[0]!;
     },
 
-    /** Takes the upload (deletes its row, in the caller's transaction) and returns it; undefined if unknown. */
-    async claim(projectId: number, id: string): Promise<MediaUploadRow | undefined> {
+    /**
+     * Takes the upload (deletes its row, in the caller's transaction) and returns it; undefined if unknown or
+     * made before `madeSince` (expired, whether or not a sweep has deleted it yet).
+     */
+    async claim(projectId: number, id: string, madeSince: Date): Promise<MediaUploadRow | undefined> {
       const result = await db.query<MediaUploadRow>(
-        `DELETE FROM media_uploads WHERE project_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-        [projectId, id],
+        `DELETE FROM media_uploads WHERE project_id = $1 AND id = $2 AND created_at >= $3 RETURNING ${COLUMNS}`,
+        [projectId, id, madeSince],
       );
       return result.rows[0];
     },
 
-    async find(projectId: number, id: string): Promise<MediaUploadRow | undefined> {
+    /** The upload, unless unknown or made before `madeSince` (expired). */
+    async find(projectId: number, id: string, madeSince: Date): Promise<MediaUploadRow | undefined> {
       const result = await db.query<MediaUploadRow>(
-        `SELECT ${COLUMNS} FROM media_uploads WHERE project_id = $1 AND id = $2`,
-        [projectId, id],
+        `SELECT ${COLUMNS} FROM media_uploads WHERE project_id = $1 AND id = $2 AND created_at >= $3`,
+        [projectId, id, madeSince],
       );
       return result.rows[0];
     },
