@@ -213,7 +213,15 @@ const ERROR_EXAMPLES: Record<number, Schema> = {
   404: { name: 'NotFound', message: 'Document 42 not found' },
   409: { name: 'Conflict', message: 'The document changed since version 3' },
   413: { name: 'PayloadTooLarge', message: 'The body is larger than the limit' },
+  412: {
+    name: 'PreconditionFailed',
+    message: 'The image does not match If-Match or If-Unmodified-Since: it is not the version the client has',
+  },
   415: { name: 'UnsupportedMediaType', message: 'Send the body as application/json' },
+  416: {
+    name: 'RangeNotSatisfiable',
+    message: "The range 'bytes=900-' is outside the 800 bytes of the image",
+  },
   // GET health/ready's; searches and every read with a token describe their own 503s.
   503: { name: 'NotReady', message: 'A dependency is not ready' },
 };
