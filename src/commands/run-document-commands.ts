@@ -50,11 +50,19 @@ export function toDraftState(row: DocumentRow): DraftState {
     content: row.content,
     isPublished,
     hasUnpublishedChanges: isPublished && row.publishedVersion !== row.version,
-    embargo: row.embargoSet ? { reason: row.embargoReason ?? '', until: iso(row.embargoUntil) } : null,
+    embargo: embargoOf(row),
     publishSchedule: iso(row.publishScheduleAt),
     unpublishSchedule: iso(row.unpublishScheduleAt),
   };
 }
+
+/** The document's embargo as the commands see it (null: none). */
+export function embargoOf(
+  row: Pick<DocumentRow, 'embargoSet' | 'embargoReason' | 'embargoUntil'>,
+): Embargo | null {
+  return row.embargoSet ? { reason: row.embargoReason ?? '', until: iso(row.embargoUntil) } : null;
+}
+
 
 /** What the search document shows of an embargo (enforced, until); its reason is not indexed. */
 const indexedEmbargo = (embargo: Embargo | null): string =>

@@ -377,6 +377,68 @@ describe('import/documents', () => {
     });
   });
 
+  it('when autoPublish names a document under an embargo in force, then that document fails alone with the embargo, nothing of it written, and the others are imported', async () => {
+    const first = await importAndWait({
+      systemName: 'wire',
+      documents: [
+        { id: 'embargoed', contentType: 'regular', title: 'Live', flags: { autoPublish: true } },
+        { id: 'ended', contentType: 'regular', title: 'Live too', flags: { autoPublish: true } },
+      ],
+    });
+    const [embargoedId, endedId] = first.body.logs.map((log: { document_id: number }) => log.document_id);
+    const embargo = await api.patch(`documents/${embargoedId}/commands`, {
+      commands: [{ operation: 'setEmbargo', reason: 'court order', until: '2099-01-01T00:00:00Z' }],
+    });
+    expect(embargo.status).toBe(204);
+    // An embargo that has ended no longer blocks a publish.
+    await app.ctx.pool.query(
+      `UPDATE documents SET embargo_set = true, embargo_reason = 'over', embargo_until = now() - interval '1 minute'
+       WHERE id = $1`,
+      [endedId],
+    );
+    const versionOf = async (id: number) =>
+      (await app.ctx.pool.query('SELECT version FROM documents WHERE id = $1', [id])).rows[0].version;
+    const versionBefore = await versionOf(embargoedId);
+    const events = async () =>
+      (await api.get('publicationEvents?limit=1000')).body.results.filter(
+        (event: { documentId: number }) => event.documentId === embargoedId,
+      ).length;
+    const eventsBefore = await events();
+
+    const second = await importAndWait({
+      systemName: 'wire',
+      documents: [
+        { id: 'embargoed', contentType: 'regular', title: 'Leaked', flags: { autoPublish: true } },
+        { id: 'ended', contentType: 'regular', title: 'Updated', flags: { autoPublish: true } },
+      ],
+    });
+    expect(second.body.state).toBe('success');
+    expect(second.body.logs).toEqual([
+      {
+        state: 'failed',
+        external_id: 'embargoed',
+        document_id: null,
+        reason: 'The document is under embargo until 2099-01-01T00:00:00.000Z (court order)',
+      },
+      { state: 'published', external_id: 'ended', document_id: endedId },
+    ]);
+    const live = await api.get(`documents/${embargoedId}/latestPublication?fields=metadata`);
+    expect(live.body.metadata.title).toBe('Live');
+    expect(await versionOf(embargoedId)).toBe(versionBefore);
+    expect(await events()).toBe(eventsBefore);
+    const updated = await api.get(`documents/${endedId}/latestPublication?fields=metadata`);
+    expect(updated.body.metadata.title).toBe('Updated');
+
+    // Without autoPublish the draft is imported as usual: only publishing is held back.
+    const draftOnly = await importAndWait({
+      systemName: 'wire',
+      documents: [{ id: 'embargoed', contentType: 'regular', title: 'Draft' }],
+    });
+    expect(draftOnly.body.logs).toEqual([
+      { state: 'imported', external_id: 'embargoed', document_id: embargoedId },
+    ]);
+  });
+
   describe('the magazine fixtures', () => {
     const fixtures = loadPublications();
     let fixtureApi: ReturnType<typeof apiClient>;

@@ -72,6 +72,10 @@ export interface ImportTargetRow {
   externalId: string | null;
   channelId: number;
   latestPublicationId: number | null;
+  /** Its embargo: an import may not publish it while the embargo is in force. */
+  embargoSet: boolean;
+  embargoReason: string | null;
+  embargoUntil: Date | null;
 }
 
 /** One document of an import batch: its draft and the publication dates its import names. */
@@ -234,7 +238,8 @@ export function documentQueries(db: Queryable) {
       documentIds: readonly number[],
     ): Promise<ImportTargetRow[]> {
       const columns = `d.id, d.system_name AS "systemName", d.external_id AS "externalId",
-        d.channel_id AS "channelId", d.latest_publication_id AS "latestPublicationId"`;
+        d.channel_id AS "channelId", d.latest_publication_id AS "latestPublicationId",
+        d.embargo_set AS "embargoSet", d.embargo_reason AS "embargoReason", d.embargo_until AS "embargoUntil"`;
       const byExternalId =
         externalIds.length === 0
           ? []
