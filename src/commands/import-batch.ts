@@ -202,11 +202,21 @@ export async function writeImportBatch(
         return date ? [{ documentId: idOf(entry), lastPublicationDate: storedInstant(date) }] : [];
       }),
     );
+    // A published document whose publication dates the import names without publishing or unpublishing it:
+    // its search document carries the dates (latestPublications and search), so it is indexed again.
+    const redated = written.filter(
+      (entry) =>
+        entry.existing?.latestPublicationId != null &&
+        !entry.item.document.flags?.autoPublish &&
+        !unpublished.has(entry) &&
+        Object.values(entry.item.document.publishControl ?? {}).some((date) => date !== undefined),
+    );
+    await documents.bumpIndexVersions(projectId, redated.map(idOf));
     await enqueueMany(
       deps.boss,
       tx,
       'indexDocuments',
-      indexJobsFor(projectId, [...publishing, ...unpublishing].map(idOf)),
+      indexJobsFor(projectId, [...publishing, ...unpublishing, ...redated].map(idOf)),
     );
     // Last: the events take the project's event lock (their ids must be in commit order), held until the
     // commit, so another batch of the import waits only for this statement and the commit, not for the rest.

@@ -345,6 +345,51 @@ describe('import/documents', () => {
     expect((await api.get(`documents/${documentId}/latestPublication`)).status).toBe(404);
   });
 
+  it('when a published document is imported again with publishControl dates and without autoPublish, then latestPublications and search answer the dates latestPublication answers', async () => {
+    const first = await importAndWait({
+      systemName: 'wire',
+      documents: [{ id: 'redated', contentType: 'regular', title: 'Redated', flags: { autoPublish: true } }],
+    });
+    const documentId = first.body.logs[0].document_id;
+    const listed = async () => {
+      const response = await api.get(`documents/latestPublications?id=${documentId}&fields=systemdata`);
+      expect(response.status).toBe(200);
+      return response.body.results[0]?.systemdata;
+    };
+    await eventually(listed, 20_000, 250);
+
+    const dates = {
+      firstPublicationDate: '2001-01-01T00:00:00.000Z',
+      significantPublicationDate: '2002-01-01T00:00:00.000Z',
+      visiblePublicationDateOverride: '2003-01-01T00:00:00.000Z',
+      lastPublicationDate: '2004-01-01T00:00:00.000Z',
+    };
+    const again = await importAndWait({
+      systemName: 'wire',
+      documents: [{ id: 'redated', contentType: 'regular', title: 'Redated', publishControl: dates }],
+    });
+    expect(again.body.logs).toEqual([{ state: 'imported', external_id: 'redated', document_id: documentId }]);
+    const expected = {
+      firstPublicationDate: dates.firstPublicationDate,
+      significantPublicationDate: dates.significantPublicationDate,
+      visiblePublicationDate: dates.visiblePublicationDateOverride,
+      lastPublicationDate: dates.lastPublicationDate,
+    };
+    const single = await api.get(`documents/${documentId}/latestPublication?fields=systemdata`);
+    expect(single.body.systemdata).toMatchObject(expected);
+    await eventually(
+      async () => (await listed())?.firstPublicationDate === dates.firstPublicationDate,
+      20_000,
+      250,
+    );
+    expect(await listed()).toMatchObject(expected);
+    const filters = encodeURIComponent(
+      JSON.stringify([{ key: 'lastPublicationDate', range: { lt: '2005-01-01T00:00:00Z' } }]),
+    );
+    const found = await api.get(`publications/search?fields=id&filters=${filters}`);
+    expect(found.body.results).toContainEqual({ documentId, projectId });
+  });
+
   it('when publishControl dates carry offsets past the ±15:59 Postgres reads, then the document is published with those instants, answered in UTC', async () => {
     // Postgres failed the document with its own message ("time zone displacement out of range").
     const done = await importAndWait({

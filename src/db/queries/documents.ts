@@ -417,6 +417,20 @@ export function documentQueries(db: Queryable) {
     },
 
     /**
+     * The index version of these documents of the project grows: what their search documents are built from
+     * changed without a publish or unpublish (which move it themselves), and only a higher version replaces
+     * what the index holds.
+     */
+    async bumpIndexVersions(projectId: number, documentIds: readonly number[]): Promise<void> {
+      if (documentIds.length === 0) return;
+      await db.query(
+        `UPDATE documents SET index_version = index_version + 1
+         WHERE (project_id, id) IN (SELECT $1::integer, unnest($2::bigint[]))`,
+        [projectId, documentIds],
+      );
+    },
+
+    /**
      * Sets the lastPublicationDate each import names, after publishing (which set it to now). The ids are
      * documents of the project this transaction locked, as for replaceImportedDrafts.
      */
