@@ -290,7 +290,9 @@ function hasWebhook(request: unknown): boolean {
 
 /**
  * Ends the job and, when its request named a webhook, sends the job that calls it, in one transaction: the
- * webhook is called exactly for the imports that finished, however the worker fares afterwards.
+ * webhook is called exactly for the imports that finished, however the worker fares afterwards. A job ends
+ * once: a second run of it (pg-boss retried it while the first was still running) that finishes later
+ * changes nothing, so the webhook is not sent twice nor a delivered one made pending again.
  */
 async function finishJob(
   deps: ImportDeps,
@@ -300,8 +302,8 @@ async function finishJob(
   webhook: boolean,
 ): Promise<void> {
   await withTransaction(deps.pool, async (tx) => {
-    await importJobQueries(tx).finish(jobId, state, logs, { webhook });
-    if (webhook) await enqueue(deps.boss, tx, 'importWebhook', { importJobId: jobId });
+    const finished = await importJobQueries(tx).finish(jobId, state, logs, { webhook });
+    if (finished && webhook) await enqueue(deps.boss, tx, 'importWebhook', { importJobId: jobId });
   });
 }
 

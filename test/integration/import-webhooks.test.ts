@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { runImportJob } from '../../src/commands/import-documents';
+import { importJobQueries } from '../../src/db/queries/import-jobs';
 import { ImportWebhookPayloadSchema } from '../../src/domain/import-request';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor, WRITE } from '../helpers/factories';
@@ -188,6 +191,33 @@ describe('import/documents webhooks', () => {
       });
     }
     expect(await count()).toBe(before);
+  });
+
+  it('when one import job is run twice at once (pg-boss retried it while it still ran), then it finishes once and its webhook is sent and called once', async () => {
+    const { projectId } = await createTestProject(app.ctx);
+    const id = randomUUID();
+    await importJobQueries(app.ctx.pool).insert({
+      id,
+      projectId,
+      systemName: 'wire',
+      request: {
+        systemName: 'wire',
+        webhook: receiver.url,
+        documents: [{ id: 'twice', contentType: 'regular', title: 'Twice' }],
+      },
+      apiVersion: '2026-03',
+    });
+    await Promise.all([runImportJob(app.ctx, id), runImportJob(app.ctx, id)]);
+    const row = await settled(app, id);
+    expect(row).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 1 });
+    const jobs = await app.ctx.pool.query(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'import-webhook' AND data->>'importJobId' = $1`,
+      [id],
+    );
+    expect(jobs.rows[0].n).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.received).toHaveLength(1);
+    expect((await settled(app, id)).webhook_state).toBe('delivered');
   });
 
   it('when an import has no webhook, then nothing is called', async () => {

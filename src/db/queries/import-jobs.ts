@@ -63,19 +63,23 @@ export function importJobQueries(db: Queryable) {
       );
     },
 
-    /** Ends the job; with a webhook to call, its delivery becomes pending. */
+    /**
+     * Ends the job, once: with a webhook to call, its delivery becomes pending. False when the job had ended
+     * already (another run of it finished first), which changes nothing.
+     */
     async finish(
       id: string,
       state: 'success' | 'failed',
       logs: ImportLog[],
       options: { webhook: boolean } = { webhook: false },
-    ): Promise<void> {
-      await db.query(
+    ): Promise<boolean> {
+      const result = await db.query(
         `UPDATE import_jobs SET state = $2, logs = $3, finished_at = now(),
            webhook_state = CASE WHEN $4 THEN 'pending' ELSE webhook_state END
-         WHERE id = $1`,
+         WHERE id = $1 AND state = 'started'`,
         [id, state, JSON.stringify(logs), options.webhook],
       );
+      return (result.rowCount ?? 0) > 0;
     },
 
     /** One more call of the job's webhook made; its outcome when it decided the delivery. */
