@@ -237,6 +237,21 @@ describe('import in batches', () => {
     expect((await jobs.findByIdAnyProject(id))!.logs).toEqual([log(1)]);
   });
 
+  it('when a job has finished, then a second run of it still going neither cuts its logs nor finishes it again', async () => {
+    const jobs = importJobQueries(app.ctx.pool);
+    const id = randomUUID();
+    await jobs.insert({ id, projectId, systemName: 'twice', request: {}, apiVersion: '2026-03' });
+    const log = (n: number): ImportLog => ({ state: 'imported', external_id: `e${n}`, document_id: n });
+    const all = [log(1), log(2), log(3)];
+    expect(await jobs.finish(id, 'success', all)).toBe(true);
+    // The other run saves its progress and ends: nothing of the finished job changes.
+    await jobs.saveLogs(id, [log(1)]);
+    await jobs.saveLogs(id, [log(2)], { append: true });
+    expect(await jobs.finish(id, 'failed', [log(9)])).toBe(false);
+    const job = (await jobs.findByIdAnyProject(id))!;
+    expect(job).toMatchObject({ state: 'success', logs: all });
+  });
+
   it('when one request names a document twice, and once by documentId, then each write applies in order and the version counts them', async () => {
     const systemName = `dup-${randomBytes(3).toString('hex')}`;
     const first = await importAndWait({

@@ -53,12 +53,15 @@ export function importJobQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    /** The job's logs so far, or (`append`) the entries after those saved already. */
+    /**
+     * The job's logs so far, or (`append`) the entries after those saved already; only while the job runs, so
+     * a second run of it still going never cuts the logs of the run that finished it.
+     */
     async saveLogs(id: string, logs: ImportLog[], options: { append: boolean } = { append: false }) {
       await db.query(
         options.append
-          ? 'UPDATE import_jobs SET logs = logs || $2::jsonb WHERE id = $1'
-          : 'UPDATE import_jobs SET logs = $2 WHERE id = $1',
+          ? `UPDATE import_jobs SET logs = logs || $2::jsonb WHERE id = $1 AND state = 'started'`
+          : `UPDATE import_jobs SET logs = $2 WHERE id = $1 AND state = 'started'`,
         [id, JSON.stringify(logs)],
       );
     },
