@@ -50,7 +50,7 @@ export function importCommand(program: Command): void {
       '-s, --system-name <name>',
       'the source system; (system name, id) decides create vs update',
     )
-    .option('--auto-publish', 'publish every imported document')
+    .option('--auto-publish', 'publish every imported document (one under an embargo in force fails instead)')
     .option(
       '--batch-size <n>',
       `documents written per transaction (1-${MAX_IMPORT_DOCUMENTS}); a batch Postgres refuses is retried one document at a time`,
