@@ -63,7 +63,6 @@ export function embargoOf(
   return row.embargoSet ? { reason: row.embargoReason ?? '', until: iso(row.embargoUntil) } : null;
 }
 
-
 /** What the search document shows of an embargo (enforced, until); its reason is not indexed. */
 const indexedEmbargo = (embargo: Embargo | null): string =>
   embargo === null ? 'none' : `until ${embargo.until ?? 'removed'}`;
