@@ -35,7 +35,21 @@ export interface RebuildProgress {
   total: number;
 }
 
+/** The largest page a rebuild reads and writes at once: ten times the default, far inside a bulk request. */
+export const MAX_REBUILD_BATCH_SIZE = 10_000;
+
+/**
+ * Why a rebuild's batch size cannot be used, or undefined: a whole number from 1 to MAX_REBUILD_BATCH_SIZE.
+ * A page of 0 documents reads nothing, so the rebuild swapped an empty index in for the live one.
+ */
+export function rebuildBatchSizeProblem(batchSize: number): string | undefined {
+  return Number.isSafeInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_REBUILD_BATCH_SIZE
+    ? undefined
+    : `must be a whole number from 1 to ${MAX_REBUILD_BATCH_SIZE}`;
+}
+
 export interface RebuildOptions {
+  /** Documents per Postgres page and bulk request (see rebuildBatchSizeProblem); default 1000. */
   batchSize?: number;
   /** Bulk requests in flight at once while Postgres reads the next page. */
   concurrency?: number;
@@ -65,6 +79,9 @@ export async function rebuildIndex(
   const started = Date.now();
   const { search, index } = deps;
   const batchSize = options.batchSize ?? 1000;
+  // Before anything is created: see rebuildBatchSizeProblem.
+  const batchSizeProblem = rebuildBatchSizeProblem(batchSize);
+  if (batchSizeProblem !== undefined) throw new RangeError(`the batch size ${batchSizeProblem}`);
   const concurrency = options.concurrency ?? 2;
   const { settings, mappings } = publicationsIndexDefinition(index.replicas);
   const target = index.newPhysicalName();

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config';
 import { createContext, type AppContext } from '../../src/context';
 import { QUEUES } from '../../src/jobs/queues';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { rebuildIndex } from '../../src/search/index-manager';
 import { createPublishedDocument, republishDocument, startIndexWorker } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
@@ -142,5 +143,29 @@ describe('index operations: refusals and queue status', () => {
       const { rejected } = await status();
       expect(rejected).toEqual({ count: 0, latest: [] });
     });
+  });
+  it('when index rebuild is given a batch size that is not a whole number from 1 to 10000, then it refuses naming --batch-size and the live index stays', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: term } });
+    await eventually(async () => (await found(term)).includes(documentId), 10_000, 100);
+    const physical = async () =>
+      Object.keys(await app.ctx.search.indices.get({ index: `${env.ELASTICSEARCH_INDEX_PREFIX}-*` })).sort();
+    const before = { indices: await physical(), status: await status() };
+    // 0 read pages of nothing and swapped an empty index in; abc and -5 failed with Postgres's own errors.
+    for (const batchSize of ['0', 'abc', '-5', '1.5', '10001']) {
+      await expect(cli('index', 'rebuild', '--batch-size', batchSize)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/--batch-size.*must be a whole number from 1 to 10000/),
+      });
+    }
+    // The use case refuses it too, before it creates an index.
+    await expect(
+      rebuildIndex({ db: app.ctx.pool, search: app.ctx.search, index: app.ctx.index }, { batchSize: 0 }),
+    ).rejects.toThrow('must be a whole number from 1 to 10000');
+    expect(await physical()).toEqual(before.indices);
+    const after = await status();
+    expect(after.indices).toEqual(before.status.indices);
+    expect(after.indexedCount).toBe(before.status.indexedCount);
+    expect(await found(term)).toContain(documentId);
   });
 });

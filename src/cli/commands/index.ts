@@ -1,7 +1,21 @@
 import { Presets, SingleBar } from 'cli-progress';
-import type { Command } from 'commander';
-import { indexStatus, rebuildIndex, verifyIndex } from '../../search/index-manager';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  indexStatus,
+  MAX_REBUILD_BATCH_SIZE,
+  rebuildBatchSizeProblem,
+  rebuildIndex,
+  verifyIndex,
+} from '../../search/index-manager';
 import { withContext } from '../run';
+
+/** `--batch-size`: a whole number of documents (`0`, `-5` or `abc` is a usage error, not an empty index). */
+function parseBatchSize(text: string): number {
+  const batchSize = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  const problem = rebuildBatchSizeProblem(batchSize);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return batchSize;
+}
 
 /** `broadsheet index rebuild|verify [--repair]|status`: operate the publications search index. */
 export function indexCommands(program: Command): void {
@@ -12,8 +26,13 @@ export function indexCommands(program: Command): void {
     .description(
       'Build a new index from Postgres and swap the alias to it atomically; searches keep answering',
     )
-    .option('-b, --batch-size <n>', 'documents per Postgres page and bulk request', '1000')
-    .action(async (options: { batchSize: string }) => {
+    .option(
+      '-b, --batch-size <n>',
+      `documents per Postgres page and bulk request (1-${MAX_REBUILD_BATCH_SIZE})`,
+      parseBatchSize,
+      1000,
+    )
+    .action(async (options: { batchSize: number }) => {
       await withContext(async (ctx) => {
         const bar = new SingleBar(
           {
@@ -26,7 +45,7 @@ export function indexCommands(program: Command): void {
         const result = await rebuildIndex(
           { db: ctx.pool, search: ctx.search, index: ctx.index },
           {
-            batchSize: Number(options.batchSize),
+            batchSize: options.batchSize,
             logger: ctx.logger,
             onStart: (total, target) => {
               console.error(`building ${target} from ${total} published documents`);
