@@ -283,6 +283,9 @@ describe('broadsheet export', () => {
     [['--parallel', '0'], '--parallel'],
     [['--parallel', 'four'], '--parallel'],
     [['--since', 'yesterday'], '--since'],
+    // Days and hours that do not exist (Date.parse read them as 2026-03-02 and the next day's midnight).
+    [['--since', '2026-02-30'], '--since'],
+    [['--since', '2026-01-31T24:00'], '--since'],
   ])('when the options are %j, then it exits non-zero naming %s', async (args, flag) => {
     const out = path.join(dir, 'bad.ndjson');
     await expect(

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { SingleBar } from 'cli-progress';
+import { parseIsoDateTime } from '../../domain/component-conditions';
 import { ExportError, runExport, statePath } from '../../export/exporter';
 
 const MAX_PARALLEL = 32;
@@ -12,12 +13,13 @@ function parseParallel(value: string): number {
   return n;
 }
 
+/**
+ * An ISO 8601 date or date-time, read as the API reads its publishedAt.* parameters (parseIsoDateTime): a time
+ * without an offset is UTC, and a day the month lacks is refused (Date.parse rolled 2026-02-30 over to March 2).
+ */
 function parseSince(value: string): Date {
-  // An ISO 8601 date or date-time, as the API's publishedAt.* parameters take it.
-  const date = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)
-    ? new Date(value)
-    : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) {
+  const date = parseIsoDateTime(value);
+  if (date === undefined) {
     throw new InvalidArgumentError(`must be an ISO date or date-time (2026-01-31, 2026-01-31T12:00:00Z)`);
   }
   return date;
