@@ -127,11 +127,29 @@ describe('planner-integration (the planning tool follows publication state)', ()
       }
     });
 
-    it('when the body is neither a form nor JSON, then 415, whatever the credentials', async () => {
+    it('when the body is neither a form nor JSON, then 415 saying what was sent, whatever the credentials', async () => {
       const response = await requestToken({ contentType: 'text/plain' });
       expect(response.status).toBe(415);
       expect(response.body).toEqual(
-        envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }),
+        envelope(415, 'Unsupported Media Type', {
+          name: 'UnsupportedMediaType',
+          message:
+            'Send the token request as application/x-www-form-urlencoded or application/json (got text/plain)',
+        }),
+      );
+      // A body without any Content-Type (it said "got undefined").
+      const untyped = await fetch(`${app.url}/api/2026-03/planner-integration/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: basic(credentials.clientId, credentials.secret) },
+        body: new Blob(['grant_type=client_credentials']),
+      });
+      expect(untyped.status).toBe(415);
+      expect(await untyped.json()).toEqual(
+        envelope(415, 'Unsupported Media Type', {
+          name: 'UnsupportedMediaType',
+          message:
+            'Send the token request as application/x-www-form-urlencoded or application/json (no Content-Type was sent)',
+        }),
       );
     });
 

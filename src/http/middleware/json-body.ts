@@ -1,6 +1,12 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import { findBodyProblem } from '../../domain/json-limits';
+
+/** What a 415 says the request sent: `got text/plain`, or that it sent no Content-Type at all. */
+export function sentContentType(req: Request): string {
+  const sent = req.headers['content-type'];
+  return sent ? `got ${sent}` : 'no Content-Type was sent';
+}
 
 /**
  * For routes that read a JSON body, after authentication: a body of any other media type (text, a form, no
@@ -10,12 +16,9 @@ import { findBodyProblem } from '../../domain/json-limits';
 export const jsonBody: RequestHandler = (req, _res, next) => {
   // null: no body at all; false: a body that is not application/json (the type express.json() parses).
   if (req.is('application/json') === false) {
-    const sent = req.headers['content-type'];
     throw new AppError(415, {
       name: 'UnsupportedMediaType',
-      message: `The request body must be JSON: send it with Content-Type: application/json (${
-        sent ? `got ${sent}` : 'no Content-Type was sent'
-      })`,
+      message: `The request body must be JSON: send it with Content-Type: application/json (${sentContentType(req)})`,
     });
   }
   next();

@@ -3,7 +3,7 @@ import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
-import { jsonBody } from '../../middleware/json-body';
+import { jsonBody, sentContentType } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
 import {
   basicCredentials,
@@ -23,10 +23,9 @@ const SEGMENTS: readonly { segment: string; gate: RequestHandler[] }[] = [
 /** A token request is a form (RFC 6749 §4.4.2) or JSON; anything else is a 415 saying so. */
 const formOrJsonBody: RequestHandler = (req, _res, next) => {
   if (req.is(['application/x-www-form-urlencoded', 'application/json']) === false) {
-    const sent = req.headers['content-type'];
     throw new AppError(415, {
       name: 'UnsupportedMediaType',
-      message: `Send the token request as application/x-www-form-urlencoded or application/json (got ${sent})`,
+      message: `Send the token request as application/x-www-form-urlencoded or application/json (${sentContentType(req)})`,
     });
   }
   next();
