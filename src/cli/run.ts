@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { loadConfig, type Config } from '../config';
 import { createContext, type AppContext } from '../context';
 import { AppError } from '../domain/errors';
@@ -21,4 +22,14 @@ export function cliConfig(): Config {
 export function describeError(error: unknown): string {
   if (error instanceof AppError) return `${error.reason}: ${JSON.stringify(error.details, null, 2)}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A JSON file's parsed value; a file that is not JSON is an error naming it (`<file> is not JSON: ...`). */
+export async function readJsonFile(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${file} is not JSON: ${(error as Error).message}`);
+  }
 }

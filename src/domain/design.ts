@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** A design: the components a content tree may use and their directives (supplement §8). */
 /** Directive types a design declares; values of the known ones are shape-checked, others are accepted. */
 export type DirectiveType = 'editable' | 'image' | 'link' | 'include' | 'style' | 'html' | (string & {});
@@ -24,3 +26,28 @@ export interface Design {
   metadata?: unknown[];
   assets?: Record<string, unknown>;
 }
+
+const name = z.string().trim().min(1).max(200);
+
+/**
+ * What a stored design must be for the API to serve it and check content against it (the interfaces above):
+ * keys it does not read are kept as given. Designs come in through `project create --design`; one that broke
+ * this shape was stored, and GET design answered 500 for the project from then on.
+ */
+export const DesignSchema = z.looseObject({
+  name,
+  version: name,
+  components: z.array(
+    z.looseObject({
+      name,
+      label: z.string().optional(),
+      html: z.string().optional(),
+      directives: z.array(z.looseObject({ name, type: name })),
+      containers: z.array(name).optional(),
+    }),
+  ),
+  defaultComponents: z.record(z.string(), z.unknown()).optional(),
+  groups: z.array(z.unknown()).optional(),
+  metadata: z.array(z.unknown()).optional(),
+  assets: z.record(z.string(), z.unknown()).optional(),
+}) satisfies z.ZodType<Design>;

@@ -156,6 +156,68 @@ describe('broadsheet CLI', () => {
     }
   });
 
+  it('when project create gets a file that is not JSON, a design that is not one, a NUL or a taken handle, then it names the problem and stores nothing', async () => {
+    const config = buildProjectConfig();
+    const handle = config.settings.handle;
+    const write = async (name: string, value: string) => {
+      const file = path.join(dir, name);
+      await writeFile(file, value);
+      return file;
+    };
+    const configFile = await write('fresh-project.json', JSON.stringify(config));
+    const notJson = await write('not-json.json', '{"name": ');
+    const badDesigns = [
+      await write('null-design.json', 'null'),
+      await write('empty-design.json', '{}'),
+      await write('string-components.json', JSON.stringify({ ...TEST_DESIGN, components: 'nope' })),
+    ];
+    const storedProjects = async () =>
+      (await app.ctx.pool.query('SELECT id FROM projects WHERE handle = $1', [handle])).rows;
+
+    // The parser's message alone did not say which file.
+    await expect(cli('project', 'create', '--config', notJson)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`${notJson} is not JSON`),
+    });
+    await expect(cli('project', 'create', '--config', configFile, '--design', notJson)).rejects.toMatchObject(
+      { code: 1, stderr: expect.stringContaining(`${notJson} is not JSON`) },
+    );
+    // A design was stored unchecked: null and {} failed with a TypeError and a not-null violation, and a
+    // design without a component list was stored, after which GET design answered 500.
+    const refused = await cli('project', 'create', '--config', configFile, '--design', ...badDesigns).then(
+      () => {
+        throw new Error('project create should refuse the designs');
+      },
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(1);
+    for (const key of ['designs.0', 'designs.1.name', 'designs.1.components', 'designs.2.components']) {
+      expect(refused.stderr).toContain(`"${key}"`);
+    }
+    // Postgres's 'invalid byte sequence for encoding "UTF8": 0x00' before.
+    const withNul = await write(
+      'nul-project.json',
+      JSON.stringify({ ...config, settings: { ...config.settings, label: 'a\u0000b' } }),
+    );
+    await expect(cli('project', 'create', '--config', withNul)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('"projectConfig.settings.label": "must not contain the NUL character'),
+    });
+    expect(await storedProjects()).toEqual([]);
+
+    const goodDesign = await write('good-design.json', JSON.stringify(TEST_DESIGN));
+    const created = await cli('project', 'create', '--config', configFile, '--design', goodDesign);
+    const { projectId } = JSON.parse(created.stdout) as { projectId: number };
+    // The handle taken: 'duplicate key value violates unique constraint "projects_handle_key"' before.
+    await expect(cli('project', 'create', '--config', configFile)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        `A project with the handle '${handle}' exists already (projectId=${projectId})`,
+      ),
+    });
+    expect(await storedProjects()).toEqual([{ id: projectId }]);
+  });
+
   it('when a client is asked with a lifetime that is not a whole positive number of seconds, then it is refused and no client is stored', async () => {
     const { projectId } = await createTestProject(app.ctx);
     const name = `lifetime-${projectId}`;

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Component, Content } from '../../src/domain/content';
+import { DesignSchema } from '../../src/domain/design';
 import { validateContentAgainstDesign, type Design } from '../../src/domain/design-validation';
+import { TEST_DESIGN } from '../helpers/factories';
 import { loadPublication } from '../helpers/fixtures';
 
 const loadContent = (file: string): Content => loadPublication(file).content;
@@ -266,5 +270,31 @@ describe('validateContentAgainstDesign', () => {
     expect(problems[0]).toMatch(
       /\(authors-and-popular\) at content\.\d+.*: identifier must be 'living-times\.authors-and-popular'$/,
     );
+  });
+});
+
+describe('DesignSchema (designs stored by project create)', () => {
+  it('when the design is the fixture magazine design or the test design, then it is a design, its keys kept', () => {
+    const fixture: unknown = JSON.parse(
+      readFileSync(path.join(__dirname, '../fixtures/living-times-design.json'), 'utf8'),
+    );
+    expect(DesignSchema.parse(fixture)).toEqual(fixture);
+    expect(DesignSchema.parse(TEST_DESIGN)).toEqual(TEST_DESIGN);
+    expect(DesignSchema.parse({ ...design, comment: 'kept' })).toMatchObject({ comment: 'kept' });
+  });
+
+  it('when it lacks what the API reads of a design, then each problem is named by its path', () => {
+    // Stored as they were, GET design answered 500 (design.components.map is not a function).
+    const checked = DesignSchema.safeParse({
+      name: '',
+      version: 1,
+      components: [{ name: 'p', directives: [{ name: 'text' }] }, 'nope'],
+    });
+    expect(checked.error?.issues.map((issue) => issue.path.join('.'))).toEqual([
+      'name',
+      'version',
+      'components.0.directives.0.type',
+      'components.1',
+    ]);
   });
 });

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { describeError, withContext } from '../run';
+import { describeError, readJsonFile, withContext } from '../run';
 import { resolveProjectId } from './clients';
 
 /** `broadsheet menu load <file>`: store a menu of a project's channel (supplement §8). */
@@ -18,13 +17,7 @@ export function menuCommands(program: Command): void {
     .requiredOption('-p, --project <handle|id>', 'project the menu belongs to')
     .option('-c, --channel <handle>', "channel of the menu (default: the project's default channel)")
     .action(async (file: string, options: { project: string; channel?: string }) => {
-      const text = await readFile(file, 'utf8');
-      let menu: unknown;
-      try {
-        menu = JSON.parse(text);
-      } catch (error) {
-        throw new Error(`${file} is not JSON: ${(error as Error).message}`);
-      }
+      const menu = await readJsonFile(file);
       await withContext(async (ctx) => {
         const projectId = await resolveProjectId(ctx, options.project);
         try {

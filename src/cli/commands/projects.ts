@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { createProject } from '../../commands/create-project';
-import type { Design } from '../../domain/design';
-import { describeError, withContext } from '../run';
+import { describeError, readJsonFile, withContext } from '../run';
 
 export function projectCommands(program: Command): void {
   const projects = program.command('project').description('Manage projects');
@@ -10,13 +8,15 @@ export function projectCommands(program: Command): void {
     .command('create')
     .description('Create a project from a project config file (JSON, see supplement §8)')
     .requiredOption('-c, --config <file>', 'project config JSON file')
-    .option('-d, --design <file...>', 'design JSON file(s) to store with the project')
+    .option(
+      '-d, --design <file...>',
+      'design JSON file(s) to store with the project, {name, version, components, ...}; the one the config names is current',
+    )
     .option('-n, --name <name>', 'display name (default: settings.label or settings.handle)')
     .action(async (options: { config: string; design?: string[]; name?: string }) => {
-      const config: unknown = JSON.parse(await readFile(options.config, 'utf8'));
-      const designs: Design[] = [];
-      for (const file of options.design ?? [])
-        designs.push(JSON.parse(await readFile(file, 'utf8')) as Design);
+      const config = await readJsonFile(options.config);
+      const designs: unknown[] = [];
+      for (const file of options.design ?? []) designs.push(await readJsonFile(file));
       await withContext(async (ctx) => {
         try {
           const project = await createProject(ctx.pool, {

@@ -34,12 +34,19 @@ export function projectQueries(db: Queryable) {
       return result.rows[0] && toProject(result.rows[0]);
     },
 
-    async insert(project: { handle: string; name: string; config: ProjectConfig }): Promise<number> {
+    /** The new project's id; undefined when another project has the handle already. */
+    async insert(project: {
+      handle: string;
+      name: string;
+      config: ProjectConfig;
+    }): Promise<number | undefined> {
       const result = await db.query<{ id: number }>(
-        `INSERT INTO projects (handle, name, config, channel_mode) VALUES ($1, $2, $3, $4) RETURNING id`,
+        `INSERT INTO projects (handle, name, config, channel_mode) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (handle) DO NOTHING RETURNING id`,
         [project.handle, project.name, project.config, project.config.settings.channelMode],
       );
-      const id = result.rows[0]!.id;
+      const id = result.rows[0]?.id;
+      if (id === undefined) return undefined;
       await db.query(
         `INSERT INTO project_config_revisions (project_id, revision_number, config) VALUES ($1, 1, $2)`,
         [id, project.config],
