@@ -327,6 +327,39 @@ describe('broadsheet CLI', () => {
       });
       expect(await importedIds(projectId, 'proto')).toEqual([]);
     });
+
+    it('when --auto-publish meets flags that are not an object, then the file is refused naming them and nothing is imported', async () => {
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'flags.ndjson');
+      await writeFile(
+        file,
+        [
+          '{"id":"string","contentType":"regular","metadata":{"title":"A"},"flags":"ab"}',
+          '{"id":"null","contentType":"regular","metadata":{"title":"B"},"flags":null}',
+          '{"id":"fine","contentType":"regular","metadata":{"title":"C"},"flags":{"unpublish":false}}',
+        ].join('\n'),
+      );
+      const refused = await cli(
+        'import',
+        file,
+        '--project',
+        String(projectId),
+        '--system-name',
+        'flags',
+        '--auto-publish',
+      ).then(
+        () => {
+          throw new Error('import should refuse the file');
+        },
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(refused.code).toBe(1);
+      // Spread into an object, "ab" was named as flags.0 and flags.1 and null passed as {autoPublish: true}.
+      expect(refused.stderr).toContain('"documents.0.flags": "must be an object"');
+      expect(refused.stderr).toContain('"documents.1.flags": "must be an object"');
+      expect(refused.stderr).not.toContain('documents.0.flags.0');
+      expect(await importedIds(projectId, 'flags')).toEqual([]);
+    });
   });
 
   describe('menu load', () => {

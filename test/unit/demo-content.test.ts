@@ -1,4 +1,4 @@
-import { parseDocumentsFile } from '../../src/cli/commands/import';
+import { parseDocumentsFile, withAutoPublish } from '../../src/cli/commands/import';
 import {
   demoArticles,
   demoAuthors,
@@ -90,5 +90,28 @@ describe('parseDocumentsFile', () => {
 
   it('when an NDJSON line is not JSON, then the error names the line', () => {
     expect(() => parseDocumentsFile('{"id":"a"}\n{oops')).toThrow('line 2 is not JSON');
+  });
+});
+
+describe('withAutoPublish (import --auto-publish)', () => {
+  it('when a document has no flags or flags that are an object, then autoPublish is set and the other flags kept', () => {
+    expect(withAutoPublish({ id: 'a' })).toEqual({ id: 'a', flags: { autoPublish: true } });
+    expect(withAutoPublish({ id: 'a', flags: { unpublish: false, autoPublish: false } })).toEqual({
+      id: 'a',
+      flags: { unpublish: false, autoPublish: true },
+    });
+  });
+
+  it('when the document or its flags are not objects, then it is left as it is for validation to name', () => {
+    for (const document of [
+      { id: 'a', flags: 'ab' },
+      { id: 'a', flags: [1] },
+      { id: 'a', flags: null },
+      [{ id: 'a' }],
+      'a',
+      null,
+    ]) {
+      expect(withAutoPublish(document)).toBe(document);
+    }
   });
 });

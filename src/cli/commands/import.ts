@@ -6,6 +6,7 @@ import {
   importDocumentsNow,
 } from '../../commands/import-documents';
 import { ApiVersion } from '../../domain/api-versions';
+import { isRecord } from '../../domain/content';
 import { AppError } from '../../domain/errors';
 import { findBodyProblem } from '../../domain/json-limits';
 import { MAX_IMPORT_DOCUMENTS, ImportRequestSchema, type ImportLog } from '../../domain/import-request';
@@ -39,6 +40,16 @@ export function parseDocumentsFile(text: string): unknown[] {
       }
     });
   }
+}
+
+/**
+ * A document of the file as `--auto-publish` sends it: `flags.autoPublish` set. Only a document that is an
+ * object, with no flags or flags that are an object, is changed; anything else is left for validation to name
+ * (spreading them made `flags: "ab"` into `flags.0: is not allowed` and let `flags: null` through).
+ */
+export function withAutoPublish(document: unknown): unknown {
+  if (!isRecord(document) || (document.flags !== undefined && !isRecord(document.flags))) return document;
+  return { ...document, flags: { ...document.flags, autoPublish: true } };
 }
 
 export function importCommand(program: Command): void {
@@ -86,11 +97,8 @@ export function importCommand(program: Command): void {
           throw new Error('--concurrency must be an integer from 1 to 8');
         const version = ApiVersion.parse(options.apiVersion);
         if (!version) throw new Error(`unknown API version '${options.apiVersion}'`);
-        const raw = parseDocumentsFile(await readFile(file, 'utf8')).map((document) =>
-          options.autoPublish && typeof document === 'object' && document !== null
-            ? { ...document, flags: { ...(document as { flags?: object }).flags, autoPublish: true } }
-            : document,
-        );
+        const documents = parseDocumentsFile(await readFile(file, 'utf8'));
+        const raw = options.autoPublish ? documents.map(withAutoPublish) : documents;
         await withContext(async (ctx) => {
           const projectId = await resolveProjectId(ctx, options.project);
           const totals = { imported: 0, published: 0, failed: 0 };
