@@ -57,6 +57,11 @@ export interface RebuildOptions {
   /** Awaited before the batch counts as done, so a caller can pace or observe the rebuild. */
   onProgress?(progress: RebuildProgress): void | Promise<void>;
   logger?: Logger;
+  /**
+   * Stops the rebuild (the CLI's Ctrl-C): the pages in flight finish, the half-built index is dropped and the
+   * live one is left as it was, and the rebuild rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RebuildResult {
@@ -106,15 +111,16 @@ export async function rebuildIndex(
     return page;
   };
   let page = readPage(undefined);
+  const inFlight = new Set<Promise<void>>();
   try {
     const total = await counted;
     options.onStart?.(total, target);
     let done = 0;
     let rejected = 0;
-    const inFlight = new Set<Promise<void>>();
     const recorded: Promise<void>[] = [];
     const buffers = new BulkBuffers();
     for (;;) {
+      options.signal?.throwIfAborted();
       const { rows, blocks } = await page;
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
@@ -156,6 +162,7 @@ export async function rebuildIndex(
     }
     await Promise.all(inFlight);
     await Promise.all(recorded);
+    options.signal?.throwIfAborted();
 
     await search.indices.putSettings({
       index: target,
@@ -189,7 +196,10 @@ export async function rebuildIndex(
       seconds: (Date.now() - started) / 1000,
     };
   } catch (error) {
-    // Searches never read the half-built index; drop it so the next rebuild starts clean.
+    // Searches never read the half-built index; drop it so the next rebuild starts clean. Once the bulk
+    // requests still in flight are answered: one answered after the drop would create the index again, without
+    // its mappings. Until then the rebuilding alias keeps sending it every live write.
+    await Promise.allSettled(inFlight);
     await search.indices.delete({ index: target }).catch(() => undefined);
     throw error;
   }

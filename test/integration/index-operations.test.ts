@@ -168,4 +168,34 @@ describe('index operations: refusals and queue status', () => {
     expect(after.indexedCount).toBe(before.status.indexedCount);
     expect(await found(term)).toContain(documentId);
   });
+  it('when a rebuild is stopped midway, then its half-built index is dropped and live writes reach only the live index', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      await createPublishedDocument(app.ctx, projectId, { metadata: { title: `${word()} ${i}` } });
+    }
+    const physical = async () =>
+      Object.keys(await app.ctx.search.indices.get({ index: `${env.ELASTICSEARCH_INDEX_PREFIX}-*` })).sort();
+    const before = { indices: await physical(), status: await status() };
+    const stop = new AbortController();
+    let target: string | undefined;
+    await expect(
+      rebuildIndex(
+        { db: app.ctx.pool, search: app.ctx.search, index: app.ctx.index },
+        {
+          batchSize: 1,
+          signal: stop.signal,
+          onStart: (_total, name) => {
+            target = name;
+          },
+          // Ctrl-C after the first page: the CLI aborts the same way.
+          onProgress: () => stop.abort(),
+        },
+      ),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    expect(target).toBeDefined();
+    // Left behind the rebuilding alias, it took every live write from then on.
+    expect(await physical()).toEqual(before.indices);
+    const after = await status();
+    expect(after.rebuilding).toEqual([]);
+    expect(after.indices).toEqual(before.status.indices);
+  });
 });

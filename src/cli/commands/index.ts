@@ -42,11 +42,21 @@ export function indexCommands(program: Command): void {
           Presets.shades_classic,
         );
         const started = Date.now();
+        // Ctrl-C stops the rebuild and drops its half-built index (a second one exits at once). Killed without
+        // this, the index stayed behind the rebuilding alias and took every live write from then on.
+        const stop = new AbortController();
+        const onSignal = () => {
+          if (stop.signal.aborted) process.exit(130);
+          stop.abort();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
         const result = await rebuildIndex(
           { db: ctx.pool, search: ctx.search, index: ctx.index },
           {
             batchSize: options.batchSize,
             logger: ctx.logger,
+            signal: stop.signal,
             onStart: (total, target) => {
               console.error(`building ${target} from ${total} published documents`);
               bar.start(total, 0, { rate: '0' });
@@ -57,7 +67,23 @@ export function indexCommands(program: Command): void {
               bar.update(done, { rate: rate.toFixed(0) });
             },
           },
-        ).finally(() => bar.stop());
+        )
+          .catch((error: unknown) => {
+            if (!stop.signal.aborted) throw error;
+            return undefined;
+          })
+          .finally(() => {
+            bar.stop();
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+          });
+        if (result === undefined) {
+          console.error(
+            'broadsheet: index rebuild stopped; its half-built index was dropped, the live one is unchanged',
+          );
+          process.exitCode = 130;
+          return;
+        }
         console.error(
           `alias ${ctx.index.alias} → ${result.index} (${result.indexed} documents, ${result.rejected} rejected, ` +
             `${(result.indexed / result.seconds).toFixed(0)} docs/s); dropped ${result.previous.join(', ') || 'nothing'}`,
