@@ -265,6 +265,66 @@ describe('broadsheet CLI', () => {
     expect(created.stderr).toContain('scopes: public-api:read public-api:write public-api:drafts:read');
   });
 
+  it('when an operator lists a project’s clients, then each shows its id, scopes, secret, expiry, revocation and limit, never a token or secret', async () => {
+    const { projectId, handle } = await createTestProject(app.ctx);
+    const reader = await cli(
+      'client',
+      'create',
+      '--project',
+      handle,
+      '--name',
+      'reader',
+      '--expires-in',
+      '600',
+    );
+    const desk = await cli(
+      'client',
+      'create',
+      '--project',
+      String(projectId),
+      '--name',
+      'desk',
+      '--scopes',
+      'planner',
+      '--secret',
+      '--rate-limit',
+      '100/10s',
+    );
+    const [deskId, deskSecret] = desk.stdout.trim().split(':') as [string, string];
+    const readerId = JSON.parse(Buffer.from(reader.stdout.split('.')[1]!, 'base64url').toString()).jti;
+    await cli('client', 'revoke', readerId);
+
+    const listed = await cli('client', 'list', '--project', handle);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      {
+        id: readerId,
+        name: 'reader',
+        scopes: ['public-api:read'],
+        secret: false,
+        createdAt: expect.any(String),
+        expiresAt: expect.any(String),
+        revokedAt: expect.any(String),
+        rateLimit: 'none (RATE_LIMIT_DEFAULT)',
+      },
+      {
+        id: deskId,
+        name: 'desk',
+        scopes: ['planner'],
+        secret: true,
+        createdAt: expect.any(String),
+        expiresAt: null,
+        revokedAt: null,
+        rateLimit: '100/10s',
+      },
+    ]);
+    expect(listed.stdout).not.toContain(deskSecret);
+    expect(listed.stdout).not.toContain(reader.stdout.trim());
+    await expect(cli('client', 'list', '--project', 'no-such-project')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("project 'no-such-project' does not exist"),
+    });
+  });
+
   it('when revoke or set-rate-limit names a client id that is not a uuid, then it is an unknown client', async () => {
     for (const args of [
       ['client', 'revoke', 'not-a-uuid'],

@@ -5,7 +5,7 @@ import {
   setApiClientRateLimit,
   tokenLifetimeProblem,
 } from '../../commands/api-clients';
-import type { ApiClientRow } from '../../db/queries/api-clients';
+import { apiClientQueries, type ApiClientRow } from '../../db/queries/api-clients';
 import { clientRateLimit, formatRateLimit, parseRateLimit, type RateLimit } from '../../domain/rate-limits';
 import { projectQueries } from '../../db/queries/projects';
 import { SCOPES } from '../../domain/scopes';
@@ -119,6 +119,36 @@ export function clientCommands(program: Command): void {
         });
       },
     );
+  clients
+    .command('list')
+    .description(
+      "Print a project's API clients as JSON (oldest first): id (to revoke or limit), name, scopes, whether it " +
+        'has a secret, expiry, revocation and rate limit; never a token or a secret',
+    )
+    .requiredOption('-p, --project <handle|id>', 'project whose clients to show')
+    .action(async (options: { project: string }) => {
+      await withContext(async (ctx) => {
+        const projectId = await resolveProjectId(ctx, options.project);
+        const fallback = ctx.config.rateLimits.defaultLimit;
+        const rows = await apiClientQueries(ctx.pool).listByProject(projectId);
+        console.log(
+          JSON.stringify(
+            rows.map((client) => ({
+              id: client.id,
+              name: client.name,
+              scopes: client.scopes,
+              secret: client.hasSecret,
+              createdAt: client.createdAt.toISOString(),
+              expiresAt: client.expiresAt?.toISOString() ?? null,
+              revokedAt: client.revokedAt?.toISOString() ?? null,
+              rateLimit: describeRateLimit(client, fallback),
+            })),
+            null,
+            2,
+          ),
+        );
+      });
+    });
   clients
     .command('revoke')
     .description('Revoke an API client: every token it signed stops working at once')

@@ -90,9 +90,11 @@ export function apiClientQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    async listByProject(projectId: number): Promise<ApiClientRow[]> {
-      const result = await db.query<ApiClientRow>(
-        `SELECT ${COLUMNS} FROM api_clients WHERE project_id = $1 ORDER BY created_at`,
+    /** The project's clients, oldest first, each saying whether it has a secret (never the secret's hash). */
+    async listByProject(projectId: number): Promise<(ApiClientRow & { hasSecret: boolean })[]> {
+      const result = await db.query<ApiClientRow & { hasSecret: boolean }>(
+        `SELECT ${COLUMNS}, secret_hash IS NOT NULL AS "hasSecret" FROM api_clients WHERE project_id = $1
+         ORDER BY created_at, id`,
         [projectId],
       );
       return result.rows;
