@@ -30,6 +30,20 @@ export function tokenLifetimeProblem(seconds: number): string | undefined {
     : `must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}`;
 }
 
+/** The longest client name: it travels in every token (`name`), which must fit in a request's headers. */
+export const MAX_CLIENT_NAME_LENGTH = 200;
+
+/**
+ * Why a client name cannot be used, or undefined: some text, at most MAX_CLIENT_NAME_LENGTH characters. A
+ * 20,000-character name made a token of 27 kB, which every request then carried in a header larger than the
+ * server reads (431): a client whose token could never be used.
+ */
+export function clientNameProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'must not be empty';
+  if (name.length > MAX_CLIENT_NAME_LENGTH) return `must be at most ${MAX_CLIENT_NAME_LENGTH} characters`;
+  return undefined;
+}
+
 /** A client's stored limit: null for the default, 0 requests for none (api_clients.rate_limit_*). */
 function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): RateLimit | null {
   if (limit === undefined || limit === 'default') return null;
@@ -45,6 +59,8 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
   const unknown = input.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
   if (input.scopes.length === 0) throw AppError.badRequest('At least one scope is required');
+  const nameProblem = clientNameProblem(input.name);
+  if (nameProblem !== undefined) throw AppError.validation({ name: nameProblem });
   // Checked before anything is written: a lifetime jsonwebtoken refuses to sign used to leave the client
   // stored without a token, and a negative or zero one made a client whose token was born expired.
   const lifetimeProblem =

@@ -250,6 +250,34 @@ describe('broadsheet CLI', () => {
     expect(lasting.stdout.trim().split('.')).toHaveLength(3);
   });
 
+  it('when a client name is empty or too long for a token to carry, then it is refused naming --name and no client is stored', async () => {
+    const { projectId } = await createTestProject(app.ctx);
+    // 20,000 characters made a 27 kB token that every request was refused for (431, headers too large).
+    for (const name of ['', '   ', 'n'.repeat(201), 'n'.repeat(20_000)]) {
+      await expect(
+        cli('client', 'create', '--project', String(projectId), '--name', name),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/--name.*(must not be empty|must be at most 200 characters)/),
+      });
+    }
+    await expect(
+      createApiClient(app.ctx.pool, app.ctx.config.auth.jwtSecret, {
+        projectId,
+        name: 'n'.repeat(201),
+        scopes: READ,
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      details: { name: 'ValidationError', message: 'name: must be at most 200 characters' },
+    });
+    const stored = await app.ctx.pool.query('SELECT id FROM api_clients WHERE project_id = $1', [projectId]);
+    expect(stored.rows).toEqual([]);
+    const longest = await cli('client', 'create', '--project', String(projectId), '--name', 'n'.repeat(200));
+    const token = longest.stdout.trim();
+    expect((await apiClient(app.url, token).get('document-lists')).status).toBe(200);
+  });
+
   it('when scopes are separated by spaces, as a token carries them, then they are read like comma separated ones', async () => {
     const { projectId } = await createTestProject(app.ctx);
     const created = await cli(

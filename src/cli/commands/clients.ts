@@ -1,6 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import {
+  clientNameProblem,
   createApiClient,
+  MAX_CLIENT_NAME_LENGTH,
   revokeApiClient,
   setApiClientRateLimit,
   tokenLifetimeProblem,
@@ -34,6 +36,13 @@ function parseLifetime(text: string): number {
   return seconds;
 }
 
+/** `--name`: some text the token can carry (see clientNameProblem). */
+function parseName(text: string): string {
+  const problem = clientNameProblem(text);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return text;
+}
+
 /** `N/period`, `none`, or (set-rate-limit only) `default`, or a usage error naming the option. */
 function rateLimitOption(text: string, allowDefault: boolean): RateLimit | 'none' | 'default' {
   if (allowDefault && text.trim().toLowerCase() === 'default') return 'default';
@@ -56,7 +65,11 @@ export function clientCommands(program: Command): void {
       'Create an API client and print its token alone on stdout (details go to stderr); signs with JWT_SECRET',
     )
     .requiredOption('-p, --project <handle|id>', 'project the client belongs to')
-    .requiredOption('-n, --name <name>', 'client name')
+    .requiredOption(
+      '-n, --name <name>',
+      `client name, at most ${MAX_CLIENT_NAME_LENGTH} characters (every token carries it)`,
+      parseName,
+    )
     .option(
       '-s, --scopes <scopes>',
       `comma (or space) separated; any of ${SCOPES.join(', ')}`,
