@@ -9,6 +9,7 @@ import { listCommands } from './commands/lists';
 import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
+import { errorMessage } from './run';
 
 /**
  * `broadsheet <command>`: the operators' CLI. Thin: it parses arguments and prints; the work is done by
@@ -32,6 +33,6 @@ menuCommands(program);
 listCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(`broadsheet: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`broadsheet: ${errorMessage(error)}`);
   process.exit(1);
 });

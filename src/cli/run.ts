@@ -18,10 +18,29 @@ export function cliConfig(): Config {
   return loadConfig({ LOG_LEVEL: 'warn', ...process.env });
 }
 
-/** Renders an AppError's details readably for a terminal. */
+/**
+ * What to do about a Postgres error that means the database is not (yet) this version's: the database missing
+ * (3D000), or a table or column of a migration not applied (42P01, 42703): 'relation "projects" does not
+ * exist' alone did not say that `broadsheet migrate` was never run, or not since an upgrade.
+ */
+const SCHEMA_HINTS: Record<string, string> = {
+  '3D000': "create it and apply the migrations with 'broadsheet migrate'",
+  '42P01': "the database's schema is not this version's: apply the migrations with 'broadsheet migrate'",
+  '42703': "the database's schema is not this version's: apply the migrations with 'broadsheet migrate'",
+};
+
+/** An error's message for the terminal, with what to do when it says the database lacks its migrations. */
+export function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const hint = typeof code === 'string' ? SCHEMA_HINTS[code] : undefined;
+  return hint === undefined ? message : `${message}: ${hint}`;
+}
+
+/** Renders an AppError's details readably for a terminal; any other error as errorMessage does. */
 export function describeError(error: unknown): string {
   if (error instanceof AppError) return `${error.reason}: ${JSON.stringify(error.details, null, 2)}`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** A JSON file's parsed value; a file that is not JSON is an error naming it (`<file> is not JSON: ...`). */

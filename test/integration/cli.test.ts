@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createApiClient } from '../../src/commands/api-clients';
+import { ensureDatabase } from '../../src/db/migrate';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument } from '../helpers/documents';
 import { buildProjectConfig, createTestProject, READ, TEST_DESIGN, tokenFor } from '../helpers/factories';
@@ -351,6 +352,32 @@ describe('broadsheet CLI', () => {
       code: 1,
       stderr: expect.stringContaining("project 'no-such-project' does not exist"),
     });
+  });
+
+  it('when the database is missing or was never migrated, then the command says to run migrate', async () => {
+    const databaseNamed = (suffix: string) => {
+      const url = new URL(process.env.DATABASE_URL ?? '');
+      url.pathname = `${url.pathname}_${suffix}`;
+      return url.toString();
+    };
+    const unmigrated = databaseNamed('unmigrated');
+    await ensureDatabase(unmigrated);
+    const withDatabase = (databaseUrl: string, ...args: string[]) =>
+      run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+        timeout: 60_000,
+      });
+    // Postgres's 'relation "projects" does not exist' alone, before.
+    for (const [databaseUrl, args] of [
+      [unmigrated, ['client', 'list', '--project', 'demo']],
+      [unmigrated, ['client', 'create', '--project', 'demo', '--name', 'x']],
+      [databaseNamed('missing'), ['client', 'list', '--project', 'demo']],
+    ] as const) {
+      await expect(withDatabase(databaseUrl, ...args)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/does not exist: .*apply the migrations with 'broadsheet migrate'/),
+      });
+    }
   });
 
   it('when revoke or set-rate-limit names a client id that is not a uuid, then it is an unknown client', async () => {
