@@ -1,4 +1,5 @@
 import { open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CHUNK_IDS,
   chunkProgress,
@@ -65,6 +66,17 @@ export class ExportError extends Error {
   }
 }
 
+/**
+ * The signal stopped a request that was waiting to be tried again (a 429's Retry-After, a 503's backoff): the
+ * export stops as it does between chunks, rather than waiting out the wait or failing.
+ */
+class ExportStopped extends Error {
+  constructor() {
+    super('the export was stopped');
+    this.name = 'ExportStopped';
+  }
+}
+
 export const statePath = (out: string) => `${out}.state.json`;
 
 const exists = (path: string) =>
@@ -114,7 +126,13 @@ export async function runExport(options: ExportOptions): Promise<ExportResult> {
   const http = httpGetter(options.parallel + 1);
   const api = apiCaller(http, base, options.token, options.signal);
   try {
-    const { state, resumed } = await startOrResume(options, baseUrl, since, api);
+    const started = await startOrResume(options, baseUrl, since, api).catch((error: unknown) => {
+      // Stopped before anything was planned or written: a rerun starts afresh.
+      if (error instanceof ExportStopped) return undefined;
+      throw error;
+    });
+    if (started === undefined) return { documents: 0, written: 0, resumed: false, complete: false };
+    const { state, resumed } = started;
     const output = await open(options.out, resumed ? 'r+' : 'w');
     try {
       if (resumed) await output.truncate(state.bytes);
@@ -221,6 +239,8 @@ async function pull(
           await append(range, chunk.to, lines, count);
         }
       } catch (error) {
+        // Stopped while a request waited to be tried again: its chunk is not written, the state says so.
+        if (error instanceof ExportStopped) return;
         failed = true;
         throw error;
       }
@@ -335,7 +355,8 @@ function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSig
       }
       if (answer?.status === 200) return answer.body;
       const retriable = answer === undefined || [429, 502, 503, 504].includes(answer.status);
-      if (!retriable || attempt >= TRIES || signal?.aborted) {
+      if (retriable && signal?.aborted) throw new ExportStopped();
+      if (!retriable || attempt >= TRIES) {
         throw new ExportError(
           answer
             ? `GET ${url.pathname}${url.search} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`
@@ -344,7 +365,10 @@ function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSig
       }
       const retryAfter = Number(answer?.headers['retry-after']);
       const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500 * attempt;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      // Ctrl-C ends the wait: a 429's Retry-After may be hours (a client limited per day).
+      await sleep(waitMs, undefined, { signal }).catch(() => {
+        throw new ExportStopped();
+      });
     }
   };
   return {

@@ -230,6 +230,58 @@ describe('broadsheet export', () => {
     }
   });
 
+  it('when the export is stopped while a 429 asks it to wait an hour, then it stops at once and a rerun completes it', async () => {
+    const out = path.join(dir, 'limited.ndjson');
+    const stop = new AbortController();
+    // Forwards to the app until `limited`; then answers as a client limited per day is answered.
+    const proxy = { limited: false, refused: 0, url: '', server: undefined as unknown as Server };
+    proxy.server = createServer((req, res) => {
+      if (proxy.limited) {
+        proxy.refused += 1;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' }).end('{}');
+        // Ctrl-C while the export waits out the Retry-After.
+        setTimeout(() => stop.abort(), 100);
+        return;
+      }
+      const upstream = request(`${app.url}${req.url ?? '/'}`, { headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    proxy.server.listen(0, '127.0.0.1');
+    await once(proxy.server, 'listening');
+    proxy.url = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      // It waited the whole hour before (the signal was read only between chunks and attempts).
+      const stopped = await runExport({
+        url: proxy.url,
+        token,
+        out,
+        parallel: 1,
+        signal: stop.signal,
+        onProgress: ({ chunksDone }) => {
+          if (chunksDone === 1) proxy.limited = true;
+        },
+      });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(proxy.refused).toBe(1);
+      expect(stopped).toMatchObject({ complete: false });
+      expect(stopped.documents).toBeGreaterThan(0);
+      expect(stopped.documents).toBeLessThan(published.length);
+
+      proxy.limited = false;
+      const { stdout } = await cli('export', '--out', out, '--url', proxy.url, '--token', token);
+      expect(JSON.parse(stdout)).toMatchObject({ documents: published.length, resumed: true });
+      expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
+    } finally {
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+    }
+  });
+
   it('when the export process is killed mid-run, then the rerun completes it with every document exactly once', async () => {
     const out = path.join(dir, 'killed.ndjson');
     const child = execFile(
