@@ -6,7 +6,7 @@ import { designQueries } from '../db/queries/designs';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { NewProjectConfigSchema } from '../domain/project-config';
-import { DesignSchema, type Design } from '../domain/design';
+import { DesignSchema } from '../domain/design';
 import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH } from '../domain/json-limits';
 import { readableIssueMessage, zodIssuesToPaths } from '../domain/validation';
 
@@ -50,7 +50,7 @@ export async function createProject(pool: Pool, input: CreateProjectInput) {
   ) as Record<string, string>;
   if (!checkedConfig.ok || Object.keys(problems).length > 0) throw AppError.validation(problems);
   const config = checkedConfig.value;
-  const designsToStore = checkedDesigns.flatMap((checked) => (checked.ok ? [checked.value as Design] : []));
+  const designsToStore = checkedDesigns.flatMap((checked) => (checked.ok ? [checked.value] : []));
   return withTransaction(pool, async (tx) => {
     const projects = projectQueries(tx);
     const projectId = await projects.insert({
