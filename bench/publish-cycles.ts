@@ -196,8 +196,8 @@ async function rawPublishCycle(
       [projectId, documentId, row.rows[0]!.version, JSON.stringify(commandsOf(title))],
     );
     const publication = await tx.query<{ id: number }>(
-      `INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata, content)
-       SELECT project_id, id, version, content_type, document_type, metadata, content FROM documents
+      `INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata, content, updated_at)
+       SELECT project_id, id, version, content_type, document_type, metadata, content, updated_at FROM documents
        WHERE project_id = $1 AND id = $2 RETURNING id`,
       [projectId, documentId],
     );

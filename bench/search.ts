@@ -185,8 +185,9 @@ async function seed(ctx: AppContext, projectId: number, channelId: number, count
     await ctx.pool.query(
       `WITH p AS (
          INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata,
-           content, published_at)
-         SELECT project_id, id, version, content_type, document_type, metadata, content, last_publication_date
+           content, published_at, updated_at)
+         SELECT project_id, id, version, content_type, document_type, metadata, content, last_publication_date,
+           updated_at
          FROM documents WHERE project_id = $1 AND latest_publication_id IS NULL
          RETURNING id, document_id)
        UPDATE documents d SET latest_publication_id = p.id, published_version = 1 FROM p WHERE d.id = p.document_id`,

@@ -126,7 +126,13 @@ export function buildSearchDocument(
   row: IndexSourceRow,
   config: ProjectConfig | null,
 ): PublicationSearchDocument | undefined {
-  if (row.publicationId === null || row.contentType === null || row.documentType === null) return undefined;
+  if (
+    row.publicationId === null ||
+    row.contentType === null ||
+    row.documentType === null ||
+    row.updatedAt === null
+  )
+    return undefined;
   const metadata: Metadata = row.metadata ?? {};
   const content: Content = row.content ?? [];
   const view = buildDocumentView({

@@ -376,8 +376,8 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     );
     await app.ctx.pool.query(
       `WITH p AS (
-         INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata, content)
-         SELECT project_id, id, version, content_type, document_type, metadata, content FROM documents WHERE id = ANY($1)
+         INSERT INTO publications (project_id, document_id, document_version, content_type, document_type, metadata, content, updated_at)
+         SELECT project_id, id, version, content_type, document_type, metadata, content, updated_at FROM documents WHERE id = ANY($1)
          RETURNING id, document_id)
        UPDATE documents d SET latest_publication_id = p.id, index_version = index_version + 100
        FROM p WHERE d.id = p.document_id`,

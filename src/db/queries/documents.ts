@@ -302,7 +302,8 @@ export function documentQueries(db: Queryable) {
      * insertImportedMany for new documents that are published at once: each document and its first
      * publication in one statement, linked from the start (ids taken from the sequences first; the two
      * foreign keys between them are checked at the statement's end, when both rows exist), with what
-     * markPublished would set. Saves rewriting every new documents row to link its publication.
+     * markPublished would set. Saves rewriting every new documents row to link its publication. The
+     * publication's updated_at is the document's: both are the transaction's now() (the column's default).
      */
     async insertPublishedImportedMany(
       projectId: number,
@@ -332,9 +333,9 @@ export function documentQueries(db: Queryable) {
            FROM r ORDER BY r.ordinality),
          p AS (
            INSERT INTO publications (id, project_id, document_id, document_version, content_type,
-             document_type, design_name, design_version, metadata, content)
+             document_type, design_name, design_version, metadata, content, updated_at)
            SELECT r.publication_id, $1, r.document_id, 1, r.content_type, r.document_type, r.design_name,
-             r.design_version, r.metadata, r.content
+             r.design_version, r.metadata, r.content, now()
            FROM r ORDER BY r.ordinality)
          SELECT external_id AS "externalId", document_id AS "documentId", publication_id AS "publicationId"
          FROM r`,
@@ -386,9 +387,9 @@ export function documentQueries(db: Queryable) {
       const result = await db.query<{ documentId: number; publicationId: number }>(
         `WITH p AS (
            INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
-             layout, design_name, design_version, metadata, content)
+             layout, design_name, design_version, metadata, content, updated_at)
            SELECT project_id, id, version, content_type, document_type, layout, design_name, design_version,
-             metadata, content
+             metadata, content, updated_at
            FROM documents WHERE (project_id, id) IN (SELECT $1::integer, unnest($2::bigint[]))
            ORDER BY id
            RETURNING id, document_id)
@@ -531,7 +532,8 @@ export function documentQueries(db: Queryable) {
 
     /**
      * Publishes the document's current draft in one statement: a new immutable publication (a snapshot of
-     * the row as this transaction sees it), and the document now has it: the publication dates move
+     * the row as this transaction sees it, its updated_at included: the publication's updatedAt does not move
+     * with later edits of the draft), and the document now has it: the publication dates move
      * (lastPublicationDate to `now`, or to the kept updated_at with `preserveUpdatedAt`, or not at all with
      * `keepLastPublicationDate` when it has one) and the index version grows. Answers the new publication's
      * id and the row as it now is.
@@ -545,9 +547,9 @@ export function documentQueries(db: Queryable) {
         name: 'documents-publish-draft',
         text: `WITH p AS (
            INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
-             layout, design_name, design_version, metadata, content)
+             layout, design_name, design_version, metadata, content, updated_at)
            SELECT project_id, id, version, content_type, document_type, layout, design_name, design_version,
-             metadata, content
+             metadata, content, updated_at
            FROM documents WHERE project_id = $1 AND id = $2
            RETURNING id, document_id)
          UPDATE documents d SET

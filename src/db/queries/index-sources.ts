@@ -10,7 +10,8 @@ export interface IndexSourceRow {
   documentId: number;
   channelId: number;
   indexVersion: number;
-  updatedAt: Date;
+  /** The latest publication's updatedAt (the document's updated_at as of the publish); null when not published. */
+  updatedAt: Date | null;
   firstPublicationDate: Date | null;
   lastPublicationDate: Date | null;
   significantPublicationDate: Date | null;
@@ -32,7 +33,7 @@ export interface IndexSourceRow {
 }
 
 const COLUMNS = `d.project_id AS "projectId", d.id AS "documentId", d.channel_id AS "channelId",
-  d.index_version AS "indexVersion", d.updated_at AS "updatedAt",
+  d.index_version AS "indexVersion", p.updated_at AS "updatedAt",
   d.first_publication_date AS "firstPublicationDate", d.last_publication_date AS "lastPublicationDate",
   d.significant_publication_date AS "significantPublicationDate",
   d.visible_publication_date_override AS "visiblePublicationDateOverride",

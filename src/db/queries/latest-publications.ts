@@ -1,11 +1,15 @@
 import type { ViewSource } from '../../domain/document-view';
 import type { Queryable } from '../pool';
 
-/** The columns of a ViewSource from `documents d` joined with its latest publication `publications p`. */
+/**
+ * The columns of a ViewSource from `documents d` joined with its latest publication `publications p`: what
+ * the publication snapshotted (updatedAt included: the document's updated_at as of the publish, not the
+ * draft's now) and the document's publication dates.
+ */
 export const PUBLICATION_VIEW_COLUMNS = `d.project_id AS "projectId", d.channel_id AS "channelId", d.id AS "documentId",
            p.id AS "publicationId", p.document_type AS "documentType", p.content_type AS "contentType", p.layout,
            p.design_name AS "designName", p.design_version AS "designVersion", p.metadata, p.content,
-           d.updated_at AS "updatedAt", d.first_publication_date AS "firstPublicationDate",
+           p.updated_at AS "updatedAt", d.first_publication_date AS "firstPublicationDate",
            d.last_publication_date AS "lastPublicationDate",
            d.significant_publication_date AS "significantPublicationDate",
            d.visible_publication_date_override AS "visiblePublicationDateOverride"`;
