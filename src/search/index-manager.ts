@@ -219,6 +219,8 @@ interface IndexedEntry {
   projectId: number;
   documentId: number;
   publicationId: number;
+  /** The document's index_version the entry was written with (its external version). */
+  version: number;
 }
 
 async function readIndexedEntries(search: SearchClient, alias: string): Promise<Map<string, IndexedEntry>> {
@@ -227,17 +229,22 @@ async function readIndexedEntries(search: SearchClient, alias: string): Promise<
   try {
     let after: estypes.SortResults | undefined;
     for (;;) {
-      const response = await search.search<IndexedEntry>({
+      const response = await search.search<Omit<IndexedEntry, 'version'>>({
         size: 5000,
         pit: { id: pit.id, keep_alive: '2m' },
         sort: [{ _shard_doc: 'asc' }],
         _source: ['projectId', 'documentId', 'publicationId'],
+        version: true,
         ...(after ? { search_after: after } : {}),
       });
       const hits = response.hits.hits;
       for (const hit of hits) {
-        if (hit._source)
-          entries.set(searchDocumentId(hit._source.projectId, hit._source.documentId), hit._source);
+        if (hit._source) {
+          entries.set(searchDocumentId(hit._source.projectId, hit._source.documentId), {
+            ...hit._source,
+            version: hit._version ?? 0,
+          });
+        }
       }
       if (hits.length < 5000) break;
       after = hits[hits.length - 1]!.sort;
@@ -249,8 +256,11 @@ async function readIndexedEntries(search: SearchClient, alias: string): Promise<
 }
 
 /**
- * Compares Postgres (published documents and their latest publication ids) with the index, and with
- * `repair` re-indexes every document that differs through the normal indexer path.
+ * Compares Postgres (published documents, their latest publication ids and index versions) with the index,
+ * and with `repair` re-indexes every document that differs through the normal indexer path. An entry of the
+ * right publication written at an older index version is stale too: what its search document is made of
+ * changed without a publish (an import's publication dates, an embargo) and that re-index never landed, so
+ * search answered the old systemdata.
  */
 export async function verifyIndex(
   deps: { db: Queryable; search: SearchClient; index: PublicationsIndex; logger?: Logger },
@@ -272,7 +282,7 @@ export async function verifyIndex(
       const entry = indexed.get(id);
       const key = { projectId: row.projectId, documentId: row.documentId };
       if (!entry) missing.push(key);
-      else if (entry.publicationId !== row.publicationId) stale.push(key);
+      else if (entry.publicationId !== row.publicationId || entry.version < row.indexVersion) stale.push(key);
       indexed.delete(id);
     }
     const last = rows[rows.length - 1]!;

@@ -360,19 +360,29 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     const { documentId: staleId } = await createPublishedDocument(app.ctx, projectId, {
       metadata: { title: word() },
     });
+    // Its publication stays, but what its search document is made of changes (as an import's new dates or an
+    // embargo change it) and the re-index is lost: the index answers the old dates.
+    const { documentId: redatedId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: word() },
+    });
     await eventually(
       async () => {
-        const status = await indexSourceQueries(app.ctx.pool).findByKeys([
-          { projectId, documentId: staleId },
-        ]);
-        const hit = await app.ctx.search.get(
-          { index: app.ctx.index.alias, id: searchDocumentId(projectId, staleId) },
-          { ignore: [404] },
-        );
-        return hit.found && status.length === 1;
+        for (const documentId of [staleId, redatedId]) {
+          const hit = await app.ctx.search.get(
+            { index: app.ctx.index.alias, id: searchDocumentId(projectId, documentId) },
+            { ignore: [404] },
+          );
+          if (!hit.found) return false;
+        }
+        return true;
       },
       3000,
       50,
+    );
+    await app.ctx.pool.query(
+      `UPDATE documents SET first_publication_date = '2001-01-01T00:00:00Z', index_version = index_version + 1
+       WHERE id = $1`,
+      [redatedId],
     );
     await app.ctx.pool.query(
       `WITH p AS (
@@ -400,12 +410,14 @@ describe('indexing: worker, versions, rebuild, verify', () => {
 
     const report = await verifyIndex(deps());
     expect(mine(report.missing)).toEqual([missingId]);
-    expect(mine(report.stale)).toEqual([staleId]);
+    expect(mine(report.stale)).toEqual([staleId, redatedId]);
     expect(mine(report.extra)).toEqual([999_999_002]);
 
     const repaired = await verifyIndex(deps(), { repair: true });
-    expect(repaired.repaired).toBeGreaterThanOrEqual(3);
+    expect(repaired.repaired).toBeGreaterThanOrEqual(4);
     await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    const redated = await api.get(`documents/latestPublications?id=${redatedId}&fields=systemdata`);
+    expect(redated.body.results[0].systemdata.firstPublicationDate).toBe('2001-01-01T00:00:00.000Z');
     const after = await verifyIndex(deps());
     expect(mine(after.missing)).toEqual([]);
     expect(mine(after.stale)).toEqual([]);

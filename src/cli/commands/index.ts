@@ -95,7 +95,7 @@ export function indexCommands(program: Command): void {
   index
     .command('verify')
     .description(
-      'Compare Postgres with the index (document and publication ids), list the documents Elasticsearch refused; --repair re-indexes the drift',
+      'Compare Postgres with the index (document and publication ids, index versions), list the documents Elasticsearch refused; --repair re-indexes the drift',
     )
     .option('--repair', 'index missing and stale documents, remove extra ones')
     .action(async (options: { repair?: boolean }) => {
@@ -109,7 +109,9 @@ export function indexCommands(program: Command): void {
           items.slice(0, 20).map(show).join(', ') + (items.length > 20 ? ', ...' : '');
         console.log(`checked ${report.checked} published documents`);
         console.log(`missing from the index: ${report.missing.length} ${sample(report.missing, name)}`);
-        console.log(`stale publication in the index: ${report.stale.length} ${sample(report.stale, name)}`);
+        console.log(
+          `stale in the index (an older publication or version): ${report.stale.length} ${sample(report.stale, name)}`,
+        );
         console.log(`in the index but not published: ${report.extra.length} ${sample(report.extra, name)}`);
         console.log(
           `refused by Elasticsearch: ${report.rejected.length} ` +
