@@ -45,9 +45,11 @@ export interface PublicationSearchDocument {
 /**
  * The version of what buildSearchDocument makes from a given row and config. Stored search documents built by
  * another version are built again by the next rebuild, so bump it whenever the output changes for the same
- * input; test/unit/document-builder-version.test.ts fails until you do.
+ * input, or when what a row's field means changes (4: updatedAt is the publication's, no longer the document's
+ * live updated_at, so documents stored by 3 may carry a later draft's); test/unit/document-builder-version.test.ts
+ * fails until you do.
  */
-export const SEARCH_DOCUMENT_VERSION = 3;
+export const SEARCH_DOCUMENT_VERSION = 4;
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {

@@ -40,10 +40,9 @@ UPDATE publications p SET updated_at = u.updated_at FROM publication_updated_at 
 ALTER TABLE publications ENABLE TRIGGER publications_immutable;
 ALTER TABLE publications ALTER COLUMN updated_at SET NOT NULL;
 
--- The stored search documents carry the updatedAt of their indexing: the next `index rebuild` builds every
--- one again from the publications (run it once after this migration, so search and latestPublications
--- answer the same updatedAt as latestPublication).
-TRUNCATE search_documents;
+-- The index and the stored search documents carry the updatedAt of their indexing: run `index rebuild` once
+-- after this migration (SEARCH_DOCUMENT_VERSION 4 builds every stored document again from the publications),
+-- so search and latestPublications answer the same updatedAt as latestPublication.
 
 -- Down Migration
 
