@@ -162,7 +162,7 @@ export async function writeImportBatch(
       now,
     );
     for (const ids of insertedPublished.values()) publications.set(ids.documentId, ids.publicationId);
-    await documents.markUnpublishedMany(projectId, unpublishing.map(idOf));
+    const unpublishedTypes = await documents.markUnpublishedMany(projectId, unpublishing.map(idOf));
     for (const entry of publishing) entry.log.state = 'published';
 
     const events: NewPublicationEvent[] = [];
@@ -184,7 +184,15 @@ export async function writeImportBatch(
           publicationId: publications.get(base.documentId)!,
         });
       } else if (unpublished.has(entry)) {
-        events.push({ ...base, eventType: 'unpublish', publicationId: entry.existing!.latestPublicationId });
+        // The publication's types, not the draft's: the import may have changed its content type.
+        const types = unpublishedTypes.get(base.documentId)!;
+        events.push({
+          ...base,
+          documentType: types.unpublishedDocumentType,
+          contentType: types.unpublishedContentType,
+          eventType: 'unpublish',
+          publicationId: entry.existing!.latestPublicationId,
+        });
       }
     }
     await references.replaceMany(projectId, 'publication', [

@@ -78,10 +78,19 @@ export async function writeUnpublish(
   document: DocumentRow,
   now: Date,
 ): Promise<PublicationChange> {
-  const unpublished = await documentQueries(tx).markUnpublished(document.projectId, document.id);
+  const { document: unpublished, unpublished: types } = await documentQueries(tx).markUnpublished(
+    document.projectId,
+    document.id,
+  );
+  // The event is the publication's: the draft's content type may have changed since it was published.
+  const publication = {
+    ...document,
+    contentType: types.unpublishedContentType,
+    documentType: types.unpublishedDocumentType as DocumentRow['documentType'],
+  };
   return {
     document: unpublished,
-    event: eventOf(document, 'unpublish', document.latestPublicationId, now),
+    event: eventOf(publication, 'unpublish', document.latestPublicationId, now),
     publicationReferences: [],
   };
 }

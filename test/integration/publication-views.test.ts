@@ -137,6 +137,18 @@ describe('one publication, every view', () => {
     return ok(draft, 'latestDraft').systemdata.updatedAt as string;
   };
 
+  /** Imports one document of the `wire` system and answers the finished job's status. */
+  async function importOne(document: Record<string, unknown>) {
+    const started = ok(
+      await api.post('import/documents', { systemName: 'wire', documents: [document] }),
+      'import',
+    );
+    return eventually(async () => {
+      const status = ok(await api.get(`import/documents/status?id=${started.id}`), 'import status');
+      return status.finished ? status : undefined;
+    }, 20_000);
+  }
+
   async function newDocument(title: string): Promise<number> {
     const draft = await createDraftDocument(app.ctx, { projectId, channelId, metadata: { title } });
     await app.ctx.commands.addToDocumentList({ listId, documentIds: [draft.id] });
@@ -212,25 +224,13 @@ describe('one publication, every view', () => {
       visiblePublicationDateOverride: '2022-02-02T00:00:00.000Z',
       lastPublicationDate: '2023-03-03T00:00:00.000Z',
     };
-    const started = ok(
-      await api.post('import/documents', {
-        systemName: 'wire',
-        documents: [
-          {
-            id: 'views-1',
-            contentType: 'regular',
-            title: 'Imported',
-            flags: { autoPublish: true },
-            publishControl: dates,
-          },
-        ],
-      }),
-      'import',
-    );
-    const done = await eventually(async () => {
-      const status = ok(await api.get(`import/documents/status?id=${started.id}`), 'import status');
-      return status.finished ? status : undefined;
-    }, 20_000);
+    const done = await importOne({
+      id: 'views-1',
+      contentType: 'regular',
+      title: 'Imported',
+      flags: { autoPublish: true },
+      publishControl: dates,
+    });
     expect(done.logs[0]).toMatchObject({ state: 'published' });
     const documentId = done.logs[0].document_id as number;
     await app.ctx.commands.addToDocumentList({ listId, documentIds: [documentId] });
@@ -259,6 +259,45 @@ describe('one publication, every view', () => {
     const second = await agreed(documentId);
     expect(second.systemdata.publicationId).not.toBe(first.systemdata.publicationId);
     expect(second.systemdata.firstPublicationDate).toBe(first.systemdata.firstPublicationDate);
+  });
+
+  it('when the draft became another content type and the document is unpublished, then the unpublish event names the type of the publication taken down', async () => {
+    const eventsOf = async (documentId: number, query: string) =>
+      (
+        ok(await api.get(`publicationEvents?limit=1000&${query}`), 'events').results as Record<
+          string,
+          unknown
+        >[]
+      )
+        .filter((event) => event.documentId === documentId)
+        .map((event) => [event.eventType, event.documentType]);
+    for (const [externalId, unpublish] of [
+      ['retyped-commands', { operation: 'unpublish' }],
+      ['retyped-import', undefined],
+    ] as const) {
+      const first = await importOne({
+        id: externalId,
+        contentType: 'regular',
+        title: 'An article',
+        flags: { autoPublish: true },
+      });
+      const documentId = first.logs[0].document_id as number;
+      await app.ctx.commands.addToDocumentList({ listId, documentIds: [documentId] });
+      const publication = await agreed(documentId);
+      expect(publication.systemdata).toMatchObject({ contentType: 'regular', documentType: 'article' });
+      // The draft is a page now; the live publication is still the article.
+      await importOne({ id: externalId, contentType: 'page', title: 'A page' });
+      expect(await agreed(documentId)).toEqual(publication);
+      if (unpublish) await commands(documentId, { commands: [unpublish] });
+      else
+        await importOne({ id: externalId, contentType: 'page', title: 'A page', flags: { unpublish: true } });
+      // A site that follows its articles' events learns that this article went down.
+      expect(await eventsOf(documentId, 'contentTypes=regular')).toEqual([
+        ['publish', 'article'],
+        ['unpublish', 'article'],
+      ]);
+      expect(await eventsOf(documentId, 'documentTypes=page')).toEqual([]);
+    }
   });
 
   it('when the index is rebuilt, then every view answers what it answered before', async () => {

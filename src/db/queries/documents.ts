@@ -46,6 +46,18 @@ export const DOCUMENT_COLUMNS = `d.id, d.project_id AS "projectId", d.channel_id
   d.publish_schedule_at AS "publishScheduleAt", d.unpublish_schedule_at AS "unpublishScheduleAt",
   d.index_version AS "indexVersion"`;
 
+/**
+ * The types of the publication an unpublish took down: its event names them (a site following its articles
+ * learns that the article went), whatever the draft has become since.
+ */
+export interface UnpublishedTypes {
+  unpublishedContentType: string;
+  unpublishedDocumentType: string;
+}
+
+const UNPUBLISHED_TYPES = `p.content_type AS "unpublishedContentType",
+  p.document_type AS "unpublishedDocumentType"`;
+
 /** The draft an import writes: everything the import body decides about a document. */
 export interface ImportedDraft {
   projectId: number;
@@ -406,15 +418,25 @@ export function documentQueries(db: Queryable) {
       return new Map(result.rows.map((row) => [row.documentId, row.publicationId]));
     },
 
-    /** markUnpublished for many documents in one statement. */
-    async markUnpublishedMany(projectId: number, documentIds: readonly number[]): Promise<void> {
-      if (documentIds.length === 0) return;
-      await db.query(
-        `UPDATE documents SET latest_publication_id = NULL, published_version = NULL,
-           index_version = index_version + 1
-         WHERE (project_id, id) IN (SELECT $1::integer, unnest($2::bigint[]))`,
+    /**
+     * markUnpublished for many published documents in one statement. Answers the types of the publication
+     * each one had, by document id.
+     */
+    async markUnpublishedMany(
+      projectId: number,
+      documentIds: readonly number[],
+    ): Promise<Map<number, UnpublishedTypes>> {
+      if (documentIds.length === 0) return new Map();
+      const result = await db.query<UnpublishedTypes & { id: number }>(
+        `UPDATE documents d SET latest_publication_id = NULL, published_version = NULL,
+           index_version = d.index_version + 1
+         FROM publications p
+         WHERE (d.project_id, d.id) IN (SELECT $1::integer, unnest($2::bigint[]))
+           AND p.id = d.latest_publication_id
+         RETURNING d.id, ${UNPUBLISHED_TYPES}`,
         [projectId, documentIds],
       );
+      return new Map(result.rows.map(({ id, ...types }) => [id, types]));
     },
 
     /**
@@ -573,16 +595,24 @@ export function documentQueries(db: Queryable) {
       return { publicationId: newPublicationId, document };
     },
 
-    /** The document has no publication any more; the index version grows. Answers the row as it now is. */
-    async markUnpublished(projectId: number, documentId: number): Promise<DocumentRow> {
-      const result = await db.query<DocumentRow>(
+    /**
+     * The (published) document has no publication any more; the index version grows. Answers the row as it
+     * now is and the types of the publication it had, which its draft may no longer have.
+     */
+    async markUnpublished(
+      projectId: number,
+      documentId: number,
+    ): Promise<{ document: DocumentRow; unpublished: UnpublishedTypes }> {
+      const result = await db.query<DocumentRow & UnpublishedTypes>(
         `UPDATE documents d SET latest_publication_id = NULL, published_version = NULL,
            index_version = d.index_version + 1
-         WHERE d.project_id = $1 AND d.id = $2
-         RETURNING ${DOCUMENT_COLUMNS}`,
+         FROM publications p
+         WHERE d.project_id = $1 AND d.id = $2 AND p.id = d.latest_publication_id
+         RETURNING ${DOCUMENT_COLUMNS}, ${UNPUBLISHED_TYPES}`,
         [projectId, documentId],
       );
-      return rowOf(result.rows, documentId);
+      const { unpublishedContentType, unpublishedDocumentType, ...document } = rowOf(result.rows, documentId);
+      return { document, unpublished: { unpublishedContentType, unpublishedDocumentType } };
     },
 
     /** Moves (or with null clears) the publish schedule. */
