@@ -25,7 +25,9 @@ export const systemdataAnswer = z
     significantPublicationDate: dateTime.optional(),
     visiblePublicationDate: dateTime.optional(),
     lastPublicationDate: dateTime.optional().describe('the time of the latest publish'),
-    updatedAt: dateTime,
+    updatedAt: dateTime.describe(
+      "a publication's: the document's updated_at as of the publish, kept with it (a later edit of the draft does not move it); latestDraft's: the draft's",
+    ),
   })
   .meta({ id: 'Systemdata' });
 
