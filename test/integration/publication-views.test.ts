@@ -157,12 +157,16 @@ describe('one publication, every view', () => {
 
   it('when a document is published, then every view answers the same systemdata and metadata, updatedAt the draft’s as it was published', async () => {
     const documentId = await newDocument('Fresh');
+    // No command sets a layout (documents get one from elsewhere): written as such a document has it.
+    await app.ctx.pool.query(`UPDATE documents SET layout = 'wide' WHERE id = $1`, [documentId]);
     await commands(documentId, { commands: [setTitle('Fresh, published'), { operation: 'publish' }] });
     const publication = await agreed(documentId);
     expect(publication.metadata.title).toBe('Fresh, published');
     expect(publication.systemdata).toMatchObject({
       documentId,
       channelId,
+      layout: 'wide',
+      design: { name: 'test-design', version: '1.0.0' },
       updatedAt: await draftUpdatedAt(documentId),
     });
     expect(publication.systemdata.lastPublicationDate).toBe(publication.systemdata.firstPublicationDate);
@@ -242,6 +246,17 @@ describe('one publication, every view', () => {
       lastPublicationDate: dates.lastPublicationDate,
       updatedAt: await draftUpdatedAt(documentId),
     });
+
+    // Imported again with other dates and a new draft, not published: the dates are the document's and every
+    // view follows them (the import re-indexes it); the publication, its updatedAt included, stays.
+    const redated = { firstPublicationDate: '2019-01-01T00:00:00.000Z' };
+    await importOne({ id: 'views-1', contentType: 'regular', title: 'Draft only', publishControl: redated });
+    const after = await agreed(documentId);
+    expect(after).toEqual({
+      ...publication,
+      systemdata: { ...publication.systemdata, firstPublicationDate: redated.firstPublicationDate },
+    });
+    expect(await draftUpdatedAt(documentId)).not.toBe(publication.systemdata.updatedAt);
   });
 
   it('when a document is unpublished, then no view answers it; published again, every view answers the new publication', async () => {
