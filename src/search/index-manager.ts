@@ -215,7 +215,7 @@ export interface VerifyReport {
   repaired: number;
 }
 
-interface IndexedEntry {
+export interface IndexedEntry {
   projectId: number;
   documentId: number;
   publicationId: number;
@@ -256,6 +256,21 @@ async function readIndexedEntries(search: SearchClient, alias: string): Promise<
 }
 
 /**
+ * How the index's entry of a published document differs from Postgres: none, or an entry of another
+ * publication or written before the document's latest re-index (its external version is the document's
+ * index_version when written).
+ */
+export function driftOf(
+  entry: Pick<IndexedEntry, 'publicationId' | 'version'> | undefined,
+  published: { publicationId: number; indexVersion: number },
+): 'missing' | 'stale' | undefined {
+  if (!entry) return 'missing';
+  if (entry.publicationId !== published.publicationId || entry.version < published.indexVersion)
+    return 'stale';
+  return undefined;
+}
+
+/**
  * Compares Postgres (published documents, their latest publication ids and index versions) with the index,
  * and with `repair` re-indexes every document that differs through the normal indexer path. An entry of the
  * right publication written at an older index version is stale too: what its search document is made of
@@ -281,8 +296,9 @@ export async function verifyIndex(
       const id = searchDocumentId(row.projectId, row.documentId);
       const entry = indexed.get(id);
       const key = { projectId: row.projectId, documentId: row.documentId };
-      if (!entry) missing.push(key);
-      else if (entry.publicationId !== row.publicationId || entry.version < row.indexVersion) stale.push(key);
+      const drift = driftOf(entry, row);
+      if (drift === 'missing') missing.push(key);
+      else if (drift === 'stale') stale.push(key);
       indexed.delete(id);
     }
     const last = rows[rows.length - 1]!;
