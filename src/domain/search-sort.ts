@@ -71,14 +71,22 @@ const FIXED_SORT_FIELDS: ReadonlyMap<string, SearchFieldType> = new Map<string, 
  * Where documents lacking the value go, per order. Elasticsearch's own `_last` uses Long.MIN/MAX_VALUE for
  * dates, longs and booleans; those do not survive JSON in JavaScript (2^63 rounds and comes back out of range),
  * so a cursor taken on such a hit would be rejected. These values sort after every real value, fit a double
- * exactly and round-trip through search_after (checked against Elasticsearch 9.5). Integers, floats and
- * keywords come back as safe sentinels (Integer.MIN/MAX, "Infinity", null), so `_last` stays.
+ * exactly and round-trip through search_after (checked against Elasticsearch 9.5). Integers are sorted as
+ * longs (NUMERIC_TYPE) for the same reason: `_last` on an integer field is Integer.MIN/MAX, a value a document
+ * may hold, so a document with 2147483647 and one without the field tied and came in documentId order, the
+ * missing one first (and an integer field cannot take a missing value outside its range: 2^31 wraps). Floats
+ * (mapped as double, which holds no infinity) and keywords come back as sentinels no document has
+ * ("Infinity", null), so `_last` stays.
  */
 const MISSING_LAST: Partial<Record<SearchFieldType, Record<estypes.SortOrder, number>>> = {
   date: { asc: 8_640_000_000_000_000, desc: -8_640_000_000_000_000 },
   long: { asc: Number.MAX_SAFE_INTEGER, desc: -Number.MAX_SAFE_INTEGER },
+  integer: { asc: Number.MAX_SAFE_INTEGER, desc: -Number.MAX_SAFE_INTEGER },
   boolean: { asc: 2, desc: -1 },
 };
+
+/** Sorted as another numeric type than the mapping's, so that the missing value above is out of the values' range. */
+const NUMERIC_TYPE: Partial<Record<SearchFieldType, estypes.FieldSortNumericType>> = { integer: 'long' };
 
 function sortableNames(indexedMetadata: IndexedMetadata): string {
   const metadata = Object.entries(indexedMetadata)
@@ -102,7 +110,15 @@ function resolveSortField(name: string, indexedMetadata: IndexedMetadata): Searc
 function fieldSort(target: SearchField, order: estypes.SortOrder): estypes.SortCombinations {
   const missing = MISSING_LAST[target.type]?.[order] ?? '_last';
   // unmapped_type: a metadata field no document has carried yet has no mapping; sort as if it were empty.
-  return { [target.field]: { order, missing, unmapped_type: target.type } };
+  const numericType = NUMERIC_TYPE[target.type];
+  return {
+    [target.field]: {
+      order,
+      missing,
+      unmapped_type: target.type,
+      ...(numericType ? { numeric_type: numericType } : {}),
+    },
+  };
 }
 
 const problem = (message: string) => invalid([{ path: [], message }]);

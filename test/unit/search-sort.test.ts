@@ -88,7 +88,6 @@ describe('parseSort', () => {
     it.each([
       ['contentType', 'contentType', 'keyword'],
       ['metadata.author', 'meta_keyword.author', 'keyword'],
-      ['metadata.rating', 'meta_integer.rating', 'integer'],
       ['metadata.score', 'meta_float.score', 'float'],
     ])('then %s uses Elasticsearch _last, whose sentinels survive JSON', (name, field, type) => {
       expect(parseSort(`-${name}`, plain).sort[0]).toEqual({
@@ -96,6 +95,26 @@ describe('parseSort', () => {
       });
       expect(parseSort(name, plain).sort[0]).toEqual({
         [field]: { order: 'asc', missing: '_last', unmapped_type: type },
+      });
+    });
+
+    it('then an integer is sorted as a long, so documents without it come after 2147483647 and before -2147483648', () => {
+      // Elasticsearch's _last on an integer is Integer.MAX/MIN_VALUE, a value a document may hold: the two tied.
+      expect(parseSort('metadata.rating', plain).sort[0]).toEqual({
+        'meta_integer.rating': {
+          order: 'asc',
+          missing: Number.MAX_SAFE_INTEGER,
+          unmapped_type: 'integer',
+          numeric_type: 'long',
+        },
+      });
+      expect(parseSort('-metadata.rating', plain).sort[0]).toEqual({
+        'meta_integer.rating': {
+          order: 'desc',
+          missing: -Number.MAX_SAFE_INTEGER,
+          unmapped_type: 'integer',
+          numeric_type: 'long',
+        },
       });
     });
 
