@@ -154,4 +154,108 @@ describe('publications/search against the truth', () => {
       },
     );
   });
+  describe('filters', () => {
+    type Filter =
+      | { key: string; term: unknown }
+      | { key: string; range: Record<string, unknown> }
+      | { key: string; exists: boolean }
+      | { and: Filter[] }
+      | { or: Filter[] }
+      | { not: Filter | Filter[] };
+
+    /** The value a filter key reads of a document, dates as epoch milliseconds; undefined when absent. */
+    const filterValue = (doc: Published, key: string): unknown => {
+      if (key === 'documentId') return doc.id;
+      if (key === 'lastPublicationDate') return doc.publishedAt.getTime();
+      const value = doc.metadata[key.slice('metadata.'.length)];
+      return key === 'metadata.publishDate' && typeof value === 'string' ? Date.parse(value) : value;
+    };
+    const comparable = (key: string, value: unknown): unknown =>
+      key === 'metadata.publishDate' || key === 'lastPublicationDate' ? Date.parse(value as string) : value;
+
+    /** What a filter means, evaluated over one document by hand. */
+    const holds = (filter: Filter, doc: Published): boolean => {
+      if ('and' in filter) return filter.and.every((inner) => holds(inner, doc));
+      if ('or' in filter) return filter.or.some((inner) => holds(inner, doc));
+      if ('not' in filter) {
+        const inner = Array.isArray(filter.not) ? { and: filter.not } : filter.not;
+        return !holds(inner, doc);
+      }
+      const value = filterValue(doc, filter.key);
+      if ('exists' in filter) return (value !== undefined) === filter.exists;
+      if (value === undefined) return false;
+      if ('term' in filter) {
+        const terms = Array.isArray(filter.term) ? filter.term : [filter.term];
+        return terms.some((term) => comparable(filter.key, term) === value);
+      }
+      const bound = (name: string) => comparable(filter.key, filter.range[name]) as number;
+      const number = value as number;
+      return (
+        (filter.range.gt === undefined || number > bound('gt')) &&
+        (filter.range.gte === undefined || number >= bound('gte')) &&
+        (filter.range.lt === undefined || number < bound('lt')) &&
+        (filter.range.lte === undefined || number <= bound('lte'))
+      );
+    };
+
+    /** Random filters over every kind of key, nested up to three levels. */
+    const generator = (seed: number) => {
+      const random = seeded(seed);
+      const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+      const keys: Record<string, { values: () => unknown[]; ranged: boolean }> = {
+        'metadata.flag': { values: () => ['red', 'Red', 'blue', 'b', 'green'], ranged: true },
+        'metadata.priority': { values: () => [1, 5, -3, 0, 2147483647, -2147483648], ranged: true },
+        'metadata.score': { values: () => [1.5, 0.25, -2.5, 0, 2], ranged: true },
+        'metadata.breaking': { values: () => [true, false], ranged: false },
+        'metadata.publishDate': {
+          values: () => ['2024-05-10T00:00:00Z', '2024-05-09T22:00:00-02:00', '2023-01-01T10:00:00.000Z'],
+          ranged: true,
+        },
+        documentId: { values: () => docs.map((doc) => doc.id), ranged: true },
+        lastPublicationDate: {
+          values: () => ['2025-01-01T00:00:00Z', '2025-01-02T00:00:00.000Z', '2025-01-02T12:00:00+12:00'],
+          ranged: true,
+        },
+      };
+      const leaf = (): Filter => {
+        const key = pick(Object.keys(keys));
+        const { values, ranged } = keys[key]!;
+        const kind = pick(ranged ? ['term', 'terms', 'range', 'exists'] : ['term', 'terms', 'exists']);
+        if (kind === 'exists') return { key, exists: random() < 0.5 };
+        if (kind === 'term') return { key, term: pick(values()) };
+        if (kind === 'terms') return { key, term: [pick(values()), pick(values())] };
+        const range: Record<string, unknown> = {};
+        if (random() < 0.6) range[pick(['gt', 'gte'])] = pick(values());
+        if (random() < 0.6 || Object.keys(range).length === 0) range[pick(['lt', 'lte'])] = pick(values());
+        return { key, range };
+      };
+      const expression = (depth: number): Filter => {
+        if (depth === 0 || random() < 0.4) return leaf();
+        const operands = () =>
+          Array.from({ length: 1 + Math.floor(random() * 3) }, () => expression(depth - 1));
+        const combinator = pick(['and', 'or', 'not', 'notArray']);
+        if (combinator === 'and') return { and: operands() };
+        if (combinator === 'or') return { or: operands() };
+        if (combinator === 'not') return { not: expression(depth - 1) };
+        return { not: operands() };
+      };
+      return () => expression(3);
+    };
+
+    it('when 150 random filters are applied, then each answers exactly the documents it holds for', async () => {
+      const next = generator(7);
+      const failures: { filter: Filter; expected: number[]; got: number[] }[] = [];
+      for (let n = 0; n < 150; n += 1) {
+        const filter = next();
+        const response = await api.get(
+          `publications/search?sort=documentId&limit=100&filters=${encodeURIComponent(JSON.stringify(filter))}`,
+        );
+        expect(response.status).toBe(200);
+        const expected = docs.filter((doc) => holds(filter, doc)).map((doc) => doc.id);
+        const got = documentIds(response.body);
+        if (JSON.stringify(got) !== JSON.stringify(expected)) failures.push({ filter, expected, got });
+      }
+      expect(failures).toEqual([]);
+    });
+  });
 });
