@@ -1,6 +1,8 @@
 import { createHash, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
+import type { FilterJson } from './search-filters';
 import type { SortValueKind } from './search-sort';
+import { hasSearchTerms, splitSearch } from './search-text';
 import { invalid, valid, type Checked } from './validation';
 
 /**
@@ -10,12 +12,11 @@ import { invalid, valid, type Checked } from './validation';
  * server issued: a hand-made one, or one of another server, is refused before its JSON is even parsed.
  *
  * Checked in two steps, each where what it needs is known. The edge (the route's query schema) opens the
- * cursor: MAC, shape, the sort it was issued for against the sort the request names, and values that are
- * scalars search_after could take (`decode`). The read checks them against the sort in use
- * (`checkCursorValues`): count and kind of each, because only the
- * project's indexed metadata says what kind a metadata sort field has (one indexed as integer today may be a
- * keyword tomorrow), and anything search_after cannot take would come back from Elasticsearch as a 400 of its
- * own. Problems are reported at the root path: keyed `after` in the 400.
+ * cursor: MAC, shape, the sort (for a search also the selection) it was issued for against the request's, and
+ * values that are scalars search_after could take (`decode`). The read checks them against the sort in use
+ * (`checkCursorValues`): count and kind of each, because only the project's indexed metadata says what kind a
+ * metadata sort field has (one indexed as integer today may be a keyword tomorrow), and anything search_after
+ * cannot take would come back from Elasticsearch as a 400 of its own. Problems are reported at the root path: keyed `after` in the 400.
  */
 
 const VERSION = 2;
@@ -34,9 +35,49 @@ export interface CursorCodec {
   encode(sortValues: estypes.FieldValue[], sortSignature: string): string;
   /**
    * The values of a cursor this server issued under the sort with `sortSignature`, not yet checked against the
-   * sort's value kinds (see checkCursorValues).
+   * sort's value kinds (see checkCursorValues). `issuedFor` words the 400 of a cursor of another signature:
+   * what the request changed.
    */
-  decode(raw: string, sortSignature: string): Checked<estypes.FieldValue[]>;
+  decode(raw: string, sortSignature: string, issuedFor?: string): Checked<estypes.FieldValue[]>;
+}
+
+/** What decides which documents a search pages through, and in which order: what its cursor is tied to. */
+export interface SearchSelection {
+  /** SortSpec.fields: the normalised sort. */
+  sortFields: readonly string[];
+  search?: string | undefined;
+  filters?: FilterJson | undefined;
+  contentTypes?: readonly string[] | undefined;
+  categories?: readonly string[] | undefined;
+  languages?: readonly string[] | undefined;
+  languageGroupId?: string | undefined;
+}
+
+export const OTHER_SEARCH =
+  'a different search (sort, search, filters, contentTypes, categories, languages and languageGroupId must stay those of the first page)';
+
+/** A comma list as a set: its items are ORed, so order and repeats do not change what it selects. */
+const asSet = (items: readonly string[] | undefined) => items && [...new Set(items)].sort();
+
+/**
+ * The signature of a search's cursors: a cursor says where in one result set a page starts, so it is refused
+ * under another sort or another selection of documents (AIP-158: the other arguments must stay the same), and
+ * taken back under the same search written another way (filters' whitespace, list order, blank search). The
+ * page size, the fields and the component conditions may change between pages. A search that selects by sort
+ * alone has the signature cursors had before they were tied to the selection.
+ */
+export function searchCursorSignature(selection: SearchSelection): string {
+  const sort = selection.sortFields.join(',');
+  const selected = {
+    search: hasSearchTerms(selection.search) ? splitSearch(selection.search ?? '') : undefined,
+    filters: selection.filters,
+    contentTypes: asSet(selection.contentTypes),
+    categories: asSet(selection.categories),
+    languages: asSet(selection.languages),
+    languageGroupId: selection.languageGroupId,
+  };
+  const json = JSON.stringify(selected);
+  return json === '{}' ? sort : `${sort}\n${json}`;
 }
 
 /** Short hashes of the sorts seen, by signature: a process sees a handful of sorts, each on every full page. */
@@ -98,11 +139,11 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
       return Buffer.concat([mac(json), json]).toString('base64url');
     },
 
-    decode(raw, sortSignature) {
+    decode(raw, sortSignature, issuedFor = 'a different sort') {
       const payload = open(raw);
       if (!payload) return problem(INVALID);
       if (payload.s !== hashSignature(sortSignature)) {
-        return problem('invalid cursor: it was issued for a different sort; start again without after');
+        return problem(`invalid cursor: it was issued for ${issuedFor}; start again without after`);
       }
       // An array or object is never a sort value, whatever the sort.
       if (!payload.a.every(isFieldValue)) return problem(UNFIT);

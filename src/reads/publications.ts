@@ -12,7 +12,7 @@ import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { conditionDefaults, defaultBrand, indexedMetadataFields } from '../domain/project-config';
 import { AppError } from '../domain/errors';
-import { checkCursorValues, type CursorCodec } from '../domain/search-cursor';
+import { checkCursorValues, searchCursorSignature, type CursorCodec } from '../domain/search-cursor';
 import { compileFilters, type FilterJson } from '../domain/search-filters';
 import { resolveSort, type SortSpec } from '../domain/search-sort';
 import { buildFullTextQuery } from '../domain/search-text';
@@ -116,8 +116,8 @@ export interface BuiltSearch {
   request: estypes.SearchRequest;
   /** The request as sent: serialised once. */
   body: string;
-  /** What a cursor of this search is tied to: the normalised sort. */
-  sortSignature: string;
+  /** What a cursor of this search is tied to: the normalised sort and selection (searchCursorSignature). */
+  cursorSignature: string;
 }
 
 /**
@@ -131,7 +131,7 @@ export function buildPublicationSearch(
   read: Omit<PublicationSearchRead, 'conditions'>,
 ): BuiltSearch {
   const indexedMetadata = indexedMetadataFields(project.config);
-  const sortSignature = read.sort.fields.join(',');
+  const cursorSignature = searchCursorSignature({ ...read, sortFields: read.sort.fields });
   const resolved = under('sort', resolveSort(read.sort, indexedMetadata));
   const { sort, filter, searchAfter } = valueOrThrow(
     checkAll({
@@ -162,7 +162,7 @@ export function buildPublicationSearch(
     offset: read.offset,
     withTotal: read.withTotal,
   });
-  return { request, body: JSON.stringify(request), sortSignature };
+  return { request, body: JSON.stringify(request), cursorSignature };
 }
 
 /** The conditions a read applies: null when ignored, else the request's with the project's defaults. */
@@ -386,7 +386,7 @@ export function publicationReads(deps: {
           total: response.total,
           cursor:
             full && response.lastSort
-              ? deps.cursors.encode(response.lastSort as estypes.SortResults, prepared.sortSignature)
+              ? deps.cursors.encode(response.lastSort as estypes.SortResults, prepared.cursorSignature)
               : null,
         };
         return {

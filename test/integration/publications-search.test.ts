@@ -362,7 +362,42 @@ describe('GET publications/search', () => {
       const first = await search('sort=metadata.priority&limit=2');
       const response = await search(`sort=documentId&limit=2&after=${first.body.cursor}`);
       expect(response.status).toBe(400);
-      expect(response.body.error_details.after).toMatch(/different sort/);
+      expect(response.body.error_details.after).toMatch(/issued for a different search \(sort,/);
+    });
+
+    it.each([
+      [
+        'other filters',
+        `filters=${encodeURIComponent(JSON.stringify({ key: 'metadata.flag', term: 'blue' }))}`,
+      ],
+      ['a search term', 'search=glacier'],
+      ['other content types', 'contentTypes=page'],
+      ['other categories', 'categories=sport'],
+      ['other languages', 'languages=de'],
+      ['another language group', 'languageGroupId=g2'],
+    ])(
+      'when a cursor is reused with %s under the same sort, then 400 naming after (it says where in another result set the page starts)',
+      async (_label, other) => {
+        const first = await search(
+          `sort=metadata.priority&limit=2&filters=${encodeURIComponent(JSON.stringify({ key: 'metadata.flag', term: 'red' }))}`,
+        );
+        expect(first.body.cursor).toEqual(expect.any(String));
+        const response = await search(`sort=metadata.priority&limit=2&${other}&after=${first.body.cursor}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details.after).toMatch(/different search/);
+      },
+    );
+
+    it('when a cursor comes back with the same search written another way, or with other fields, limit or conditions, then it continues', async () => {
+      const first = await search(
+        `sort=-metadata.priority&limit=1&contentTypes=regular,author&filters=${encodeURIComponent('{"key":"metadata.flag","term":["red","green"]}')}`,
+      );
+      expect(ids(first.body)).toEqual(roles(3));
+      const rest = await search(
+        `sort=-metadata.priority&limit=5&fields=systemdata&ignoreComponentConditions=true&contentTypes=${encodeURIComponent('author, regular')}&filters=${encodeURIComponent('{ "key": "metadata.flag", "term": ["red", "green"] }')}&after=${first.body.cursor}`,
+      );
+      expect(rest.status).toBe(200);
+      expect(ids(rest.body)).toEqual(roles(6, 1));
     });
 
     describe('when a cursor was not issued by this server for this sort', () => {

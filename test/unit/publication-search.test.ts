@@ -1,7 +1,7 @@
 import type { ProjectRow } from '../../src/db/queries/projects';
 import { ApiVersion } from '../../src/domain/api-versions';
 import { ProjectConfigSchema } from '../../src/domain/project-config';
-import { cursorCodec } from '../../src/domain/search-cursor';
+import { cursorCodec, searchCursorSignature } from '../../src/domain/search-cursor';
 import { parseSortSpec, type SortSpec } from '../../src/domain/search-sort';
 import { parseOrThrow, valueOrThrow } from '../../src/domain/validation';
 import { searchQuery } from '../../src/http/routes/publications/publications.schema';
@@ -57,12 +57,26 @@ describe('the search query schema (the edge)', () => {
     });
   });
 
-  it('when a cursor was issued under another sort, then the 400 on after says so', () => {
+  it('when a cursor was issued under another sort, then the 400 on after says what must stay the same', () => {
     const cursor = cursors.encode([1, 2], sortOf('documentId').fields.join(','));
     expect(validationDetails(() => atTheEdge({ after: cursor }))).toEqual({
       name: 'ValidationError',
-      after: 'invalid cursor: it was issued for a different sort; start again without after',
+      after:
+        'invalid cursor: it was issued for a different search (sort, search, filters, contentTypes, categories, languages and languageGroupId must stay those of the first page); start again without after',
     });
+  });
+
+  it('when a cursor was issued under the same sort for other filters, then the edge refuses it too', () => {
+    const cursor = cursors.encode(
+      [12],
+      searchCursorSignature({ sortFields: ['documentId'], filters: { key: 'metadata.flag', term: 'red' } }),
+    );
+    const filters = JSON.stringify({ key: 'metadata.flag', term: 'blue' });
+    expect(validationDetails(() => atTheEdge({ sort: 'documentId', filters, after: cursor })).after).toMatch(
+      /issued for a different search/,
+    );
+    const same = JSON.stringify({ key: 'metadata.flag', term: 'red' });
+    expect(atTheEdge({ sort: 'documentId', filters: same, after: cursor }).after).toEqual([12]);
   });
 
   it('when a signed cursor under the sort asked for holds a value no sort has (an object), then the edge refuses it', () => {
@@ -118,7 +132,13 @@ describe('buildPublicationSearch', () => {
       project,
       read({ sort, after: ['red', 12], filters: { key: 'metadata.flag', term: 'red' }, search: 'fox' }),
     );
-    expect(built.sortSignature).toBe('metadata.flag,documentId');
+    expect(built.cursorSignature).toBe(
+      searchCursorSignature({
+        sortFields: sort.fields,
+        search: 'fox',
+        filters: { key: 'metadata.flag', term: 'red' },
+      }),
+    );
     expect(built.body).toBe(JSON.stringify(built.request));
     expect(built.request).toMatchObject({
       query: {

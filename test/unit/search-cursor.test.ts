@@ -2,7 +2,14 @@ import { createHmac } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
 import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
-import { checkCursorValues, cursorCodec, type CursorCodec } from '../../src/domain/search-cursor';
+import {
+  checkCursorValues,
+  cursorCodec,
+  OTHER_SEARCH,
+  searchCursorSignature,
+  type CursorCodec,
+  type SearchSelection,
+} from '../../src/domain/search-cursor';
 import type { SortValueKind } from '../../src/domain/search-sort';
 import { valueOrThrow } from '../../src/domain/validation';
 
@@ -198,6 +205,62 @@ describe('cursorCodec', () => {
       ['null where a number goes', [null, 2, 3, 'k']],
     ])('then %s is a 400 keyed after', (_label, values) => {
       expect(cursorError(sign({ v: 2, s, a: values }), sort)).toBe(UNFIT);
+    });
+  });
+});
+
+describe('searchCursorSignature', () => {
+  const sortFields = ['-metadata.priority', 'documentId'];
+
+  it('when a search selects by sort alone, then the signature is the sort (what cursors were tied to before)', () => {
+    expect(searchCursorSignature({ sortFields })).toBe('-metadata.priority,documentId');
+    expect(searchCursorSignature({ sortFields, search: '  ' })).toBe('-metadata.priority,documentId');
+  });
+
+  it.each<[string, Partial<SearchSelection>]>([
+    ['a search term', { search: 'glacier' }],
+    ['another search term', { search: 'glacier tourism' }],
+    ['a phrase', { search: '"glacier tourism"' }],
+    ['filters', { filters: { key: 'metadata.flag', term: 'red' } }],
+    ['other filters', { filters: { key: 'metadata.flag', term: 'blue' } }],
+    ['content types', { contentTypes: ['page'] }],
+    ['categories', { categories: ['page'] }],
+    ['languages', { languages: ['page'] }],
+    ['a language group', { languageGroupId: 'page' }],
+  ])('when a search adds %s, then its cursors are not those of any other', (_label, selection) => {
+    const all = [
+      { search: 'glacier' },
+      { search: 'glacier tourism' },
+      { search: '"glacier tourism"' },
+      { filters: { key: 'metadata.flag', term: 'red' } },
+      { filters: { key: 'metadata.flag', term: 'blue' } },
+      { contentTypes: ['page'] },
+      { categories: ['page'] },
+      { languages: ['page'] },
+      { languageGroupId: 'page' },
+      {},
+    ].map((other) => searchCursorSignature({ sortFields, ...other }));
+    const signature = searchCursorSignature({ sortFields, ...selection });
+    expect(all.filter((other) => other === signature)).toHaveLength(1);
+  });
+
+  it('when the same search is written another way, then the signature is the same', () => {
+    expect(
+      searchCursorSignature({ sortFields, search: ' glacier   "ice  age" ', contentTypes: ['b', 'a', 'b'] }),
+    ).toBe(searchCursorSignature({ sortFields, search: 'glacier "ice age"', contentTypes: ['a', 'b'] }));
+  });
+
+  it('when a cursor is decoded under another selection with the search wording, then the 400 says what must stay the same', () => {
+    const cursor = codec.encode([1, 2], searchCursorSignature({ sortFields, search: 'a' }));
+    const opened = codec.decode(cursor, searchCursorSignature({ sortFields, search: 'b' }), OTHER_SEARCH);
+    expect(opened).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: [],
+          message: `invalid cursor: it was issued for ${OTHER_SEARCH}; start again without after`,
+        },
+      ],
     });
   });
 });

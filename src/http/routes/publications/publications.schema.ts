@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { perVersion } from '../../../domain/api-versions';
-import type { CursorCodec } from '../../../domain/search-cursor';
+import { OTHER_SEARCH, searchCursorSignature, type CursorCodec } from '../../../domain/search-cursor';
 import { parseFilterJson } from '../../../domain/search-filters';
 import { parseSortSpec } from '../../../domain/search-sort';
 import { hasSearchTerms } from '../../../domain/search-text';
@@ -22,9 +22,9 @@ const MAX_SEARCH_LENGTH = 1000;
 /**
  * api-spec §4.15 and supplement §5: every query parameter of GET publications/search, per API version, with
  * the process's cursor codec (built once per process, when the route is registered). `filters` comes out as
- * parsed JSON, `sort` as a SortSpec and `after` as the values of a cursor this server signed for that sort;
- * what only the project's indexed metadata can tell (filter keys and types, sort fields, the kinds of the
- * cursor's values) is judged by the read (src/reads/publications.ts), through the same issues → 400 path.
+ * parsed JSON, `sort` as a SortSpec and `after` as the values of a cursor this server signed for that sort and
+ * selection (searchCursorSignature); what only the project's indexed metadata can tell (filter keys and types,
+ * sort fields, the kinds of the cursor's values) is judged by the read (src/reads/publications.ts), through the same issues → 400 path.
  */
 export const searchQuery = (cursors: CursorCodec) =>
   perVersion((version) =>
@@ -77,7 +77,9 @@ export const searchQuery = (cursors: CursorCodec) =>
               .string()
               .min(1, { message: 'must not be empty' })
               .optional()
-              .describe('the cursor of the previous page, signed by the server; valid for the same sort only')
+              .describe(
+                'the cursor of the previous page, signed by the server; valid for the same sort, search, filters and list parameters only',
+              )
           : z
               .never({
                 error: `is not available in API version ${version.label}; cursors exist from 2026-01`,
@@ -93,14 +95,17 @@ export const searchQuery = (cursors: CursorCodec) =>
         fromCheck(({ sort, after, ...query }) => {
           // The default sort and whether relevance is allowed depend on the search having terms.
           const spec = under('sort', parseSortSpec(sort, hasSearchTerms(query.search)));
+          // A cursor belongs to one search: it is opened under the sort and selection asked for, once the sort
+          // is readable.
+          const signature = () =>
+            spec.ok ? searchCursorSignature({ ...query, sortFields: spec.value.fields }) : '';
           const checked = checkAll({
             rest: withConditions(query),
             sort: spec,
-            // A cursor belongs to one sort: it is opened under the sort asked for, once that sort is readable.
             after:
               after === undefined || !spec.ok
                 ? valid(undefined)
-                : under('after', cursors.decode(after, spec.value.fields.join(','))),
+                : under('after', cursors.decode(after, signature(), OTHER_SEARCH)),
           });
           return checked.ok
             ? valid({ ...checked.value.rest, sort: checked.value.sort, after: checked.value.after })
