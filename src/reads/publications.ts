@@ -118,6 +118,40 @@ export interface BuiltSearch {
   body: string;
   /** What a cursor of this search is tied to: the normalised sort and selection (searchCursorSignature). */
   cursorSignature: string;
+  /** Where relevance is in the sort; -1 when it is not sorted by. Its cursors also carry the last hit's version. */
+  relevanceAt: number;
+  /** With a cursor of a relevance sort: how to find its last hit's score now (see reanchored). */
+  anchor?: Anchor | undefined;
+}
+
+/**
+ * A relevance cursor's last hit, to be scored again before the page is searched. BM25 scores depend on the
+ * whole index (how many documents there are and hold each word), so every publish and unpublish moves every
+ * score a little: the cursor's score, taken before, no longer says where that hit is, and search_after from it
+ * repeated the previous pages' documents (their scores fell below it) or skipped some. The hit's score now, when
+ * the hit itself did not change (the same version), puts the page right after it again.
+ */
+interface Anchor {
+  /** The search restricted to the last hit: its sort values are its place now. */
+  body: string;
+  /** The last hit's version when the cursor was made. */
+  version: number;
+}
+
+/** The search_after of a relevance cursor with its last hit's score now, or as it was if that hit changed. */
+function reanchored(
+  request: estypes.SearchRequest,
+  relevanceAt: number,
+  anchor: Anchor,
+  response: RawHits,
+): estypes.SearchRequest {
+  const [hit] = response.hits;
+  const score = response.lastSort?.[relevanceAt];
+  if (!hit || hit.version !== anchor.version || typeof score !== 'number' || !request.search_after)
+    return request;
+  const searchAfter = [...request.search_after];
+  searchAfter[relevanceAt] = score;
+  return { ...request, search_after: searchAfter };
 }
 
 /**
@@ -132,37 +166,67 @@ export function buildPublicationSearch(
 ): BuiltSearch {
   const indexedMetadata = indexedMetadataFields(project.config);
   const cursorSignature = searchCursorSignature({ ...read, sortFields: read.sort.fields });
+  const relevanceAt = read.sort.fields.indexOf('relevance');
   const resolved = under('sort', resolveSort(read.sort, indexedMetadata));
-  const { sort, filter, searchAfter } = valueOrThrow(
+  const { sort, filter, after } = valueOrThrow(
     checkAll({
       sort: resolved,
       filter:
         read.filters === undefined
           ? valid(undefined)
           : under('filters', compileFilters(read.filters, indexedMetadata)),
-      searchAfter:
+      // A relevance cursor's values end with its last hit's version (see Anchor).
+      after:
         read.after === undefined || !resolved.ok
           ? valid(undefined)
-          : under('after', checkCursorValues(read.after, resolved.value.valueKinds)),
+          : under(
+              'after',
+              checkCursorValues(
+                read.after,
+                relevanceAt < 0 ? resolved.value.valueKinds : [...resolved.value.valueKinds, 'integer'],
+              ),
+            ),
     }),
   );
-  const request = buildSearchRequest({
+  const searchAfter = after && relevanceAt >= 0 ? after.slice(0, -1) : after;
+  const common = {
     projectId: project.id,
     fullText: read.search === undefined ? undefined : buildFullTextQuery(read.search),
-    filter,
     sort: sort.sort,
-    searchAfter,
     contentTypes: read.contentTypes,
     categories: read.categories,
     languages: read.languages,
     languageGroupId: read.languageGroupId,
+  };
+  const request = buildSearchRequest({
+    ...common,
+    filter,
+    searchAfter,
     idsOnly: read.idsOnly,
     fields: read.fields,
     limit: read.limit,
     offset: read.offset,
     withTotal: read.withTotal,
   });
-  return { request, body: JSON.stringify(request), cursorSignature };
+  let anchor: Anchor | undefined;
+  if (after && searchAfter && relevanceAt >= 0) {
+    // documentId is always in the sort (the tiebreaker): the cursor names its last hit.
+    const documentIdAt = read.sort.fields.findIndex((field) => field.replace(/^-/, '') === 'documentId');
+    const lastHit: estypes.QueryDslQueryContainer = {
+      term: { documentId: searchAfter[documentIdAt] as number },
+    };
+    const anchorRequest = buildSearchRequest({
+      ...common,
+      filter: { bool: { filter: filter ? [filter, lastHit] : [lastHit] } },
+      idsOnly: true,
+      fields: [],
+      limit: 1,
+      offset: 0,
+      withTotal: false,
+    });
+    anchor = { body: JSON.stringify(anchorRequest), version: after.at(-1) as number };
+  }
+  return { request, body: JSON.stringify(request), cursorSignature, relevanceAt, anchor };
 }
 
 /** The conditions a read applies: null when ignored, else the request's with the project's defaults. */
@@ -376,17 +440,28 @@ export function publicationReads(deps: {
         `search@${project.revisionNumber}\n${paramsKey}\n${conditionsKey(project, conditions)}`;
       const prepared = search;
       return answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
-        const response = await run(prepared.body);
+        const { anchor } = prepared;
+        const response = await run(
+          anchor
+            ? JSON.stringify(
+                reanchored(prepared.request, prepared.relevanceAt, anchor, await run(anchor.body)),
+              )
+            : prepared.body,
+        );
         const { conditionsChangeAt, ...answer } = params.idsOnly
           ? { ...toIds(response), conditionsChangeAt: undefined }
           : toItems(response, conditionsFor(project, conditions), params.fields);
         const full = params.limit > 0 && response.hits.length === params.limit;
+        const lastSort = response.lastSort as estypes.SortResults | undefined;
         const page: SearchPage = {
           ...answer,
           total: response.total,
           cursor:
-            full && response.lastSort
-              ? deps.cursors.encode(response.lastSort as estypes.SortResults, prepared.cursorSignature)
+            full && lastSort
+              ? deps.cursors.encode(
+                  prepared.relevanceAt < 0 ? lastSort : [...lastSort, response.hits.at(-1)?.version ?? 0],
+                  prepared.cursorSignature,
+                )
               : null,
         };
         return {

@@ -1,6 +1,6 @@
 import type { Metadata } from '../../src/domain/content';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { createPublishedDocument, indexNow, unpublish } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 
@@ -257,5 +257,63 @@ describe('publications/search against the truth', () => {
       }
       expect(failures).toEqual([]);
     });
+  });
+});
+
+describe('publications/search relevance paging while documents are published and unpublished', () => {
+  let app: TestApp;
+  let api: ReturnType<typeof apiClient>;
+  let projectId: number;
+  const original: number[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    projectId = (await createTestProject(app.ctx)).projectId;
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    // Two kinds of title: scores tie within each kind, as they do among short teasers.
+    for (let n = 0; n < 12; n += 1) {
+      const title = n % 2 === 0 ? 'Glacier report' : 'Glacier news of the week';
+      original.push((await createPublishedDocument(app.ctx, projectId, { metadata: { title } })).documentId);
+    }
+    await indexNow(app.ctx, projectId, original);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const page = async (query: string) => {
+    const response = await api.get(`publications/search?search=glacier&fields=id&${query}`);
+    expect(response.status).toBe(200);
+    return {
+      ids: (response.body.results as { documentId: number }[]).map((item) => item.documentId),
+      cursor: response.body.cursor as string | null,
+    };
+  };
+
+  it('when documents are published and unpublished between pages (every score moves), then no unchanged document comes twice or is skipped', async () => {
+    const first = await page('limit=4');
+    expect(first.ids).toHaveLength(4);
+    // New matches and one fewer document change every document's score (BM25's collection statistics).
+    const added: number[] = [];
+    for (let n = 0; n < 5; n += 1) {
+      added.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Glacier' } })).documentId,
+      );
+    }
+    const gone = original.find((id) => !first.ids.includes(id))!;
+    await unpublish(app.ctx, projectId, gone);
+    await indexNow(app.ctx, projectId, [...added, gone]);
+
+    const seen = [...first.ids];
+    let cursor = first.cursor;
+    while (cursor) {
+      const next = await page(`limit=3&after=${cursor}`);
+      seen.push(...next.ids);
+      cursor = next.cursor;
+    }
+    const unchanged = seen.filter((id) => original.includes(id));
+    expect(unchanged).toHaveLength(new Set(unchanged).size);
+    expect([...unchanged].sort((a, b) => a - b)).toEqual(original.filter((id) => id !== gone));
   });
 });

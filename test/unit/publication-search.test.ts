@@ -155,4 +155,50 @@ describe('buildPublicationSearch', () => {
       track_total_hits: true,
     });
   });
+
+  describe('when the cursor is of a relevance sort', () => {
+    const sort = sortOf(undefined, true);
+
+    it("then its values end with the last hit's version: the page searches after the rest, and the last hit is found again to score it now", () => {
+      const built = buildPublicationSearch(
+        project,
+        read({ search: 'fox', sort, after: [1.25, 1714557600000, 12, 3] }),
+      );
+      expect(built.relevanceAt).toBe(0);
+      expect(built.request.search_after).toEqual([1.25, 1714557600000, 12]);
+      expect(built.anchor?.version).toBe(3);
+      const anchor = JSON.parse(built.anchor!.body) as Record<string, unknown>;
+      expect(anchor).toMatchObject({
+        size: 1,
+        from: 0,
+        query: {
+          bool: {
+            filter: [{ term: { projectId: 7 } }, { bool: { filter: [{ term: { documentId: 12 } }] } }],
+            must: [expect.any(Object)],
+          },
+        },
+        sort: built.request.sort,
+        version: true,
+      });
+      expect(anchor).not.toHaveProperty('search_after');
+    });
+
+    it('then a cursor without the version (made before it was added) does not fit', () => {
+      expect(
+        validationDetails(() =>
+          buildPublicationSearch(project, read({ search: 'fox', sort, after: [1.25, 1714557600000, 12] })),
+        ),
+      ).toEqual({
+        name: 'ValidationError',
+        after: 'invalid cursor: its values do not fit the sort; start again without after',
+      });
+    });
+
+    it('then a sort without relevance has no anchor and no version in its cursor', () => {
+      const built = buildPublicationSearch(project, read({ sort: sortOf('documentId'), after: [12] }));
+      expect(built.relevanceAt).toBe(-1);
+      expect(built.anchor).toBeUndefined();
+      expect(built.request.search_after).toEqual([12]);
+    });
+  });
 });
