@@ -21,6 +21,11 @@ export interface SearchField {
   /** Field path in the Elasticsearch document. */
   field: string;
   type: SearchFieldType;
+  /**
+   * A count stored only when above 0 (statistics.componentCount.<name>: a document has a field for each
+   * component it holds): a document without the field has 0, and term and range see it so.
+   */
+  absentMeansZero?: boolean;
 }
 
 export const MAX_FILTER_DEPTH = 10;
@@ -60,7 +65,7 @@ function resolveFilterKey(key: string, indexedMetadata: IndexedMetadata): Search
   if (fixed) return { field: key, type: fixed };
   if (key.startsWith(COMPONENT_COUNT_PREFIX)) {
     const name = key.slice(COMPONENT_COUNT_PREFIX.length);
-    return COMPONENT_NAME.test(name) ? { field: key, type: 'integer' } : undefined;
+    return COMPONENT_NAME.test(name) ? { field: key, type: 'integer', absentMeansZero: true } : undefined;
   }
   if (key.startsWith(METADATA_PREFIX)) {
     return metadataSearchField(key.slice(METADATA_PREFIX.length), indexedMetadata);
@@ -365,8 +370,10 @@ class FilterCompiler {
       if (!Array.isArray(operand)) return matches[0];
       return { bool: { should: matches, minimum_should_match: 1 } };
     }
-    if (!Array.isArray(operand)) return { term: { [target.field]: scalars[0] ?? null } };
-    return { terms: { [target.field]: scalars } };
+    const query: Query = Array.isArray(operand)
+      ? { terms: { [target.field]: scalars } }
+      : { term: { [target.field]: scalars[0] ?? null } };
+    return orAbsent(query, target, scalars.includes(0));
   }
 
   private range(
@@ -407,8 +414,28 @@ class FilterCompiler {
     }
     if ('gt' in bounds && 'gte' in bounds) return this.report(path, 'use gt or gte, not both');
     if ('lt' in bounds && 'lte' in bounds) return this.report(path, 'use lt or lte, not both');
-    return valid ? { range: { [target.field]: bounds } } : undefined;
+    return valid
+      ? orAbsent({ range: { [target.field]: bounds } }, target, rangeHoldsZero(bounds))
+      : undefined;
   }
+}
+
+/** Whether 0 lies within numeric range bounds (only asked of counts, whose bounds are integers). */
+function rangeHoldsZero(bounds: Record<string, estypes.FieldValue>): boolean {
+  const { gt, gte, lt, lte } = bounds as Record<string, number | undefined>;
+  return (
+    (gt === undefined || 0 > gt) &&
+    (gte === undefined || 0 >= gte) &&
+    (lt === undefined || 0 < lt) &&
+    (lte === undefined || 0 <= lte)
+  );
+}
+
+/** A condition on a count that 0 satisfies also takes the documents that have none (see absentMeansZero). */
+function orAbsent(query: Query, target: SearchField, zeroMatches: boolean): Query {
+  if (!target.absentMeansZero || !zeroMatches) return query;
+  const absent: Query = { bool: { must_not: [{ exists: { field: target.field } }] } };
+  return { bool: { should: [query, absent], minimum_should_match: 1 } };
 }
 
 /**

@@ -202,7 +202,8 @@ describe('GET publications/search', () => {
       ['date range gte', { key: 'metadata.publishDate', range: { gte: '2024-02-01' } }, [1, 2]],
       ['text term (all words)', { key: 'metadata.summary', term: 'brown fox' }, [1]],
       ['keyword of another content type', { key: 'metadata.name', term: 'Jane Doe' }, [5]],
-      ['documentId term', { key: 'documentId', term: 0 }, [2]],
+      // -1 stands for the id of d[2] (replaced below).
+      ['documentId term', { key: 'documentId', term: -1 }, [2]],
       ['contentType term', { key: 'contentType', term: 'page' }, [4]],
       ['firstPublicationDate range', { key: 'firstPublicationDate', range: { lt: '2025-01-03' } }, [1, 2]],
       [
@@ -221,6 +222,38 @@ describe('GET publications/search', () => {
         [1],
       ],
       ['component count', { key: 'statistics.componentCount.paragraph', range: { gte: 2 } }, [2, 3]],
+      // A document without paragraphs has 0 of them, and is counted so.
+      [
+        'component count up to one',
+        { key: 'statistics.componentCount.paragraph', range: { lt: 2 } },
+        [1, 4, 5, 6],
+      ],
+      ['component count zero', { key: 'statistics.componentCount.paragraph', term: 0 }, [4, 5]],
+      [
+        'component count zero or two',
+        { key: 'statistics.componentCount.paragraph', term: [0, 2] },
+        [2, 3, 4, 5],
+      ],
+      [
+        'component count of a component no document has',
+        { key: 'statistics.componentCount.video', range: { lte: 0 } },
+        [1, 2, 3, 4, 5, 6],
+      ],
+      [
+        'component count exists (at least one)',
+        { key: 'statistics.componentCount.paragraph', exists: true },
+        [1, 2, 3, 6],
+      ],
+      [
+        'component count range above zero',
+        { key: 'statistics.componentCount.paragraph', range: { gt: 0, lte: 1 } },
+        [1, 6],
+      ],
+      [
+        'not a component count of zero',
+        { not: { key: 'statistics.componentCount.paragraph', term: 0 } },
+        [1, 2, 3, 6],
+      ],
       ['character count', { key: 'statistics.characterCount', range: { gt: 0 } }, [1, 2, 3, 6]],
       ['embargo enforced', { key: 'publishControl.embargo.enforced', term: true }, [6]],
       ['embargo until', { key: 'publishControl.embargo.until', range: { gte: '2029-12-31' } }, [6]],
@@ -274,7 +307,9 @@ describe('GET publications/search', () => {
     it.each(cases)(
       'when filtering by %s, then exactly the matching documents come back',
       async (_name, filters, expected) => {
-        const resolved = JSON.parse(JSON.stringify(filters).replace('"term":0', `"term":${d[2]}`)) as unknown;
+        const resolved = JSON.parse(
+          JSON.stringify(filters).replace('"term":-1', `"term":${d[2]}`),
+        ) as unknown;
         expect(await filtered(resolved)).toEqual(roles(...expected));
       },
     );

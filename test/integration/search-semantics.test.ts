@@ -167,6 +167,8 @@ describe('publications/search against the truth', () => {
     const filterValue = (doc: Published, key: string): unknown => {
       if (key === 'documentId') return doc.id;
       if (key === 'lastPublicationDate') return doc.publishedAt.getTime();
+      // These documents have no content: no component of any name, 0 of each.
+      if (key.startsWith('statistics.componentCount.')) return 0;
       const value = doc.metadata[key.slice('metadata.'.length)];
       return key === 'metadata.publishDate' && typeof value === 'string' ? Date.parse(value) : value;
     };
@@ -182,7 +184,13 @@ describe('publications/search against the truth', () => {
         return !holds(inner, doc);
       }
       const value = filterValue(doc, filter.key);
-      if ('exists' in filter) return (value !== undefined) === filter.exists;
+      // A component count exists when there is at least one such component.
+      if ('exists' in filter) {
+        const exists = filter.key.startsWith('statistics.componentCount.')
+          ? value !== 0
+          : value !== undefined;
+        return exists === filter.exists;
+      }
       if (value === undefined) return false;
       if ('term' in filter) {
         const terms = Array.isArray(filter.term) ? filter.term : [filter.term];
@@ -212,6 +220,7 @@ describe('publications/search against the truth', () => {
           ranged: true,
         },
         documentId: { values: () => docs.map((doc) => doc.id), ranged: true },
+        'statistics.componentCount.paragraph': { values: () => [0, 1, 2, -1], ranged: true },
         lastPublicationDate: {
           values: () => ['2025-01-01T00:00:00Z', '2025-01-02T00:00:00.000Z', '2025-01-02T12:00:00+12:00'],
           ranged: true,

@@ -65,7 +65,7 @@ describe('buildFilterQuery', () => {
       ['visiblePublicationDate', '2024-05-01', { term: { visiblePublicationDate: '2024-05-01' } }],
       ['statistics.characterCount', 1200, { term: { 'statistics.characterCount': 1200 } }],
       ['statistics.componentCount.image', 3, { term: { 'statistics.componentCount.image': 3 } }],
-      ['statistics.componentCount.head-1_x', 0, { term: { 'statistics.componentCount.head-1_x': 0 } }],
+      ['statistics.componentCount.head-1_x', 2, { term: { 'statistics.componentCount.head-1_x': 2 } }],
       ['metadata.author', 'ada', { term: { 'meta_keyword.author': 'ada' } }],
       ['metadata.rating', 4, { term: { 'meta_integer.rating': 4 } }],
       ['metadata.score', 1.5, { term: { 'meta_float.score': 1.5 } }],
@@ -148,6 +148,46 @@ describe('buildFilterQuery', () => {
       });
       expect(build({ key: 'metadata.author', range: { gt: 'k' } })).toEqual({
         range: { 'meta_keyword.author': { gt: 'k' } },
+      });
+    });
+  });
+
+  describe('when a component count is filtered so that 0 matches', () => {
+    // A document has a count field only for the components it holds: without it, it has 0 of them.
+    const orAbsent = (query: object, field: string) => ({
+      bool: { should: [query, { bool: { must_not: [{ exists: { field } }] } }], minimum_should_match: 1 },
+    });
+    const field = 'statistics.componentCount.image';
+
+    it.each<[string, object, boolean]>([
+      ['term 0', { term: 0 }, true],
+      ['term [0, 3]', { term: [0, 3] }, true],
+      ['term 3', { term: 3 }, false],
+      ['range lt 2', { range: { lt: 2 } }, true],
+      ['range lte 0', { range: { lte: 0 } }, true],
+      ['range gte 0', { range: { gte: 0 } }, true],
+      ['range gt -1 and lt 1', { range: { gt: -1, lt: 1 } }, true],
+      ['range gte 1', { range: { gte: 1 } }, false],
+      ['range gt 0', { range: { gt: 0 } }, false],
+      ['range lt 0', { range: { lt: 0 } }, false],
+    ])(
+      'then %s takes documents without the field too exactly when 0 satisfies it',
+      (_label, operator, zero) => {
+        const query = build({ key: field, ...operator });
+        const plain =
+          'term' in operator
+            ? Array.isArray(operator.term)
+              ? { terms: { [field]: operator.term } }
+              : { term: { [field]: operator.term } }
+            : { range: { [field]: (operator as { range: object }).range } };
+        expect(query).toEqual(zero ? orAbsent(plain, field) : plain);
+      },
+    );
+
+    it('then other integers are left as they are: a missing value is missing, not 0', () => {
+      expect(build({ key: 'metadata.rating', term: 0 })).toEqual({ term: { 'meta_integer.rating': 0 } });
+      expect(build({ key: 'statistics.characterCount', range: { lt: 5 } })).toEqual({
+        range: { 'statistics.characterCount': { lt: 5 } },
       });
     });
   });
