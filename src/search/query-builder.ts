@@ -16,8 +16,17 @@ export interface Bounds<T> {
   lte?: T | undefined;
 }
 
-function rangeQuery<T extends estypes.FieldValue>(field: string, bounds: Bounds<T>): Query | undefined {
-  const given = Object.fromEntries(Object.entries(bounds).filter(([, value]) => value !== undefined));
+/**
+ * Every bound given holds. Elasticsearch keeps only one lower and one upper bound per range (the last of gt
+ * and gte, of lt and lte), so where a side has both, the tighter one is sent: `id.gt=10&id.gte=5` is id > 10,
+ * not id >= 5.
+ */
+function rangeQuery(field: string, { gt, gte, lt, lte }: Bounds<number>): Query | undefined {
+  const lower =
+    gt !== undefined && (gte === undefined || gt >= gte) ? { gt } : gte === undefined ? {} : { gte };
+  const upper =
+    lt !== undefined && (lte === undefined || lt <= lte) ? { lt } : lte === undefined ? {} : { lte };
+  const given = { ...lower, ...upper };
   return Object.keys(given).length > 0 ? { range: { [field]: given } } : undefined;
 }
 

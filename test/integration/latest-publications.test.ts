@@ -113,6 +113,15 @@ describe('GET documents/latestPublications', () => {
     ['id={ONE}', () => [ids[5]]],
     ['id.gte={A}&id.lt={B}&reverse=true', () => ids.slice(10, 20)],
     ['id.gt={A}&id.lte={B}', () => ids.slice(11, 21).reverse()],
+    // Both bounds of a side given: each holds (the tighter one decides), whichever comes first.
+    ['id.gt={A}&id.gte={C}&id.lte={B}', () => ids.slice(11, 21).reverse()],
+    ['id.gte={C}&id.gt={A}&id.lte={B}', () => ids.slice(11, 21).reverse()],
+    ['id.gte={A}&id.gt={C}&id.lt={B}&id.lte={D}', () => ids.slice(10, 20).reverse()],
+    ['id.gt={A}&id.gte={A}&id.lt={B}&id.lte={B}', () => ids.slice(11, 20).reverse()],
+    [
+      'publishedAt.gt=2025-02-01T00:05:00Z&publishedAt.gte=2025-02-01T00:01:00Z&publishedAt.lt=2025-02-01T00:08:00Z&publishedAt.lte=2025-02-01T00:20:00Z',
+      () => [ids[7], ids[6]],
+    ],
     [
       'publishedAt.gte=2025-02-01T00:05:00Z&publishedAt.lt=2025-02-01T00:08:00Z',
       () => [ids[7], ids[6], ids[5]],
@@ -129,8 +138,10 @@ describe('GET documents/latestPublications', () => {
     const resolved = query
       .replace('{IDS}', `${ids[3]},${ids[7]}`)
       .replace('{ONE}', String(ids[5]))
-      .replace('{A}', String(ids[10]))
-      .replace('{B}', String(ids[20]));
+      .replaceAll('{A}', String(ids[10]))
+      .replaceAll('{B}', String(ids[20]))
+      .replace('{C}', String(ids[5]))
+      .replace('{D}', String(ids[25]));
     expect(await list(resolved)).toEqual(expected());
   });
 
