@@ -16,7 +16,8 @@ import { invalid, valid, type Checked } from './validation';
  * values that are scalars search_after could take (`decode`). The read checks them against the sort in use
  * (`checkCursorValues`): count and kind of each, because only the project's indexed metadata says what kind a
  * metadata sort field has (one indexed as integer today may be a keyword tomorrow), and anything search_after
- * cannot take would come back from Elasticsearch as a 400 of its own. Problems are reported at the root path: keyed `after` in the 400.
+ * cannot take would come back from Elasticsearch as a 400 of its own. Problems are reported at the root path:
+ * keyed `after` in the 400.
  */
 
 const VERSION = 2;

@@ -85,7 +85,7 @@ const MISSING_LAST: Partial<Record<SearchFieldType, Record<estypes.SortOrder, nu
   boolean: { asc: 2, desc: -1 },
 };
 
-/** Sorted as another numeric type than the mapping's, so that the missing value above is out of the values' range. */
+/** Sorted as another numeric type than the mapping's, so the missing value above lies beyond every value. */
 const NUMERIC_TYPE: Partial<Record<SearchFieldType, estypes.FieldSortNumericType>> = { integer: 'long' };
 
 function sortableNames(indexedMetadata: IndexedMetadata): string {

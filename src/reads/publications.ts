@@ -118,7 +118,7 @@ export interface BuiltSearch {
   body: string;
   /** What a cursor of this search is tied to: the normalised sort and selection (searchCursorSignature). */
   cursorSignature: string;
-  /** Where relevance is in the sort; -1 when it is not sorted by. Its cursors also carry the last hit's version. */
+  /** Where relevance is in the sort (-1: not sorted by); its cursors also carry the last hit's version. */
   relevanceAt: number;
   /** With a cursor of a relevance sort: how to find its last hit's score now (see reanchored). */
   anchor?: Anchor | undefined;
@@ -127,9 +127,9 @@ export interface BuiltSearch {
 /**
  * A relevance cursor's last hit, to be scored again before the page is searched. BM25 scores depend on the
  * whole index (how many documents there are and hold each word), so every publish and unpublish moves every
- * score a little: the cursor's score, taken before, no longer says where that hit is, and search_after from it
- * repeated the previous pages' documents (their scores fell below it) or skipped some. The hit's score now, when
- * the hit itself did not change (the same version), puts the page right after it again.
+ * score a little: the cursor's score, taken before, no longer says where that hit is, and search_after from
+ * it repeated the previous pages' documents (their scores fell below it) or skipped some. The hit's score
+ * now, when the hit itself did not change (the same version), puts the page right after it again.
  */
 interface Anchor {
   /** The search restricted to the last hit: its sort values are its place now. */

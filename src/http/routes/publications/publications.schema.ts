@@ -24,7 +24,8 @@ const MAX_SEARCH_LENGTH = 1000;
  * the process's cursor codec (built once per process, when the route is registered). `filters` comes out as
  * parsed JSON, `sort` as a SortSpec and `after` as the values of a cursor this server signed for that sort and
  * selection (searchCursorSignature); what only the project's indexed metadata can tell (filter keys and types,
- * sort fields, the kinds of the cursor's values) is judged by the read (src/reads/publications.ts), through the same issues → 400 path.
+ * sort fields, the kinds of the cursor's values) is judged by the read (src/reads/publications.ts), through
+ * the same issues → 400 path.
  */
 export const searchQuery = (cursors: CursorCodec) =>
   perVersion((version) =>
