@@ -60,10 +60,22 @@ export const OTHER_SEARCH =
 /** A comma list as a set: its items are ORed, so order and repeats do not change what it selects. */
 const asSet = (items: readonly string[] | undefined) => items && [...new Set(items)].sort();
 
+/** A filter expression with every object's keys in order: `{term, key}` is `{key, term}` (nesting is bounded). */
+function sortedKeys(value: FilterJson | undefined): FilterJson | undefined {
+  if (Array.isArray(value)) return value.map((item) => sortedKeys(item) ?? null);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys(value[key]) ?? null]),
+  );
+}
+
 /**
  * The signature of a search's cursors: a cursor says where in one result set a page starts, so it is refused
  * under another sort or another selection of documents (AIP-158: the other arguments must stay the same), and
- * taken back under the same search written another way (filters' whitespace, list order, blank search). The
+ * taken back under the same search written another way (filters' whitespace and key order, list order, a
+ * blank search). The
  * page size, the fields and the component conditions may change between pages. A search that selects by sort
  * alone has the signature cursors had before they were tied to the selection.
  */
@@ -71,7 +83,7 @@ export function searchCursorSignature(selection: SearchSelection): string {
   const sort = selection.sortFields.join(',');
   const selected = {
     search: hasSearchTerms(selection.search) ? splitSearch(selection.search ?? '') : undefined,
-    filters: selection.filters,
+    filters: sortedKeys(selection.filters),
     contentTypes: asSet(selection.contentTypes),
     categories: asSet(selection.categories),
     languages: asSet(selection.languages),

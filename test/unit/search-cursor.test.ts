@@ -248,6 +248,9 @@ describe('searchCursorSignature', () => {
     expect(
       searchCursorSignature({ sortFields, search: ' glacier   "ice  age" ', contentTypes: ['b', 'a', 'b'] }),
     ).toBe(searchCursorSignature({ sortFields, search: 'glacier "ice age"', contentTypes: ['a', 'b'] }));
+    expect(
+      searchCursorSignature({ sortFields, filters: { or: [{ term: 'red', key: 'metadata.flag' }] } }),
+    ).toBe(searchCursorSignature({ sortFields, filters: { or: [{ key: 'metadata.flag', term: 'red' }] } }));
   });
 
   it('when a cursor is decoded under another selection with the search wording, then the 400 says what must stay the same', () => {
