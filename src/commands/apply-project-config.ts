@@ -3,11 +3,15 @@ import { withTransaction, type Pool } from '../db/pool';
 import { categoryQueries } from '../db/queries/categories';
 import { channelQueries } from '../db/queries/channels';
 import { designQueries } from '../db/queries/designs';
+import { documentQueries } from '../db/queries/documents';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { diffJson, escapePointerToken, type JsonPatch } from '../domain/json-diff';
 import { NewProjectConfigSchema, type ProjectConfig } from '../domain/project-config';
 import { readableIssueMessage } from '../domain/validation';
+import { enqueueMany, type Boss } from '../jobs/boss';
+import { indexJobsFor } from '../jobs/index-jobs';
+import { searchConfigKey } from '../search/document-builder';
 
 export interface SchemaError {
   pointer: string;
@@ -46,9 +50,12 @@ function storedForm(config: ProjectConfig): ProjectConfig {
  * `POST projectConfig` (supplement §8): validates the config, diffs it against the stored one and, unless
  * `plan` is set, stores it as the next revision with its categories, channel and current design, all in
  * one transaction. A `$baseRevision` that is not the current revision is a 409: someone applied in between.
+ * When the new config changes what search documents are built from (searchConfigKey: indexed fields and
+ * their types, sortDateField, the homepage), the project's published documents get a new index version and
+ * index jobs in the same transaction, so documents published before the change follow it.
  */
 export async function applyProjectConfig(
-  pool: Pool,
+  { pool, boss }: { pool: Pool; boss: Boss },
   projectId: number,
   input: { plan: boolean; projectConfig: unknown },
 ): Promise<ApplyProjectConfigResult> {
@@ -90,6 +97,10 @@ export async function applyProjectConfig(
     await categoryQueries(tx).replaceAll(projectId, stored);
     await channelQueries(tx).updateDefault(projectId, stored);
     if (stored.design) await designs.makeCurrent(projectId, stored.design.name, stored.design.version);
+    if (searchConfigKey(project.config) !== searchConfigKey(stored)) {
+      const published = await documentQueries(tx).bumpPublishedIndexVersions(projectId);
+      await enqueueMany(boss, tx, 'indexDocuments', indexJobsFor(projectId, published));
+    }
     return { ok: true, plan: false, patches, revisionNumber };
   });
   // Committed: this process's caches drop the project's config at once.

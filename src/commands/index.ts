@@ -55,7 +55,7 @@ export function createCommands(deps: {
   return {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),
     applyProjectConfig: (projectId: number, input: { plan: boolean; projectConfig: unknown }) =>
-      applyProjectConfig(deps.pool, projectId, input),
+      applyProjectConfig(deps, projectId, input),
     loadMenu: (input: LoadMenuInput) => loadMenu(deps.pool, input),
     createDocumentList: (input: { projectId: number; name: string }) => createDocumentList(deps.pool, input),
     addToDocumentList: (input: { listId: number; documentIds: readonly number[] }) =>

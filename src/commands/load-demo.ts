@@ -111,7 +111,7 @@ export async function loadDemo(deps: DemoDeps, options: DemoOptions): Promise<De
 
   const project = (await projectQueries(deps.pool).findById(projectId))!;
   if (project.config.settings.homepageDocumentId !== homepageDocumentId) {
-    await applyProjectConfig(deps.pool, projectId, {
+    await applyProjectConfig(deps, projectId, {
       plan: false,
       projectConfig: demoConfig(homepageDocumentId),
     });

@@ -70,6 +70,21 @@ export class BatchConfigs {
   }
 }
 
+/**
+ * What of a project config buildSearchDocument reads: the indexed metadata fields with their types, each
+ * content type's sortDateField and the homepage. Two configs with the same key build the same search document
+ * from the same row; when an applied config changes it, the project's published documents are indexed again
+ * (applyProjectConfig), so a field indexed from now on is searchable in documents published before.
+ */
+export function searchConfigKey(config: ProjectConfig): string {
+  const byName = <T>(entries: [string, T][]) => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify({
+    indexed: byName(Object.entries(indexedMetadataFields(config))),
+    sortDateFields: byName(config.contentTypes.map((type) => [type.handle, type.sortDateField ?? null])),
+    homepageDocumentId: config.settings.homepageDocumentId ?? null,
+  });
+}
+
 /** The component names `statistics.componentCount.<name>` filters accept. */
 const COMPONENT_NAME = /^[A-Za-z0-9_-]+$/;
 

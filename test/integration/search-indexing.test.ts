@@ -123,6 +123,45 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     await eventually(async () => (await embargoed()).length === 0, 2000, 50);
   });
 
+  it('when an applied config indexes a field or changes its type, then documents published before are searchable by it within 2 s', async () => {
+    const project = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, project.projectId, [
+      'public-api:read',
+      'public-api:config:read',
+      'public-api:config:write',
+    ]);
+    const admin = apiClient(app.url, token);
+    const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+      metadata: { title: 'Before the change', desk: 'sports', flag: 7 },
+    });
+    const filtered = async (filter: unknown) => {
+      const filters = encodeURIComponent(JSON.stringify(filter));
+      const response = await admin.get(`publications/search?filters=${filters}&fields=id`);
+      expect(response.status).toBe(200);
+      return (response.body.results as { documentId: number }[]).map((item) => item.documentId);
+    };
+    const byDesk = { key: 'metadata.desk', term: 'sports' };
+    await eventually(async () => (await filtered({ key: 'metadata.flag', term: '7' })).includes(documentId));
+    const indexVersion = async () =>
+      (await app.ctx.pool.query('SELECT index_version FROM documents WHERE id = $1', [documentId])).rows[0]
+        .index_version as number;
+    const before = await indexVersion();
+
+    // A change search documents do not show (the label) indexes nothing again.
+    const config = (await admin.get('projectConfig')).body;
+    config.settings.label = 'Renamed';
+    expect((await admin.post('projectConfig', { plan: false, projectConfig: config })).status).toBe(200);
+    expect(await indexVersion()).toBe(before);
+
+    const indexing = (await admin.get('projectConfig')).body;
+    indexing.contentTypes[0].metadata.push({ handle: 'desk', type: 'string', index: true });
+    indexing.contentTypes[0].metadata.find((field: { handle: string }) => field.handle === 'flag').type =
+      'integer';
+    expect((await admin.post('projectConfig', { plan: false, projectConfig: indexing })).status).toBe(200);
+    await eventually(async () => (await filtered(byDesk)).includes(documentId), 2000, 50);
+    expect(await filtered({ key: 'metadata.flag', range: { gte: 7, lte: 7 } })).toEqual([documentId]);
+  });
+
   it('when an older state is written late, then the index keeps the newer one', async () => {
     const oldTerm = word();
     const newTerm = word();

@@ -419,6 +419,20 @@ export function documentQueries(db: Queryable) {
     },
 
     /**
+     * Every published document of the project gets a new index version (their search documents are to be
+     * built again, e.g. under a new project config); returns their ids, ascending.
+     */
+    async bumpPublishedIndexVersions(projectId: number): Promise<number[]> {
+      const result = await db.query<{ id: number }>(
+        `UPDATE documents SET index_version = index_version + 1
+         WHERE project_id = $1 AND latest_publication_id IS NOT NULL
+         RETURNING id`,
+        [projectId],
+      );
+      return result.rows.map((row) => row.id).sort((a, b) => a - b);
+    },
+
+    /**
      * markUnpublished for many published documents in one statement. Answers the types of the publication
      * each one had, by document id.
      */
