@@ -67,9 +67,16 @@ export const ContentTypeSchema = z
   })
   .strict();
 
+/**
+ * The longest category id: ids are the key of the categories table, whose index holds at most 2704 bytes
+ * an entry (a longer id was a 500 on apply), and the search's categoryId keyword; 256 characters of up to
+ * four UTF-8 bytes each stay well inside both.
+ */
+export const MAX_CATEGORY_ID_LENGTH = 256;
+
 export const CategorySchema = z
   .object({
-    id: z.string().min(1),
+    id: z.string().min(1).max(MAX_CATEGORY_ID_LENGTH),
     label: z.string().min(1),
     path: z.string().startsWith('/'),
     parentId: z.string().optional(),

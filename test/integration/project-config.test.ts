@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { buildProjectConfig, createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
@@ -147,6 +148,26 @@ describe('projectConfig', () => {
       ]),
     );
     expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
+  });
+
+  it('when a category id is longer than 256 characters, then 400 points at it and nothing changes', async () => {
+    // Such an id went into the categories table's key, whose index refused it: the apply was a 500.
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    const long = randomBytes(2400).toString('base64');
+    changed.categories.push({ id: long, label: 'Long', path: '/long' });
+    const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details.schemaErrors).toEqual([
+      { pointer: '/categories/3/id', message: 'must be at most 256 characters long' },
+    ]);
+    expect(await api.get('projectConfig')).toMatchObject({ status: 200, body: current });
+    changed.categories[3].id = long.slice(0, 256);
+    expect((await api.post('projectConfig', { plan: false, projectConfig: changed })).status).toBe(200);
+    const categories = await api.get('categories');
+    expect(categories.body.results.map((category: { id: string }) => category.id)).toContain(
+      long.slice(0, 256),
+    );
   });
 
   it('when planning a change, then the patches are shown and nothing is stored', async () => {

@@ -1,8 +1,10 @@
 import {
   indexedMetadataFields,
+  MAX_CATEGORY_ID_LENGTH,
   NewProjectConfigSchema,
   ProjectConfigSchema,
 } from '../../src/domain/project-config';
+import { readableIssueMessage } from '../../src/domain/validation';
 
 const contentType = (handle: string, metadata: unknown[]) => ({ handle, documentType: 'article', metadata });
 const config = (...contentTypes: unknown[]) => ({ settings: { handle: 'p' }, contentTypes });
@@ -41,5 +43,18 @@ describe('NewProjectConfigSchema, indexed metadata', () => {
     );
     const parsed = NewProjectConfigSchema.parse(agreeing);
     expect(indexedMetadataFields(parsed)).toEqual({ flag: 'keyword', rank: 'integer' });
+  });
+});
+
+describe('ProjectConfigSchema, categories', () => {
+  it('when a category id is longer than MAX_CATEGORY_ID_LENGTH, then it is refused at the id; at the limit it is accepted', () => {
+    const withId = (id: string) => ({ ...config(), categories: [{ id, label: 'L', path: '/l' }] });
+    const refused = ProjectConfigSchema.safeParse(withId('c'.repeat(MAX_CATEGORY_ID_LENGTH + 1)), {
+      error: readableIssueMessage,
+    });
+    expect(refused.error?.issues.map((issue) => [issue.path.join('/'), issue.message])).toEqual([
+      ['categories/0/id', `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long`],
+    ]);
+    expect(ProjectConfigSchema.safeParse(withId('c'.repeat(MAX_CATEGORY_ID_LENGTH))).success).toBe(true);
   });
 });
