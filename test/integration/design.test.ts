@@ -49,6 +49,19 @@ describe('design', () => {
     expect(unknown.body.error_details).toMatchObject({ name: 'NotFound' });
   });
 
+  it('when a query parameter is sent, then 400 names it, as on every other read', async () => {
+    // design?version=0.9.0 answered the current design as if the version had been honoured.
+    for (const path of ['design?version=0.9.0', 'design/0.9.0?name=other']) {
+      const response = await api.get(path);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toEqual(
+        path.startsWith('design?')
+          ? { name: 'ValidationError', version: 'is not allowed' }
+          : { name: 'ValidationError', message: 'name: is not allowed' },
+      );
+    }
+  });
+
   it("when another project's token asks for a version only this project has, then 404", async () => {
     const other = await createTestProject(app.ctx, { designs: [] });
     const { token } = await tokenFor(app.ctx, other.projectId);

@@ -666,7 +666,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'The current design',
           security: read,
-          responses: { 200: json(design), ...errors(401, 403, 404) },
+          responses: { 200: json(design), ...errors(400, 401, 403, 404) },
         },
       },
       '/design/{designVersion}': {
@@ -674,7 +674,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary: 'A design version',
           security: read,
           parameters: params({ path: designParams }),
-          responses: { 200: json(design), ...errors(401, 403, 404) },
+          responses: { 200: json(design), ...errors(400, 401, 403, 404) },
         },
       },
       '/composition/{documentId}': {
