@@ -42,29 +42,37 @@ function isEqual(a: unknown, b: unknown): boolean {
  * Keys whose value is `undefined` count as absent, as they would in JSON.
  */
 export function diffJson(before: unknown, after: unknown, pointer = ''): JsonPatch[] {
-  if (isEqual(before, after)) return [];
+  const patches: JsonPatch[] = [];
+  diffInto(patches, before, after, pointer);
+  return patches;
+}
+
+/**
+ * diffJson's walk, appending to one array: a config may hold hundreds of thousands of changes (a category's
+ * metadata is free-form), more than a spread call's arguments can carry (a RangeError, answered 500).
+ */
+function diffInto(patches: JsonPatch[], before: unknown, after: unknown, pointer: string): void {
+  if (isEqual(before, after)) return;
   if (isObject(before) && isObject(after)) {
-    const patches: JsonPatch[] = [];
     for (const [key, value] of Object.entries(before)) {
       if (value === undefined) continue;
       const child = `${pointer}/${escapePointerToken(key)}`;
       if (!Object.hasOwn(after, key) || after[key] === undefined) {
         patches.push({ action: 'remove', pointer: child, valueBefore: value });
       } else {
-        patches.push(...diffJson(value, after[key], child));
+        diffInto(patches, value, after[key], child);
       }
     }
     for (const [key, value] of Object.entries(after)) {
       if (value === undefined || (Object.hasOwn(before, key) && before[key] !== undefined)) continue;
       patches.push({ action: 'add', pointer: `${pointer}/${escapePointerToken(key)}`, value });
     }
-    return patches;
+    return;
   }
   if (Array.isArray(before) && Array.isArray(after)) {
-    const patches: JsonPatch[] = [];
     const common = Math.min(before.length, after.length);
     for (let index = 0; index < common; index += 1) {
-      patches.push(...diffJson(before[index], after[index], `${pointer}/${index}`));
+      diffInto(patches, before[index], after[index], `${pointer}/${index}`);
     }
     for (let index = common; index < after.length; index += 1) {
       patches.push({ action: 'add', pointer: `${pointer}/${index}`, value: after[index] });
@@ -72,7 +80,7 @@ export function diffJson(before: unknown, after: unknown, pointer = ''): JsonPat
     for (let index = before.length - 1; index >= common; index -= 1) {
       patches.push({ action: 'remove', pointer: `${pointer}/${index}`, valueBefore: before[index] });
     }
-    return patches;
+    return;
   }
-  return [{ action: 'update', pointer, value: after, valueBefore: before }];
+  patches.push({ action: 'update', pointer, value: after, valueBefore: before });
 }

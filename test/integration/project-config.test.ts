@@ -170,6 +170,34 @@ describe('projectConfig', () => {
     );
   });
 
+  it('when a change makes more than a hundred thousand patches, then they are planned and applied', async () => {
+    // A category's metadata is free-form: 150,000 keys (1.8 MB) made the diff overflow the stack, a 500.
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    const metadata = Object.fromEntries(Array.from({ length: 150_000 }, (_, index) => [`k${index}`, index]));
+    changed.categories[0].metadata = metadata;
+    const planned = await api.post('projectConfig', { plan: true, projectConfig: changed });
+    expect(planned.status).toBe(200);
+    expect(planned.body.patches).toHaveLength(1);
+    expect(planned.body.patches[0]).toEqual({
+      action: 'add',
+      pointer: '/categories/0/metadata',
+      value: metadata,
+    });
+    expect((await api.post('projectConfig', { plan: false, projectConfig: changed })).status).toBe(200);
+    delete changed.categories[0].metadata;
+    changed.categories[0].metadata = { k0: 0 };
+    changed.$baseRevision = 2;
+    const removed = await api.post('projectConfig', { plan: true, projectConfig: changed });
+    expect(removed.status).toBe(200);
+    expect(removed.body.patches).toHaveLength(149_999);
+    expect(removed.body.patches[0]).toEqual({
+      action: 'remove',
+      pointer: '/categories/0/metadata/k1',
+      valueBefore: 1,
+    });
+  });
+
   it('when planning a change, then the patches are shown and nothing is stored', async () => {
     const { api, current } = await setup();
     const changed = structuredClone(current);

@@ -47,4 +47,16 @@ describe('diffJson', () => {
     expect(diffJson({ a: undefined }, {})).toEqual([]);
     expect(diffJson({ a: undefined }, { a: 1 })).toEqual([{ action: 'add', pointer: '/a', value: 1 }]);
   });
+
+  it('when a nested object or array changes in hundreds of thousands of places, then every change is a patch', () => {
+    // Each level spread its children's patches into a call's arguments: past ~120,000 that was a RangeError.
+    const keys = Array.from({ length: 200_000 }, (_, index) => `k${index}`);
+    const patches = diffJson(
+      { categories: [{ metadata: {} }], list: [] },
+      { categories: [{ metadata: Object.fromEntries(keys.map((key) => [key, 1])) }], list: keys },
+    );
+    expect(patches).toHaveLength(400_000);
+    expect(patches[0]).toEqual({ action: 'add', pointer: '/categories/0/metadata/k0', value: 1 });
+    expect(patches.at(-1)).toEqual({ action: 'add', pointer: '/list/199999', value: 'k199999' });
+  });
 });
