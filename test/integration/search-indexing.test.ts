@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { publishDocument } from '../../src/commands/publish-document';
+import { withTransaction } from '../../src/db/pool';
+import { documentQueries } from '../../src/db/queries/documents';
 import { indexSourceQueries } from '../../src/db/queries/index-sources';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from '../../src/search/document-builder';
 import { indexStatus, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
@@ -160,6 +163,36 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect((await admin.post('projectConfig', { plan: false, projectConfig: indexing })).status).toBe(200);
     await eventually(async () => (await filtered(byDesk)).includes(documentId), 2000, 50);
     expect(await filtered({ key: 'metadata.flag', range: { gte: 7, lte: 7 } })).toEqual([documentId]);
+  });
+
+  it('when a document is being published while a config that re-indexes it is applied, then both complete', async () => {
+    const project = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, project.projectId, [
+      'public-api:config:read',
+      'public-api:config:write',
+    ]);
+    const admin = apiClient(app.url, token);
+    const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+      metadata: { title: 'Republished meanwhile', desk: 'arts' },
+    });
+    const indexing = (await admin.get('projectConfig')).body;
+    indexing.contentTypes[0].metadata.push({ handle: 'desk', type: 'string', index: true });
+    let applying: ReturnType<typeof admin.post> | undefined;
+    // The publish holds the document and then writes rows that reference the project; the apply holds the
+    // project and then re-indexes the document. Locking the project FOR UPDATE made that a deadlock.
+    await withTransaction(app.ctx.pool, async (tx) => {
+      const document = (await documentQueries(tx).findByIdForUpdate(project.projectId, documentId))!;
+      applying = admin.post('projectConfig', { plan: false, projectConfig: indexing });
+      await eventually(async () => {
+        const waiting = await app.ctx.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+             AND query LIKE '%UPDATE documents%index_version%'`,
+        );
+        return (waiting.rowCount ?? 0) > 0;
+      });
+      await publishDocument(tx, app.ctx.boss, document, { now: new Date() });
+    });
+    expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
   });
 
   it('when an older state is written late, then the index keeps the newer one', async () => {

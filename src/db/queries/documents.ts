@@ -420,13 +420,17 @@ export function documentQueries(db: Queryable) {
 
     /**
      * Every published document of the project gets a new index version (their search documents are to be
-     * built again, e.g. under a new project config); returns their ids, ascending.
+     * built again, e.g. under a new project config); returns their ids, ascending. The rows are locked in id
+     * order, as an import batch locks its documents, so the two wait for each other instead of deadlocking.
      */
     async bumpPublishedIndexVersions(projectId: number): Promise<number[]> {
       const result = await db.query<{ id: number }>(
-        `UPDATE documents SET index_version = index_version + 1
-         WHERE project_id = $1 AND latest_publication_id IS NOT NULL
-         RETURNING id`,
+        `UPDATE documents d SET index_version = d.index_version + 1
+         FROM (SELECT id FROM documents
+               WHERE project_id = $1 AND latest_publication_id IS NOT NULL
+               ORDER BY id FOR NO KEY UPDATE) locked
+         WHERE d.id = locked.id
+         RETURNING d.id`,
         [projectId],
       );
       return result.rows.map((row) => row.id).sort((a, b) => a - b);

@@ -54,10 +54,15 @@ export function projectQueries(db: Queryable) {
       return id;
     },
 
-    /** Locks the project row so two applies of the same base revision serialise and the second sees a conflict. */
+    /**
+     * Locks the project row so two applies of the same base revision serialise and the second sees a conflict.
+     * FOR NO KEY UPDATE, the lock the apply's own UPDATE takes: FOR UPDATE would also hold off every insert of
+     * a row referencing the project (a publication, an event, a document) until the apply commits, and a
+     * publish holding a document the apply re-indexes would deadlock with it.
+     */
     async lockRevision(projectId: number): Promise<number | undefined> {
       const result = await db.query<{ revisionNumber: number }>(
-        'SELECT revision_number AS "revisionNumber" FROM projects WHERE id = $1 FOR UPDATE',
+        'SELECT revision_number AS "revisionNumber" FROM projects WHERE id = $1 FOR NO KEY UPDATE',
         [projectId],
       );
       return result.rows[0]?.revisionNumber;
