@@ -276,6 +276,27 @@ describe('projectConfig', () => {
     expect((await api.get('projectConfig')).body.settings.label).toBe('First');
   });
 
+  it('when several applies of the same $baseRevision race, then exactly one wins and the others are 409', async () => {
+    const { project, api, current } = await setup();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        api.post('projectConfig', {
+          plan: false,
+          projectConfig: { ...current, settings: { ...current.settings, label: `Racer ${index}` } },
+        }),
+      ),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const winner = responses.findIndex((response) => response.status === 200);
+    const after = (await api.get('projectConfig')).body;
+    expect(after).toMatchObject({ $baseRevision: 2, settings: { label: `Racer ${winner}` } });
+    const revisions = await app.ctx.pool.query(
+      'SELECT revision_number FROM project_config_revisions WHERE project_id = $1 ORDER BY 1',
+      [project.projectId],
+    );
+    expect(revisions.rows.map((row) => row.revision_number)).toEqual([1, 2]);
+  });
+
   it('when the config names a design the project does not have, then 400 points at /design', async () => {
     const { api, current } = await setup();
     const response = await api.post('projectConfig', {
