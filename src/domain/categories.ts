@@ -4,6 +4,35 @@ import type { Issue } from './validation';
 /** api-spec §4.2 and §8: inheritMetadata walks at most this many parents. */
 export const MAX_CATEGORY_DEPTH = 20;
 
+/**
+ * The longest category id: ids are the key of the categories table, whose index holds at most 2704 bytes
+ * an entry (a longer id was a 500 on apply), and the search's categoryId keyword; 256 characters of up to
+ * four UTF-8 bytes each stay well inside both.
+ */
+export const MAX_CATEGORY_ID_LENGTH = 256;
+
+/**
+ * Category ids a new config may not use, each reported on its `id` (`[index, 'id']`): longer than
+ * MAX_CATEGORY_ID_LENGTH, or `.` / `..`, which GET categories/{categoryId} serves but no client can send
+ * (URLs resolve such path segments away).
+ */
+export function categoryIdIssues(categories: readonly { id: string }[]): Issue[] {
+  return categories.flatMap(({ id }, index): Issue[] => {
+    if (id.length > MAX_CATEGORY_ID_LENGTH) {
+      return [{ path: [index, 'id'], message: `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long` }];
+    }
+    if (id === '.' || id === '..') {
+      return [
+        {
+          path: [index, 'id'],
+          message: "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}",
+        },
+      ];
+    }
+    return [];
+  });
+}
+
 /** A category as the tree knows it: its id and the id of its parent, if any. */
 export interface CategoryNode {
   id: string;

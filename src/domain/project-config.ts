@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { categoryTreeIssues } from './categories';
+import { categoryIdIssues, categoryTreeIssues } from './categories';
 import type { ConditionDefaults } from './component-conditions';
 
 /**
@@ -67,16 +67,9 @@ export const ContentTypeSchema = z
   })
   .strict();
 
-/**
- * The longest category id: ids are the key of the categories table, whose index holds at most 2704 bytes
- * an entry (a longer id was a 500 on apply), and the search's categoryId keyword; 256 characters of up to
- * four UTF-8 bytes each stay well inside both.
- */
-export const MAX_CATEGORY_ID_LENGTH = 256;
-
 export const CategorySchema = z
   .object({
-    id: z.string().min(1).max(MAX_CATEGORY_ID_LENGTH),
+    id: z.string().min(1),
     label: z.string().min(1),
     path: z.string().startsWith('/'),
     parentId: z.string().optional(),
@@ -239,12 +232,16 @@ export const ProjectConfigSchema = z
   });
 
 /**
- * What creating a project and applying a config accept: ProjectConfigSchema, a category tree that
+ * What creating a project and applying a config accept: ProjectConfigSchema, category ids that can be stored
+ * and asked for (categoryIdIssues), a category tree that
  * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents), and one index type per
  * indexed metadata field. Stored configs are read with ProjectConfigSchema alone, so one stored before these
  * rules still loads.
  */
 export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, ctx) => {
+  for (const issue of categoryIdIssues(config.categories)) {
+    ctx.addIssue({ code: 'custom', path: ['categories', ...issue.path], message: issue.message });
+  }
   for (const issue of categoryTreeIssues(config.categories)) {
     ctx.addIssue({ code: 'custom', path: ['categories', ...issue.path], message: issue.message });
   }

@@ -150,24 +150,33 @@ describe('projectConfig', () => {
     expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
   });
 
-  it('when a category id is longer than 256 characters, then 400 points at it and nothing changes', async () => {
-    // Such an id went into the categories table's key, whose index refused it: the apply was a 500.
+  it("when a category id is longer than 256 characters, '.' or '..', then 400 points at it and nothing changes", async () => {
+    // A long id went into the categories table's key, whose index refused it: the apply was a 500. '..' was
+    // listed by GET categories, but no client can send it as GET categories/{categoryId}.
     const { api, current } = await setup();
     const changed = structuredClone(current);
     const long = randomBytes(2400).toString('base64');
-    changed.categories.push({ id: long, label: 'Long', path: '/long' });
+    changed.categories.push(
+      { id: long, label: 'Long', path: '/long' },
+      { id: '..', label: 'Up', path: '/up' },
+    );
     const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
     expect(response.status).toBe(400);
     expect(response.body.error_details.schemaErrors).toEqual([
       { pointer: '/categories/3/id', message: 'must be at most 256 characters long' },
+      {
+        pointer: '/categories/4/id',
+        message: "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}",
+      },
     ]);
     expect(await api.get('projectConfig')).toMatchObject({ status: 200, body: current });
     changed.categories[3].id = long.slice(0, 256);
+    changed.categories[4].id = '..up';
     expect((await api.post('projectConfig', { plan: false, projectConfig: changed })).status).toBe(200);
-    const categories = await api.get('categories');
-    expect(categories.body.results.map((category: { id: string }) => category.id)).toContain(
-      long.slice(0, 256),
-    );
+    for (const id of [long.slice(0, 256), '..up']) {
+      const category = await api.get(`categories/${encodeURIComponent(id)}`);
+      expect(category).toMatchObject({ status: 200, body: { id } });
+    }
   });
 
   it('when a change makes more than a hundred thousand patches, then they are planned and applied', async () => {

@@ -1,10 +1,9 @@
+import { MAX_CATEGORY_ID_LENGTH } from '../../src/domain/categories';
 import {
   indexedMetadataFields,
-  MAX_CATEGORY_ID_LENGTH,
   NewProjectConfigSchema,
   ProjectConfigSchema,
 } from '../../src/domain/project-config';
-import { readableIssueMessage } from '../../src/domain/validation';
 
 const contentType = (handle: string, metadata: unknown[]) => ({ handle, documentType: 'article', metadata });
 const config = (...contentTypes: unknown[]) => ({ settings: { handle: 'p' }, contentTypes });
@@ -46,15 +45,33 @@ describe('NewProjectConfigSchema, indexed metadata', () => {
   });
 });
 
-describe('ProjectConfigSchema, categories', () => {
+describe('NewProjectConfigSchema, category ids', () => {
+  const withId = (id: string) => ({ ...config(), categories: [{ id, label: 'L', path: '/l' }] });
+  const issuesOf = (id: string) =>
+    NewProjectConfigSchema.safeParse(withId(id)).error?.issues.map((issue) => [
+      issue.path.join('/'),
+      issue.message,
+    ]);
+
   it('when a category id is longer than MAX_CATEGORY_ID_LENGTH, then it is refused at the id; at the limit it is accepted', () => {
-    const withId = (id: string) => ({ ...config(), categories: [{ id, label: 'L', path: '/l' }] });
-    const refused = ProjectConfigSchema.safeParse(withId('c'.repeat(MAX_CATEGORY_ID_LENGTH + 1)), {
-      error: readableIssueMessage,
-    });
-    expect(refused.error?.issues.map((issue) => [issue.path.join('/'), issue.message])).toEqual([
+    expect(issuesOf('c'.repeat(MAX_CATEGORY_ID_LENGTH + 1))).toEqual([
       ['categories/0/id', `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long`],
     ]);
-    expect(ProjectConfigSchema.safeParse(withId('c'.repeat(MAX_CATEGORY_ID_LENGTH))).success).toBe(true);
+    expect(issuesOf('c'.repeat(MAX_CATEGORY_ID_LENGTH))).toBeUndefined();
+  });
+
+  it("when a category id is '.' or '..', then it is refused: no URL of GET categories/{categoryId} can name it", () => {
+    for (const id of ['.', '..']) {
+      expect(issuesOf(id)).toEqual([
+        ['categories/0/id', "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}"],
+      ]);
+    }
+    expect(issuesOf('...')).toBeUndefined();
+  });
+
+  it('when a stored config has such ids, then it still reads', () => {
+    for (const id of ['c'.repeat(MAX_CATEGORY_ID_LENGTH + 1), '..']) {
+      expect(ProjectConfigSchema.safeParse(withId(id)).success).toBe(true);
+    }
   });
 });
