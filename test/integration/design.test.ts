@@ -62,6 +62,23 @@ describe('design', () => {
     }
   });
 
+  it("when designs of several names have the version asked for, then it is the current design's", async () => {
+    // The current design is test-design 2.0.0; another design of the project has a 1.0.0 of its own. The read
+    // took whichever row came first, so design/1.0.0 could answer the other design.
+    const other = { ...TEST_DESIGN, name: 'another-design', components: TEST_DESIGN.components.slice(0, 1) };
+    const previous = { ...TEST_DESIGN, components: TEST_DESIGN.components.slice(0, 3) };
+    const { projectId: redesigned } = await createTestProject(app.ctx, {
+      config: { design: { name: TEST_DESIGN.name, version: '2.0.0' } },
+      designs: [other, previous, { ...TEST_DESIGN, version: '2.0.0' }],
+    });
+    const client = apiClient(app.url, (await tokenFor(app.ctx, redesigned)).token);
+    expect((await client.get('design')).body).toMatchObject({ name: 'test-design', version: '2.0.0' });
+    const response = await client.get('design/1.0.0');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ name: 'test-design', version: '1.0.0' });
+    expect(response.body.components).toHaveLength(3);
+  });
+
   it("when another project's token asks for a version only this project has, then 404", async () => {
     const other = await createTestProject(app.ctx, { designs: [] });
     const { token } = await tokenFor(app.ctx, other.projectId);

@@ -21,10 +21,18 @@ export function designQueries(db: Queryable) {
       return result.rows[0]?.definition;
     },
 
+    /**
+     * The design of that version: of that name when given, else the current one, else the version of the
+     * current design's name (a project may hold several designs with the same version), else the latest
+     * stored.
+     */
     async findByVersion(projectId: number, version: string, name?: string): Promise<Design | undefined> {
       const result = await db.query<{ definition: Design }>(
         `SELECT definition FROM designs WHERE project_id = $1 AND version = $2 AND ($3::text IS NULL OR name = $3)
-         ORDER BY is_current DESC LIMIT 1`,
+         ORDER BY is_current DESC,
+           name = (SELECT c.name FROM designs c WHERE c.project_id = $1 AND c.is_current) DESC NULLS LAST,
+           id DESC
+         LIMIT 1`,
         [projectId, version, name ?? null],
       );
       return result.rows[0]?.definition;
