@@ -561,7 +561,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           responses: { 200: json(projectConfig), ...errors(400, 401, 403) },
         },
         post: {
-          summary: 'Plan or apply a new project configuration',
+          summary:
+            'Plan or apply a new project configuration; an apply that changes indexed metadata fields, a ' +
+            "sortDateField or the homepage re-indexes the project's published documents in the background",
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
           responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 413, 415) },
