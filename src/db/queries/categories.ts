@@ -15,24 +15,28 @@ const COLUMNS = `c.id, c.label, c.path, c.parent_id AS "parentId", c.metadata`;
 /** The one writer of `categories`, whose source is the project config. */
 export function categoryQueries(db: Queryable) {
   return {
-    /** Replaces the project's categories with those of its config. */
+    /**
+     * Replaces the project's categories with those of its config, in one statement: a row per statement made
+     * an apply of 100,000 categories take 36 s (the project locked throughout).
+     */
     async replaceAll(projectId: number, config: ProjectConfig): Promise<void> {
       await db.query('DELETE FROM categories WHERE project_id = $1', [projectId]);
-      for (const [position, category] of config.categories.entries()) {
-        await db.query(
-          `INSERT INTO categories (project_id, id, label, path, parent_id, metadata, position)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [
-            projectId,
-            category.id,
-            category.label,
-            category.path,
-            category.parentId ?? null,
-            category.metadata ?? {},
-            position,
-          ],
-        );
-      }
+      if (config.categories.length === 0) return;
+      const { categories } = config;
+      await db.query(
+        `INSERT INTO categories (project_id, id, label, path, parent_id, metadata, position)
+         SELECT $1, t.id, t.label, t.path, t.parent_id, t.metadata, t.position - 1
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[])
+           WITH ORDINALITY AS t(id, label, path, parent_id, metadata, position)`,
+        [
+          projectId,
+          categories.map((category) => category.id),
+          categories.map((category) => category.label),
+          categories.map((category) => category.path),
+          categories.map((category) => category.parentId ?? null),
+          categories.map((category) => JSON.stringify(category.metadata ?? {})),
+        ],
+      );
     },
 
     /** The project's categories in the order of its config. */
