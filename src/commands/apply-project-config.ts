@@ -11,7 +11,7 @@ import { NewProjectConfigSchema, type ProjectConfig } from '../domain/project-co
 import { readableIssueMessage } from '../domain/validation';
 import { enqueueMany, type Boss } from '../jobs/boss';
 import { indexJobsFor } from '../jobs/index-jobs';
-import { searchConfigKey } from '../search/document-builder';
+import { reindexedByConfigChange } from '../search/document-builder';
 
 export interface SchemaError {
   pointer: string;
@@ -50,9 +50,10 @@ function storedForm(config: ProjectConfig): ProjectConfig {
  * `POST projectConfig` (supplement §8): validates the config, diffs it against the stored one and, unless
  * `plan` is set, stores it as the next revision with its categories, channel and current design, all in
  * one transaction. A `$baseRevision` that is not the current revision is a 409: someone applied in between.
- * When the new config changes what search documents are built from (searchConfigKey: indexed fields and
- * their types, sortDateField, the homepage), the project's published documents get a new index version and
- * index jobs in the same transaction, so documents published before the change follow it.
+ * When the new config changes what search documents are built from (reindexedByConfigChange: indexed fields
+ * and their types, sortDateField: every published document; the homepage: the old and the new one), those
+ * published documents get a new index version and index jobs in the same transaction, so documents
+ * published before the change follow it.
  */
 export async function applyProjectConfig(
   { pool, boss }: { pool: Pool; boss: Boss },
@@ -97,8 +98,12 @@ export async function applyProjectConfig(
     await categoryQueries(tx).replaceAll(projectId, stored);
     await channelQueries(tx).updateDefault(projectId, stored);
     if (stored.design) await designs.makeCurrent(projectId, stored.design.name, stored.design.version);
-    if (searchConfigKey(project.config) !== searchConfigKey(stored)) {
-      const published = await documentQueries(tx).bumpPublishedIndexVersions(projectId);
+    const reindexed = reindexedByConfigChange(project.config, stored);
+    if (reindexed === 'all' || reindexed.length > 0) {
+      const published = await documentQueries(tx).bumpPublishedIndexVersions(
+        projectId,
+        reindexed === 'all' ? undefined : reindexed,
+      );
       await enqueueMany(boss, tx, 'indexDocuments', indexJobsFor(projectId, published));
     }
     return { ok: true, plan: false, patches, revisionNumber };

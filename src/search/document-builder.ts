@@ -70,19 +70,27 @@ export class BatchConfigs {
   }
 }
 
-/**
- * What of a project config buildSearchDocument reads: the indexed metadata fields with their types, each
- * content type's sortDateField and the homepage. Two configs with the same key build the same search document
- * from the same row; when an applied config changes it, the project's published documents are indexed again
- * (applyProjectConfig), so a field indexed from now on is searchable in documents published before.
- */
-export function searchConfigKey(config: ProjectConfig): string {
+/** What of a project config every search document of the project is built from: indexed fields, sortDateFields. */
+function searchFieldsKey(config: ProjectConfig): string {
   const byName = <T>(entries: [string, T][]) => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify({
     indexed: byName(Object.entries(indexedMetadataFields(config))),
     sortDateFields: byName(config.contentTypes.map((type) => [type.handle, type.sortDateField ?? null])),
-    homepageDocumentId: config.settings.homepageDocumentId ?? null,
   });
+}
+
+/**
+ * Which published documents of a project buildSearchDocument builds differently under `after` than under
+ * `before`: all of them when a metadata field is indexed, no longer indexed or indexed as another type, or a
+ * sortDateField changes; else the homepage before and after when it moved (isHomepage); else none.
+ * applyProjectConfig indexes them again, so a field indexed from now on is searchable in documents published
+ * before.
+ */
+export function reindexedByConfigChange(before: ProjectConfig, after: ProjectConfig): 'all' | number[] {
+  if (searchFieldsKey(before) !== searchFieldsKey(after)) return 'all';
+  const was = before.settings.homepageDocumentId;
+  const is = after.settings.homepageDocumentId;
+  return was === is ? [] : [was, is].filter((id): id is number => id !== undefined);
 }
 
 /** The component names `statistics.componentCount.<name>` filters accept. */

@@ -165,6 +165,57 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect(await filtered({ key: 'metadata.flag', range: { gte: 7, lte: 7 } })).toEqual([documentId]);
   });
 
+  it('when an applied config moves the homepage, then only the old and the new homepage are indexed again', async () => {
+    const project = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, project.projectId, [
+      'public-api:config:read',
+      'public-api:config:write',
+    ]);
+    const admin = apiClient(app.url, token);
+    const ids: number[] = [];
+    for (const title of ['Front', 'New front', 'Story']) {
+      ids.push(
+        (await createPublishedDocument(app.ctx, project.projectId, { metadata: { title } })).documentId,
+      );
+    }
+    const [front, newFront, story] = ids as [number, number, number];
+    const versions = async () =>
+      Object.fromEntries(
+        (
+          await app.ctx.pool.query<{ id: number; index_version: number }>(
+            'SELECT id, index_version FROM documents WHERE id = ANY($1) ORDER BY id',
+            [ids],
+          )
+        ).rows.map((row) => [row.id, Number(row.index_version)]),
+      );
+    const homepages = async () => {
+      await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+      const response = await app.ctx.search.search<{ documentId: number }>({
+        index: app.ctx.index.alias,
+        query: {
+          bool: { filter: [{ term: { projectId: project.projectId } }, { term: { isHomepage: true } }] },
+        },
+      });
+      return response.hits.hits.map((hit) => hit._source!.documentId);
+    };
+    const moveHomepage = async (documentId: number) => {
+      const config = (await admin.get('projectConfig')).body;
+      config.settings.homepageDocumentId = documentId;
+      expect((await admin.post('projectConfig', { plan: false, projectConfig: config })).status).toBe(200);
+    };
+    const before = await versions();
+
+    await moveHomepage(front);
+    await eventually(async () => (await homepages()).join() === `${front}`);
+    await moveHomepage(newFront);
+    await eventually(async () => (await homepages()).join() === `${newFront}`);
+    expect(await versions()).toEqual({
+      [front]: before[front]! + 2,
+      [newFront]: before[newFront]! + 1,
+      [story]: before[story],
+    });
+  });
+
   it('when a document is being published while a config that re-indexes it is applied, then both complete', async () => {
     const project = await createTestProject(app.ctx);
     const { token } = await tokenFor(app.ctx, project.projectId, [

@@ -419,19 +419,21 @@ export function documentQueries(db: Queryable) {
     },
 
     /**
-     * Every published document of the project gets a new index version (their search documents are to be
-     * built again, e.g. under a new project config); returns their ids, ascending. The rows are locked in id
-     * order, as an import batch locks its documents, so the two wait for each other instead of deadlocking.
+     * The project's published documents (all, or those of `documentIds`) get a new index version (their
+     * search documents are to be built again, e.g. under a new project config); returns their ids, ascending.
+     * The rows are locked in id order, as an import batch locks its documents, so the two wait for each other
+     * instead of deadlocking.
      */
-    async bumpPublishedIndexVersions(projectId: number): Promise<number[]> {
+    async bumpPublishedIndexVersions(projectId: number, documentIds?: readonly number[]): Promise<number[]> {
       const result = await db.query<{ id: number }>(
         `UPDATE documents d SET index_version = d.index_version + 1
          FROM (SELECT id FROM documents
                WHERE project_id = $1 AND latest_publication_id IS NOT NULL
+                 AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[]))
                ORDER BY id FOR NO KEY UPDATE) locked
          WHERE d.id = locked.id
          RETURNING d.id`,
-        [projectId],
+        [projectId, documentIds ?? null],
       );
       return result.rows.map((row) => row.id).sort((a, b) => a - b);
     },

@@ -562,8 +562,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         },
         post: {
           summary:
-            'Plan or apply a new project configuration; an apply that changes indexed metadata fields, a ' +
-            "sortDateField or the homepage re-indexes the project's published documents in the background",
+            'Plan or apply a new project configuration; an apply that changes indexed metadata fields or a ' +
+            "sortDateField re-indexes the project's published documents in the background (the homepage: the " +
+            'old and the new one)',
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
           responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 413, 415) },
