@@ -5,6 +5,19 @@ import { Agent, request } from 'undici';
 
 /** What every bench module returns and the helpers they share. bench/main.ts runs a list of modules. */
 
+/**
+ * Every bench process starts the API and its other processes with its own Node (process.execPath), so a bench
+ * run by the machine's Node 20 (`node_modules/.bin/tsx bench/x.ts` outside npm) would measure the API on a
+ * Node whose garbage collector behaves differently from the pinned one's. Run them through npm or npx.
+ */
+const PINNED_NODE_MAJOR = 24;
+if (Number(process.versions.node.split('.')[0]) !== PINNED_NODE_MAJOR) {
+  throw new Error(
+    `the bench runs on Node ${process.versions.node}, not the project's Node ${PINNED_NODE_MAJOR}: ` +
+      'start it through npm or npx (npx tsx bench/<file>.ts), which put the pinned Node first on PATH',
+  );
+}
+
 /** One line of `npm run bench`: our figure beside the same work done the plainest way, in the same run. */
 export interface BenchRow {
   name: string;
