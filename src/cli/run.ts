@@ -14,6 +14,28 @@ export async function withContext<T>(action: (ctx: AppContext) => Promise<T>): P
   }
 }
 
+/**
+ * Ctrl-C (or SIGTERM) as an abort: the first signal aborts `signal`, so a long command can stop cleanly (and
+ * say what it left), a second one exits at once with 130. `release()` hands the signals back once the command
+ * is done with them.
+ */
+export function stopOnSignals(): { signal: AbortSignal; release: () => void } {
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: stop.signal,
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
 export function cliConfig(): Config {
   return loadConfig({ LOG_LEVEL: 'warn', ...process.env });
 }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { SingleBar } from 'cli-progress';
 import { parseIsoDateTime } from '../../domain/component-conditions';
 import { ExportError, runExport, statePath } from '../../export/exporter';
+import { stopOnSignals } from '../run';
 
 const MAX_PARALLEL = 32;
 
@@ -71,13 +72,7 @@ export function exportCommand(program: Command): void {
           hideCursor: true,
           etaBuffer: 50,
         });
-        const stop = new AbortController();
-        const onSignal = () => {
-          if (stop.signal.aborted) process.exit(130);
-          stop.abort();
-        };
-        process.on('SIGINT', onSignal);
-        process.on('SIGTERM', onSignal);
+        const stop = stopOnSignals();
         const started = performance.now();
         let barStarted = false;
         let firstDocuments: number | undefined;
@@ -128,8 +123,7 @@ export function exportCommand(program: Command): void {
           if (error instanceof ExportError) throw new Error(`export: ${error.message}`);
           throw error;
         } finally {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
+          stop.release();
         }
       },
     );

@@ -7,7 +7,7 @@ import {
   rebuildIndex,
   verifyIndex,
 } from '../../search/index-manager';
-import { withContext } from '../run';
+import { stopOnSignals, withContext } from '../run';
 
 /** `--batch-size`: a whole number of documents (`0`, `-5` or `abc` is a usage error, not an empty index). */
 function parseBatchSize(text: string): number {
@@ -44,13 +44,7 @@ export function indexCommands(program: Command): void {
         const started = Date.now();
         // Ctrl-C stops the rebuild and drops its half-built index (a second one exits at once). Killed without
         // this, the index stayed behind the rebuilding alias and took every live write from then on.
-        const stop = new AbortController();
-        const onSignal = () => {
-          if (stop.signal.aborted) process.exit(130);
-          stop.abort();
-        };
-        process.on('SIGINT', onSignal);
-        process.on('SIGTERM', onSignal);
+        const stop = stopOnSignals();
         const result = await rebuildIndex(
           { db: ctx.pool, search: ctx.search, index: ctx.index },
           {
@@ -74,8 +68,7 @@ export function indexCommands(program: Command): void {
           })
           .finally(() => {
             bar.stop();
-            process.off('SIGINT', onSignal);
-            process.off('SIGTERM', onSignal);
+            stop.release();
           });
         if (result === undefined) {
           console.error(
