@@ -25,6 +25,12 @@ export interface MetricsDeps {
 
 /** What one scrape reads from Postgres and Elasticsearch, each part undefined when it could not be read. */
 interface Probe {
+  /**
+   * The pool's connections, counted before the probe sent its own queries: counted after, a scrape saw its own
+   * queries in line for a connection (pg-pool queues a query for a tick even when a connection is idle), so
+   * `waiting` read 3 on an idle pool.
+   */
+  pool: { total: number; idle: number; waiting: number };
   queues: QueueJobCounts[] | undefined;
   indexDocuments: PendingIndexDocuments | undefined;
   verification: IndexVerificationRow | null | undefined;
@@ -162,10 +168,11 @@ export function createMetrics(deps: MetricsDeps) {
     help: "The API's Postgres pool: open (total), idle, and requests waiting for a connection",
     labelNames: ['state'] as const,
     registers: [registry],
-    collect() {
-      this.set({ state: 'total' }, deps.pool.totalCount);
-      this.set({ state: 'idle' }, deps.pool.idleCount);
-      this.set({ state: 'waiting' }, deps.pool.waitingCount);
+    async collect() {
+      const pool = (await probe()).pool;
+      this.set({ state: 'total' }, pool.total);
+      this.set({ state: 'idle' }, pool.idle);
+      this.set({ state: 'waiting' }, pool.waiting);
     },
   });
   new Gauge({
@@ -232,6 +239,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 async function runProbe(deps: MetricsDeps): Promise<Probe> {
+  const pool = { total: deps.pool.totalCount, idle: deps.pool.idleCount, waiting: deps.pool.waitingCount };
   const queues = withTimeout(queueJobQueries(deps.pool).countByQueue(QUEUE_NAMES), PROBE_TIMEOUT_MS);
   const indexDocuments = withTimeout(
     queueJobQueries(deps.pool).countIndexDocuments([QUEUES.indexDocument.name, QUEUES.indexDocuments.name]),
@@ -250,6 +258,7 @@ async function runProbe(deps: MetricsDeps): Promise<Probe> {
     health,
   ]);
   return {
+    pool,
     queues: queueCounts.status === 'fulfilled' ? queueCounts.value : undefined,
     indexDocuments: pending.status === 'fulfilled' ? pending.value : undefined,
     verification: latest.status === 'fulfilled' ? (latest.value ?? null) : undefined,

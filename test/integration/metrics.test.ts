@@ -159,6 +159,17 @@ describe('GET /metrics', () => {
     expect(value('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
 
+  it("when scraped while the pool is idle, then the scrape's own queries are not counted as waiting", async () => {
+    // Idle connections in the pool, and no probe of an earlier scrape to share (they are kept for a second).
+    await Promise.all([app.ctx.pool.query('SELECT 1'), app.ctx.pool.query('SELECT 1')]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const samples = await scrape();
+    const pool = (state: string) =>
+      samples.find((s) => s.name === 'broadsheet_pg_pool_connections' && s.labels.state === state)?.value;
+    expect(pool('idle')).toBeGreaterThanOrEqual(1);
+    expect(pool('waiting')).toBe(0);
+  });
+
   it('when a queue has waiting and failed jobs, then depth and failures are counted per queue', async () => {
     const queue = 'scheduled-publish';
     const before = await scrape();
