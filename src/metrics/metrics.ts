@@ -147,7 +147,7 @@ export function createMetrics(deps: MetricsDeps) {
   });
   new Gauge({
     name: 'broadsheet_index_last_verify_timestamp_seconds',
-    help: 'When `broadsheet index verify` last ran (Unix time; absent: never)',
+    help: 'When `broadsheet index verify` last ran (Unix time; 0: never)',
     registers: [registry],
     async collect() {
       this.reset();

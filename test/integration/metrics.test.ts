@@ -255,6 +255,8 @@ describe('GET /metrics', () => {
   it('when `index verify` ran, then the drift it found is reported until the next verify', async () => {
     const before = await scrape();
     expect(before.filter((s) => s.name === 'broadsheet_index_drift_documents')).toEqual([]);
+    // Never verified: 0, so `time() - broadsheet_index_last_verify_timestamp_seconds > 86400` alerts on it too.
+    expect(before.find((s) => s.name === 'broadsheet_index_last_verify_timestamp_seconds')?.value).toBe(0);
     // A published document whose index entry went away behind the indexer's back: missing.
     const { documentId } = await createPublishedDocument(app.ctx, projectId);
     const id = searchDocumentId(projectId, documentId);
