@@ -71,7 +71,17 @@ const EnvSchema = z.object({
   BROADSHEET_INSECURE_DEV_SECRET: z
     .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
     .optional(),
-  BODY_LIMIT: z.string().default('5mb'),
+  /**
+   * The largest JSON body, a size as body-parser reads it (`bytes`). Checked here: unchecked, a typo either
+   * stopped the API with body-parser's `option limit "abc" is invalid`, naming no variable, or was read up to
+   * its first letter (`5 megs`: 5 bytes, every body a 413).
+   */
+  BODY_LIMIT: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)? *(b|kb|mb|gb|tb|pb)?$/i, 'a size such as 5mb, 512kb or 1048576 (bytes)')
+    .refine((text) => Number.parseFloat(text) >= 1, 'at least 1 byte')
+    .default('5mb'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Base URL that media asset URLs point at (serve-image). */
   PUBLIC_BASE_URL: z.string().url().optional(),

@@ -201,3 +201,19 @@ describe('loadConfig: Elasticsearch nodes and replicas', () => {
     expect(configError({ ELASTICSEARCH_REPLICAS: 'one' })).toContain('ELASTICSEARCH_REPLICAS');
   });
 });
+
+describe('loadConfig: BODY_LIMIT', () => {
+  it('when BODY_LIMIT is a size body-parser reads, then it is kept', () => {
+    expect(loadConfig({}).http.bodyLimit).toBe('5mb');
+    for (const size of ['512kb', '1 MB', '1048576', '2.5mb'])
+      expect(loadConfig({ BODY_LIMIT: size }).http.bodyLimit).toBe(size);
+  });
+
+  it('when BODY_LIMIT is not a size, then the start is refused naming it with the other invalid variables', () => {
+    const message = configError({ BODY_LIMIT: '5 megs', PORT: 'x' });
+    expect(message).toContain('BODY_LIMIT: a size such as 5mb, 512kb or 1048576 (bytes)');
+    expect(message).toContain('PORT:');
+    expect(configError({ BODY_LIMIT: '0' })).toContain('BODY_LIMIT: at least 1 byte');
+    expect(configError({ BODY_LIMIT: '-1mb' })).toContain('BODY_LIMIT');
+  });
+});
