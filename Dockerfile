@@ -26,6 +26,9 @@ COPY --from=build --chown=node:node /app/dist ./dist
 # Read at run time from the package root (src/package-root.ts): SQL migrations and the index mappings.
 COPY --chown=node:node src/db/migrations ./src/db/migrations
 COPY --chown=node:node index-mappings ./index-mappings
+# The media folder (docker-compose.yml mounts a volume here): made by the image's user, so that a new volume
+# takes its owner and the API can write to it (a volume over a missing folder is root's).
+RUN mkdir -p .data/media
 
 ENV PORT=3000
 EXPOSE 3000
