@@ -8,7 +8,11 @@ export function demoCommand(program: Command): void {
     .description(
       'Create the demo project and load deterministic demo content (documents, media, lists and a main menu), all published (idempotent)',
     )
-    .option('-d, --documents <count>', 'how many documents to generate', '2000')
+    .option(
+      '-d, --documents <count>',
+      'how many documents to generate (authors, articles, pages; at least 30)',
+      '2000',
+    )
     .option('--seed <number>', 'seed of the generator (same seed, same content)', '20260115')
     .action(async (options: { documents: string; seed: string }) => {
       const documents = Number(options.documents);
