@@ -97,8 +97,9 @@ find_java_home() {
     echo "$ES_JAVA_HOME"
     return
   fi
+  # Any JDK there (Temurin, Debian's openjdk-21-jdk ...): the README's prerequisite is a JDK 21+ under /usr/lib/jvm.
   local dir major best="" best_major=0
-  for dir in /usr/lib/jvm/temurin-*; do
+  for dir in /usr/lib/jvm/*; do
     [ -x "$dir/bin/java" ] || continue
     major="$(java_major "$dir")"
     if [ -n "$major" ] && ((major >= 21 && major > best_major)); then
@@ -106,7 +107,7 @@ find_java_home() {
       best_major="$major"
     fi
   done
-  [ -n "$best" ] || die "no JDK >= 21 under /usr/lib/jvm/temurin-*; set ES_JAVA_HOME"
+  [ -n "$best" ] || die "no JDK >= 21 under /usr/lib/jvm (found: $(ls /usr/lib/jvm 2>/dev/null | tr '\n' ' ')); install one or set ES_JAVA_HOME"
   echo "$best"
 }
 
