@@ -34,7 +34,7 @@ export function exportCommand(program: Command): void {
         'NDJSON (one document per line), over disjoint id ranges in parallel; rerun to resume an interrupted export',
     )
     .requiredOption('-o, --out <file>', 'the NDJSON file to write (progress is kept in <file>.state.json)')
-    .option('--parallel <n>', 'id ranges pulled at once', parseParallel, 4)
+    .option('--parallel <n>', `id ranges pulled at once (1-${MAX_PARALLEL})`, parseParallel, 4)
     .option(
       '--since <iso date>',
       'only documents whose latest publication is at or after this date',
