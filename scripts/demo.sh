@@ -37,13 +37,25 @@ token=$(cli client create --project demo --name "demo $(date -u +%FT%TZ)" \
 
 port="${PORT:-3000}"
 export PORT="$port"
-run dist/workers/main.js &
+# Started as node itself (not through run(), whose subshell would be the job: killing it left node running), and
+# both stopped with SIGTERM (they drain and exit) whenever this script ends: Ctrl-C, a SIGTERM to it, or the API
+# exiting.
+workers=""
+api=""
+stop() {
+  kill $workers $api 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+trap stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+node --env-file="$secrets" dist/workers/main.js &
 workers=$!
-trap 'kill "$workers" 2>/dev/null || true' EXIT INT TERM
 
-run dist/src/main.js &
+node --env-file="$secrets" dist/src/main.js &
 api=$!
 for _ in $(seq 1 100); do
+  kill -0 "$api" 2>/dev/null || { echo "broadsheet: the API did not start (its log is above)" >&2; exit 1; }
   curl -fsS "http://127.0.0.1:${port}/api/2026-03/health" >/dev/null 2>&1 && break
   sleep 0.2
 done
