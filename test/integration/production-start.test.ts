@@ -25,7 +25,11 @@ interface Started {
 }
 
 function startNode(script: string, env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [script], {
+  return startProcess(process.execPath, [script], env);
+}
+
+function startProcess(file: string, args: string[], env: Record<string, string>): Started {
+  const child = spawn(file, args, {
     cwd: root,
     // Only what the process is given here: no NODE_OPTIONS, no JWT_SECRET inherited from the test run.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -142,6 +146,44 @@ describe('the compiled API and workers', () => {
     expect(response.status).toBe(401);
     await stopsCleanly(started);
   });
+
+  it.each([
+    ['start', /listening on http:\/\/127\.0\.0\.1:\d+/, /shutting down: finishing in-flight requests/],
+    ['run workers', /Broadsheet workers running/, /workers shutting down/],
+  ])(
+    'when `npm %s` is sent SIGTERM, then it reaches node, which drains and exits (nothing left running)',
+    async (script, ready, draining) => {
+      const started = startProcess('npm', [...script.split(' '), '--silent'], {
+        ...services,
+        JWT_SECRET: app.ctx.config.auth.jwtSecret,
+      });
+      running.push(started);
+      await started.waitFor(ready);
+      const pid = Number(/"pid":(\d+)/.exec(started.output())?.[1]);
+      expect(pid).toBeGreaterThan(0);
+      started.child.kill('SIGTERM');
+      await started.exited;
+      // npm signals its child only: a shell between npm and node died and left node running, orphaned.
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let waited = 0; alive() && waited < 15_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const stillRunning = alive();
+      if (stillRunning) process.kill(pid, 'SIGKILL');
+      expect(stillRunning).toBe(false);
+      // Its last lines: the pipe closes once node, the last process holding it, is gone.
+      const closed = new Promise((resolve) => started.child.once('close', resolve));
+      if (started.child.stdout?.readableEnded !== true) await closed;
+      expect(started.output()).toMatch(draining);
+    },
+  );
 
   it('when JWT_SECRET is set, then the workers run on plain node and SIGTERM stops them cleanly', async () => {
     const started = start(WORKERS, { ...services, JWT_SECRET: app.ctx.config.auth.jwtSecret });
