@@ -136,6 +136,7 @@ export async function createContext(
       mediaLibrary: config.mediaLibrary,
       addresses,
       jwtSecret: config.auth.jwtSecret,
+      jwtIssuer: config.auth.issuer,
     }),
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });

@@ -54,8 +54,14 @@ function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): Rat
 /**
  * Creates an API client and signs its token (HS256, claims of supplement §2). The token names the client in
  * `jti`. With `withSecret`, the client also gets a random secret, returned here once: only its hash is kept.
+ * `issuer` is JWT_ISSUER: the API then requires that `iss`, so the token must carry it.
  */
-export async function createApiClient(pool: Pool, jwtSecret: string, input: CreateApiClientInput) {
+export async function createApiClient(
+  pool: Pool,
+  jwtSecret: string,
+  input: CreateApiClientInput,
+  issuer?: string,
+) {
   const unknown = input.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
   if (input.scopes.length === 0) throw AppError.badRequest('At least one scope is required');
@@ -89,6 +95,7 @@ export async function createApiClient(pool: Pool, jwtSecret: string, input: Crea
     name: client.name,
     clientId: client.id,
     expiresInSeconds: input.expiresInSeconds,
+    issuer,
   });
   return { client, token, ...(secret === undefined ? {} : { secret }) };
 }
@@ -102,6 +109,8 @@ export function signClientToken(
     name: string;
     clientId: string;
     expiresInSeconds?: number | undefined;
+    /** JWT_ISSUER, as `iss`: with it set, the API refuses a token without it (a token it signed itself too). */
+    issuer?: string | undefined;
   },
 ): string {
   return jwt.sign(
@@ -117,6 +126,7 @@ export function signClientToken(
       algorithm: 'HS256',
       jwtid: claims.clientId,
       ...(claims.expiresInSeconds === undefined ? {} : { expiresIn: claims.expiresInSeconds }),
+      ...(claims.issuer === undefined ? {} : { issuer: claims.issuer }),
     },
   );
 }

@@ -38,6 +38,8 @@ export function createCommands(deps: {
   objects: ObjectStore;
   /** Signs the tokens the planner integration issues (config.auth.jwtSecret, the key tokens verify with). */
   jwtSecret: string;
+  /** JWT_ISSUER (config.auth.issuer): the `iss` of those tokens, which the API requires when it is set. */
+  jwtIssuer: string | undefined;
   logger: Logger;
   /** config.mediaLibrary: the limits of uploads and of asset downloads. */
   mediaLibrary: { uploadMaxBytes: number; download: DownloadLimits };

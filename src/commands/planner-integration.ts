@@ -32,7 +32,7 @@ const invalidClient = () =>
  * client (its `jti`), so revoking the client stops it at once, and it never outlives the client.
  */
 export async function issuePlannerToken(
-  deps: { pool: Pool; jwtSecret: string },
+  deps: { pool: Pool; jwtSecret: string; jwtIssuer: string | undefined },
   credentials: { clientId: string; secret: string },
   now: Date,
 ): Promise<PlannerToken> {
@@ -55,6 +55,7 @@ export async function issuePlannerToken(
       name: client.name,
       clientId: client.id,
       expiresInSeconds: lifetime,
+      issuer: deps.jwtIssuer,
     }),
     token_type: 'Bearer',
     expires_in: lifetime,

@@ -107,15 +107,20 @@ export function clientCommands(program: Command): void {
           }
           const projectId = await resolveProjectId(ctx, options.project);
           try {
-            const { client, token, secret } = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
-              projectId,
-              name: options.name,
-              // Commas, or spaces as the token's scope claim lists them (no scope contains either).
-              scopes: options.scopes.split(/[\s,]+/).filter(Boolean),
-              ...(options.expiresIn === undefined ? {} : { expiresInSeconds: options.expiresIn }),
-              withSecret: options.secret === true,
-              ...(rateLimit === undefined || rateLimit === 'default' ? {} : { rateLimit }),
-            });
+            const { client, token, secret } = await createApiClient(
+              ctx.pool,
+              ctx.config.auth.jwtSecret,
+              {
+                projectId,
+                name: options.name,
+                // Commas, or spaces as the token's scope claim lists them (no scope contains either).
+                scopes: options.scopes.split(/[\s,]+/).filter(Boolean),
+                ...(options.expiresIn === undefined ? {} : { expiresInSeconds: options.expiresIn }),
+                withSecret: options.secret === true,
+                ...(rateLimit === undefined || rateLimit === 'default' ? {} : { rateLimit }),
+              },
+              ctx.config.auth.issuer,
+            );
             console.error(
               `client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')} rate limit: ` +
                 describeRateLimit(client, ctx.config.rateLimits.defaultLimit),
