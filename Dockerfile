@@ -32,7 +32,7 @@ RUN mkdir -p .data/media
 
 ENV PORT=3000
 EXPOSE 3000
-# node itself is PID 1, so SIGTERM reaches it (npm start would not forward it) and the API drains and exits.
+# node itself is PID 1, so SIGTERM reaches it with no npm in between, and the API drains and exits.
 # No init process is needed: the API and the workers install their own SIGTERM/SIGINT handlers (PID 1 gets no
 # default ones) and start no child processes, so there are no zombies to reap.
 CMD ["node", "dist/src/main.js"]
