@@ -1,4 +1,5 @@
-import { invalid, valid, type Checked } from './validation';
+import type { CursorCodec } from './search-cursor';
+import { invalid, under, valid, type Checked } from './validation';
 
 /** One reference of an incoming document reference (api-spec §2.9); absent parts are left out. */
 export interface IncomingDocumentReference {
@@ -83,4 +84,34 @@ export function mediaCursorKey(values: readonly unknown[]): Checked<string> {
   return values.length === 1 && typeof key === 'string' && key !== ''
     ? valid(key)
     : invalid([{ path: [], message: UNFIT }]);
+}
+
+/**
+ * What a cursor of an incoming-references list is signed for: the endpoint (whose references, keyed how) and
+ * the target whose references it pages through. A cursor says where in one target's list a page starts, so
+ * one of another endpoint or of another target is refused, as a search's cursor is under another search.
+ */
+export function incomingCursorSignature(endpoint: string, target: string | number): string {
+  return `${endpoint}\n${String(target)}`;
+}
+
+/**
+ * The key of the last item of the previous page from an `after` cursor (undefined without one), checked to be
+ * a cursor this server issued for this endpoint and this target (`noun` names it in the 400); the issues are
+ * keyed `after`.
+ */
+export function openIncomingCursor<K>(
+  cursors: CursorCodec,
+  after: string | undefined,
+  endpoint: string,
+  target: { id: string | number; noun: string },
+  keyOf: (values: readonly unknown[]) => Checked<K>,
+): Checked<K | undefined> {
+  if (after === undefined) return valid(undefined);
+  const values = cursors.decode(
+    after,
+    incomingCursorSignature(endpoint, target.id),
+    `another list (the endpoint and its ${target.noun} must stay those of the first page)`,
+  );
+  return under('after', values.ok ? keyOf(values.value) : values);
 }

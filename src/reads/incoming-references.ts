@@ -5,6 +5,7 @@ import { mediaReferenceQueries, type IncomingMediaReferenceGroup } from '../db/q
 import { AppError } from '../domain/errors';
 import {
   groupIncomingDocumentReferences,
+  incomingCursorSignature,
   nextKey,
   type IncomingDocumentItem,
   type IncomingPage,
@@ -23,7 +24,10 @@ const SOURCE_KINDS = {
   drafts: ['publication', 'draft'],
 } as const satisfies Record<ReferenceScope, readonly ('draft' | 'publication')[]>;
 
-/** What a cursor of each incoming-references endpoint is signed for: a cursor of one is refused by another. */
+/**
+ * The endpoints whose cursors are signed apart, each with its document (incomingCursorSignature): a cursor of
+ * one endpoint or document is refused by another.
+ */
 export const INCOMING_CURSOR_SIGNATURES = {
   published: 'incomingDocumentReferences:publication',
   drafts: 'incomingDocumentReferences:draft',
@@ -73,7 +77,10 @@ export function incomingReferenceReads(deps: { db: Queryable; cursors: CursorCod
         ...(page.withTotal
           ? { total: await references.countSources(projectId, documentId, sourceKinds) }
           : {}),
-        cursor: next === null ? null : cursors.encode([next], INCOMING_CURSOR_SIGNATURES[scope]),
+        cursor:
+          next === null
+            ? null
+            : cursors.encode([next], incomingCursorSignature(INCOMING_CURSOR_SIGNATURES[scope], documentId)),
       };
     },
 
@@ -100,7 +107,10 @@ export function incomingReferenceReads(deps: { db: Queryable; cursors: CursorCod
       return {
         results: groups,
         ...(page.withTotal ? { total } : {}),
-        cursor: next === null ? null : cursors.encode([next], INCOMING_CURSOR_SIGNATURES.media),
+        cursor:
+          next === null
+            ? null
+            : cursors.encode([next], incomingCursorSignature(INCOMING_CURSOR_SIGNATURES.media, documentId)),
       };
     },
   };

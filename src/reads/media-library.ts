@@ -4,11 +4,11 @@ import { mediaQueries } from '../db/queries/media';
 import { mediaReferenceQueries } from '../db/queries/media-references';
 import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
-import { nextKey } from '../domain/incoming-references';
+import { incomingCursorSignature, nextKey } from '../domain/incoming-references';
 import { toApiEntry } from '../domain/media';
 import type { CursorCodec } from '../domain/search-cursor';
 
-/** What an `after` cursor of the incoming-reference lists is bound to (see CursorCodec's sort signature). */
+/** The endpoints whose `after` cursors are signed apart, each with its entry (incomingCursorSignature). */
 export const INCOMING_DOCUMENTS_CURSOR = 'mediaLibrary.incomingDocumentReferences:id';
 export const INCOMING_MEDIA_CURSOR = 'mediaLibrary.incomingMediaReferences:id';
 
@@ -97,7 +97,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
         ...page,
         afterId: after,
       });
-      return paged(groups, total, page, version, INCOMING_DOCUMENTS_CURSOR);
+      return paged(groups, total, page, version, incomingCursorSignature(INCOMING_DOCUMENTS_CURSOR, id));
     },
 
     /** The media entries whose metadata refers to the entry, by entry id; 404 for no such entry. */
@@ -112,7 +112,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
           afterId: after,
         },
       );
-      return paged(groups, total, page, version, INCOMING_MEDIA_CURSOR);
+      return paged(groups, total, page, version, incomingCursorSignature(INCOMING_MEDIA_CURSOR, id));
     },
   };
 }

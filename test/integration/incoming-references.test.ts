@@ -1,6 +1,7 @@
 import { importDocumentsNow } from '../../src/commands/import-documents';
 import { ApiVersion } from '../../src/domain/api-versions';
 import type { Content } from '../../src/domain/content';
+import { incomingCursorSignature } from '../../src/domain/incoming-references';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
@@ -175,17 +176,54 @@ describe('incoming references', () => {
       const foreign = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${searchCursor}`));
       expect(foreign.status).toBe(400);
       expect(foreign.body.error_details.after).toMatch(/invalid cursor/);
-      // A cursor of drafts/ is not one of documents/.
-      const draftCursor = app.ctx.cursors.encode([1], 'incomingDocumentReferences:draft');
+      // A cursor of drafts/ is not one of documents/, for the same document.
+      const draftCursor = app.ctx.cursors.encode(
+        [1],
+        incomingCursorSignature('incomingDocumentReferences:draft', target.id),
+      );
       const crossed = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${draftCursor}`));
       expect(crossed.status).toBe(400);
-      const valid = app.ctx.cursors.encode([1], 'incomingDocumentReferences:publication');
+      const ownSignature = incomingCursorSignature('incomingDocumentReferences:publication', target.id);
+      const valid = app.ctx.cursors.encode([1], ownSignature);
       const both = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${valid}&offset=1`));
       expect(both.status).toBe(400);
       expect(both.body.error_details.after).toMatch(/use after or offset, not both/);
-      // A signed cursor whose value is not a document id.
-      const wrongKey = app.ctx.cursors.encode(['m-1'], 'incomingDocumentReferences:publication');
-      expect((await api.get(at(ENDPOINTS[0]!, target.id, `?after=${wrongKey}`))).status).toBe(400);
+      // A signed cursor of this list whose value is not a document id.
+      const wrongKey = app.ctx.cursors.encode(['m-1'], ownSignature);
+      const wrong = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${wrongKey}`));
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error_details.after).toMatch(/not issued by this endpoint/);
+    });
+
+    it('when the cursor of one document’s list is sent for another document, then 400 on after, nothing paged', async () => {
+      const [first, second] = [await publishedWith({}), await publishedWith({})];
+      // Both documents are pointed at by one published document, and first's drafts also by a draft.
+      await publishedWith({ metadata: { authors: authorsRef(first.id, second.id) } });
+      await createDraftDocument(app.ctx, { ...project, metadata: { authors: authorsRef(first.id) } });
+      const otherList =
+        'invalid cursor: it was issued for another list (the endpoint and its document must stay those of the ' +
+        'first page); start again without after';
+      for (const endpoint of [ENDPOINTS[0]!, ENDPOINTS[2]!]) {
+        const page = await api.get(at(endpoint, first.id, '?limit=1'));
+        expect(page.body.cursor).toEqual(expect.any(String));
+        const onFirst = await api.get(at(endpoint, first.id, `?limit=1&after=${page.body.cursor}`));
+        expect(onFirst.status).toBe(200);
+        const onSecond = await api.get(at(endpoint, second.id, `?limit=1&after=${page.body.cursor}`));
+        expect(onSecond.status).toBe(400);
+        expect(onSecond.body).toEqual(envelope(400, 'Bad Request', { after: otherList }));
+      }
+      // incomingMediaReferences signs its cursors with the document as well.
+      const mediaSignature = (id: number) => incomingCursorSignature('incomingMediaReferences:document', id);
+      const mediaCursor = app.ctx.cursors.encode(['m-1'], mediaSignature(first.id));
+      expect((await api.get(at(ENDPOINTS[1]!, first.id, `?after=${mediaCursor}`))).status).toBe(200);
+      const crossed = await api.get(at(ENDPOINTS[1]!, second.id, `?after=${mediaCursor}`));
+      expect(crossed.status).toBe(400);
+      expect(crossed.body.error_details.after).toBe(otherList);
+      // A cursor issued before cursors named their document says nowhere which one it pages: refused.
+      const unbound = app.ctx.cursors.encode([1], 'incomingDocumentReferences:publication');
+      expect((await api.get(at(ENDPOINTS[0]!, first.id, `?after=${unbound}`))).body.error_details.after).toBe(
+        otherList,
+      );
     });
 
     it('when the document is unknown or another project’s, then 404 on every endpoint, whatever points at it', async () => {
@@ -474,7 +512,10 @@ describe('incoming references', () => {
       const offset = await api.get(at(ENDPOINTS[1]!, target, '?offset=1'));
       expect(offset.body).toEqual({ results: [itemB()], total: 2, cursor: null });
       // A document cursor is not a media cursor.
-      const documentCursor = app.ctx.cursors.encode([1], 'incomingDocumentReferences:publication');
+      const documentCursor = app.ctx.cursors.encode(
+        [1],
+        incomingCursorSignature('incomingDocumentReferences:publication', target),
+      );
       expect((await api.get(at(ENDPOINTS[1]!, target, `?after=${documentCursor}`))).status).toBe(400);
     });
 

@@ -497,6 +497,24 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       });
       const mediaCursor = (await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=1')).body
         .cursor as string;
+      // A cursor of hero's list does not open another entry's list (it would page that one from hero's key).
+      const onOther = await reader.get(
+        `mediaLibrary/gallery-b/incomingMediaReferences?after=${encodeURIComponent(mediaCursor)}`,
+      );
+      expect(onOther.status).toBe(400);
+      expect(onOther.body.error_details).toEqual({
+        name: 'ValidationError',
+        after:
+          'invalid cursor: it was issued for another list (the endpoint and its media library entry must stay ' +
+          'those of the first page); start again without after',
+      });
+      expect(
+        (
+          await reader.get(
+            `mediaLibrary/hero/incomingMediaReferences?after=${encodeURIComponent(mediaCursor)}`,
+          )
+        ).status,
+      ).toBe(200);
       // A cursor of the other list does not open here.
       expect(
         (

@@ -1,10 +1,13 @@
 import {
   documentCursorKey,
   groupIncomingDocumentReferences,
+  incomingCursorSignature,
   mediaCursorKey,
   nextKey,
+  openIncomingCursor,
   type StoredIncomingReference,
 } from '../../src/domain/incoming-references';
+import { cursorCodec } from '../../src/domain/search-cursor';
 
 const row = (
   sourceDocumentId: number,
@@ -87,5 +90,41 @@ describe('cursor keys', () => {
     for (const values of [[], [''], [5], ['a', 'b'], [null]]) {
       expect(mediaCursorKey(values).ok).toBe(false);
     }
+  });
+});
+
+describe('openIncomingCursor', () => {
+  const codec = cursorCodec(Buffer.alloc(32, 7));
+  const ENDPOINT = 'incomingDocumentReferences:publication';
+  const open = (after: string | undefined, id: number, endpoint = ENDPOINT) =>
+    openIncomingCursor(codec, after, endpoint, { id, noun: 'document' }, documentCursorKey);
+  const OTHER_LIST =
+    'invalid cursor: it was issued for another list (the endpoint and its document must stay those of the ' +
+    'first page); start again without after';
+
+  it('when no cursor is sent, then no key', () => {
+    expect(open(undefined, 5)).toEqual({ ok: true, value: undefined });
+  });
+
+  it('when the cursor was issued for the same endpoint and target, then its key', () => {
+    expect(open(codec.encode([12], incomingCursorSignature(ENDPOINT, 5)), 5)).toEqual({
+      ok: true,
+      value: 12,
+    });
+  });
+
+  it('when the cursor was issued for another target, another endpoint or no target, then refused at after', () => {
+    for (const cursor of [
+      codec.encode([12], incomingCursorSignature(ENDPOINT, 6)),
+      codec.encode([12], incomingCursorSignature('incomingDocumentReferences:draft', 5)),
+      codec.encode([12], ENDPOINT),
+    ]) {
+      expect(open(cursor, 5)).toEqual({ ok: false, issues: [{ path: ['after'], message: OTHER_LIST }] });
+    }
+  });
+
+  it('when the target is a media id, then another id is another list; a document id signs as its digits', () => {
+    expect(incomingCursorSignature('x', 'hero')).not.toBe(incomingCursorSignature('x', 'hero-2'));
+    expect(incomingCursorSignature('x', 5)).toBe(incomingCursorSignature('x', '5'));
   });
 });

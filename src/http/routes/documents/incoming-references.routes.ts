@@ -1,7 +1,13 @@
 import type { Request, Router } from 'express';
-import { documentCursorKey, mediaCursorKey } from '../../../domain/incoming-references';
+import {
+  documentCursorKey,
+  mediaCursorKey,
+  openIncomingCursor,
+  type IncomingPage,
+} from '../../../domain/incoming-references';
+import type { CursorCodec } from '../../../domain/search-cursor';
 import { parseQueryOrThrow } from '../../query-params';
-import { parseOrThrow } from '../../../domain/validation';
+import { parseOrThrow, valueOrThrow, type Checked } from '../../../domain/validation';
 import { INCOMING_CURSOR_SIGNATURES, type IncomingPageAnswer } from '../../../reads/incoming-references';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
@@ -15,6 +21,19 @@ function answer<T>(req: Request, page: IncomingPageAnswer<T>) {
     : page.results;
 }
 
+/** The page a request asks for on the document's list of `endpoint`: its cursor must be one of that list. */
+function pageOf<K>(
+  req: Request,
+  cursors: CursorCodec,
+  documentId: number,
+  endpoint: string,
+  keyOf: (values: readonly unknown[]) => Checked<K>,
+): IncomingPage<K> & { withTotal: boolean } {
+  const { after, ...query } = parseQueryOrThrow(incomingReferencesQuery(req.apiVersion), req.query);
+  const key = openIncomingCursor(cursors, after, endpoint, { id: documentId, noun: 'document' }, keyOf);
+  return { ...query, after: valueOrThrow(key), withTotal: req.apiVersion.wrapsLists };
+}
+
 /**
  * GET documents/{documentId}/incomingDocumentReferences and incomingMediaReferences (api-spec §4.12, §4.13)
  * and GET drafts/{documentId}/incomingDocumentReferences (§4.18, scope public-api:drafts:read): who points at
@@ -24,29 +43,17 @@ export function incomingReferenceRoutes(
   router: Router,
   { auth, reads, cursors }: Pick<RouteDeps, 'auth' | 'reads' | 'cursors'>,
 ): void {
-  const publishedQuery = incomingReferencesQuery(
-    cursors,
-    INCOMING_CURSOR_SIGNATURES.published,
-    documentCursorKey,
-  );
-  const draftsQuery = incomingReferencesQuery(cursors, INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey);
-  const mediaQuery = incomingReferencesQuery(cursors, INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey);
-
   router.get(
     '/documents/:documentId/incomingDocumentReferences',
     ...auth,
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseQueryOrThrow(publishedQuery(req.apiVersion), req.query);
       const page = await reads.incomingReferences.documentReferences(
         req.auth.projectId,
         documentId,
         'published',
-        {
-          ...query,
-          withTotal: req.apiVersion.wrapsLists,
-        },
+        pageOf(req, cursors, documentId, INCOMING_CURSOR_SIGNATURES.published, documentCursorKey),
       );
       res.json(answer(req, page));
     },
@@ -58,11 +65,11 @@ export function incomingReferenceRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseQueryOrThrow(mediaQuery(req.apiVersion), req.query);
-      const page = await reads.incomingReferences.mediaReferences(req.auth.projectId, documentId, {
-        ...query,
-        withTotal: req.apiVersion.wrapsLists,
-      });
+      const page = await reads.incomingReferences.mediaReferences(
+        req.auth.projectId,
+        documentId,
+        pageOf(req, cursors, documentId, INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey),
+      );
       res.json(answer(req, page));
     },
   );
@@ -73,15 +80,11 @@ export function incomingReferenceRoutes(
     requireScope('public-api:drafts:read'),
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
-      const query = parseQueryOrThrow(draftsQuery(req.apiVersion), req.query);
       const page = await reads.incomingReferences.documentReferences(
         req.auth.projectId,
         documentId,
         'drafts',
-        {
-          ...query,
-          withTotal: req.apiVersion.wrapsLists,
-        },
+        pageOf(req, cursors, documentId, INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey),
       );
       res.json(answer(req, page));
     },

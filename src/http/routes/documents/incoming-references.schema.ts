@@ -1,7 +1,5 @@
 import { z } from 'zod';
 import { perVersion } from '../../../domain/api-versions';
-import type { CursorCodec } from '../../../domain/search-cursor';
-import { fromCheck, under, valid, type Checked } from '../../../domain/validation';
 import { listAnswer, pagedExtra } from '../../answers';
 import { integerParam } from '../../query-params';
 
@@ -10,59 +8,31 @@ export const MAX_OFFSET = 10_000;
 
 /**
  * The query of the incoming-references endpoints (api-spec §4.12, §4.13, §4.18, §4.20): limit (default and
- * max 100), offset (max 10000) and, from 2026-01, `after`: a cursor this server signed for this endpoint
- * (`signature`), opened here into the key of the last item of the previous page (`keyOf` checks its shape).
- * A factory over the process's cursor codec, called once when the route is registered.
+ * max 100), offset (max 10000) and, from 2026-01, `after`: a cursor this server signed for the endpoint and
+ * its document, opened by the route (`openIncomingCursor`), which knows the document from the path.
  */
-export function incomingReferencesQuery<K>(
-  cursors: CursorCodec,
-  signature: string,
-  keyOf: (values: readonly unknown[]) => Checked<K>,
-) {
-  return perVersion((version) =>
-    z
-      .strictObject({
-        limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
-        offset: integerParam(0, MAX_OFFSET).default(0).describe('not with after'),
-        after: version.wrapsLists
-          ? z
-              .string()
-              .min(1, { message: 'must not be empty' })
-              .optional()
-              .describe('the cursor of the previous page (instead of offset)')
-          : z
-              .never({
-                error: `is not available in API version ${version.label}; cursors exist from 2026-01`,
-              })
-              .optional(),
-      })
-      .refine((query) => query.after === undefined || query.offset === 0, {
-        message: 'use after or offset, not both: a cursor already says where the page starts',
-        path: ['after'],
-      })
-      .transform(
-        fromCheck(
-          ({
-            after,
-            ...query
-          }: {
-            limit: number;
-            offset: number;
-            after?: string | undefined;
-          }): Checked<{
-            limit: number;
-            offset: number;
-            after: K | undefined;
-          }> => {
-            if (after === undefined) return valid({ ...query, after: undefined });
-            const values = cursors.decode(after, signature);
-            const key = under('after', values.ok ? keyOf(values.value) : values);
-            return key.ok ? valid({ ...query, after: key.value }) : key;
-          },
-        ),
-      ),
-  );
-}
+export const incomingReferencesQuery = perVersion((version) =>
+  z
+    .strictObject({
+      limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
+      offset: integerParam(0, MAX_OFFSET).default(0).describe('not with after'),
+      after: version.wrapsLists
+        ? z
+            .string()
+            .min(1, { message: 'must not be empty' })
+            .optional()
+            .describe('the cursor of the previous page (instead of offset), on the same document')
+        : z
+            .never({
+              error: `is not available in API version ${version.label}; cursors exist from 2026-01`,
+            })
+            .optional(),
+    })
+    .refine((query) => query.after === undefined || query.offset === 0, {
+      message: 'use after or offset, not both: a cursor already says where the page starts',
+      path: ['after'],
+    }),
+);
 
 /** api-spec §2.9: a document pointing at the document, with every reference it makes to it. */
 export const incomingDocumentReferenceAnswer = z

@@ -1,5 +1,14 @@
 import type { Request, Router } from 'express';
-import { parseOrThrow, readableIssueMessage, zodIssuesToPaths } from '../../../domain/validation';
+import { documentCursorKey, mediaCursorKey, openIncomingCursor } from '../../../domain/incoming-references';
+import type { CursorCodec } from '../../../domain/search-cursor';
+import {
+  parseOrThrow,
+  readableIssueMessage,
+  valueOrThrow,
+  zodIssuesToPaths,
+  type Checked,
+} from '../../../domain/validation';
+import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
@@ -18,6 +27,19 @@ import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 /** Where this request came to: the base of asset URLs when PUBLIC_BASE_URL is not configured. */
 const originOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
+/** The page a request asks for on the entry's list of `endpoint`: its cursor must be one of that list. */
+function pageOf<K>(
+  req: Request,
+  cursors: CursorCodec,
+  id: string,
+  endpoint: string,
+  keyOf: (values: readonly unknown[]) => Checked<K>,
+) {
+  const { after, ...query } = parseQueryOrThrow(incomingReferencesQuery(req.apiVersion), req.query);
+  const key = openIncomingCursor(cursors, after, endpoint, { id, noun: 'media library entry' }, keyOf);
+  return { ...query, after: valueOrThrow(key) };
+}
+
 /**
  * The media library (api-spec §2.7, §3.2, §4.18; supplement §9): entries by id, by ids or by external id,
  * their incoming references, the patch of revocation and metadata, the import, and the upload of bytes for it.
@@ -27,9 +49,6 @@ export function mediaLibraryRoutes(
   router: Router,
   { auth, reads, commands, cursors }: Pick<RouteDeps, 'auth' | 'reads' | 'commands' | 'cursors'>,
 ): void {
-  const documentsQuery = incomingReferencesQuery(cursors, 'documents');
-  const mediaQuery = incomingReferencesQuery(cursors, 'media');
-
   router.get('/mediaLibrary', ...auth, requireScope('public-api:read'), async (req, res) => {
     const query = parseQueryOrThrow(mediaListQuery, req.query);
     res.json(
@@ -70,7 +89,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { id } = parseOrThrow(mediaParams, req.params);
-      const page = parseQueryOrThrow(documentsQuery(req.apiVersion), req.query);
+      const page = pageOf(req, cursors, id, INCOMING_DOCUMENTS_CURSOR, documentCursorKey);
       res.json(
         await reads.mediaLibrary.incomingDocumentReferences(req.auth.projectId, id, page, req.apiVersion),
       );
@@ -83,7 +102,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { id } = parseOrThrow(mediaParams, req.params);
-      const page = parseQueryOrThrow(mediaQuery(req.apiVersion), req.query);
+      const page = pageOf(req, cursors, id, INCOMING_MEDIA_CURSOR, mediaCursorKey);
       res.json(
         await reads.mediaLibrary.incomingMediaReferences(req.auth.projectId, id, page, req.apiVersion),
       );

@@ -7,9 +7,7 @@ import {
   MEDIA_TYPES,
   type MediaPatch,
 } from '../../../domain/media';
-import type { CursorCodec } from '../../../domain/search-cursor';
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
-import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
 import { listAnswer, pagedExtra } from '../../answers';
 import { integerParam } from '../../query-params';
 
@@ -111,45 +109,27 @@ export const MAX_REFERENCES_LIMIT = 100;
 export const MAX_REFERENCES_OFFSET = 10_000;
 
 /**
- * api-spec §4.12/§4.18: limit and offset; from 2026-01 also `after`, the cursor of the previous page
- * (checked here: one this server signed for this list), instead of offset.
+ * api-spec §4.12/§4.18: limit and offset; from 2026-01 also `after`, the cursor of the previous page, instead
+ * of offset (opened by the route, which knows the entry: one this server signed for this list of this entry).
  */
-export const incomingReferencesQuery = (cursors: CursorCodec, kind: 'documents' | 'media') =>
-  perVersion((version) =>
-    z
-      .strictObject({
-        limit: integerParam(0, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
-        offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0).describe('not with after'),
-        after: version.wrapsLists
-          ? z
-              .string()
-              .transform(
-                fromCheck((raw: string) => {
-                  const opened = cursors.decode(
-                    raw,
-                    kind === 'documents' ? INCOMING_DOCUMENTS_CURSOR : INCOMING_MEDIA_CURSOR,
-                  );
-                  if (!opened.ok) return opened;
-                  const [id] = opened.value;
-                  const fits =
-                    opened.value.length === 1 &&
-                    (kind === 'documents' ? Number.isSafeInteger(id) : typeof id === 'string');
-                  return fits
-                    ? valid(id as string | number)
-                    : invalid([
-                        { path: [], message: 'invalid cursor: pass the cursor of a previous response' },
-                      ]);
-                }),
-              )
-              .optional()
-              .describe('the cursor of the previous page (instead of offset)')
-          : z.never({ error: `is not available in API version ${version.label} (from 2026-01)` }).optional(),
-      })
-      .refine((query) => query.after === undefined || query.offset === 0, {
-        path: ['after'],
-        message: 'cannot be combined with offset: a cursor already says where the page starts',
-      }),
-  );
+export const incomingReferencesQuery = perVersion((version) =>
+  z
+    .strictObject({
+      limit: integerParam(0, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
+      offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0).describe('not with after'),
+      after: version.wrapsLists
+        ? z
+            .string()
+            .min(1, { message: 'must not be empty' })
+            .optional()
+            .describe('the cursor of the previous page (instead of offset), on the same entry')
+        : z.never({ error: `is not available in API version ${version.label} (from 2026-01)` }).optional(),
+    })
+    .refine((query) => query.after === undefined || query.offset === 0, {
+      path: ['after'],
+      message: 'cannot be combined with offset: a cursor already says where the page starts',
+    }),
+);
 
 const assetSource = z
   .strictObject({

@@ -9,10 +9,8 @@ import {
 import { requestSchema as commandRequestSchema } from '../../../domain/document-commands/schema';
 import { ImportRequestSchema } from '../../../domain/import-request';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
-import { documentCursorKey, mediaCursorKey } from '../../../domain/incoming-references';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
 import type { CursorCodec } from '../../../domain/search-cursor';
-import { INCOMING_CURSOR_SIGNATURES } from '../../../reads/incoming-references';
 import { errorAnswer, listAnswer } from '../../answers';
 import { categoryAnswer, categoryItem, categoryParams, categoryQuery } from '../categories/categories.schema';
 import { channelAnswer, channelParams } from '../channels/channels.schema';
@@ -315,8 +313,8 @@ const MEDIA_ENTRY_EXAMPLE = {
 };
 
 /**
- * The description of every version. `cursors` is the process's cursor codec: the query schemas of the paged
- * routes close over it, and are built here as their routes build them (it is never called while describing).
+ * The description of every version. `cursors` is the process's cursor codec: the search's query schema closes
+ * over it, and is built here as its route builds it (it is never called while describing).
  */
 export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   const components: Record<string, Schema> = {};
@@ -467,11 +465,6 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   });
   const read = [{ bearer: ['public-api:read'] }];
   const write = [{ bearer: ['public-api:write'] }];
-  // The query schemas that close over the process's cursor codec, built as their routes build them.
-  const mediaDocumentsPaging = mediaIncomingReferencesQuery(cursors, 'documents');
-  const mediaMediaPaging = mediaIncomingReferencesQuery(cursors, 'media');
-  const incomingPaging = (signature: string, keyOf: Parameters<typeof incomingReferencesQuery>[2]) =>
-    incomingReferencesQuery(cursors, signature, keyOf);
 
   return checkPathParameters({
     openapi: '3.1.0',
@@ -780,7 +773,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'The published documents that use the entry (image directives and image metadata), by document id; ' +
             '{results, total, cursor} from 2026-01, where after takes the cursor of the previous page',
           security: read,
-          parameters: params({ path: mediaParams, query: mediaDocumentsPaging }),
+          parameters: params({ path: mediaParams, query: mediaIncomingReferencesQuery }),
           responses: {
             200: json(listOf(mediaIncomingDocumentReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -792,7 +785,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary:
             'The media entries whose metadata refers to the entry, by entry id; {results, total, cursor} from 2026-01',
           security: read,
-          parameters: params({ path: mediaParams, query: mediaMediaPaging }),
+          parameters: params({ path: mediaParams, query: mediaIncomingReferencesQuery }),
           responses: {
             200: json(listOf(mediaIncomingMediaReferencesAnswer)),
             ...errors(400, 401, 403, 404),
@@ -937,7 +930,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           security: read,
           parameters: params({
             path: documentIdParams,
-            query: incomingPaging(INCOMING_CURSOR_SIGNATURES.published, documentCursorKey),
+            query: incomingReferencesQuery,
           }),
           responses: {
             200: json(listOf(incomingDocumentReferencesAnswer)),
@@ -953,7 +946,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           security: read,
           parameters: params({
             path: documentIdParams,
-            query: incomingPaging(INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey),
+            query: incomingReferencesQuery,
           }),
           responses: {
             200: json(listOf(incomingMediaReferencesAnswer)),
@@ -969,7 +962,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           security: [{ bearer: ['public-api:drafts:read'] }],
           parameters: params({
             path: documentIdParams,
-            query: incomingPaging(INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey),
+            query: incomingReferencesQuery,
           }),
           responses: {
             200: json(listOf(incomingDocumentReferencesAnswer)),
