@@ -50,6 +50,20 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
     );
   });
 
+  it('when a query parameter is sent, then 400 naming it and no report is stored', async () => {
+    // addDeliveryStatus?reportId=... answered 200 with a new report, the parameter silently ignored.
+    const doc = await published();
+    const body = { publicationId: doc.latestPublicationId, deliveryHandle: 'web', status: 'success' };
+    const reportId = '3b241101-e2bb-4255-8caf-4136c566a962';
+    const response = await api.post(`documents/${doc.id}/addDeliveryStatus?reportId=${reportId}`, body);
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({ name: 'ValidationError', reportId: 'is not allowed' });
+    const reports = await app.ctx.pool.query('SELECT 1 FROM delivery_reports WHERE document_id = $1', [
+      doc.id,
+    ]);
+    expect(reports.rowCount).toBe(0);
+  });
+
   it('when userChoices come with a status other than in-progress, then 400 on userChoices', async () => {
     const doc = await published();
     const response = await report(doc.id, {

@@ -112,6 +112,24 @@ describe('import/documents', () => {
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 
+  it('when a query parameter is sent, then 400 naming it and no job is stored', async () => {
+    const count = async () =>
+      (
+        await app.ctx.pool.query('SELECT count(*)::int AS n FROM import_jobs WHERE project_id = $1', [
+          projectId,
+        ])
+      ).rows[0].n as number;
+    const before = await count();
+    // import/documents?systemName=wire answered 200 and started a job, the parameter silently ignored.
+    const response = await api.post('import/documents?systemName=wire', {
+      systemName: 'wire',
+      documents: [{ id: 'q-1', contentType: 'regular' }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({ name: 'ValidationError', systemName: 'is not allowed' });
+    expect(await count()).toBe(before);
+  });
+
   it('when the status id is missing, then 400 saying it is required, like every other required parameter', async () => {
     const response = await api.get('import/documents/status');
     expect(response.status).toBe(400);

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import { addDeliveryStatusBody } from './delivery-status.schema';
 import { documentIdParams } from './document-commands.schema';
@@ -18,6 +19,7 @@ export function deliveryStatusRoutes(
     jsonBody,
     async (req, res) => {
       const { documentId } = parseOrThrow(documentIdParams, req.params);
+      parseQueryOrThrow(noQueryParams, req.query);
       const body = parseOrThrow(addDeliveryStatusBody, req.body);
       const report = await commands.addDeliveryStatus({
         ...body,

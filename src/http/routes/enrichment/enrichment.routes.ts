@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import { reEnrichBody } from './enrichment.schema';
 
@@ -14,6 +15,7 @@ export function enrichmentRoutes(
   { auth, commands }: Pick<RouteDeps, 'auth' | 'commands'>,
 ): void {
   router.post('/enrichment/re-enrich', ...auth, requireScope('enrichment'), jsonBody, async (req, res) => {
+    parseQueryOrThrow(noQueryParams, req.query);
     const body = parseOrThrow(reEnrichBody, req.body);
     await commands.reEnrichDocuments(req.auth.projectId, body.doc_ids);
     res.json({});

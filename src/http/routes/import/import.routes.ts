@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { parseQueryOrThrow } from '../../query-params';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
@@ -12,6 +12,7 @@ export function importRoutes(
   { auth, reads, commands }: Pick<RouteDeps, 'auth' | 'reads' | 'commands'>,
 ): void {
   router.post('/import/documents', ...auth, requireScope('public-api:write'), jsonBody, async (req, res) => {
+    parseQueryOrThrow(noQueryParams, req.query);
     const body = parseOrThrow(ImportDocumentsBody, req.body);
     res.json(await commands.startImportJob(req.auth.projectId, req.apiVersion, body));
   });

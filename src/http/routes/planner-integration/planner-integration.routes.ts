@@ -4,6 +4,7 @@ import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody, sentContentType } from '../../middleware/json-body';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import {
   basicCredentials,
@@ -71,6 +72,7 @@ export function plannerIntegrationRoutes(
     router.post(`${base}/oauth/token`, ...gate, formOrJsonBody, form, issueToken, basicChallenge);
 
     router.post(`${base}/statuses`, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
+      parseQueryOrThrow(noQueryParams, req.query);
       const { documentIds } = parseOrThrow(statusesBody, req.body);
       const project = await projectConfigs.get(req.auth.projectId);
       const results = await reads.plannerPublications.statuses(project, documentIds);
@@ -84,6 +86,7 @@ export function plannerIntegrationRoutes(
       requireScope('planner'),
       jsonBody,
       async (req, res) => {
+        parseQueryOrThrow(noQueryParams, req.query);
         const { documentId } = parseOrThrow(followBody, req.body);
         res.json(
           await commands.followPublication({ projectId: req.auth.projectId, documentId, record: req.body }),
@@ -99,6 +102,7 @@ export function plannerIntegrationRoutes(
       jsonBody,
       async (req, res) => {
         const { documentId } = parseOrThrow(publicationDocumentParams, req.params);
+        parseQueryOrThrow(noQueryParams, req.query);
         const body = parseOrThrow(followDocumentBody, req.body);
         if (body.documentId !== undefined && body.documentId !== documentId) {
           throw AppError.validation({
@@ -118,6 +122,7 @@ export function plannerIntegrationRoutes(
       requireScope('planner'),
       async (req, res) => {
         const { documentId } = parseOrThrow(publicationDocumentParams, req.params);
+        parseQueryOrThrow(noQueryParams, req.query);
         await commands.unfollowPublication(req.auth.projectId, documentId);
         res.status(204).end();
       },

@@ -3,6 +3,7 @@ import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
+import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import type { RouteDeps } from '../deps';
 import {
   createElementBody,
@@ -35,12 +36,14 @@ export function plannerElementRoutes(
   for (const { segment, gate } of SEGMENTS) {
     const path = `/${segment}/element`;
     router.post(path, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
+      parseQueryOrThrow(noQueryParams, req.query);
       const { documentId, ...element } = parseOrThrow(createElementBody, req.body);
       const result = await commands.createPlannerElement({ ...received(req), element, documentId });
       res.status(result.created ? 201 : 200).json({ id: result.id });
     });
 
     router.put(path, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
+      parseQueryOrThrow(noQueryParams, req.query);
       const element = parseOrThrow(updateElementBody, req.body);
       res.json({ id: (await commands.updatePlannerElement({ ...received(req), element })).id });
     });
@@ -53,6 +56,7 @@ export function plannerElementRoutes(
       jsonBody,
       async (req, res) => {
         const { documentId } = parseOrThrow(elementDocumentParams, req.params);
+        parseQueryOrThrow(noQueryParams, req.query);
         const element = parseOrThrow(updateLinkedElementBody, req.body);
         res.json({ id: (await commands.updatePlannerElement({ ...received(req), element, documentId })).id });
       },
@@ -60,6 +64,7 @@ export function plannerElementRoutes(
 
     router.delete(`${path}/:documentId`, ...gate, ...auth, requireScope('planner'), async (req, res) => {
       const { documentId } = parseOrThrow(elementDocumentParams, req.params);
+      parseQueryOrThrow(noQueryParams, req.query);
       await commands.unlinkPlannerElement(req.auth.projectId, documentId);
       res.status(204).end();
     });
