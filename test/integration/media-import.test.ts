@@ -191,6 +191,7 @@ describe.each(storeBackends)(
           { externalId: 'x', mediaType: 'image', asset: { url: `${images.url}/photo.png` } },
           'not an object',
           { name: 'photo.png', mediaType: 'image', asset: { url: `${images.url}/photo.png` } },
+          null,
         ],
       });
       expect(response.status).toBe(200);
@@ -228,7 +229,8 @@ describe.each(storeBackends)(
           ok: false,
           status: 400,
           error: 'ValidationError',
-          error_details: { name: 'ValidationError', body: 'must be an object' },
+          // Not the body: the sixth entry (it was keyed body).
+          error_details: { name: 'ValidationError', 'mediaLibraryEntries.5': 'must be an object' },
         },
         {
           ok: false,
@@ -236,6 +238,12 @@ describe.each(storeBackends)(
           error: 'ValidationError',
           // An unknown key called name does not take the place of the error's own name.
           error_details: { name: 'ValidationError', message: 'name: is not allowed' },
+        },
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: { name: 'ValidationError', 'mediaLibraryEntries.7': 'must be an object' },
         },
       ]);
       await expectNoOrphans();

@@ -2,10 +2,11 @@ import type { Request, Router } from 'express';
 import { documentCursorKey, mediaCursorKey, openIncomingCursor } from '../../../domain/incoming-references';
 import type { CursorCodec } from '../../../domain/search-cursor';
 import {
+  fromZodIssues,
+  issuesToPaths,
   parseOrThrow,
   readableIssueMessage,
   valueOrThrow,
-  zodIssuesToPaths,
   type Checked,
 } from '../../../domain/validation';
 import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
@@ -133,11 +134,15 @@ export function mediaLibraryRoutes(
       parseQueryOrThrow(noQueryParams, req.query);
       const body = parseOrThrow(importMediaBody, req.body);
       // Each entry on its own: an invalid one is its own 400 in the results, the others still import.
-      const inputs: ImportMediaInput[] = body.mediaLibraryEntries.map((raw) => {
+      // Its problems are keyed inside the entry (`asset.url`); one with the entry itself (not an object) by
+      // where it is in the body, as document commands key `commands.0`: at the root it would read as the body's.
+      const inputs: ImportMediaInput[] = body.mediaLibraryEntries.map((raw, index) => {
         const parsed = importMediaEntry.safeParse(raw, { error: readableIssueMessage });
-        return parsed.success
-          ? { ok: true, entry: parsed.data }
-          : { ok: false, details: zodIssuesToPaths(parsed.error.issues) };
+        if (parsed.success) return { ok: true, entry: parsed.data };
+        const issues = fromZodIssues(parsed.error.issues).map((issue) =>
+          issue.path.length === 0 ? { ...issue, path: ['mediaLibraryEntries', index] } : issue,
+        );
+        return { ok: false, details: issuesToPaths(issues) };
       });
       const results = await commands.importMedia(req.auth.projectId, inputs, {
         version: req.apiVersion,
