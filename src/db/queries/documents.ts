@@ -192,10 +192,6 @@ export function documentQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    async insertImported(draft: ImportedDraft, systemName: string, externalId: string): Promise<number> {
-      return insertDocument(draft, systemName, externalId);
-    },
-
     /** A new, empty draft (version 1) that commands then fill in: planner elements create them. */
     async insertDraft(draft: Omit<ImportedDraft, 'metadata' | 'content'>): Promise<number> {
       return insertDocument({ ...draft, metadata: {}, content: [] }, null, null);
@@ -489,45 +485,6 @@ export function documentQueries(db: Queryable) {
           JSON.stringify(
             dates.map((date) => ({ id: date.documentId, last_publication_date: date.lastPublicationDate })),
           ),
-        ],
-      );
-    },
-
-    /** Replaces the draft of an existing document with an imported one and bumps its version. */
-    async replaceImportedDraft(documentId: number, draft: ImportedDraft): Promise<void> {
-      await db.query(
-        `UPDATE documents SET document_type = $3, content_type = $4, design_name = $5, design_version = $6,
-           metadata = $7, content = $8, version = version + 1, updated_at = now()
-         WHERE project_id = $1 AND id = $2`,
-        [
-          draft.projectId,
-          documentId,
-          draft.documentType,
-          draft.contentType,
-          draft.designName,
-          draft.designVersion,
-          JSON.stringify(draft.metadata),
-          JSON.stringify(draft.content),
-        ],
-      );
-    },
-
-    /** Sets the publication dates an import names; the others stay as they are. */
-    async setPublicationDates(projectId: number, documentId: number, dates: PublicationDates): Promise<void> {
-      await db.query(
-        `UPDATE documents SET
-           first_publication_date = coalesce($3, first_publication_date),
-           significant_publication_date = coalesce($4, significant_publication_date),
-           visible_publication_date_override = coalesce($5, visible_publication_date_override),
-           last_publication_date = coalesce($6, last_publication_date)
-         WHERE project_id = $1 AND id = $2`,
-        [
-          projectId,
-          documentId,
-          dates.firstPublicationDate ?? null,
-          dates.significantPublicationDate ?? null,
-          dates.visiblePublicationDateOverride ?? null,
-          dates.lastPublicationDate ?? null,
         ],
       );
     },
