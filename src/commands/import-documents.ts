@@ -96,6 +96,11 @@ export interface ImportRunOptions {
   /** Batches written at once (DEFAULT_IMPORT_CONCURRENCY). */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Stops the run (the CLI's Ctrl-C): no batch starts after it, the ones in flight finish and stay, and the job
+   * ends failed with a line saying it was interrupted and how far it got.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -178,8 +183,9 @@ async function runImport(
     let reported = 0;
     let savedAt = 0;
     let failure: { error: unknown } | undefined;
-    while ((next < batches.length && !failure) || inFlight.size > 0) {
-      const batch = next < batches.length && !failure ? batches[next]! : undefined;
+    const starting = () => next < batches.length && !failure && options.signal?.aborted !== true;
+    while (starting() || inFlight.size > 0) {
+      const batch = starting() ? batches[next]! : undefined;
       if (batch && inFlight.size < concurrency) {
         const keys = new Set(batch.map(importTargetKey));
         const exclusive = batch.some((document) => document.documentId !== undefined);
@@ -209,6 +215,12 @@ async function runImport(
     // A batch that finished during the last save has not been taken yet.
     while (results[reported] !== undefined) logs.push(...results[reported++]!);
     if (failure) throw failure.error;
+    if (options.signal?.aborted && logs.length < total) {
+      throw new Error(
+        `interrupted after ${logs.length} of ${total} documents; what was written stays, the rest was not ` +
+          'imported (import the file again: documents are matched by external id)',
+      );
+    }
     if (logs.length !== total) throw new Error(`${total - logs.length} documents were left unwritten`);
     options.onProgress?.(logs.length, total);
     state = finalImportState(logs);

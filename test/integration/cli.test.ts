@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -475,6 +475,51 @@ describe('broadsheet CLI', () => {
       expect(refused.stderr).not.toContain('documents.0.flags.0');
       expect(await importedIds(projectId, 'flags')).toEqual([]);
     });
+
+    it('when an import gets Ctrl-C, then what was written stays, its job ends failed saying it was interrupted, and it exits 130', async () => {
+      // Killed by the signal, the CLI left its job 'started' for good: import/documents/status said so.
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'interrupted.ndjson');
+      const total = 20_000;
+      await writeFile(
+        file,
+        Array.from({ length: total }, (_, i) => JSON.stringify({ id: `i${i}`, contentType: 'regular' })).join(
+          '\n',
+        ),
+      );
+      const child = spawn(
+        path.resolve('node_modules/.bin/tsx'),
+        ['src/cli/main.ts', 'import', file, '--project', String(projectId), '--system-name', 'sigint'],
+        { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      let signalled = false;
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        // The first batches are in: stop it, as an operator's Ctrl-C does.
+        if (!signalled && /\r[1-9]\d*\//.test(stderr)) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(signalled).toBe(true);
+      expect(code).toBe(130);
+      expect(stderr).toMatch(/import stopped; job [0-9a-f-]{36} is marked failed, what was written stays/);
+      const jobs = await app.ctx.pool.query<{ state: string; logs: { reason?: string }[] }>(
+        'SELECT state, logs FROM import_jobs WHERE project_id = $1',
+        [projectId],
+      );
+      expect(jobs.rows).toHaveLength(1);
+      expect(jobs.rows[0]!.state).toBe('failed');
+      const written = (await importedIds(projectId, 'sigint')).length;
+      expect(written).toBeGreaterThan(0);
+      expect(written).toBeLessThan(total);
+      expect(jobs.rows[0]!.logs.at(-1)!.reason).toBe(
+        `The import job failed: interrupted after ${written} of ${total} documents; what was written stays, the ` +
+          'rest was not imported (import the file again: documents are matched by external id)',
+      );
+    }, 120_000);
   });
 
   describe('menu load', () => {

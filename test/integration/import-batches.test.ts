@@ -192,6 +192,35 @@ describe('import in batches', () => {
     expect((await rowsOf(systemName)).length).toBe(1000);
   });
 
+  it('when the run is stopped (the CLI on Ctrl-C), then the batches written stay and the job ends failed, saying so', async () => {
+    // The CLI killed by Ctrl-C left its job 'started' for good: import/documents/status said it still ran.
+    const systemName = `stop-${randomBytes(3).toString('hex')}`;
+    const documents = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, contentType: 'regular' }));
+    const stop = new AbortController();
+    const job = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({ systemName, documents }),
+      { batchSize: 10, concurrency: 1, signal: stop.signal, onProgress: () => stop.abort() },
+    );
+    expect(job.state).toBe('failed');
+    // The first batch, then the line that ends the job.
+    expect(job.logs.slice(0, -1).map((log) => [log.state, log.external_id])).toEqual(
+      documents.slice(0, 10).map((document) => ['imported', document.id]),
+    );
+    const reason =
+      'The import job failed: interrupted after 10 of 100 documents; what was written stays, the rest was not ' +
+      'imported (import the file again: documents are matched by external id)';
+    expect(job.logs.at(-1)).toEqual({ state: 'failed', external_id: '', document_id: null, reason });
+    expect((await rowsOf(systemName)).map((row) => row.externalId)).toEqual(
+      documents.slice(0, 10).map((document) => document.id),
+    );
+    const status = await api.get(`import/documents/status?id=${job.id}`);
+    expect(status.body).toMatchObject({ finished: true, state: 'failed', id: job.id });
+    expect(status.body.logs.at(-1)).toEqual({ state: 'failed', external_id: '', document_id: null, reason });
+  });
+
   it('when a long import saves its logs in steps, then a status reader always sees the first logs in order', async () => {
     const systemName = `steps-${randomBytes(3).toString('hex')}`;
     const documents = Array.from({ length: 1000 }, (_, i) => ({ id: `s${i}`, contentType: 'regular' }));

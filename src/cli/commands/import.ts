@@ -55,7 +55,10 @@ export function withAutoPublish(document: unknown): unknown {
 export function importCommand(program: Command): void {
   program
     .command('import <file>')
-    .description('Import documents from a JSON (array or {documents}) or NDJSON file, synchronously')
+    .description(
+      'Import documents from a JSON (array or {documents}) or NDJSON file, synchronously; Ctrl-C lets the batches ' +
+        'in flight commit, ends the job failed and exits 130',
+    )
     .requiredOption('-p, --project <handle|id>', 'project to import into')
     .requiredOption(
       '-s, --system-name <name>',
@@ -117,6 +120,15 @@ export function importCommand(program: Command): void {
           }
           // One run of the engine over the whole file (one job row), so its batches keep flowing.
           const documents = batches.flatMap((body) => body.documents);
+          // Ctrl-C lets the batches in flight commit and ends the job failed, saying so (a second one exits at
+          // once). Killed without this, the job row stayed 'started' for good and import/documents/status said so.
+          const stop = new AbortController();
+          const onSignal = () => {
+            if (stop.signal.aborted) process.exit(130);
+            stop.abort();
+          };
+          process.on('SIGINT', onSignal);
+          process.on('SIGTERM', onSignal);
           const job = await importDocumentsNow(
             ctx,
             projectId,
@@ -125,9 +137,13 @@ export function importCommand(program: Command): void {
             {
               batchSize,
               concurrency,
+              signal: stop.signal,
               onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
             },
-          );
+          ).finally(() => {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+          });
           for (const log of job.logs) {
             totals[log.state] += 1;
             if (log.state === 'failed') failures.push(log);
@@ -137,6 +153,12 @@ export function importCommand(program: Command): void {
             console.error(`failed ${failure.external_id}: ${failure.reason ?? ''}`);
           console.log(JSON.stringify({ documents: raw.length, ...totals }));
           if (raw.length > 0 && totals.failed === raw.length) process.exitCode = 1;
+          if (stop.signal.aborted && job.state === 'failed') {
+            console.error(
+              `broadsheet: import stopped; job ${job.id} is marked failed, what was written stays`,
+            );
+            process.exitCode = 130;
+          }
         });
       },
     );
