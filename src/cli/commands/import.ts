@@ -12,7 +12,7 @@ import { findBodyProblem } from '../../domain/json-limits';
 import { MAX_IMPORT_DOCUMENTS, ImportRequestSchema, type ImportLog } from '../../domain/import-request';
 import { parseOrThrow } from '../../domain/validation';
 import { slicesOf } from '../../slices';
-import { describeError, withContext } from '../run';
+import { describeError, stopOnSignals, withContext } from '../run';
 import { resolveProjectId } from './clients';
 
 /** The documents of a file: a JSON array, `{documents: [...]}`, or NDJSON (one document per line). */
@@ -122,13 +122,7 @@ export function importCommand(program: Command): void {
           const documents = batches.flatMap((body) => body.documents);
           // Ctrl-C lets the batches in flight commit and ends the job failed, saying so (a second one exits at
           // once). Killed without this, the job row stayed 'started' for good and import/documents/status said so.
-          const stop = new AbortController();
-          const onSignal = () => {
-            if (stop.signal.aborted) process.exit(130);
-            stop.abort();
-          };
-          process.on('SIGINT', onSignal);
-          process.on('SIGTERM', onSignal);
+          const stop = stopOnSignals();
           const job = await importDocumentsNow(
             ctx,
             projectId,
@@ -140,10 +134,7 @@ export function importCommand(program: Command): void {
               signal: stop.signal,
               onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
             },
-          ).finally(() => {
-            process.off('SIGINT', onSignal);
-            process.off('SIGTERM', onSignal);
-          });
+          ).finally(stop.release);
           for (const log of job.logs) {
             totals[log.state] += 1;
             if (log.state === 'failed') failures.push(log);
