@@ -46,10 +46,10 @@ export interface PublicationSearchDocument {
  * The version of what buildSearchDocument makes from a given row and config. Stored search documents built by
  * another version are built again by the next rebuild, so bump it whenever the output changes for the same
  * input, or when what a row's field means changes (4: updatedAt is the publication's, no longer the document's
- * live updated_at, so documents stored by 3 may carry a later draft's); test/unit/document-builder-version.test.ts
- * fails until you do.
+ * live updated_at, so documents stored by 3 may carry a later draft's; 5: componentCount counts only the
+ * components the project's designs declare); test/unit/document-builder-version.test.ts fails until you do.
  */
-export const SEARCH_DOCUMENT_VERSION = 4;
+export const SEARCH_DOCUMENT_VERSION = 5;
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {
@@ -203,11 +203,17 @@ export function buildSearchDocument(
   const text = extractSearchText(metadata, content);
   const counted = computeStatistics(content, text.text);
   // Only names a filter can address (supplement §5) become fields: a dotted name would clash with the object
-  // paths of another and make Elasticsearch refuse the whole document.
+  // paths of another and make Elasticsearch refuse the whole document. And only names a design of the project
+  // declares: every name is a field of the index all projects share, whose mapping takes at most
+  // total_fields.limit fields (index-mappings/publications.json). Content stored as sent (imports before
+  // 2026-01, naming any design or none) could otherwise fill it, after which Elasticsearch refuses every
+  // document that brings a new field, whatever its project.
   const statistics = {
     characterCount: counted.characterCount,
     componentCount: Object.fromEntries(
-      Object.entries(counted.componentCount).filter(([name]) => COMPONENT_NAME.test(name)),
+      Object.entries(counted.componentCount).filter(
+        ([name]) => COMPONENT_NAME.test(name) && row.declaredComponents.has(name),
+      ),
     ),
   };
   const until = iso(row.embargoUntil);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IndexSourceRow } from '../../src/db/queries/index-sources';
 import { ProjectConfigSchema } from '../../src/domain/project-config';
 import { buildSearchDocument, SEARCH_DOCUMENT_VERSION } from '../../src/search/document-builder';
-import { loadPublications } from '../helpers/fixtures';
+import { loadLivingTimesDesign, loadPublications } from '../helpers/fixtures';
 
 /**
  * Rebuilds reuse stored search documents built by the same SEARCH_DOCUMENT_VERSION (search_documents). If this
@@ -10,7 +10,7 @@ import { loadPublications } from '../helpers/fixtures';
  * (so stored documents are built again) and record the new fingerprint beside it. When the fixtures change
  * (test/fixtures/magazine) and the builder does not, record the new fingerprint and leave the version alone.
  */
-const RECORDED = { version: 4, fingerprint: 'PE46zTqn9c8E17P9G-zKHxz-q0ZqBwvmO1hMUb5qsaY' };
+const RECORDED = { version: 5, fingerprint: 'PE46zTqn9c8E17P9G-zKHxz-q0ZqBwvmO1hMUb5qsaY' };
 
 const config = ProjectConfigSchema.parse({
   settings: { handle: 'magazine', label: 'Magazine', homepageDocumentId: 301 },
@@ -29,6 +29,7 @@ const config = ProjectConfigSchema.parse({
 });
 
 function rows(): IndexSourceRow[] {
+  const declaredComponents = new Set(loadLivingTimesDesign().components.map((component) => component.name));
   return loadPublications().map((publication, n) => {
     const at = new Date(Date.UTC(2025, 0, 1 + n));
     return {
@@ -54,6 +55,7 @@ function rows(): IndexSourceRow[] {
       content: publication.content,
       projectConfig: config,
       projectRevision: 1,
+      declaredComponents,
     };
   });
 }

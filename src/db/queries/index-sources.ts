@@ -30,6 +30,11 @@ export interface IndexSourceRow {
   content: Content | null;
   projectConfig: unknown;
   projectRevision: number;
+  /**
+   * The component names the project's designs declare (designs come from operators only): the only names that
+   * become `statistics.componentCount.<name>` fields (see buildSearchDocument).
+   */
+  declaredComponents: ReadonlySet<string>;
 }
 
 const COLUMNS = `d.project_id AS "projectId", d.id AS "documentId", d.channel_id AS "channelId",
@@ -44,23 +49,39 @@ const COLUMNS = `d.project_id AS "projectId", d.id AS "documentId", d.channel_id
 const FROM = `documents d
   LEFT JOIN publications p ON p.id = d.latest_publication_id`;
 
-type RowWithoutProject = Omit<IndexSourceRow, 'projectConfig' | 'projectRevision'>;
+type RowWithoutProject = Omit<IndexSourceRow, 'projectConfig' | 'projectRevision' | 'declaredComponents'>;
 
 /**
- * Each project's config is read once per page and shared by its rows: joining it in would make Postgres
- * send, and the driver parse, the same config once per document.
+ * Each project's config and its designs' component names are read once per page and shared by its rows:
+ * joining them in would make Postgres send, and the driver parse, the same config once per document.
  */
 async function withProjectConfigs(db: Queryable, rows: RowWithoutProject[]): Promise<IndexSourceRow[]> {
   if (rows.length === 0) return [];
   const projectIds = [...new Set(rows.map((row) => row.projectId))];
-  const projects = await db.query<{ id: number; config: unknown; revision: number }>(
-    'SELECT id, config, revision_number AS revision FROM projects WHERE id = ANY($1::int[])',
+  const projects = await db.query<{ id: number; config: unknown; revision: number; components: string[] }>(
+    `SELECT id, config, revision_number AS revision,
+       ARRAY(SELECT DISTINCT component->>'name' FROM designs d,
+               jsonb_array_elements(d.definition->'components') AS component
+             WHERE d.project_id = projects.id AND jsonb_typeof(d.definition->'components') = 'array'
+               AND component->>'name' IS NOT NULL) AS components
+     FROM projects WHERE id = ANY($1::int[])`,
     [projectIds],
   );
-  const byId = new Map(projects.rows.map((project) => [project.id, project]));
+  const byId = new Map(
+    projects.rows.map((project) => [project.id, { ...project, declared: new Set(project.components) }]),
+  );
   return rows.flatMap((row) => {
     const project = byId.get(row.projectId);
-    return project ? [{ ...row, projectConfig: project.config, projectRevision: project.revision }] : [];
+    return project
+      ? [
+          {
+            ...row,
+            projectConfig: project.config,
+            projectRevision: project.revision,
+            declaredComponents: project.declared,
+          },
+        ]
+      : [];
   });
 }
 

@@ -1,0 +1,114 @@
+import { ensurePublicationsIndex } from '../../src/search/index-aliases';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, eventually } from '../helpers/http';
+
+/**
+ * Every project shares one publications index, whose mapping holds at most `total_fields.limit` fields. A field
+ * an API client can name (a component name in content, an indexed metadata handle) must not be able to fill it:
+ * past the limit Elasticsearch refuses every document that brings a field it has not seen, for every project.
+ * This file's index gets a low limit so reaching it is cheap.
+ */
+describe('the shared index field limit', () => {
+  let app: TestApp;
+  /** Fields the index may still take when the tests start. */
+  const HEADROOM = 10;
+
+  beforeAll(async () => {
+    app = await startTestApp({ workers: true, env: await isolatedEnv('fieldlimit') });
+    await ensurePublicationsIndex(app.ctx.search, app.ctx.index);
+    const mapping = await app.ctx.search.indices.getMapping({ index: app.ctx.index.alias });
+    const fields = Object.values(mapping)[0]!.mappings.properties as Record<string, never>;
+    await app.ctx.search.indices.putSettings({
+      index: app.ctx.index.alias,
+      settings: { index: { mapping: { total_fields: { limit: countFields(fields) + HEADROOM } } } },
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  function countFields(properties: Record<string, { properties?: Record<string, unknown> }>): number {
+    return Object.values(properties).reduce(
+      (sum, field) =>
+        sum + 1 + (field.properties ? countFields(field.properties as Record<string, never>) : 0),
+      0,
+    );
+  }
+
+  async function mappedComponentCounts(): Promise<string[]> {
+    const mapping = await app.ctx.search.indices.getMapping({ index: app.ctx.index.alias });
+    const statistics = Object.values(mapping)[0]!.mappings.properties!.statistics as {
+      properties: { componentCount: { properties?: Record<string, unknown> } };
+    };
+    return Object.keys(statistics.properties.componentCount.properties ?? {}).sort();
+  }
+
+  const component = (id: string, name: string, text: string) => ({
+    id,
+    component: name,
+    identifier: `whatever.${name}`,
+    content: { text },
+  });
+
+  it('when a 2025-11 import (public-api:write) names components no design declares, then they become no fields and the document and every other project stay searchable', async () => {
+    const { projectId } = await createTestProject(app.ctx);
+    const current = apiClient(app.url, (await tokenFor(app.ctx, projectId)).token);
+    const api = current.withVersion('2025-11');
+    const junk = Array.from({ length: HEADROOM * 3 }, (_, n) => component(`j${n}`, `made-up-${n}`, `w${n}`));
+    const started = await api.post('import/documents', {
+      systemName: 'wire',
+      documents: [
+        {
+          id: 'flood',
+          contentType: 'regular',
+          // A design no operator ever created: 2025-11 stores content as sent, unchecked.
+          design: { name: 'nope', version: '9.9.9' },
+          content: [component('p1', 'paragraph', 'Glaciers retreat'), ...junk],
+          flags: { autoPublish: true },
+        },
+      ],
+    });
+    expect(started.status).toBe(200);
+    const filters = encodeURIComponent(
+      JSON.stringify([{ key: 'statistics.componentCount.paragraph', term: 1 }]),
+    );
+    const found = await eventually(async () => {
+      const answer = await current.get(`publications/search?fields=id&filters=${filters}`);
+      return answer.status === 200 && answer.body.results.length === 1 ? answer : undefined;
+    }, 20_000);
+    expect(found.body.results).toHaveLength(1);
+    expect(await mappedComponentCounts()).toEqual(['paragraph']);
+    const rejections = await app.ctx.pool.query('SELECT reason FROM index_rejections');
+    expect(rejections.rows).toEqual([]);
+
+    // Another project's document with a component its design declares, first seen now, is indexed too.
+    const other = await createTestProject(app.ctx);
+    const otherApi = apiClient(app.url, (await tokenFor(app.ctx, other.projectId)).token);
+    expect(
+      (
+        await otherApi.post('import/documents', {
+          systemName: 'wire',
+          documents: [
+            {
+              id: 'styled',
+              contentType: 'regular',
+              content: [
+                { id: 's1', component: 'styled', identifier: 'test-design.styled', content: { text: 'Hi' } },
+              ],
+              flags: { autoPublish: true },
+            },
+          ],
+        })
+      ).status,
+    ).toBe(200);
+    const styled = encodeURIComponent(
+      JSON.stringify([{ key: 'statistics.componentCount.styled', exists: true }]),
+    );
+    await eventually(async () => {
+      const answer = await otherApi.get(`publications/search?fields=id&filters=${styled}`);
+      return answer.status === 200 && answer.body.results.length === 1;
+    }, 20_000);
+    expect(await mappedComponentCounts()).toEqual(['paragraph', 'styled']);
+  });
+});
