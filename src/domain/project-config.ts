@@ -232,10 +232,17 @@ export const ProjectConfigSchema = z
   });
 
 /**
+ * Most metadata fields (distinct handles) one project may index. Each is a `meta_<type>.<handle>` field of the
+ * one search index all projects share, whose mapping takes at most 5,000 fields (index-mappings/publications.json):
+ * past that, Elasticsearch refuses every document that brings a new field, whatever its project.
+ */
+export const MAX_INDEXED_METADATA_FIELDS = 100;
+
+/**
  * What creating a project and applying a config accept: ProjectConfigSchema, category ids that can be stored
  * and asked for (categoryIdIssues), a category tree that
- * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents), and one index type per
- * indexed metadata field. Stored configs are read with ProjectConfigSchema alone, so one stored before these
+ * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents), one index type per
+ * indexed metadata field and at most MAX_INDEXED_METADATA_FIELDS of them. Stored configs are read with ProjectConfigSchema alone, so one stored before these
  * rules still loads.
  */
 export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, ctx) => {
@@ -251,6 +258,13 @@ export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, c
   for (const { handle, type, contentType, path } of indexedFields(config)) {
     const first = indexedAs.get(handle);
     if (first === undefined) {
+      if (indexedAs.size === MAX_INDEXED_METADATA_FIELDS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'index'],
+          message: `'${handle}' would be indexed metadata field number ${MAX_INDEXED_METADATA_FIELDS + 1}: a project indexes at most ${MAX_INDEXED_METADATA_FIELDS} (the search index all projects share has a limit of fields)`,
+        });
+      }
       indexedAs.set(handle, { type, contentType });
     } else if (first.type !== type) {
       ctx.addIssue({

@@ -150,6 +150,31 @@ describe('projectConfig', () => {
     expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
   });
 
+  it('when a config indexes more metadata fields than a project may (config:write), then 400 names the limit and nothing changes', async () => {
+    // Each indexed handle is a meta_<type>.<handle> field of the index all projects share: with no bound, one
+    // apply could fill its total_fields.limit and stop every project's new fields from being indexed.
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    changed.contentTypes[0].metadata.push(
+      ...Array.from({ length: 5000 }, (_, n) => ({ handle: `flood${n}`, type: 'integer', index: true })),
+    );
+    const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toMatchObject({
+      name: 'ValidationError',
+      message: 'The project config is invalid',
+    });
+    expect(response.body.error_details.schemaErrors).toEqual([
+      {
+        pointer: expect.stringMatching(/^\/contentTypes\/0\/metadata\/\d+\/index$/),
+        message: expect.stringContaining(
+          'would be indexed metadata field number 101: a project indexes at most 100',
+        ),
+      },
+    ]);
+    expect(await api.get('projectConfig')).toMatchObject({ status: 200, body: current });
+  });
+
   it("when a category id is longer than 256 characters, '.' or '..', then 400 points at it and nothing changes", async () => {
     // A long id went into the categories table's key, whose index refused it: the apply was a 500. '..' was
     // listed by GET categories, but no client can send it as GET categories/{categoryId}.

@@ -1,6 +1,7 @@
 import { MAX_CATEGORY_ID_LENGTH } from '../../src/domain/categories';
 import {
   indexedMetadataFields,
+  MAX_INDEXED_METADATA_FIELDS,
   NewProjectConfigSchema,
   ProjectConfigSchema,
 } from '../../src/domain/project-config';
@@ -42,6 +43,30 @@ describe('NewProjectConfigSchema, indexed metadata', () => {
     );
     const parsed = NewProjectConfigSchema.parse(agreeing);
     expect(indexedMetadataFields(parsed)).toEqual({ flag: 'keyword', rank: 'integer' });
+  });
+
+  it('when a config indexes more than MAX_INDEXED_METADATA_FIELDS distinct fields, then it is refused at the first one past the limit; a handle indexed by several content types counts once', () => {
+    // Each indexed handle is a field of the search index every project shares (total_fields.limit): a config
+    // could declare thousands and fill it for all projects.
+    const fields = (from: number, count: number) =>
+      Array.from({ length: count }, (_, n) => ({ handle: `f${from + n}`, type: 'string', index: true }));
+    const atLimit = config(
+      contentType('regular', fields(0, MAX_INDEXED_METADATA_FIELDS)),
+      contentType('page', [...fields(0, 10), { handle: 'notIndexed', type: 'string' }]),
+    );
+    expect(NewProjectConfigSchema.safeParse(atLimit).success).toBe(true);
+    const over = config(
+      contentType('regular', fields(0, MAX_INDEXED_METADATA_FIELDS - 1)),
+      contentType('page', fields(MAX_INDEXED_METADATA_FIELDS - 1, 3)),
+    );
+    const result = NewProjectConfigSchema.safeParse(over);
+    expect(result.error?.issues.map((issue) => [issue.path.join('/'), issue.message])).toEqual([
+      [
+        'contentTypes/1/metadata/1/index',
+        `'f${MAX_INDEXED_METADATA_FIELDS}' would be indexed metadata field number ${MAX_INDEXED_METADATA_FIELDS + 1}: a project indexes at most ${MAX_INDEXED_METADATA_FIELDS} (the search index all projects share has a limit of fields)`,
+      ],
+    ]);
+    expect(ProjectConfigSchema.safeParse(over).success).toBe(true);
   });
 });
 
