@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { Queryable } from '../db/pool';
+import { isRecord } from '../domain/content';
 import { indexRejectionQueries } from '../db/queries/index-rejections';
 import { indexSourceQueries, type DocumentKey, type IndexSourceRow } from '../db/queries/index-sources';
 import type { Logger } from '../logger';
@@ -34,6 +35,11 @@ export interface BulkOutcome {
   rejected: { key: DocumentKey; reason: string }[];
   /** Keys still failing with 429/5xx after the in-process retries: the job should be retried later. */
   retryable: DocumentKey[];
+  /**
+   * Keys written without some of their fields, since the index's mapping had no room left for them (see
+   * withoutNewFields): searchable, yet recorded in index_rejections with the reason. Absent: none.
+   */
+  trimmed?: { key: DocumentKey; reason: string }[];
 }
 
 export interface BulkOptions {
@@ -171,7 +177,8 @@ export function prepareBulkWrite(
   const first = [...chunksOf(pending, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk, allocate) }));
   return async () => {
     try {
-      return await sendBulk(search, first, maxBytes, options);
+      const outcome = await sendBulk(search, first, maxBytes, options);
+      return await withoutNewFields(search, targets, operations, outcome, maxBytes, options);
     } finally {
       // Every request of the first bodies has been answered or has failed: nothing reads them any more.
       for (const buffer of taken) buffers?.give(buffer);
@@ -256,6 +263,122 @@ async function sendBulk(
 interface PendingWrite {
   index: string;
   operation: IndexOperation;
+}
+
+/** Elasticsearch's refusal of a document that would take the mapping past `index.mapping.total_fields.limit`. */
+const FIELD_LIMIT_EXCEEDED = /Limit of total fields \[\d+\] has been exceeded/;
+
+/** The objects of a search document whose keys become fields of their own (index-mappings/publications.json). */
+const DYNAMIC_OBJECTS = [
+  ['statistics', 'componentCount'],
+  ['meta_keyword'],
+  ['meta_text'],
+  ['meta_integer'],
+  ['meta_float'],
+  ['meta_date'],
+  ['meta_boolean'],
+] as const;
+
+/** Most new field names a trimmed document's reason lists. */
+const LISTED_FIELDS = 10;
+
+type Mapped = Record<string, { properties?: Mapped }>;
+
+function objectAt(value: unknown, path: readonly string[]): Record<string, unknown> | undefined {
+  let at = value;
+  for (const key of path) at = isRecord(at) ? at[key] : undefined;
+  return isRecord(at) ? at : undefined;
+}
+
+/**
+ * Every project shares one index, whose mapping takes at most total_fields.limit fields: once full,
+ * Elasticsearch refuses every document that brings a field it has not mapped yet (a component or indexed
+ * metadata field first seen). Such a document is sent again without its fields that some target has not
+ * mapped, so it is searchable by all the rest; it is recorded (`trimmed`) so `index status` shows it until a
+ * full write of it succeeds (after an operator raised the limit and rebuilt).
+ */
+async function withoutNewFields(
+  search: SearchClient,
+  targets: readonly string[],
+  operations: readonly IndexOperation[],
+  outcome: BulkOutcome,
+  maxBytes: number,
+  options: BulkOptions,
+): Promise<BulkOutcome> {
+  const full = outcome.rejected.filter((rejection) => FIELD_LIMIT_EXCEEDED.test(rejection.reason));
+  if (full.length === 0) return outcome;
+  const mappings = await search.indices.getMapping({
+    index: [...targets],
+    ignore_unavailable: true,
+    allow_no_indices: true,
+  });
+  const mapped = Object.values(mappings).map((index) => (index.mappings.properties ?? {}) as Mapped);
+  const known = (path: readonly string[], field: string) =>
+    mapped.every((properties) => {
+      let at: Mapped | undefined = properties;
+      for (const key of path) at = at?.[key]?.properties;
+      return at !== undefined && Object.hasOwn(at, field);
+    });
+  const byId = new Map(
+    operations.map((operation) => [
+      searchDocumentId(operation.key.projectId, operation.key.documentId),
+      operation,
+    ]),
+  );
+  const reasons = new Map<string, string>();
+  const retry: PendingWrite[] = [];
+  for (const { key, reason } of full) {
+    const id = searchDocumentId(key.projectId, key.documentId);
+    const operation = byId.get(id);
+    if (operation?.kind !== 'index') continue;
+    const document: unknown = JSON.parse(operation.document.toString());
+    const dropped: string[] = [];
+    for (const path of DYNAMIC_OBJECTS) {
+      const object = objectAt(document, path);
+      for (const field of Object.keys(object ?? {})) {
+        if (known(path, field)) continue;
+        delete object![field];
+        dropped.push([...path, field].join('.'));
+      }
+    }
+    if (dropped.length === 0) continue;
+    const listed = dropped.slice(0, LISTED_FIELDS).join(', ');
+    const more = dropped.length > LISTED_FIELDS ? `, and ${dropped.length - LISTED_FIELDS} more` : '';
+    reasons.set(
+      id,
+      `indexed without ${dropped.length} fields the index had no room for (${listed}${more}): ${reason}`,
+    );
+    const trimmed: IndexOperation = { ...operation, document: JSON.stringify(document) };
+    // To every target: one that took the full document answers 409 (it holds this version) and keeps it.
+    retry.push(...targets.map((index) => ({ index, operation: trimmed })));
+  }
+  if (retry.length === 0) return outcome;
+  const requests = [...chunksOf(retry, maxBytes)].map((chunk) => ({
+    chunk,
+    body: bulkBody(chunk, (bytes) => Buffer.allocUnsafe(bytes)),
+  }));
+  const again = await sendBulk(search, requests, maxBytes, options);
+  const failed = new Set(
+    [...again.rejected.map((rejection) => rejection.key), ...again.retryable].map((key) =>
+      searchDocumentId(key.projectId, key.documentId),
+    ),
+  );
+  const trimmed = [...reasons].flatMap(([id, reason]) =>
+    failed.has(id) ? [] : [{ key: byId.get(id)!.key, reason }],
+  );
+  const retried = new Set(reasons.keys());
+  return {
+    // A trimmed document counts once (its refusal did not count), as with a single target it would.
+    written: outcome.written + trimmed.length,
+    rejected: [
+      ...outcome.rejected.filter(
+        (rejection) => !retried.has(searchDocumentId(rejection.key.projectId, rejection.key.documentId)),
+      ),
+      ...again.rejected,
+    ],
+    retryable: uniqueKeys([...outcome.retryable, ...again.retryable]),
+    trimmed: [...(outcome.trimmed ?? []), ...trimmed],
+  };
 }
 
 /** Consecutive runs of writes whose documents add up to at most `maxBytes` (a larger one goes alone). */
@@ -412,8 +535,10 @@ export async function saveRejections(
       operation.version,
     ]),
   );
+  // A document written without some fields (BulkOutcome.trimmed) is recorded as a refused one is.
+  const recorded = [...outcome.rejected, ...(outcome.trimmed ?? [])];
   const notWritten = new Set(
-    [...outcome.rejected.map((rejection) => rejection.key), ...outcome.retryable].map((key) =>
+    [...recorded.map((rejection) => rejection.key), ...outcome.retryable].map((key) =>
       searchDocumentId(key.projectId, key.documentId),
     ),
   );
@@ -423,7 +548,7 @@ export async function saveRejections(
       .filter((key) => !notWritten.has(searchDocumentId(key.projectId, key.documentId))),
   );
   await indexRejectionQueries(db).saveOutcome(
-    outcome.rejected.map(({ key, reason }) => ({
+    recorded.map(({ key, reason }) => ({
       key,
       reason,
       indexVersion: versions.get(searchDocumentId(key.projectId, key.documentId)),

@@ -1,4 +1,5 @@
 import { ensurePublicationsIndex } from '../../src/search/index-aliases';
+import { indexStatus } from '../../src/search/index-manager';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
@@ -110,5 +111,54 @@ describe('the shared index field limit', () => {
       return answer.status === 200 && answer.body.results.length === 1;
     }, 20_000);
     expect(await mappedComponentCounts()).toEqual(['paragraph', 'styled']);
+  });
+
+  it("when the index has no room left for a document's new metadata fields (configs applied over time), then the document is indexed without them, searchable, and index status names it with the reason", async () => {
+    // A config indexes at most 100 fields, but applies add up (a mapping never forgets a field) and so do the
+    // projects: past the limit Elasticsearch refused the whole document, so a publish answered 204 and the
+    // document never became searchable.
+    const { projectId } = await createTestProject(app.ctx);
+    const api = apiClient(app.url, (await tokenFor(app.ctx, projectId)).token);
+    const config = (await api.get('projectConfig')).body;
+    const added = Array.from({ length: HEADROOM + 2 }, (_, n) => `overflow${n}`);
+    config.contentTypes[0].metadata.push(
+      ...added.map((handle) => ({ handle, type: 'integer', index: true })),
+    );
+    expect((await api.post('projectConfig', { plan: false, projectConfig: config })).status).toBe(200);
+    const started = await api.post('import/documents', {
+      systemName: 'wire',
+      documents: [
+        {
+          id: 'overflowing',
+          contentType: 'regular',
+          metadata: { title: 'Overflowing', ...Object.fromEntries(added.map((h, n) => [h, n])) },
+          flags: { autoPublish: true },
+        },
+      ],
+    });
+    expect(started.status).toBe(200);
+    // Full text and the fields the index already had still find it.
+    const found = await eventually(async () => {
+      const answer = await api.get('publications/search?fields=id&search=Overflowing');
+      return answer.status === 200 && answer.body.results.length === 1 ? answer : undefined;
+    }, 20_000);
+    const { documentId } = found.body.results[0];
+    const mapping = await app.ctx.search.indices.getMapping({ index: app.ctx.index.alias });
+    const integers = Object.values(mapping)[0]!.mappings.properties!.meta_integer as {
+      properties?: Record<string, unknown>;
+    };
+    expect(Object.keys(integers.properties ?? {}).filter((field) => field.startsWith('overflow'))).toEqual(
+      [],
+    );
+    const status = await indexStatus({ db: app.ctx.pool, search: app.ctx.search, index: app.ctx.index });
+    expect(status.rejected.latest).toContainEqual(
+      expect.objectContaining({
+        projectId,
+        documentId,
+        reason: expect.stringMatching(
+          /^indexed without 12 fields the index had no room for \(meta_integer\.overflow0, .*\): .*Limit of total fields \[\d+\] has been exceeded/,
+        ),
+      }),
+    );
   });
 });
