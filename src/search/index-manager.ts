@@ -14,6 +14,7 @@ import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from './document-builder';
 import {
   BulkBuffers,
   indexDocuments,
+  isTrimmedReason,
   operationsFor,
   prepareBulkWrite,
   saveRejections,
@@ -210,7 +211,10 @@ export interface VerifyReport {
   missing: DocumentKey[];
   stale: DocumentKey[];
   extra: DocumentKey[];
-  /** Published documents whose latest write Elasticsearch refused for good (not in missing or stale). */
+  /**
+   * Published documents whose latest write Elasticsearch refused for good (not in missing or stale), or took
+   * only without the fields the index had no room for (isTrimmedReason).
+   */
   rejected: IndexRejection[];
   repaired: number;
 }
@@ -312,7 +316,10 @@ export async function verifyIndex(
   const drifted = new Set(
     [...missing, ...stale].map((key) => searchDocumentId(key.projectId, key.documentId)),
   );
-  const rejected = refusals.filter((r) => drifted.has(searchDocumentId(r.projectId, r.documentId)));
+  // So is a document written without the fields the index had no room for (isTrimmedReason).
+  const rejected = refusals.filter(
+    (r) => drifted.has(searchDocumentId(r.projectId, r.documentId)) || isTrimmedReason(r.reason),
+  );
   let repaired = 0;
   if (options.repair) {
     const drift = [...missing, ...stale, ...extra];

@@ -279,6 +279,14 @@ const DYNAMIC_OBJECTS = [
   ['meta_boolean'],
 ] as const;
 
+/** How the reason recorded for a document written without some fields (BulkOutcome.trimmed) begins. */
+const TRIMMED_REASON = 'indexed without ';
+
+/** Whether a recorded refusal is of a document written without some fields: in the index, but not whole. */
+export function isTrimmedReason(reason: string): boolean {
+  return reason.startsWith(TRIMMED_REASON);
+}
+
 /** Most new field names a trimmed document's reason lists. */
 const LISTED_FIELDS = 10;
 
@@ -346,7 +354,7 @@ async function withoutNewFields(
     const more = dropped.length > LISTED_FIELDS ? `, and ${dropped.length - LISTED_FIELDS} more` : '';
     reasons.set(
       id,
-      `indexed without ${dropped.length} fields the index had no room for (${listed}${more}): ${reason}`,
+      `${TRIMMED_REASON}${dropped.length} fields the index had no room for (${listed}${more}): ${reason}`,
     );
     const trimmed: IndexOperation = { ...operation, document: JSON.stringify(document) };
     // To every target: one that took the full document answers 409 (it holds this version) and keeps it.
