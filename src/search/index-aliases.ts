@@ -64,18 +64,19 @@ export async function indicesBehind(search: SearchClient, alias: string): Promis
   }
 }
 
-/** Every physical index a write must reach: what the alias points at plus a running rebuild's target. */
+/**
+ * The aliases a write must go through: the searched one, plus a running rebuild's while its target exists.
+ * Aliases, not the indices behind them: a write written to an index by name after a rebuild dropped it
+ * made Elasticsearch create it again, with a guessed mapping, behind no alias and never dropped (the
+ * writes use `require_alias`, see BulkOptions.requireAlias).
+ */
 export async function writeTargets(search: SearchClient, index: PublicationsIndex): Promise<string[]> {
   const [live, rebuilding] = await Promise.all([
     indicesBehind(search, index.alias),
     indicesBehind(search, rebuildingAlias(index)),
   ]);
-  const targets = [...new Set([...live, ...rebuilding])];
-  if (targets.length === 0) {
-    await ensurePublicationsIndex(search, index);
-    return indicesBehind(search, index.alias);
-  }
-  return targets;
+  if (live.length === 0 && rebuilding.length === 0) await ensurePublicationsIndex(search, index);
+  return rebuilding.length > 0 ? [index.alias, rebuildingAlias(index)] : [index.alias];
 }
 
 /**

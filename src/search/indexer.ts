@@ -53,6 +53,12 @@ export interface BulkOptions {
   maxRequestBytes?: number;
   /** Where the requests' bodies are encoded, for a caller sending many bulk writes in a row (a rebuild). */
   buffers?: BulkBuffers;
+  /**
+   * The targets are aliases, and a write must only ever reach an index behind one (`require_alias`): an
+   * alias gone by the time the request arrives (a rebuild swapped meanwhile) is an item answered
+   * index_not_found, instead of Elasticsearch creating an index of that name with a guessed mapping.
+   */
+  requireAlias?: boolean;
 }
 
 /** How much larger than the request that needs it a reusable buffer is made, so the next one fits too. */
@@ -174,7 +180,11 @@ export function prepareBulkWrite(
     taken.push(buffer);
     return buffer.subarray(0, bytes);
   };
-  const first = [...chunksOf(pending, maxBytes)].map((chunk) => ({ chunk, body: bulkBody(chunk, allocate) }));
+  const requireAlias = options.requireAlias ?? false;
+  const first = [...chunksOf(pending, maxBytes)].map((chunk) => ({
+    chunk,
+    body: bulkBody(chunk, allocate, requireAlias),
+  }));
   return async () => {
     try {
       const outcome = await sendBulk(search, first, maxBytes, options);
@@ -238,7 +248,8 @@ async function sendBulk(
         if (ok) {
           written += 1;
         } else if (result.error?.type === 'index_not_found_exception') {
-          // The target was dropped after we resolved it (a rebuild just swapped): nothing left to keep in sync.
+          // The target was dropped, or the alias moved off it, after we resolved it (a rebuild just swapped,
+          // or one failed and dropped its index): nothing left to keep in sync there.
           written += 1;
         } else if (isRetryableStatus(result.status)) {
           retry.push(entry);
@@ -255,7 +266,7 @@ async function sendBulk(
     await sleep(baseDelay * 2 ** (attempt - 1));
     requests = [...chunksOf(retry, maxBytes)].map((chunk) => ({
       chunk,
-      body: bulkBody(chunk, (bytes) => Buffer.allocUnsafe(bytes)),
+      body: bulkBody(chunk, (bytes) => Buffer.allocUnsafe(bytes), options.requireAlias ?? false),
     }));
   }
 }
@@ -412,14 +423,20 @@ function* chunksOf(pending: readonly PendingWrite[], maxBytes: number): Generato
  * into one string first made Buffer.from flatten a rope of thousands of pieces (a rebuild's page is ~3.4 MB),
  * which cost the rebuilding process ~3 ms per 1000 documents, about twice this.
  */
-function bulkBody(chunk: readonly PendingWrite[], allocate: (bytes: number) => Buffer): Buffer {
+function bulkBody(
+  chunk: readonly PendingWrite[],
+  allocate: (bytes: number) => Buffer,
+  requireAlias: boolean,
+): Buffer {
   const lines: (string | Buffer)[] = [];
   let bytes = 0;
   for (const { index, operation } of chunk) {
     const _id = searchDocumentId(operation.key.projectId, operation.key.documentId);
     const versioning =
       operation.version === undefined ? '' : `,"version":${operation.version},"version_type":"external"`;
-    const target = `{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(_id)}${versioning}}`;
+    // Only an index action can create an index; a delete of a missing one is index_not_found already.
+    const aliasOnly = requireAlias && operation.kind === 'index' ? ',"require_alias":true' : '';
+    const target = `{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(_id)}${versioning}${aliasOnly}}`;
     const action = operation.kind === 'index' ? `{"index":${target}}` : `{"delete":${target}}`;
     lines.push(action);
     bytes += Buffer.byteLength(action) + 1;
@@ -463,7 +480,9 @@ export interface IndexerDeps {
 /**
  * Brings the index entries of these documents in line with Postgres: re-reads all of them in one query,
  * then writes to every index searches read from and to a rebuild's target, resolved after the read so a
- * rebuild that starts meanwhile cannot miss the write. The writes are visible to searches when it returns,
+ * rebuild that starts meanwhile cannot miss the write. The writes name the aliases, not the indices behind
+ * them, so one that arrives after a swap dropped the old index reaches whatever the alias names then and
+ * never re-creates the dropped index. The writes are visible to searches when it returns,
  * unless deps.settler makes them visible right after.
  */
 export async function indexDocuments(
@@ -483,7 +502,8 @@ export async function indexDocuments(
     inWriteWindow(
       { db: deps.db, search: deps.search, alias: deps.index.alias, logger: deps.logger },
       projects,
-      () => bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options }),
+      () =>
+        bulkWrite(deps.search, targets, operations, { logger: deps.logger, ...options, requireAlias: true }),
       deps.settler,
     ),
     storeBuilt(deps.db, operations),

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import type { TransportRequestOptions, TransportRequestParams } from '@elastic/elasticsearch';
+import { searchDocumentId } from '../../src/search/document-builder';
+import { rebuildIndex } from '../../src/search/index-manager';
+import { ensurePublicationsIndex } from '../../src/search/index-aliases';
+import { indexDocuments } from '../../src/search/indexer';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow, republishDocument, unpublish } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+
+jest.setTimeout(60_000);
+
+/**
+ * Rebuilds racing the indexer and each other, with the interleavings forced by hooks (a bulk request held
+ * until the rebuild has swapped, a rebuild held at its first page). A database and an alias of its own, no
+ * worker: every index write here is one the test makes, at the moment it chooses.
+ */
+describe('index rebuild: races with live writes, other rebuilds and dead rebuilds', () => {
+  let app: TestApp;
+  let projectId: number;
+  let api: ReturnType<typeof apiClient>;
+  const word = () => `w${randomBytes(5).toString('hex')}`;
+  const deps = () => ({ db: app.ctx.pool, search: app.ctx.search, index: app.ctx.index });
+
+  /** Every physical index of this alias that exists, whatever points at it. */
+  const physicalIndices = async () =>
+    Object.keys(
+      await app.ctx.search.indices.get({
+        index: app.ctx.index.physicalPattern,
+        expand_wildcards: 'all',
+        allow_no_indices: true,
+      }),
+    ).sort();
+  const aliasTargets = async (name: string) =>
+    Object.keys(await app.ctx.search.indices.getAlias({ name }, { ignore: [404] })).filter(
+      (key) => !['error', 'status'].includes(key),
+    );
+  const found = async (term: string) => {
+    const response = await api.get(`publications/search?search=${term}&fields=id&limit=100`);
+    expect(response.status).toBe(200);
+    return (response.body.results as { documentId: number }[]).map((item) => item.documentId);
+  };
+  const indexedVersion = async (documentId: number) => {
+    const hit = await app.ctx.search.get(
+      { index: app.ctx.index.alias, id: searchDocumentId(projectId, documentId) },
+      { ignore: [404] },
+    );
+    return hit.found ? hit._version : undefined;
+  };
+  const pgVersion = async (documentId: number) =>
+    (
+      await app.ctx.pool.query<{ index_version: number }>(
+        'SELECT index_version FROM documents WHERE id = $1',
+        [documentId],
+      )
+    ).rows[0]!.index_version;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: await isolatedEnv('rr') });
+    await ensurePublicationsIndex(app.ctx.search, app.ctx.index);
+    projectId = (await createTestProject(app.ctx)).projectId;
+    api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+  });
+
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await app.close();
+  });
+
+  /**
+   * Holds the bulk requests `matches` picks until released; the rest go through. Answers a promise that
+   * resolves when the first such request is being held.
+   */
+  function holdBulks(matches: (body: string) => boolean) {
+    const original = app.ctx.search.transport.request.bind(app.ctx.search.transport);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let heldOne!: () => void;
+    const held = new Promise<void>((resolve) => (heldOne = resolve));
+    const spy = jest
+      .spyOn(app.ctx.search.transport, 'request')
+      .mockImplementation(async (params: TransportRequestParams, options?: TransportRequestOptions) => {
+        const body = params.bulkBody;
+        if (params.path === '/_bulk' && Buffer.isBuffer(body) && matches(body.toString())) {
+          heldOne();
+          await released;
+        }
+        return original(params, options);
+      });
+    return { held, release, restore: () => spy.mockRestore() };
+  }
+
+  it('when an index job resolved the old index just before the swap and writes after it was dropped, then no index is left behind and the newer version is served', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Late ${term}` },
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    const [oldIndex] = await aliasTargets(app.ctx.index.alias);
+
+    // The job's bulk request (its targets resolved before the swap: the one the rebuild writes names its
+    // target alone) reaches Elasticsearch only after the rebuild swapped and dropped the old index.
+    let target = '';
+    const hold = holdBulks((body) =>
+      [...body.matchAll(/"_index":"([^"]+)"/g)].some(([, name]) => name !== target),
+    );
+    let job: Promise<unknown> | undefined;
+    const result = await rebuildIndex(deps(), {
+      batchSize: 100,
+      onStart: (_total, name) => {
+        target = name;
+      },
+      onProgress: async () => {
+        if (job) return;
+        await republishDocument(app.ctx, projectId, documentId, { title: `Later ${term}` });
+        job = indexDocuments(deps(), [{ projectId, documentId }]);
+        await hold.held;
+      },
+    });
+    hold.release();
+    await job;
+    hold.restore();
+
+    expect(oldIndex).not.toBe(result.index);
+    expect(await physicalIndices()).toEqual([result.index]);
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    expect(await indexedVersion(documentId)).toBe(await pgVersion(documentId));
+  });
+
+  it('when a document is unpublished between the rebuild reading its page and writing it, then it is not in the rebuilt index', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Gone ${term}` },
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    // Held: the rebuild's first bulk (its target only), after the page was read. Meanwhile the document is
+    // unpublished and its index job runs (it reaches the target through the rebuilding alias).
+    let target = '';
+    const hold = holdBulks((body) => target !== '' && !body.includes('"delete"') && body.includes(target));
+    const rebuilding = rebuildIndex(deps(), {
+      batchSize: 1000,
+      onStart: (_total, name) => {
+        target = name;
+      },
+    });
+    await hold.held;
+    await unpublish(app.ctx, projectId, documentId);
+    await indexDocuments(deps(), [{ projectId, documentId }]);
+    hold.release();
+    await rebuilding;
+    hold.restore();
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    expect(await found(term)).toEqual([]);
+    expect(await indexedVersion(documentId)).toBeUndefined();
+  });
+});
