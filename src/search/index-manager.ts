@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import type pg from 'pg';
 import type { Queryable } from '../db/pool';
 import { indexSourceQueries, type DocumentKey } from '../db/queries/index-sources';
 import { indexRejectionQueries, type IndexRejection } from '../db/queries/index-rejections';
@@ -73,14 +74,76 @@ export interface RebuildResult {
   seconds: number;
 }
 
+/** A rebuild of the same alias is running (in this process or another): this one did not start. */
+export class RebuildRunningError extends Error {
+  constructor(alias: string) {
+    super(`Another index rebuild of ${alias} is running; run this one again once it has finished`);
+    this.name = 'RebuildRunningError';
+  }
+}
+
+/**
+ * One rebuild of an alias at a time, whatever process runs it: a session advisory lock, held on a connection
+ * of its own for the whole rebuild, which Postgres releases when that connection ends, so a rebuild killed
+ * midway does not keep the next one out. Answers the function that lets it go.
+ */
+async function lockRebuild(db: Pick<pg.Pool, 'connect'>, alias: string): Promise<() => void> {
+  const client = await db.connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>(
+      `SELECT pg_try_advisory_lock(hashtext('index_rebuild'), hashtext($1)) AS locked`,
+      [alias],
+    );
+    if (!rows[0]?.locked) throw new RebuildRunningError(alias);
+  } catch (error) {
+    client.release();
+    throw error;
+  }
+  // The connection is closed rather than unlocked and reused: the lock ends with it, whatever happened.
+  return () => client.release(true);
+}
+
+/**
+ * Drops what earlier rebuilds left: indices of the alias's pattern that the alias does not point at (the
+ * target of a rebuild that was killed, still behind the rebuilding alias and taking every live write). Only
+ * called under the rebuild lock, so no running rebuild owns any of them.
+ */
+async function dropLeftovers(search: SearchClient, index: PublicationsIndex): Promise<string[]> {
+  const live = new Set(await indicesBehind(search, index.alias));
+  const existing = Object.keys(
+    await search.indices.get({
+      index: index.physicalPattern,
+      expand_wildcards: 'all',
+      allow_no_indices: true,
+    }),
+  );
+  const leftovers = existing.filter((name) => !live.has(name));
+  if (leftovers.length > 0) await search.indices.delete({ index: leftovers });
+  return leftovers;
+}
+
 /**
  * Builds a fresh physical index from Postgres and swaps the alias to it in one atomic call. Searches keep
  * reading the old index throughout; live writes reach the new one through the rebuilding alias, with the
- * same external versions, so neither a publish during the rebuild nor a stale page can win wrongly.
+ * same external versions, so neither a publish during the rebuild nor a stale page can win wrongly. One at a
+ * time per alias (RebuildRunningError otherwise); it first drops the indices a killed rebuild left.
  */
 export async function rebuildIndex(
-  deps: { db: Queryable; search: SearchClient; index: PublicationsIndex },
+  deps: { db: Queryable & Pick<pg.Pool, 'connect'>; search: SearchClient; index: PublicationsIndex },
   options: RebuildOptions = {},
+): Promise<RebuildResult> {
+  const unlock = await lockRebuild(deps.db, deps.index.alias);
+  try {
+    await dropLeftovers(deps.search, deps.index);
+    return await rebuildLocked(deps, options);
+  } finally {
+    unlock();
+  }
+}
+
+async function rebuildLocked(
+  deps: { db: Queryable; search: SearchClient; index: PublicationsIndex },
+  options: RebuildOptions,
 ): Promise<RebuildResult> {
   const started = Date.now();
   const { search, index } = deps;

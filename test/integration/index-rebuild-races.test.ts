@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { TransportRequestOptions, TransportRequestParams } from '@elastic/elasticsearch';
 import { searchDocumentId } from '../../src/search/document-builder';
-import { rebuildIndex } from '../../src/search/index-manager';
-import { ensurePublicationsIndex } from '../../src/search/index-aliases';
+import { RebuildRunningError, rebuildIndex } from '../../src/search/index-manager';
+import {
+  bulkLoadSettings,
+  ensurePublicationsIndex,
+  publicationsIndexDefinition,
+  rebuildingAlias,
+} from '../../src/search/index-aliases';
 import { indexDocuments } from '../../src/search/indexer';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, indexNow, republishDocument, unpublish } from '../helpers/documents';
@@ -126,6 +131,60 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     expect(await physicalIndices()).toEqual([result.index]);
     await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
     expect(await indexedVersion(documentId)).toBe(await pgVersion(documentId));
+  });
+
+  it('when a rebuild died and left its half-built index behind, then the next rebuild leaves one index, the live one, and nothing rebuilding', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Survivor ${term}` },
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    // What a rebuild killed (SIGKILL, a crash) after creating its target leaves: the target, behind the
+    // rebuilding alias, that nothing will ever swap in or drop.
+    const dead = `${app.ctx.index.alias}-v20000101000000000`;
+    const { mappings } = publicationsIndexDefinition();
+    await app.ctx.search.indices.create({
+      index: dead,
+      settings: bulkLoadSettings(),
+      mappings,
+      aliases: { [rebuildingAlias(app.ctx.index)]: {} },
+    });
+
+    const result = await rebuildIndex(deps(), { batchSize: 100 });
+
+    expect(await physicalIndices()).toEqual([result.index]);
+    expect(await aliasTargets(rebuildingAlias(app.ctx.index))).toEqual([]);
+    expect(await aliasTargets(app.ctx.index.alias)).toEqual([result.index]);
+    expect(await found(term)).toEqual([documentId]);
+  });
+
+  it('when two rebuilds are started at once, then one runs and the other is refused, one index serves, none is left behind, and every document is in it', async () => {
+    const term = word();
+    const ids: number[] = [];
+    for (let n = 0; n < 6; n += 1) {
+      ids.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Twice ${term} ${n}` } }))
+          .documentId,
+      );
+    }
+    await indexNow(app.ctx, projectId, ids);
+    const outcomes = await Promise.allSettled([
+      rebuildIndex(deps(), { batchSize: 2 }),
+      rebuildIndex(deps(), { batchSize: 2 }),
+    ]);
+    const live = await aliasTargets(app.ctx.index.alias);
+    expect(live).toHaveLength(1);
+    expect(await physicalIndices()).toEqual(live);
+    expect(await aliasTargets(rebuildingAlias(app.ctx.index))).toEqual([]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = outcomes.find((o) => o.status === 'rejected')!.reason as Error;
+    expect(refused).toBeInstanceOf(RebuildRunningError);
+    expect(refused.message).toMatch(/another index rebuild .* is running/i);
+    // Once it is over, the next one runs.
+    await expect(rebuildIndex(deps(), { batchSize: 2 })).resolves.toMatchObject({
+      indexed: expect.any(Number),
+    });
+    expect((await found(term)).sort((a, b) => a - b)).toEqual(ids);
   });
 
   it('when a document is unpublished between the rebuild reading its page and writing it, then it is not in the rebuilt index', async () => {

@@ -24,7 +24,7 @@ export function indexCommands(program: Command): void {
   index
     .command('rebuild')
     .description(
-      'Build a new index from Postgres and swap the alias to it atomically; searches keep answering',
+      'Build a new index from Postgres and swap the alias to it atomically; searches keep answering. One at a time (a second is refused); drops the index a killed rebuild left',
     )
     .option(
       '-b, --batch-size <n>',
