@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TransportRequestOptions, TransportRequestParams } from '@elastic/elasticsearch';
 import { searchDocumentId } from '../../src/search/document-builder';
-import { RebuildRunningError, rebuildIndex } from '../../src/search/index-manager';
+import { RebuildRunningError, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
 import {
   bulkLoadSettings,
   ensurePublicationsIndex,
@@ -212,5 +212,47 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
     expect(await found(term)).toEqual([]);
     expect(await indexedVersion(documentId)).toBeUndefined();
+  });
+
+  it('when the index holds an older version of a document with the same publication (a lost re-index job), then verify reports it stale (and an entry under another project extra) and --repair brings the version up', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Held ${term}` },
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    // An embargo set on the published document: the index version grows, the publication stays; the job
+    // that would re-index it is lost (its outbox row removed, as a job failed for good leaves it).
+    const writer = apiClient(
+      app.url,
+      (await tokenFor(app.ctx, projectId, ['public-api:read', 'public-api:write'])).token,
+    );
+    const set = await writer.patch(`documents/${documentId}/commands`, {
+      commands: [{ operation: 'setEmbargo', reason: 'court order' }],
+    });
+    expect(set.status).toBe(204);
+    await app.ctx.pool.query(`DELETE FROM pgboss.job WHERE name = 'index-document'`);
+    expect(await indexedVersion(documentId)).toBeLessThan(await pgVersion(documentId));
+
+    // And an entry of the same document under another project's id (a document is never moved between
+    // projects, so such an entry is wrong whatever it holds).
+    const otherProject = projectId + 1000;
+    await app.ctx.search.index({
+      index: app.ctx.index.alias,
+      id: searchDocumentId(otherProject, documentId),
+      document: { projectId: otherProject, documentId, publicationId: 1 },
+      version: 1_000_000,
+      version_type: 'external',
+      refresh: true,
+    });
+
+    const report = await verifyIndex(deps());
+    expect(report.stale).toContainEqual({ projectId, documentId });
+    expect(report.extra).toContainEqual({ projectId: otherProject, documentId });
+
+    await verifyIndex(deps(), { repair: true });
+    await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+    expect(await indexedVersion(documentId)).toBe(await pgVersion(documentId));
+    const after = await verifyIndex(deps());
+    expect(after).toMatchObject({ missing: [], stale: [], extra: [] });
   });
 });
