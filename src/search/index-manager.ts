@@ -176,6 +176,13 @@ async function rebuildLocked(
   };
   let page = readPage(undefined);
   const inFlight = new Set<Promise<void>>();
+  // The first write that failed. A write removes itself from inFlight when it settles, so one that failed
+  // while nothing awaited it (the loop reading the next page) was forgotten: the rebuild swapped in an index
+  // without that page's documents. Checked after every wait, and before the swap.
+  let failed: { error: unknown } | undefined;
+  const throwIfFailed = () => {
+    if (failed) throw failed.error;
+  };
   try {
     const total = await counted;
     options.onStart?.(total, target);
@@ -186,6 +193,7 @@ async function rebuildLocked(
     for (;;) {
       options.signal?.throwIfAborted();
       const { rows, blocks } = await page;
+      throwIfFailed();
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
       // The next page is read while this one's bulk requests are in flight: read in between, Postgres's
@@ -222,9 +230,14 @@ async function rebuildLocked(
         await options.onProgress?.({ done, total: Math.max(total, done) });
       });
       inFlight.add(write);
-      void write.finally(() => inFlight.delete(write)).catch(() => undefined);
+      void write
+        .catch((error: unknown) => {
+          failed ??= { error };
+        })
+        .finally(() => inFlight.delete(write));
     }
-    await Promise.all(inFlight);
+    await Promise.allSettled(inFlight);
+    throwIfFailed();
     await Promise.all(recorded);
     options.signal?.throwIfAborted();
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { TransportRequestOptions, TransportRequestParams } from '@elastic/elasticsearch';
+import { errors, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
 import { searchDocumentId } from '../../src/search/document-builder';
 import { RebuildRunningError, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
 import {
@@ -184,6 +184,65 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     await expect(rebuildIndex(deps(), { batchSize: 2 })).resolves.toMatchObject({
       indexed: expect.any(Number),
     });
+    expect((await found(term)).sort((a, b) => a - b)).toEqual(ids);
+  });
+
+  it('when Elasticsearch refuses a bulk request of the rebuild, then the rebuild fails, the old index keeps serving every document, nothing is left behind, and a rerun succeeds', async () => {
+    const term = word();
+    const ids: number[] = [];
+    for (let n = 0; n < 6; n += 1) {
+      ids.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Refused ${term} ${n}` } }))
+          .documentId,
+      );
+    }
+    await indexNow(app.ctx, projectId, ids);
+    const [oldIndex] = await aliasTargets(app.ctx.index.alias);
+    // The rebuild's first bulk request is refused as a whole (a 400 is not retried), at once.
+    let target = '';
+    let refused = 0;
+    const original = app.ctx.search.transport.request.bind(app.ctx.search.transport);
+    const spy = jest
+      .spyOn(app.ctx.search.transport, 'request')
+      .mockImplementation(async (params: TransportRequestParams, options?: TransportRequestOptions) => {
+        const body = params.bulkBody;
+        if (
+          params.path === '/_bulk' &&
+          Buffer.isBuffer(body) &&
+          target &&
+          body.includes(target) &&
+          refused === 0
+        ) {
+          refused += 1;
+          throw new errors.ResponseError({
+            body: { error: { type: 'illegal_argument_exception', reason: 'refused by the test' } },
+            statusCode: 400,
+            headers: {},
+            warnings: null,
+            meta: {} as never,
+          });
+        }
+        return original(params, options);
+      });
+    const outcome = await rebuildIndex(deps(), {
+      batchSize: 2,
+      onStart: (_total, name) => {
+        target = name;
+      },
+    }).then(
+      (result) => `rebuilt ${result.index} with ${result.indexed}`,
+      (error: Error) => `failed: ${error.message}`,
+    );
+    spy.mockRestore();
+
+    expect(refused).toBe(1);
+    expect(outcome).toMatch(/^failed: illegal_argument_exception/);
+    expect(await aliasTargets(app.ctx.index.alias)).toEqual([oldIndex]);
+    expect(await physicalIndices()).toEqual([oldIndex]);
+    expect((await found(term)).sort((a, b) => a - b)).toEqual(ids);
+
+    const rerun = await rebuildIndex(deps(), { batchSize: 2 });
+    expect(await physicalIndices()).toEqual([rerun.index]);
     expect((await found(term)).sort((a, b) => a - b)).toEqual(ids);
   });
 
