@@ -10,9 +10,18 @@ import {
 } from '../../src/search/index-aliases';
 import { indexDocuments } from '../../src/search/indexer';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument, indexNow, republishDocument, unpublish } from '../helpers/documents';
+import { publishDocument } from '../../src/commands/publish-document';
+import { withTransaction } from '../../src/db/pool';
+import { documentQueries } from '../../src/db/queries/documents';
+import {
+  createPublishedDocument,
+  indexNow,
+  republishDocument,
+  startIndexWorker,
+  unpublish,
+} from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
+import { apiClient, eventually } from '../helpers/http';
 
 jest.setTimeout(60_000);
 
@@ -313,5 +322,59 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     expect(await indexedVersion(documentId)).toBe(await pgVersion(documentId));
     const after = await verifyIndex(deps());
     expect(after).toMatchObject({ missing: [], stale: [], extra: [] });
+  });
+
+  describe('the outbox, with the index worker running', () => {
+    const jobCount = async (documentId: number) =>
+      (
+        await app.ctx.pool.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM pgboss.job
+           WHERE name = 'index-document' AND (data->>'documentId')::bigint = $1`,
+          [documentId],
+        )
+      ).rows[0]!.count;
+    const drained = async () =>
+      (
+        await app.ctx.pool.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM pgboss.job
+           WHERE name IN ('index-document', 'index-documents') AND state IN ('created', 'retry', 'active')`,
+        )
+      ).rows[0]!.count === 0;
+
+    it('when a publish rolls back, then its index job never exists; when a document is unpublished before its publish job runs, then the job removes it', async () => {
+      const rolledBackTerm = word();
+      const { documentId: rolledBack } = await createPublishedDocument(app.ctx, projectId, {
+        metadata: { title: `Draft ${rolledBackTerm}` },
+      });
+      await unpublish(app.ctx, projectId, rolledBack);
+      await indexNow(app.ctx, projectId, [rolledBack]);
+      const jobsBefore = await jobCount(rolledBack);
+      await expect(
+        withTransaction(app.ctx.pool, async (tx) => {
+          const document = (await documentQueries(tx).findByIdForUpdate(projectId, rolledBack))!;
+          await publishDocument(tx, app.ctx.boss, document, { now: new Date() });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await jobCount(rolledBack)).toBe(jobsBefore);
+
+      // Indexed, then republished (a job) and unpublished (another) before any job runs.
+      const goneTerm = word();
+      const { documentId: gone } = await createPublishedDocument(app.ctx, projectId, {
+        metadata: { title: `Gone ${goneTerm}` },
+      });
+      await indexNow(app.ctx, projectId, [gone]);
+      await republishDocument(app.ctx, projectId, gone, { title: `Gone again ${goneTerm}` });
+      await unpublish(app.ctx, projectId, gone);
+
+      await startIndexWorker(app.ctx);
+      await eventually(drained, 20_000, 100);
+      await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+      expect(await found(rolledBackTerm)).toEqual([]);
+      expect(await found(goneTerm)).toEqual([]);
+      expect(await indexedVersion(gone)).toBeUndefined();
+      const report = await verifyIndex(deps());
+      expect(report).toMatchObject({ missing: [], stale: [], extra: [], rejected: [] });
+    });
   });
 });
