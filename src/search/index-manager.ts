@@ -87,7 +87,7 @@ export class RebuildRunningError extends Error {
  * of its own for the whole rebuild, which Postgres releases when that connection ends, so a rebuild killed
  * midway does not keep the next one out. Answers the function that lets it go.
  */
-async function lockRebuild(db: Pick<pg.Pool, 'connect'>, alias: string): Promise<() => void> {
+async function lockRebuild(db: Pick<pg.Pool, 'connect'>, alias: string): Promise<() => Promise<void>> {
   const client = await db.connect();
   try {
     const { rows } = await client.query<{ locked: boolean }>(
@@ -99,8 +99,16 @@ async function lockRebuild(db: Pick<pg.Pool, 'connect'>, alias: string): Promise
     client.release();
     throw error;
   }
-  // The connection is closed rather than unlocked and reused: the lock ends with it, whatever happened.
-  return () => client.release(true);
+  // Unlocked before it returns, so a rebuild started right after is not refused; a connection that cannot
+  // unlock is closed instead, which ends the lock too.
+  return async () => {
+    try {
+      await client.query(`SELECT pg_advisory_unlock(hashtext('index_rebuild'), hashtext($1))`, [alias]);
+      client.release();
+    } catch {
+      client.release(true);
+    }
+  };
 }
 
 /**
@@ -137,7 +145,7 @@ export async function rebuildIndex(
     await dropLeftovers(deps.search, deps.index);
     return await rebuildLocked(deps, options);
   } finally {
-    unlock();
+    await unlock();
   }
 }
 

@@ -22,6 +22,7 @@ import {
 } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
+import { expectConverged } from '../chaos/convergence';
 
 jest.setTimeout(60_000);
 
@@ -375,6 +376,57 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
       expect(await indexedVersion(gone)).toBeUndefined();
       const report = await verifyIndex(deps());
       expect(report).toMatchObject({ missing: [], stale: [], extra: [], rejected: [] });
+    });
+
+    it('when the index is rebuilt cold and then warm while documents are published, republished and unpublished, then searches answer throughout and the index ends equal to Postgres', async () => {
+      const { projectId: busy } = await createTestProject(app.ctx);
+      const reader = apiClient(app.url, (await tokenFor(app.ctx, busy, ['public-api:read'])).token);
+      const ids: number[] = [];
+      for (let n = 0; n < 40; n += 1) {
+        ids.push(
+          (await createPublishedDocument(app.ctx, busy, { metadata: { title: `Busy ${n}` } })).documentId,
+        );
+      }
+      await eventually(drained, 20_000, 100);
+      const last = new Map<number, 'published' | 'unpublished'>(ids.map((id) => [id, 'published']));
+      let writing = true;
+      const writer = async (offset: number) => {
+        for (let step = offset; writing; step += 3) {
+          const id = ids[(step * 7) % ids.length]!;
+          if (last.get(id) === 'published' && step % 2 === 0) {
+            await unpublish(app.ctx, busy, id);
+            last.set(id, 'unpublished');
+          } else {
+            await republishDocument(app.ctx, busy, id, { title: `Busy ${id} step ${step}` });
+            last.set(id, 'published');
+          }
+        }
+      };
+      const answers: string[] = [];
+      const searcher = async () => {
+        while (writing) {
+          const response = await reader.get('publications/search?fields=id&limit=1');
+          answers.push(
+            response.status === 200 && response.body.results.length === 1 ? 'ok' : `${response.status}`,
+          );
+        }
+      };
+      const load = Promise.all([writer(0), writer(1), writer(2), searcher()]);
+      // Cold: nothing stored, every search document built; then warm, from what the cold one stored.
+      await app.ctx.pool.query('DELETE FROM search_documents');
+      await rebuildIndex(deps(), { batchSize: 5 });
+      await rebuildIndex(deps(), { batchSize: 5 });
+      writing = false;
+      await load;
+
+      expect(answers.length).toBeGreaterThan(0);
+      expect(answers.filter((answer) => answer !== 'ok')).toEqual([]);
+      await eventually(drained, 30_000, 100);
+      await expectConverged(app.ctx, busy, {
+        published: ids.filter((id) => last.get(id) === 'published'),
+        unpublished: ids.filter((id) => last.get(id) === 'unpublished'),
+      });
+      expect(await physicalIndices()).toEqual(await aliasTargets(app.ctx.index.alias));
     });
   });
 });
