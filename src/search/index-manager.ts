@@ -301,6 +301,12 @@ export interface VerifyReport {
    */
   rejected: IndexRejection[];
   repaired: number;
+  /**
+   * With repair: drifting documents (not refused ones) that still drift once the repair's writes were
+   * made, found by comparing again. An index holding a newer version than Postgres (Postgres restored from
+   * a backup) cannot be written over with Postgres's older one; only `index rebuild` replaces it.
+   */
+  unrepaired: DocumentKey[];
 }
 
 export interface IndexedEntry {
@@ -365,11 +371,12 @@ export function driftOf(
  * changed without a publish (an import's publication dates, an embargo) and that re-index never landed, so
  * search answered the old systemdata.
  */
-export async function verifyIndex(
-  deps: { db: Queryable; search: SearchClient; index: PublicationsIndex; logger?: Logger },
-  options: { repair?: boolean } = {},
-): Promise<VerifyReport> {
-  await ensurePublicationsIndex(deps.search, deps.index);
+/** One comparison of Postgres's published documents with the index's entries (see verifyIndex). */
+async function compareWithIndex(deps: {
+  db: Queryable;
+  search: SearchClient;
+  index: PublicationsIndex;
+}): Promise<{ checked: number; missing: DocumentKey[]; stale: DocumentKey[]; extra: DocumentKey[] }> {
   const indexed = await readIndexedEntries(deps.search, deps.index.alias);
   const sources = indexSourceQueries(deps.db);
   const missing: DocumentKey[] = [];
@@ -393,6 +400,15 @@ export async function verifyIndex(
     after = { projectId: last.projectId, documentId: last.documentId };
   }
   const extra = [...indexed.values()].map(({ projectId, documentId }) => ({ projectId, documentId }));
+  return { checked, missing, stale, extra };
+}
+
+export async function verifyIndex(
+  deps: { db: Queryable; search: SearchClient; index: PublicationsIndex; logger?: Logger },
+  options: { repair?: boolean } = {},
+): Promise<VerifyReport> {
+  await ensurePublicationsIndex(deps.search, deps.index);
+  const { checked, missing, stale, extra } = await compareWithIndex(deps);
   // A refused document is missing or stale for a reason a repair cannot fix: list it with that reason.
   const refusals = await indexRejectionQueries(deps.db).list();
   const refusedIds = new Set(refusals.map((r) => searchDocumentId(r.projectId, r.documentId)));
@@ -405,12 +421,24 @@ export async function verifyIndex(
     (r) => drifted.has(searchDocumentId(r.projectId, r.documentId)) || isTrimmedReason(r.reason),
   );
   let repaired = 0;
-  if (options.repair) {
-    const drift = [...missing, ...stale, ...extra];
+  let unrepaired: DocumentKey[] = [];
+  const drift = [...missing, ...stale, ...extra];
+  if (options.repair && drift.length > 0) {
     for (const slice of slicesOf(drift, 500)) {
       const outcome = await indexDocuments(deps, slice);
       repaired += outcome.written;
     }
+    // `written` counts a write Elasticsearch answered 409 (it holds an equal or newer version) as done:
+    // whether the drift is gone is told by comparing again (the writes are searchable by now).
+    const again = await compareWithIndex(deps);
+    const still = new Set(
+      [...again.missing, ...again.stale, ...again.extra].map((key) =>
+        searchDocumentId(key.projectId, key.documentId),
+      ),
+    );
+    unrepaired = drift.filter(
+      (key) => !isRefused(key) && still.has(searchDocumentId(key.projectId, key.documentId)),
+    );
   }
   const report = {
     checked,
@@ -419,6 +447,7 @@ export async function verifyIndex(
     extra,
     rejected,
     repaired,
+    unrepaired,
   };
   // The counts found (before any repair), for the drift metric every process reports until the next verify.
   await indexVerificationQueries(deps.db).insert({

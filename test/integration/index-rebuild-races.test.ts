@@ -325,6 +325,34 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     expect(after).toMatchObject({ missing: [], stale: [], extra: [] });
   });
 
+  it('when the index holds a newer version than Postgres (Postgres restored from a backup), then verify --repair says it could not repair it, and a rebuild does', async () => {
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: word() } });
+    await indexNow(app.ctx, projectId, [documentId]);
+    // The entry as a later publication, lost with the restore, left it: another publication, a higher version.
+    await app.ctx.search.index({
+      index: app.ctx.index.alias,
+      id: searchDocumentId(projectId, documentId),
+      document: { projectId, documentId, publicationId: 999_999 },
+      version: (await pgVersion(documentId)) + 5,
+      version_type: 'external',
+      refresh: true,
+    });
+    const key = { projectId, documentId };
+    expect((await verifyIndex(deps())).stale).toEqual([key]);
+
+    const repair = await verifyIndex(deps(), { repair: true });
+    expect(repair.stale).toEqual([key]);
+    expect(repair.unrepaired).toEqual([key]);
+
+    await rebuildIndex(deps());
+    expect(await verifyIndex(deps(), { repair: true })).toMatchObject({
+      missing: [],
+      stale: [],
+      extra: [],
+      unrepaired: [],
+    });
+  });
+
   describe('the outbox, with the index worker running', () => {
     const jobCount = async (documentId: number) =>
       (

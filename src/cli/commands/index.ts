@@ -90,7 +90,10 @@ export function indexCommands(program: Command): void {
     .description(
       'Compare Postgres with the index (document and publication ids, index versions), list the documents Elasticsearch refused; --repair re-indexes the drift',
     )
-    .option('--repair', 'index missing and stale documents, remove extra ones')
+    .option(
+      '--repair',
+      'index missing and stale documents, remove extra ones, then compare again: exits 1 when drift is left',
+    )
     .action(async (options: { repair?: boolean }) => {
       await withContext(async (ctx) => {
         const report = await verifyIndex(
@@ -112,8 +115,16 @@ export function indexCommands(program: Command): void {
         );
         const drift =
           report.missing.length + report.stale.length + report.extra.length + report.rejected.length;
-        if (options.repair) console.log(`repaired: ${report.repaired} writes`);
-        else if (drift > 0) process.exitCode = 1;
+        if (options.repair) {
+          console.log(`repaired: ${report.repaired} writes`);
+          console.log(
+            `still drifting after the repair: ${report.unrepaired.length} ${sample(report.unrepaired, name)}` +
+              (report.unrepaired.length > 0
+                ? ' (the index holds newer versions than Postgres: run index rebuild)'
+                : ''),
+          );
+          if (report.unrepaired.length > 0) process.exitCode = 1;
+        } else if (drift > 0) process.exitCode = 1;
       });
     });
 
