@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { errors, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
 import { searchDocumentId } from '../../src/search/document-builder';
 import { RebuildRunningError, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
@@ -23,6 +25,7 @@ import {
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
 import { expectConverged } from '../chaos/convergence';
+import { killHard } from '../helpers/worker-process';
 
 jest.setTimeout(60_000);
 
@@ -71,8 +74,11 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
       )
     ).rows[0]!.index_version;
 
+  let env: Record<string, string>;
+
   beforeAll(async () => {
-    app = await startTestApp({ env: await isolatedEnv('rr') });
+    env = await isolatedEnv('rr');
+    app = await startTestApp({ env });
     await ensurePublicationsIndex(app.ctx.search, app.ctx.index);
     projectId = (await createTestProject(app.ctx)).projectId;
     api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
@@ -351,6 +357,41 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
       extra: [],
       unrepaired: [],
     });
+  });
+
+  it('when the CLI rebuild process is SIGKILLed midway, then the old index keeps serving and the next CLI rebuild runs and leaves one index', async () => {
+    const term = word();
+    const ids: number[] = [];
+    for (let n = 0; n < 150; n += 1) {
+      ids.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Killed ${term} ${n}` } }))
+          .documentId,
+      );
+    }
+    await indexNow(app.ctx, projectId, ids);
+    const [oldIndex] = await aliasTargets(app.ctx.index.alias);
+    // Node itself runs the CLI (tsx as a loader, not tsx's CLI, whose child SIGKILL would not reach).
+    const cli = (...args: string[]) =>
+      spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    const rebuilding = cli('index', 'rebuild', '--batch-size', '1');
+    await eventually(async () => (await aliasTargets(rebuildingAlias(app.ctx.index))).length > 0, 30_000, 20);
+    await killHard(rebuilding);
+    expect(await aliasTargets(app.ctx.index.alias)).toEqual([oldIndex]);
+    expect(await found(term)).toHaveLength(100);
+
+    const rerun = cli('index', 'rebuild');
+    let stderr = '';
+    rerun.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => rerun.once('exit', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: expect.stringContaining('alias ') });
+    const live = await aliasTargets(app.ctx.index.alias);
+    expect(live).not.toEqual([oldIndex]);
+    expect(await physicalIndices()).toEqual(live);
+    expect(await aliasTargets(rebuildingAlias(app.ctx.index))).toEqual([]);
+    expect(await verifyIndex(deps())).toMatchObject({ missing: [], stale: [], extra: [] });
   });
 
   describe('the outbox, with the index worker running', () => {
