@@ -117,7 +117,8 @@ async function lockRebuild(db: Pick<pg.Pool, 'connect'>, alias: string): Promise
  * called under the rebuild lock, so no running rebuild owns any of them.
  */
 async function dropLeftovers(search: SearchClient, index: PublicationsIndex): Promise<string[]> {
-  const live = new Set(await indicesBehind(search, index.alias));
+  // Listed before the alias is read: the first index, which an API process or a worker may be creating
+  // right now (created with the alias in one call), is either not listed yet or already behind the alias.
   const existing = Object.keys(
     await search.indices.get({
       index: index.physicalPattern,
@@ -125,6 +126,7 @@ async function dropLeftovers(search: SearchClient, index: PublicationsIndex): Pr
       allow_no_indices: true,
     }),
   );
+  const live = new Set(await indicesBehind(search, index.alias));
   const leftovers = existing.filter((name) => !live.has(name));
   if (leftovers.length > 0) await search.indices.delete({ index: leftovers });
   return leftovers;
