@@ -68,7 +68,10 @@ export interface RebuildOptions {
 
 export interface RebuildResult {
   index: string;
+  /** The indices the alias pointed at before the swap, dropped after it. */
   previous: string[];
+  /** Those of `previous` Elasticsearch failed to drop: no longer searched, the next rebuild drops them. */
+  undropped: string[];
   indexed: number;
   rejected: number;
   seconds: number;
@@ -186,6 +189,7 @@ async function rebuildLocked(
   };
   let page = readPage(undefined);
   const inFlight = new Set<Promise<void>>();
+  let result: RebuildResult;
   // The first write that failed. A write removes itself from inFlight when it settles, so one that failed
   // while nothing awaited it (the loop reading the next page) was forgotten: the rebuild swapped in an index
   // without that page's documents. Checked after every wait, and before the swap.
@@ -274,10 +278,10 @@ async function rebuildLocked(
         ],
       }),
     );
-    if (previous.length > 0) await search.indices.delete({ index: previous });
-    return {
+    result = {
       index: target,
       previous,
+      undropped: [],
       indexed: done - rejected,
       rejected,
       seconds: (Date.now() - started) / 1000,
@@ -287,9 +291,27 @@ async function rebuildLocked(
     // requests still in flight are answered: one answered after the drop would create the index again, without
     // its mappings. Until then the rebuilding alias keeps sending it every live write.
     await Promise.allSettled(inFlight);
-    await search.indices.delete({ index: target }).catch(() => undefined);
+    // Unless the swap took effect although its request failed (a timeout after Elasticsearch applied it):
+    // then it is the index searches read. When that cannot be told, it stays, for the next rebuild to drop.
+    const live = await indicesBehind(search, index.alias).catch(() => [target]);
+    if (!live.includes(target)) await search.indices.delete({ index: target }).catch(() => undefined);
     throw error;
   }
+  // Swapped: the rebuild has succeeded whatever happens to the old indices now. One Elasticsearch fails to
+  // drop is left (searches no longer read it) for the next rebuild to drop, not taken for a failed rebuild:
+  // the catch above dropped the new, live index, and the alias pointed at nothing.
+  if (result.previous.length > 0) {
+    try {
+      await search.indices.delete({ index: result.previous });
+    } catch (error) {
+      options.logger?.warn(
+        { error, indices: result.previous },
+        'could not drop the indices the rebuild replaced',
+      );
+      result.undropped = result.previous;
+    }
+  }
+  return result;
 }
 
 export interface VerifyReport {

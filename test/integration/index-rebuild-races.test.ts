@@ -262,6 +262,73 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     expect((await found(term)).sort((a, b) => a - b)).toEqual(ids);
   });
 
+  it('when dropping the old index fails after the swap, then the new index keeps serving every document and the next rebuild drops the old one', async () => {
+    const term = word();
+    const ids: number[] = [];
+    for (let n = 0; n < 3; n += 1) {
+      ids.push(
+        (await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Swapped ${term} ${n}` } }))
+          .documentId,
+      );
+    }
+    await indexNow(app.ctx, projectId, ids);
+    const [oldIndex] = await aliasTargets(app.ctx.index.alias);
+    // Elasticsearch times out (or answers 5xx) on the delete of the old index, once.
+    const original = app.ctx.search.indices.delete.bind(app.ctx.search.indices);
+    let failedOnce = false;
+    const spy = jest
+      .spyOn(app.ctx.search.indices, 'delete')
+      .mockImplementation((params: { index: string | string[] }, options?: TransportRequestOptions) => {
+        if (!failedOnce && [params.index].flat().includes(oldIndex!)) {
+          failedOnce = true;
+          return Promise.reject(new errors.TimeoutError('Request timed out'));
+        }
+        return original(params, options);
+      });
+    const outcome = await rebuildIndex(deps(), { batchSize: 100 }).then(
+      (result) => result.index,
+      (error: Error) => `failed: ${error.message}`,
+    );
+    spy.mockRestore();
+
+    expect(failedOnce).toBe(true);
+    const live = await aliasTargets(app.ctx.index.alias);
+    expect(live).toHaveLength(1);
+    expect(live).not.toEqual([oldIndex]);
+    expect((await found(term)).sort((a, b) => a - b)).toEqual(ids);
+    expect(outcome).toBe(live[0]);
+
+    const next = await rebuildIndex(deps(), { batchSize: 100 });
+    expect(await physicalIndices()).toEqual([next.index]);
+  });
+
+  it('when the swap request times out after Elasticsearch applied it, then the rebuild reports the failure but does not drop the index searches now read', async () => {
+    const term = word();
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: `Applied ${term}` },
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    const original = app.ctx.search.indices.updateAliases.bind(app.ctx.search.indices);
+    const spy = jest.spyOn(app.ctx.search.indices, 'updateAliases').mockImplementation((async (
+      params: never,
+      options?: TransportRequestOptions,
+    ) => {
+      await original(params, options);
+      throw new errors.TimeoutError('Request timed out');
+    }) as never);
+    const outcome = await rebuildIndex(deps(), { batchSize: 100 }).then(
+      () => 'rebuilt',
+      (error: Error) => `failed: ${error.message}`,
+    );
+    spy.mockRestore();
+
+    expect(outcome).toBe('failed: Request timed out');
+    expect(await aliasTargets(app.ctx.index.alias)).toHaveLength(1);
+    expect(await found(term)).toEqual([documentId]);
+    const next = await rebuildIndex(deps(), { batchSize: 100 });
+    expect(await physicalIndices()).toEqual([next.index]);
+  });
+
   it('when a document is unpublished between the rebuild reading its page and writing it, then it is not in the rebuilt index', async () => {
     const term = word();
     const { documentId } = await createPublishedDocument(app.ctx, projectId, {

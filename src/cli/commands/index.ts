@@ -79,7 +79,10 @@ export function indexCommands(program: Command): void {
         }
         console.error(
           `alias ${ctx.index.alias} → ${result.index} (${result.indexed} documents, ${result.rejected} rejected, ` +
-            `${(result.indexed / result.seconds).toFixed(0)} docs/s); dropped ${result.previous.join(', ') || 'nothing'}`,
+            `${(result.indexed / result.seconds).toFixed(0)} docs/s); dropped ${result.previous.filter((name) => !result.undropped.includes(name)).join(', ') || 'nothing'}` +
+            (result.undropped.length > 0
+              ? ` (could not drop ${result.undropped.join(', ')}: no longer searched; the next rebuild drops it)`
+              : ''),
         );
         if (result.rejected > 0) process.exitCode = 1;
       });
