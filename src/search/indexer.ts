@@ -374,7 +374,7 @@ async function withoutNewFields(
   if (retry.length === 0) return outcome;
   const requests = [...chunksOf(retry, maxBytes)].map((chunk) => ({
     chunk,
-    body: bulkBody(chunk, (bytes) => Buffer.allocUnsafe(bytes)),
+    body: bulkBody(chunk, (bytes) => Buffer.allocUnsafe(bytes), options.requireAlias ?? false),
   }));
   const again = await sendBulk(search, requests, maxBytes, options);
   const failed = new Set(
