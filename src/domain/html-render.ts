@@ -86,13 +86,16 @@ const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
 /** The URL if it is relative or of a safe scheme; javascript:, data: and the like give undefined. */
 export function safeUrl(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
+  // The check reads the URL as written: trim() also drops Unicode spaces (NBSP, BOM…) browsers keep, so a
+  // "\u00a0javascript:" checked untrimmed would look relative and be written as "javascript:".
+  const url = value.trim();
   // Browsers ignore control characters and whitespace inside a scheme ("java\tscript:"): so does this check.
   // eslint-disable-next-line no-control-regex
-  const compact = value.replace(/[\u0000-\u0020\u007f]/g, '');
+  const compact = url.replace(/[\u0000-\u0020\u007f]/g, '');
   if (compact === '') return undefined;
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(compact)?.[1];
   if (scheme !== undefined && !SAFE_SCHEMES.has(scheme.toLowerCase())) return undefined;
-  return value.trim();
+  return url;
 }
 
 const LINK_TARGETS = new Set(['_blank', '_self', '_parent', '_top']);

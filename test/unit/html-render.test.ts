@@ -195,6 +195,28 @@ describe('renderHtml', () => {
     );
   });
 
+  it('when an unsafe scheme hides behind Unicode spaces that trim() removes, then it is not written either', () => {
+    // String#trim drops NBSP, ideographic space, BOM…, browsers do not: the check must see the URL written.
+    for (const space of ['\u00a0', '\u3000', '\ufeff', '\u2028', '\u2003']) {
+      expect(safeUrl(`${space}javascript:alert(1)`)).toBeUndefined();
+      expect(safeUrl(`https://a.example/${space}`)).toBe('https://a.example/');
+    }
+    const hostile: Content = [
+      {
+        id: 'c',
+        component: 'card',
+        content: {
+          title: 'T',
+          image: { url: '\u00a0javascript:alert(1)' },
+          link: { href: '\ufeffjavascript:alert(document.cookie)' },
+        },
+      },
+    ];
+    expect(renderHtml(hostile, DESIGN, plain)).toBe(
+      '<article class="card"><h2>T</h2><img alt="fixed"><a class="more">More</a><div></div><section></section></article>',
+    );
+  });
+
   it('when the design lacks the component or a template, then a div per directive and container stands in', () => {
     const content: Content = [
       {
