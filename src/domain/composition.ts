@@ -20,6 +20,12 @@ export interface PublishedSummary {
 /** How many documents a list include resolves when its params say nothing (or something unusable). */
 export const DEFAULT_LIST_INCLUDE_LIMIT = 10;
 export const MAX_LIST_INCLUDE_LIMIT = 100;
+/**
+ * The documents one answer's includes may ask for in all. Each resolved document is a copy of its systemdata
+ * and metadata, so without a bound a few bytes of content (`{listId: 1, limit: 100}` thousands of times)
+ * would ask for an answer of gigabytes and take the process down.
+ */
+export const MAX_INCLUDED_DOCUMENTS = 1000;
 
 /** Fields answered when the body names none: the document itself, and includes when asked to resolve them. */
 export function defaultCompositionFields(resolveIncludes: boolean | undefined): CompositionField[] {
@@ -215,7 +221,23 @@ export function findIncludeRequests(content: Content): IncludeRequest[] {
     });
   };
   visit(content, []);
-  return found;
+  return withinIncludeBudget(found, MAX_INCLUDED_DOCUMENTS);
+}
+
+/**
+ * The requests cut, in their order, to `budget` documents asked for in all (a list counts its limit): the
+ * request that reaches the budget keeps what is left of it, those after it ask for nothing.
+ */
+export function withinIncludeBudget(requests: readonly IncludeRequest[], budget: number): IncludeRequest[] {
+  let left = budget;
+  return requests.map((request) => {
+    const { list, ...rest } = request;
+    const documentIds = request.documentIds.slice(0, left);
+    left -= documentIds.length;
+    const limit = Math.min(list?.limit ?? 0, left);
+    left -= limit;
+    return { ...rest, documentIds, ...(list && limit > 0 ? { list: { id: list.id, limit } } : {}) };
+  });
 }
 
 /** An item of `includes` (api-spec §4.4). */

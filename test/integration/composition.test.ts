@@ -466,6 +466,30 @@ describe('POST composition/{documentId}', () => {
       expect(response.text).not.toContain('Of another project');
     });
 
+    it('when includes ask for more than 1000 documents in all, then those past that resolve to nothing', async () => {
+      const [a, b] = [ids.get(321)!, ids.get(323)!];
+      const listId = await documentListQueries(app.ctx.pool).replace(project.projectId, 'budget', [a, b]);
+      // Each include counts its limit: 100 × 10 reach the budget, the 101st asks for nothing.
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        content: Array.from({ length: 101 }, (_, index) => ({
+          id: `t${index}`,
+          component: 'embed',
+          identifier: 'test-design.embed',
+          content: { teaser: { service: 'teaser-list', params: { listId, limit: 10 } } },
+        })),
+      });
+      const response = await compose(documentId, { fields: ['includes'] });
+      expect(response.status).toBe(200);
+      const { includes } = response.body;
+      expect(includes).toHaveLength(101);
+      expect(teased(includes[99])).toEqual([a, b]);
+      expect(includes[100]).toEqual({
+        componentId: 't100',
+        directiveName: 'teaser',
+        resolvedValue: { content: [] },
+      });
+    });
+
     it('when includes are asked for with resolveIncludes false, then includes is empty', async () => {
       const response = await compose(article, { fields: ['includes'], resolveIncludes: false });
       expect(response.body).toEqual({ includes: [] });

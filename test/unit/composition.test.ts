@@ -3,6 +3,7 @@ import {
   asDocumentId,
   defaultCompositionFields,
   findIncludeRequests,
+  MAX_INCLUDED_DOCUMENTS,
   preloadTargets,
   resolveIncludes,
   type PublishedSummary,
@@ -152,6 +153,41 @@ describe('findIncludeRequests', () => {
       },
       { componentId: 'docs', directiveName: 'teaser', service: 'list-teaser', documentIds: [1, 2] },
     ]);
+  });
+});
+
+describe('the include budget', () => {
+  it('when includes ask for more documents than an answer may hold, then those past the budget ask for nothing', () => {
+    // 2 MB of content holds some 20000 of these: at 100 documents each, an answer of gigabytes.
+    const content: Content = Array.from({ length: 20_000 }, (_, index) => ({
+      id: `c${index}`,
+      component: 'embed',
+      content: { teaser: { service: 'list', params: { listId: 7, limit: 100 } } },
+    }));
+    content.unshift({
+      id: 'refs',
+      component: 'embed',
+      content: {
+        teaser: {
+          service: 'teaser',
+          params: { more: { $ref: 'documents', references: [{ id: 1 }, { id: 2 }] } },
+        },
+      },
+    });
+    const requests = findIncludeRequests(content);
+    expect(requests).toHaveLength(20_001);
+    const asked = requests.reduce((sum, r) => sum + r.documentIds.length + (r.list?.limit ?? 0), 0);
+    expect(asked).toBe(MAX_INCLUDED_DOCUMENTS);
+    expect(requests[0]!.documentIds).toEqual([1, 2]);
+    expect(requests[1]!.list).toEqual({ id: 7, limit: 100 });
+    // 2 + 9 × 100 = 902: the eleventh list include gets the 98 left, the next ones nothing.
+    expect(requests[10]!.list).toEqual({ id: 7, limit: 98 });
+    expect(requests[11]).toEqual({
+      componentId: 'c10',
+      directiveName: 'teaser',
+      service: 'list',
+      documentIds: [],
+    });
   });
 });
 
