@@ -26,6 +26,11 @@ export const MAX_LIST_INCLUDE_LIMIT = 100;
  * would ask for an answer of gigabytes and take the process down.
  */
 export const MAX_INCLUDED_DOCUMENTS = 1000;
+/**
+ * The references one answer's metadata.preload gives a value, in metadata order: the same reference repeated
+ * in a `documents` list would otherwise copy its target's systemdata and metadata once per repetition.
+ */
+export const MAX_PRELOADED_REFERENCES = 1000;
 
 /** Fields answered when the body names none: the document itself, and includes when asked to resolve them. */
 export function defaultCompositionFields(resolveIncludes: boolean | undefined): CompositionField[] {
@@ -88,25 +93,33 @@ export function preloadTargets(metadata: Metadata, preload: Readonly<Record<stri
   return [...new Set(preloadedValues(metadata, preload).flatMap(([, value]) => refIds(value)))];
 }
 
-/** One reference holder with what was found for it: `isPreloaded` always, `value` only when published. */
-function preloadOne(holder: Json, id: unknown, found: ReadonlyMap<number, PublishedSummary>): Json {
-  const { value: _stored, isPreloaded: _flag, ...rest } = holder;
-  const documentId = asDocumentId(id);
-  const summary = documentId === undefined ? undefined : found.get(documentId);
-  return summary ? { ...rest, isPreloaded: true, value: summary } : { ...rest, isPreloaded: false };
+/** What was found, and how many more references may still get a value (MAX_PRELOADED_REFERENCES). */
+interface PreloadState {
+  found: ReadonlyMap<number, PublishedSummary>;
+  left: number;
 }
 
-function preloadValue(value: unknown, found: ReadonlyMap<number, PublishedSummary>): unknown {
-  if (Array.isArray(value)) return value.map((item) => preloadValue(item, found));
+/** One reference holder with what was found for it: `isPreloaded` always, `value` only when published. */
+function preloadOne(holder: Json, id: unknown, state: PreloadState): Json {
+  const { value: _stored, isPreloaded: _flag, ...rest } = holder;
+  const documentId = asDocumentId(id);
+  const summary = documentId === undefined || state.left <= 0 ? undefined : state.found.get(documentId);
+  if (!summary) return { ...rest, isPreloaded: false };
+  state.left -= 1;
+  return { ...rest, isPreloaded: true, value: summary };
+}
+
+function preloadValue(value: unknown, state: PreloadState): unknown {
+  if (Array.isArray(value)) return value.map((item) => preloadValue(item, state));
   if (!isObject(value)) return value;
   if (value.$ref === SINGLE_REF) {
-    return preloadOne(value, isObject(value.reference) ? value.reference.id : undefined, found);
+    return preloadOne(value, isObject(value.reference) ? value.reference.id : undefined, state);
   }
   if (value.$ref === MULTI_REF && Array.isArray(value.references)) {
     return {
       ...value,
       references: (value.references as unknown[]).map((entry): unknown =>
-        isObject(entry) ? preloadOne(entry, entry.id, found) : entry,
+        isObject(entry) ? preloadOne(entry, entry.id, state) : entry,
       ),
     };
   }
@@ -116,7 +129,8 @@ function preloadValue(value: unknown, found: ReadonlyMap<number, PublishedSummar
 /**
  * The metadata with the asked-for references resolved (api-spec §2.3): `{$ref: 'document', isPreloaded,
  * reference, value: {systemdata, metadata}}`, and in a `{$ref: 'documents'}` list the same on each item. A
- * target that is not published (or not of the project) stays `isPreloaded: false` without a value.
+ * target that is not published (or not of the project) stays `isPreloaded: false` without a value, and so
+ * does every reference after the first MAX_PRELOADED_REFERENCES resolved.
  */
 export function applyPreload(
   metadata: Metadata,
@@ -124,8 +138,9 @@ export function applyPreload(
   found: ReadonlyMap<number, PublishedSummary>,
 ): Metadata {
   const resolved = new Map(Object.entries(metadata));
+  const state: PreloadState = { found, left: MAX_PRELOADED_REFERENCES };
   for (const [property, value] of preloadedValues(metadata, preload)) {
-    resolved.set(property, preloadValue(value, found));
+    resolved.set(property, preloadValue(value, state));
   }
   return Object.fromEntries(resolved);
 }

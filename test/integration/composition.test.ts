@@ -366,6 +366,29 @@ describe('POST composition/{documentId}', () => {
       expect(response.text).not.toContain('Of another project');
     });
 
+    it('when a reference repeats more than 1000 times, then only the first 1000 get a value', async () => {
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        metadata: {
+          title: 'Repeats',
+          authors: {
+            $ref: 'documents',
+            references: Array.from({ length: 1001 }, () => ({ id: String(author) })),
+          },
+        },
+      });
+      const response = await compose(documentId, {
+        fields: ['metadata'],
+        metadata: { preload: { authors: true } },
+      });
+      expect(response.status).toBe(200);
+      const { references } = response.body.metadata.authors;
+      expect(references[999]).toMatchObject({
+        isPreloaded: true,
+        value: { systemdata: { documentId: author } },
+      });
+      expect(references[1000]).toEqual({ id: String(author), isPreloaded: false });
+    });
+
     it('when preload is false or absent for a property, then it is answered as stored', async () => {
       const response = await compose(referring, {
         fields: ['metadata'],

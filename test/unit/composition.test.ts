@@ -4,6 +4,7 @@ import {
   defaultCompositionFields,
   findIncludeRequests,
   MAX_INCLUDED_DOCUMENTS,
+  MAX_PRELOADED_REFERENCES,
   preloadTargets,
   resolveIncludes,
   type PublishedSummary,
@@ -153,6 +154,23 @@ describe('findIncludeRequests', () => {
       },
       { componentId: 'docs', directiveName: 'teaser', service: 'list-teaser', documentIds: [1, 2] },
     ]);
+  });
+});
+
+describe('the preload budget', () => {
+  it('when a reference is repeated past the budget, then only the first ones get a value', () => {
+    // 512 KB of metadata holds some 40000 of these, each a copy of the target's systemdata and metadata.
+    const references = Array.from({ length: 40_000 }, () => ({ id: '12' }));
+    const metadata: Metadata = {
+      one: { $ref: 'document', reference: { id: '12' } },
+      many: { $ref: 'documents', references },
+    };
+    const result = applyPreload(metadata, { one: true, many: true }, new Map([[12, summary(12, 'x')]]));
+    expect(result.one).toMatchObject({ isPreloaded: true, value: summary(12, 'x') });
+    const items = (result.many as { references: { isPreloaded: boolean }[] }).references;
+    expect(items.filter((item) => item.isPreloaded)).toHaveLength(MAX_PRELOADED_REFERENCES - 1);
+    expect(items[MAX_PRELOADED_REFERENCES - 2]).toMatchObject({ isPreloaded: true });
+    expect(items[MAX_PRELOADED_REFERENCES - 1]).toEqual({ id: '12', isPreloaded: false });
   });
 });
 
