@@ -64,6 +64,15 @@ export function sanitizeRichText(value: string): string {
   });
 }
 
+/**
+ * sanitize-html's transform of an iframe: its src stays only when an absolute https URL. sanitize-html's scheme
+ * check lets relative ones pass: `//host/x` follows an http page to http, `/x` frames the rendering site.
+ */
+const httpsFrame: sanitizeHtml.Transformer = (tagName, attribs) => {
+  const { src, ...rest } = attribs;
+  return { tagName, attribs: src !== undefined && /^\s*https:/i.test(src) ? attribs : rest };
+};
+
 /** An html directive (an embed): ordinary markup and https iframes stay; scripts, styles, handlers go. */
 export function sanitizeEmbed(value: string): string {
   return sanitizeHtml(value, {
@@ -77,7 +86,7 @@ export function sanitizeEmbed(value: string): string {
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesByTag: { iframe: ['https'] },
     disallowedTagsMode: 'discard',
-    transformTags: { a: noOpener },
+    transformTags: { a: noOpener, iframe: httpsFrame },
   });
 }
 

@@ -126,6 +126,14 @@ describe('renderHtml', () => {
     expect(sanitizeEmbed('<iframe src="http://v.example/e"></iframe><style>*{}</style>')).toBe(
       '<iframe></iframe>',
     );
+    // Only an absolute https URL: a protocol-relative one follows an http page to http, a relative one
+    // frames the rendering site itself.
+    for (const src of ['//v.example/e', ' //v.example/e', '/\\v.example/e', '/admin', 'e.html', 'HTTP://v']) {
+      expect(sanitizeEmbed(`<iframe src="${src}"></iframe>`)).toBe('<iframe></iframe>');
+    }
+    expect(sanitizeEmbed('<iframe src=" HTTPS://v.example/e"></iframe>')).toBe(
+      '<iframe src=" HTTPS://v.example/e"></iframe>',
+    );
     const embed: Content = [
       { id: 'e', component: 'embed', content: { code: '<b>ok</b><script>bad()</script>' } },
     ];
