@@ -91,18 +91,13 @@ export function compositionReads(db: Queryable) {
       }
       if (wants.has('includes')) {
         const requests = read.resolveIncludes ? findIncludeRequests(view.content) : [];
-        // Each list read once, as far as its longest include reaches; resolveIncludes cuts each to its limit.
+        // Every list in one read, each as far as its longest include reaches; resolveIncludes cuts each to its
+        // limit.
         const reach = new Map<number, number>();
         for (const { list } of requests) {
           if (list) reach.set(list.id, Math.max(reach.get(list.id) ?? 0, list.limit));
         }
-        const lists = new Map<number, number[]>();
-        for (const [listId, limit] of reach) {
-          lists.set(
-            listId,
-            await documentListQueries(db).findPublishedDocumentIds(project.id, listId, limit),
-          );
-        }
+        const lists = await documentListQueries(db).findPublishedDocumentIds(project.id, reach);
         const ids = [...lists.values()].flat().concat(requests.flatMap((request) => request.documentIds));
         body.includes = resolveIncludes(requests, lists, await summaries(project.id, ids));
       }

@@ -489,6 +489,37 @@ describe('POST composition/{documentId}', () => {
       expect(response.text).not.toContain('Of another project');
     });
 
+    it('when includes name many lists, then each resolves and all are read in one query', async () => {
+      const [a, b, c] = [ids.get(321)!, ids.get(323)!, ids.get(325)!];
+      const lists = documentListQueries(app.ctx.pool);
+      const listIds: number[] = [];
+      for (let index = 0; index < 30; index += 1) {
+        listIds.push(
+          await lists.replace(project.projectId, `many-${index}`, index % 2 ? [c, a] : [b, draftOnly]),
+        );
+      }
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        content: listIds.map((listId, index) => ({
+          id: `l${index}`,
+          component: 'embed',
+          identifier: 'test-design.embed',
+          content: { teaser: { service: 'teaser-list', params: { listId } } },
+        })),
+      });
+      const query = jest.spyOn(app.ctx.pool, 'query');
+      try {
+        const response = await compose(documentId, { fields: ['includes'] });
+        expect(response.status).toBe(200);
+        expect(response.body.includes.map(teased)).toEqual(
+          listIds.map((_, index) => (index % 2 ? [c, a] : [b])),
+        );
+        const listReads = query.mock.calls.filter(([text]) => String(text).includes('document_list_items'));
+        expect(listReads).toHaveLength(1);
+      } finally {
+        query.mockRestore();
+      }
+    });
+
     it('when includes ask for more than 1000 documents in all, then those past that resolve to nothing', async () => {
       const [a, b] = [ids.get(321)!, ids.get(323)!];
       const listId = await documentListQueries(app.ctx.pool).replace(project.projectId, 'budget', [a, b]);

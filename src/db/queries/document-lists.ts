@@ -27,20 +27,32 @@ export function documentListQueries(db: Queryable) {
     },
 
     /**
-     * The published documents of the project's list, in editor order, at most `limit`; empty for a list of
-     * another project or none. What an include of the list resolves to.
+     * The published documents of each of the project's lists, in editor order, at most its limit (list id →
+     * limit); empty for a list of another project or none. What includes of the lists resolve to, read in one
+     * query however many lists the content names.
      */
-    async findPublishedDocumentIds(projectId: number, listId: number, limit: number): Promise<number[]> {
-      const result = await db.query<{ id: number }>(
-        `SELECT d.id FROM document_lists l
-         JOIN document_list_items i ON i.list_id = l.id
-         JOIN documents d ON d.id = i.document_id AND d.project_id = l.project_id
-         WHERE l.project_id = $1 AND l.id = $2::bigint AND d.latest_publication_id IS NOT NULL
-         ORDER BY i.position, d.id
-         LIMIT $3`,
-        [projectId, listId, limit],
+    async findPublishedDocumentIds(
+      projectId: number,
+      limits: ReadonlyMap<number, number>,
+    ): Promise<Map<number, number[]>> {
+      const lists = new Map([...limits.keys()].map((listId): [number, number[]] => [listId, []]));
+      if (limits.size === 0) return lists;
+      const result = await db.query<{ listId: number; id: number }>(
+        `SELECT l.id AS "listId", item.id
+         FROM unnest($2::bigint[], $3::int[]) AS wanted(list_id, reach)
+         JOIN document_lists l ON l.id = wanted.list_id AND l.project_id = $1
+         CROSS JOIN LATERAL (
+           SELECT d.id, i.position FROM document_list_items i
+           JOIN documents d ON d.id = i.document_id AND d.project_id = l.project_id
+           WHERE i.list_id = l.id AND d.latest_publication_id IS NOT NULL
+           ORDER BY i.position, d.id
+           LIMIT wanted.reach
+         ) item
+         ORDER BY l.id, item.position, item.id`,
+        [projectId, [...limits.keys()], [...limits.values()]],
       );
-      return result.rows.map((row) => row.id);
+      for (const row of result.rows) lists.get(row.listId)!.push(row.id);
+      return lists;
     },
   };
 }
