@@ -13,10 +13,18 @@ let projectId: number;
 let channelId: number;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const kid = 'test-key-1';
+/** How the JWKS endpoint answers: its keys, a 500, or never. */
+let jwksMode: 'keys' | 'fails' | 'hangs' = 'keys';
 
 beforeAll(async () => {
   const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
   jwks = createServer((_req, res) => {
+    if (jwksMode === 'hangs') return;
+    if (jwksMode === 'fails') {
+      res.statusCode = 500;
+      res.end('identity provider down');
+      return;
+    }
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ keys: [jwk] }));
   });
@@ -27,6 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
+  jwks.closeAllConnections();
   await new Promise((resolve) => jwks.close(resolve));
 });
 
@@ -70,5 +79,54 @@ describe('tokens from a JWKS', () => {
   it('when HS256 tokens signed by the server secret are used beside the JWKS, then they still work', async () => {
     const { token } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
     expect((await apiClient(app.url, token).get('projectConfig')).status).toBe(200);
+  });
+
+  describe('when the JWKS endpoint cannot give the key', () => {
+    afterEach(() => {
+      jwksMode = 'keys';
+    });
+    const tokenOfNewKey = (clientId: string) =>
+      jwt.sign({ projectId, channelId, scope: 'public-api:config:read', type: 'client' }, privateKey, {
+        algorithm: 'RS256',
+        keyid: `rotated-${randomUUID()}`,
+        jwtid: clientId,
+      });
+    const unavailable = {
+      status: 503,
+      error: 'Service Unavailable',
+      error_details: {
+        name: 'KeySetUnavailable',
+        message:
+          'The keys that verify access tokens (JWKS_URL) cannot be fetched right now; try again in a few seconds',
+      },
+    };
+
+    it('when the endpoint fails, then 503 KeySetUnavailable with Retry-After, not a 500', async () => {
+      const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+      jwksMode = 'fails';
+      const response = await apiClient(app.url, tokenOfNewKey(clientId)).get('projectConfig');
+      expect(response.body).toEqual(unavailable);
+      expect(response.headers.get('retry-after')).toBe('5');
+    });
+
+    it('when the endpoint hangs, then 503 KeySetUnavailable within seconds, not after 30 s blaming the database', async () => {
+      const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+      jwksMode = 'hangs';
+      const started = Date.now();
+      const response = await apiClient(app.url, tokenOfNewKey(clientId)).get('projectConfig');
+      expect(response.body).toEqual(unavailable);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }, 20_000);
+
+    it('when tokens name more unknown kids than the JWKS may be refetched for, then each is 401 invalid, not a 500', async () => {
+      const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+      const statuses: number[] = [];
+      for (let i = 0; i < 14; i += 1) {
+        const response = await apiClient(app.url, tokenOfNewKey(clientId)).get('projectConfig');
+        statuses.push(response.status);
+        expect(response.body.error_details).toEqual({ access_token: 'The access token is invalid.' });
+      }
+      expect(new Set(statuses)).toEqual(new Set([401]));
+    });
   });
 });

@@ -57,14 +57,20 @@ const unauthorized = (message: string) => new AppError(401, { access_token: mess
  */
 export function authenticate(clients: ApiClientLookup, options: AuthOptions): RequestHandler[] {
   const jwks = options.jwksUrl
-    ? jwksRsa.expressJwtSecret({ jwksUri: options.jwksUrl, cache: true, rateLimit: true })
+    ? jwksRsa.expressJwtSecret({
+        jwksUri: options.jwksUrl,
+        cache: true,
+        rateLimit: true,
+        // jwks-rsa waits 30 s by default: a stuck JWKS endpoint held every new key's request that long.
+        timeout: JWKS_TIMEOUT_MS,
+      })
     : undefined;
   // A key object, not the string: given a string, jsonwebtoken first tries (and fails) to read it as a
   // public key on every request before treating it as a secret.
   const hsKey = createSecretKey(Buffer.from(options.jwtSecret));
   const secret: GetVerificationKey = (req, token) => {
     if (token?.header.alg === 'HS256') return hsKey;
-    if (jwks) return jwks(req, token);
+    if (jwks) return jwksKey(jwks, req, token);
     return undefined;
   };
   const algorithms: Algorithm[] = options.jwksUrl
@@ -124,6 +130,31 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   };
 
   return [verifyToken, loadClient];
+}
+
+/** How long a fetch of the JWKS may take before the request answers 503 KeySetUnavailable. */
+const JWKS_TIMEOUT_MS = 3_000;
+const JWKS_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The JWKS key of the token, with jwks-rsa's failures told apart: a key the JWKS does not serve is an invalid
+ * token (jwks-rsa answers undefined), as is a kid it may not look up again yet (its rate limit of refetches, so
+ * tokens naming made-up kids cannot flood the endpoint); an endpoint that fails, hangs or serves no keys is
+ * the server's trouble, a 503 with Retry-After (it was a 500, or after 30 s a 503 blaming the database).
+ */
+async function jwksKey(jwks: GetVerificationKey, req: Request, token: Parameters<GetVerificationKey>[1]) {
+  try {
+    return await jwks(req, token);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'JwksRateLimitError') {
+      throw unauthorized('The access token is invalid.');
+    }
+    throw AppError.unavailable(
+      'KeySetUnavailable',
+      'The keys that verify access tokens (JWKS_URL) cannot be fetched right now; try again in a few seconds',
+      JWKS_RETRY_AFTER_SECONDS,
+    );
+  }
 }
 
 /** The request's bearer token as ../bearer.ts reads it (RFC 6750 §2.1, the scheme in any case). */

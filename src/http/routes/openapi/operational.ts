@@ -71,7 +71,8 @@ const RETRY_AFTER = {
 };
 
 const DATABASE_UNAVAILABLE_TEXT =
-  "'DatabaseUnavailable' when Postgres is unreachable or every connection stayed busy past the pool wait";
+  "'DatabaseUnavailable' when Postgres is unreachable or every connection stayed busy past the pool wait " +
+  "(or 'KeySetUnavailable' when JWKS_URL is set and cannot give the token's key)";
 
 const DATABASE_UNAVAILABLE = {
   description: `Service Unavailable: the envelope with name ${DATABASE_UNAVAILABLE_TEXT}; retry after Retry-After seconds`,
