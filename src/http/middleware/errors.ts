@@ -4,6 +4,7 @@ import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
 import { zodIssuesToPaths } from '../../domain/validation';
 import { isDatabaseUnavailable } from '../../db/pool';
+import { loggableUrl } from './access-log';
 
 /** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -134,7 +135,7 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
     }
     const appError = translateError(error, req.headers['content-encoding']);
     if (!appError) {
-      logger.error({ err: error, requestId: req.id, url: req.originalUrl }, 'unhandled error');
+      logger.error({ err: error, requestId: req.id, url: loggableUrl(req.originalUrl) }, 'unhandled error');
       res.status(500).json({
         status: 500,
         error: 'Internal Server Error',
