@@ -211,6 +211,14 @@ export interface LoadOptions {
   signsCursors?: boolean;
 }
 
+const SIZE_UNITS = ['b', 'kb', 'mb', 'gb', 'tb', 'pb'];
+
+/** A BODY_LIMIT size in bytes, as body-parser (`bytes`) reads it: units of 1024, rounded down. */
+export function sizeInBytes(size: string): number {
+  const [, amount = '0', unit = 'b'] = /^(\d+(?:\.\d+)?) *([a-z]*)$/i.exec(size.trim()) ?? [];
+  return Math.floor(Number(amount) * 1024 ** Math.max(0, SIZE_UNITS.indexOf(unit.toLowerCase())));
+}
+
 function invalid(lines: string[]): Error {
   return new Error(`Invalid configuration:\n${lines.map((line) => `  ${line}`).join('\n')}`);
 }
@@ -263,7 +271,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
    */
   const jwtSecret = e.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
-    http: { host: e.HOST, port: e.PORT, bodyLimit: e.BODY_LIMIT, publicBaseUrl: e.PUBLIC_BASE_URL },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      bodyLimit: e.BODY_LIMIT,
+      bodyLimitBytes: sizeInBytes(e.BODY_LIMIT),
+      publicBaseUrl: e.PUBLIC_BASE_URL,
+    },
     database: {
       url: e.DATABASE_URL,
       poolSize: e.DATABASE_POOL_SIZE,

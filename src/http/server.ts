@@ -19,6 +19,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export function listen(app: Express, port: number, host: string): Promise<Server> {
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app);
   server.on('clientError', clientErrorAnswerer());
+  // Expect: 100-continue goes to the app, which answers 100 Continue only to a body it will read (json-body.ts);
+  // Node's own handling sent 100 Continue to every such request, a body past the limit included.
+  server.on('checkContinue', app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { revokeApiClient } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
@@ -114,6 +115,77 @@ describe('request bodies', () => {
       [projectId],
     );
     expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  describe('when a JSON body declares a Content-Length past the limit', () => {
+    /** What the server sends within `waitMs` on a socket that sent `head` and the first KB of a body. */
+    const sendHead = async (head: string, body: string, waitMs: number) => {
+      const { hostname, port } = new URL(app.url);
+      return new Promise<string>((resolve) => {
+        const chunks: Buffer[] = [];
+        const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(head + body));
+        const timer = setTimeout(() => socket.destroy(), waitMs);
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(Buffer.concat(chunks).toString('utf8'));
+        });
+      });
+    };
+    const headOf = async (extra: string) => {
+      const { token } = await tokenFor(app.ctx, projectId, WRITE);
+      return (
+        'POST /api/2026-03/import/documents HTTP/1.1\r\nHost: localhost\r\n' +
+        `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${50 * 1024 * 1024}\r\n${extra}\r\n`
+      );
+    };
+    const tooLarge = (answer: string) => {
+      expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        status: 413,
+        error: 'Payload Too Large',
+        error_details: {
+          name: 'PayloadTooLarge',
+          message: `The request body is larger than the limit of ${5 * 1024 * 1024} bytes`,
+        },
+      });
+    };
+
+    it('then 413 at once, without waiting for (or reading) the 50 MB to arrive', async () => {
+      tooLarge(await sendHead(await headOf(''), `{"systemName": "${'a'.repeat(1000)}`, 3_000));
+    });
+
+    it('then with Expect: 100-continue, 413 instead of 100 Continue, so the client never sends it', async () => {
+      const answer = await sendHead(await headOf('Expect: 100-continue\r\n'), '', 3_000);
+      expect(answer).not.toContain('100 Continue');
+      tooLarge(answer);
+    });
+
+    it('then a body within the limit sent with Expect: 100-continue is still asked for and read', async () => {
+      const { token } = await tokenFor(app.ctx, projectId, WRITE);
+      const body = '{"systemName": "x", "documents": []}';
+      const { hostname, port } = new URL(app.url);
+      const answer = await new Promise<string>((resolve) => {
+        const chunks: Buffer[] = [];
+        const socket = connect({ host: hostname, port: Number(port) }, () =>
+          socket.write(
+            'POST /api/2026-03/import/documents HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n' +
+              `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+              `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+          ),
+        );
+        socket.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          if (chunk.toString('utf8').startsWith('HTTP/1.1 100 Continue')) socket.write(body);
+        });
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
+      expect(answer).toContain('"documents":"must have at least 1 item"');
+    });
   });
 });
 

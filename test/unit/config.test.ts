@@ -209,6 +209,19 @@ describe('loadConfig: BODY_LIMIT', () => {
       expect(loadConfig({ BODY_LIMIT: size }).http.bodyLimit).toBe(size);
   });
 
+  it('when BODY_LIMIT is a size, then its bytes are read as body-parser reads them (units of 1024, rounded down)', () => {
+    expect(loadConfig({}).http.bodyLimitBytes).toBe(5 * 1024 * 1024);
+    for (const [size, bytes] of [
+      ['512kb', 512 * 1024],
+      ['1 MB', 1024 * 1024],
+      ['1048576', 1048576],
+      ['2.5mb', 2.5 * 1024 * 1024],
+      ['1.5b', 1],
+      ['1gb', 1024 ** 3],
+    ] as const)
+      expect(loadConfig({ BODY_LIMIT: size }).http.bodyLimitBytes).toBe(bytes);
+  });
+
   it('when BODY_LIMIT is not a size, then the start is refused naming it with the other invalid variables', () => {
     const message = configError({ BODY_LIMIT: '5 megs', PORT: 'x' });
     expect(message).toContain('BODY_LIMIT: a size such as 5mb, 512kb or 1048576 (bytes)');

@@ -62,10 +62,7 @@ const UNDECODABLE_PARAM = /^Failed to decode param '(.*)'$/s;
 function clientMessageOf(error: HttpError, status: number, contentEncoding: string | undefined): string {
   const message = typeof error.message === 'string' ? error.message : (STATUS_CODES[status] ?? 'Error');
   if (error.type === 'entity.parse.failed') return `Malformed JSON in the request body: ${message}`;
-  if (error.type === 'entity.too.large') {
-    const limit = typeof error.limit === 'number' ? error.limit : '?';
-    return `The request body is larger than the limit of ${limit} bytes`;
-  }
+  if (error.type === 'entity.too.large') return bodyTooLargeMessage(error.limit);
   const undecodable = UNDECODABLE_PARAM.exec(message);
   if (undecodable) {
     return `Malformed percent-encoding in the URL path: '${undecodable[1]}' does not decode to UTF-8 text`;
@@ -76,6 +73,11 @@ function clientMessageOf(error: HttpError, status: number, contentEncoding: stri
     return `The request body does not decode as its Content-Encoding '${contentEncoding}' says${why}`;
   }
   return message;
+}
+
+/** What a 413 says: body-parser's, and the one for a JSON body declared too large (json-body.ts). */
+export function bodyTooLargeMessage(limit: unknown): string {
+  return `The request body is larger than the limit of ${typeof limit === 'number' ? limit : '?'} bytes`;
 }
 
 /** Postgres refuses a text or jsonb value: a NUL character (U+0000) or one with no UTF-8 form. */

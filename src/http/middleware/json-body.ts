@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import { findBodyProblem } from '../../domain/json-limits';
+import { bodyTooLargeMessage } from './errors';
 
 /** What a 415 says the request sent: `got text/plain`, or that it sent no Content-Type at all. */
 export function sentContentType(req: Request): string {
@@ -48,3 +49,23 @@ export const checkJsonBody: RequestHandler = (req, _res, next) => {
   if (problem) throw AppError.validation({ [problem.key]: problem.message });
   next();
 };
+
+/**
+ * Before express.json(): a JSON body whose Content-Length is past `limitBytes` is a 413 at once, closing the
+ * connection. body-parser refuses it too, but only after reading (and discarding) all of it: a client declaring
+ * 50 MB waited for its whole upload, or until the request timed out when it sent less. The server answers
+ * `Expect: 100-continue` here too (listen() hands such requests to the app): 100 Continue for every body not
+ * refused, so a client told 413 never sends its body.
+ */
+export function refuseOversizedJson(limitBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const declared = Number(req.headers['content-length']);
+    const identity = (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
+    if (identity && declared > limitBytes && req.is('application/json')) {
+      res.set('Connection', 'close');
+      throw new AppError(413, { name: 'PayloadTooLarge', message: bodyTooLargeMessage(limitBytes) });
+    }
+    if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+    next();
+  };
+}
