@@ -4,7 +4,7 @@ import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
 import { apiVersion } from './middleware/api-version';
 import { inOrder } from './middleware/in-order';
-import { checkJsonBody, refuseOversizedJson } from './middleware/json-body';
+import { checkJsonBody, admitRequest } from './middleware/json-body';
 import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
 import { noOptions, renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
@@ -27,7 +27,7 @@ export function createApp(ctx: AppContext): Express {
       securityHeaders(),
       accessLog(ctx.logger),
       rejectNulInQuery,
-      refuseOversizedJson(ctx.config.http.bodyLimitBytes),
+      admitRequest(ctx.config.http.bodyLimitBytes),
       express.json({ limit: ctx.config.http.bodyLimitBytes, strict: false }),
       checkJsonBody,
     ]),

@@ -17,11 +17,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
  * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way.
  */
 export function listen(app: Express, port: number, host: string): Promise<Server> {
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app);
+  // A missing Host and every Expect go to the app (admitRequest, json-body.ts), which answers them with the
+  // envelope: Node's own handling answered a bare 400 or 417, and 100 Continue even to a body past the limit.
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requireHostHeader: false }, app);
   server.on('clientError', clientErrorAnswerer());
-  // Expect: 100-continue goes to the app, which answers 100 Continue only to a body it will read (json-body.ts);
-  // Node's own handling sent 100 Continue to every such request, a body past the limit included.
   server.on('checkContinue', app);
+  server.on('checkExpectation', app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

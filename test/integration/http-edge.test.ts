@@ -197,6 +197,35 @@ describe('headers over the limit', () => {
     expect(response.status).toBe(400);
     expect(JSON.parse(response.body)).toEqual(envelope(400, 'Bad Request', {}));
   });
+
+  it('when an HTTP/1.1 request has no Host header, then 400 in the envelope naming it; HTTP/1.0 needs none', async () => {
+    const response = await rawRequest('GET /api/2026-03/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({
+      status: 400,
+      error: 'Bad Request',
+      error_details: { name: 'ValidationError', message: 'An HTTP/1.1 request must send a Host header' },
+    });
+    const old = await rawRequest('GET /api/2026-03/health HTTP/1.0\r\n\r\n');
+    expect(old.status).toBe(200);
+    expect(JSON.parse(old.body)).toEqual({ status: 'ok' });
+  });
+
+  it('when Expect asks for anything but 100-continue, then 417 in the envelope', async () => {
+    const response = await rawRequest(
+      'POST /api/2026-03/import/documents HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    expect(response.status).toBe(417);
+    expect(JSON.parse(response.body)).toEqual({
+      status: 417,
+      error: 'Expectation Failed',
+      error_details: {
+        name: 'ExpectationFailed',
+        message: "Expect: '200-ok' is not understood; the only expectation this server meets is 100-continue",
+      },
+    });
+  });
 });
 
 describe('idle keep-alive connections', () => {

@@ -51,21 +51,33 @@ export const checkJsonBody: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * Before express.json(): a JSON body whose Content-Length is past `limitBytes` is a 413 at once, closing the
- * connection. body-parser refuses it too, but only after reading (and discarding) all of it: a client declaring
- * 50 MB waited for its whole upload, or until the request timed out when it sent less. The server answers
- * `Expect: 100-continue` here too (listen() hands such requests to the app): 100 Continue for every body not
- * refused, so a client told 413 never sends its body.
+ * First of the request checks Node leaves to the app (listen() turns off its own, which answered a bare 400 or
+ * 417 with no body), then before express.json(): an HTTP/1.1 request without Host is a 400; an `Expect` other
+ * than 100-continue a 417; a JSON body whose Content-Length is past `limitBytes` a 413 at once, closing the
+ * connection. body-parser refuses such a body too, but only after reading (and discarding) all of it: a
+ * client declaring 50 MB waited for its whole upload, or until the request timed out when it sent less. The
+ * server answers `Expect: 100-continue` here too: 100 Continue for every body not refused, so a client told
+ * 413 never sends its body.
  */
-export function refuseOversizedJson(limitBytes: number): RequestHandler {
+export function admitRequest(limitBytes: number): RequestHandler {
   return (req, res, next) => {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      throw AppError.badRequest('An HTTP/1.1 request must send a Host header');
+    }
+    const expect = req.headers.expect?.toLowerCase();
+    if (expect !== undefined && expect !== '100-continue') {
+      throw new AppError(417, {
+        name: 'ExpectationFailed',
+        message: `Expect: '${req.headers.expect}' is not understood; the only expectation this server meets is 100-continue`,
+      });
+    }
     const declared = Number(req.headers['content-length']);
     const identity = (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
     if (identity && declared > limitBytes && req.is('application/json')) {
       res.set('Connection', 'close');
       throw new AppError(413, { name: 'PayloadTooLarge', message: bodyTooLargeMessage(limitBytes) });
     }
-    if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
+    if (expect === '100-continue') res.writeContinue();
     next();
   };
 }
