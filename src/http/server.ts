@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { AppError } from '../domain/errors';
 import { errorEnvelope, errorNameOf } from './middleware/errors';
+import { helmetHeaders } from './middleware/security-headers';
 
 /**
  * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the balancers and clients
@@ -63,6 +64,10 @@ function clientErrorOf(code: string | undefined, message: string): AppError {
  */
 function clientErrorAnswerer(): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   const answered = new WeakSet<Duplex>();
+  // The security headers every answer of the app carries (securityHeaders), these answers included.
+  const security = helmetHeaders()
+    .set.map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (error, socket) => {
     if (answered.has(socket)) return;
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -76,6 +81,7 @@ function clientErrorAnswerer(): (error: NodeJS.ErrnoException, socket: Duplex) =
     socket.end(
       `HTTP/1.1 ${appError.status} ${appError.reason}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
+        security +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,
