@@ -231,8 +231,8 @@ async function rawLoad(ctx: AppContext, file: string, projectId: number): Promis
       await tx.query(
         `WITH p AS (
            INSERT INTO bench_raw.publications (project_id, document_id, document_version, content_type,
-             document_type, metadata, content)
-           SELECT project_id, id, version, content_type, document_type, metadata, content
+             document_type, metadata, content, updated_at)
+           SELECT project_id, id, version, content_type, document_type, metadata, content, updated_at
            FROM bench_raw.documents WHERE id = ANY($1::bigint[])
            RETURNING id, document_id)
          UPDATE bench_raw.documents d SET latest_publication_id = p.id, published_version = d.version,
