@@ -530,13 +530,13 @@ describe('mediaLibrary entries, patch and incoming references', () => {
           )
         ).body.error_details,
       ).toMatchObject({
-        after: 'cannot be combined with offset: a cursor already says where the page starts',
+        after: 'use after or offset, not both: a cursor already says where the page starts',
       });
       expect(
         (await reader.withVersion('2025-11').get('mediaLibrary/hero/incomingMediaReferences?after=x')).body
           .error_details,
       ).toMatchObject({
-        after: 'is not available in API version 2025-11 (from 2026-01)',
+        after: 'is not available in API version 2025-11; cursors exist from 2026-01',
       });
       expect((await reader.get('mediaLibrary/nope/incomingDocumentReferences')).status).toBe(404);
       expect((await other.get('mediaLibrary/hero/incomingDocumentReferences')).status).toBe(404);

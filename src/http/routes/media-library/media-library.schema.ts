@@ -9,7 +9,7 @@ import {
 } from '../../../domain/media';
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
 import { listAnswer, pagedExtra } from '../../answers';
-import { integerParam } from '../../query-params';
+import { incomingReferencesQueryOf } from '../documents/incoming-references.schema';
 
 const MEDIA_ID_MESSAGE = 'must be a media library id: 1 to 32 letters, digits or hyphens';
 export const mediaIdValue = z.string().regex(MEDIA_ID_PATTERN, { message: MEDIA_ID_MESSAGE });
@@ -105,31 +105,8 @@ export const mediaListQuery = z
     return z.NEVER;
   });
 
-export const MAX_REFERENCES_LIMIT = 100;
-export const MAX_REFERENCES_OFFSET = 10_000;
-
-/**
- * api-spec §4.12/§4.18: limit and offset; from 2026-01 also `after`, the cursor of the previous page, instead
- * of offset (opened by the route, which knows the entry: one this server signed for this list of this entry).
- */
-export const incomingReferencesQuery = perVersion((version) =>
-  z
-    .strictObject({
-      limit: integerParam(0, MAX_REFERENCES_LIMIT).default(MAX_REFERENCES_LIMIT),
-      offset: integerParam(0, MAX_REFERENCES_OFFSET).default(0).describe('not with after'),
-      after: version.wrapsLists
-        ? z
-            .string()
-            .min(1, { message: 'must not be empty' })
-            .optional()
-            .describe('the cursor of the previous page (instead of offset), on the same entry')
-        : z.never({ error: `is not available in API version ${version.label} (from 2026-01)` }).optional(),
-    })
-    .refine((query) => query.after === undefined || query.offset === 0, {
-      path: ['after'],
-      message: 'cannot be combined with offset: a cursor already says where the page starts',
-    }),
-);
+/** api-spec §4.18: the entries' incoming references page as the documents' do, on the same entry. */
+export const incomingReferencesQuery = incomingReferencesQueryOf('entry');
 
 const assetSource = z
   .strictObject({
