@@ -40,7 +40,7 @@ export function createReads(deps: {
   answers: SearchAnswerCache;
   /** serve-image's entry lookups, kept until the project's media entries change. */
   servedImages: ServedImageLookup;
-  /** Where a search that could not be answered says why (the client sees a 503 without the cause). */
+  /** Where a search or a readiness check that failed says why (the client sees a 503 without the cause). */
   logger?: Logger;
 }) {
   return {
@@ -49,7 +49,7 @@ export function createReads(deps: {
     designs: designReads(deps.pool),
     documentLists: documentListReads(deps.pool),
     documents: documentReads(deps.pool),
-    health: healthReads({ db: deps.pool, search: deps.search }),
+    health: healthReads({ db: deps.pool, search: deps.search, logger: deps.logger }),
     importJobs: importJobReads(deps.pool),
     incomingReferences: incomingReferenceReads({ db: deps.pool, cursors: deps.cursors }),
     mediaLibrary: mediaLibraryReads(deps.pool, deps.publicBaseUrl, deps.cursors),
