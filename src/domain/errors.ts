@@ -34,6 +34,8 @@ export class AppError extends Error {
     readonly details: ErrorDetails,
     /** Sent as `Retry-After` (seconds): when a client may try again. */
     readonly retryAfterSeconds?: number,
+    /** Sent as `WWW-Authenticate` of a 401 (else a bare `Bearer`): which credentials, and what was wrong. */
+    readonly challenge?: string,
   ) {
     super(typeof details.message === 'string' ? details.message : (STATUS_CODES[status] ?? 'Error'));
     this.name = 'AppError';

@@ -136,6 +136,8 @@ afterAll(async () => {
 interface Answer {
   status: number;
   text: string;
+  /** The WWW-Authenticate header, null when none. */
+  challenge: string | null;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
@@ -163,7 +165,7 @@ async function send(
   } catch {
     parsed = undefined;
   }
-  return { status: response.status, text, body: parsed };
+  return { status: response.status, text, challenge: response.headers.get('www-authenticate'), body: parsed };
 }
 
 function paramValue(name: string): string {
@@ -239,6 +241,10 @@ const unauthorized = (message: string) => ({
   status: 401,
   body: { status: 401, error: 'Unauthorized', error_details: { access_token: message } },
 });
+/** RFC 6750 §3: a missing token's challenge has no error; a token that cannot be used is invalid_token. */
+const MISSING_CHALLENGE = 'Bearer';
+const invalidTokenChallenge = (message: string) =>
+  `Bearer error="invalid_token", error_description="${message}"`;
 const forbidden = {
   status: 403,
   body: {
@@ -276,7 +282,7 @@ describe('the auth matrix over every mounted route', () => {
     expect(scopeless).toEqual([]);
   });
 
-  it('when a bearer route gets no token, garbage, a forged signature, an expired or a revoked token, then 401 naming why', async () => {
+  it('when a bearer route gets no token, garbage, a forged signature, an expired or a revoked token, then 401 naming why, with its RFC 6750 challenge', async () => {
     const failures: unknown[] = [];
     for (const route of routes.filter((entry) => security(entry).scheme === 'bearer')) {
       const version = await versionOf(route);
@@ -290,13 +296,21 @@ describe('the auth matrix over every mounted route', () => {
         ['revoked client', bad.revoked, unauthorized('The access token was revoked.')],
       ];
       for (const [name, token, expected] of cases) {
-        const answer = shape(await send(route.method, path, token, body));
-        if (JSON.stringify(answer) !== JSON.stringify(expected))
+        const sent = await send(route.method, path, token, body);
+        const answer = { ...shape(sent), challenge: sent.challenge };
+        const message = expected.body.error_details.access_token;
+        const challenge = token === undefined ? MISSING_CHALLENGE : invalidTokenChallenge(message);
+        if (JSON.stringify(answer) !== JSON.stringify({ ...expected, challenge }))
           failures.push({ route: `${route.method} ${path}`, credential: name, answer });
       }
       // Credentials that are not a bearer token at all (Basic): invalid, not a way around the token.
-      const basic = shape(await send(route.method, path, undefined, body, 'Basic Zm9vOmJhcg=='));
-      if (JSON.stringify(basic) !== JSON.stringify(unauthorized('The access token is invalid.')))
+      const sent = await send(route.method, path, undefined, body, 'Basic Zm9vOmJhcg==');
+      const basic = { ...shape(sent), challenge: sent.challenge };
+      const invalid = 'The access token is invalid.';
+      if (
+        JSON.stringify(basic) !==
+        JSON.stringify({ ...unauthorized(invalid), challenge: invalidTokenChallenge(invalid) })
+      )
         failures.push({ route: `${route.method} ${path}`, credential: 'basic', answer: basic });
     }
     expect(failures).toEqual([]);

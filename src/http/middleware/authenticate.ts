@@ -48,7 +48,19 @@ function claimsOf(payload: JwtPayload | undefined): ClaimsOf | null {
   return claims;
 }
 
-const unauthorized = (message: string) => new AppError(401, { access_token: message });
+/**
+ * 401 for a token that cannot be used (invalid, expired, revoked): RFC 6750 §3.1's `invalid_token` in the
+ * challenge, with the body's reason as its description (the messages hold no quote or backslash).
+ */
+const unauthorized = (message: string) =>
+  new AppError(
+    401,
+    { access_token: message },
+    undefined,
+    `Bearer error="invalid_token", error_description="${message}"`,
+  );
+/** 401 for no token at all: a bare `Bearer` challenge, no error code (RFC 6750 §3.1). */
+const missingToken = () => new AppError(401, { access_token: 'The access token is missing.' });
 
 /**
  * Verifies the bearer JWT (HS256 with the server secret; RS256/ES256/EdDSA from the JWKS when configured),
@@ -191,7 +203,7 @@ class VerifiedTokens {
 
 function translateJwtError(error: unknown): unknown {
   if (!(error instanceof UnauthorizedError)) return error;
-  if (error.code === 'credentials_required') return unauthorized('The access token is missing.');
+  if (error.code === 'credentials_required') return missingToken();
   if ('name' in error.inner && error.inner.name === 'TokenExpiredError')
     return unauthorized('The access token expired.');
   return unauthorized('The access token is invalid.');

@@ -146,7 +146,9 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     // A route that takes other credentials (Basic, planner-integration/oauth/token) sets its own challenge.
-    if (appError.status === 401 && !res.hasHeader('WWW-Authenticate')) res.set('WWW-Authenticate', 'Bearer');
+    if (appError.status === 401 && !res.hasHeader('WWW-Authenticate')) {
+      res.set('WWW-Authenticate', appError.challenge ?? 'Bearer');
+    }
     if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
     res.status(appError.status).json(errorEnvelope(appError));
   };
