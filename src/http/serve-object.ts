@@ -36,7 +36,7 @@ function setValidators(res: Response, info: StoredObjectInfo, cacheControl: stri
 /**
  * Answers a GET (or HEAD) with an object of the store, streamed: 200 whole, 206 for one range, 304 when the
  * client's copy is current (If-None-Match, else If-Modified-Since), 412 when If-Match (else If-Unmodified-Since)
- * fails, 416 for a range beyond the end. A plain GET costs one store request (its
+ * fails, 416 for a range beyond the end; a HEAD ignores Range (RFC 9110 §14.2). A plain GET costs one store request (its
  * answer brings the headers); a conditional, ranged or HEAD request asks for the object's head first. An object
  * of up to IN_MEMORY_BYTES may come read whole (one write); a larger one is streamed, so memory stays at one
  * chunk in flight whatever its size.
@@ -54,9 +54,11 @@ export async function serveObject(
     ifModifiedSince: req.headers['if-modified-since'],
     ifUnmodifiedSince: req.headers['if-unmodified-since'],
   };
+  // RFC 9110 §14.2: Range is defined for GET only; any other method (HEAD) answers as without it.
+  const rangeHeader = req.method === 'GET' ? req.headers.range : undefined;
   const plain =
     req.method === 'GET' &&
-    req.headers.range === undefined &&
+    rangeHeader === undefined &&
     Object.values(preconditions).every((value) => value === undefined);
   let info: StoredObjectInfo | null;
   let body: NodeJS.ReadableStream | undefined;
@@ -91,14 +93,14 @@ export async function serveObject(
   }
   const range =
     body === undefined && bytes === undefined && ifRangeAllows(req.get('if-range'), info.etag)
-      ? decideRange(req.headers.range, info.size)
+      ? decideRange(rangeHeader, info.size)
       : ({ kind: 'whole' } as const);
   if (range.kind === 'unsatisfiable') {
     clearEntityHeaders(res);
     res.setHeader('Content-Range', `bytes */${info.size}`);
     throw new AppError(416, {
       name: 'RangeNotSatisfiable',
-      message: `The range '${req.headers.range ?? ''}' is outside the ${info.size} bytes of the image`,
+      message: `The range '${rangeHeader ?? ''}' is outside the ${info.size} bytes of the image`,
     });
   }
   res.setHeader('Content-Type', info.contentType);

@@ -152,6 +152,19 @@ describe.each(storeBackends)('GET mediaLibrary/serve-image/{key} (%s)', (_name, 
     expect((await bytes(response)).length).toBe(0);
   });
 
+  it('when HEAD is asked with a Range, then the Range is ignored: 200 with the whole length, as without it (RFC 9110 §14.2)', async () => {
+    for (const range of ['bytes=0-7', 'bytes=-10', `bytes=${png.length}-`]) {
+      const response = await serve(key('teaser.png'), { range }, '2026-03', 'HEAD');
+      expect({
+        range,
+        status: response.status,
+        length: response.headers.get('content-length'),
+        contentRange: response.headers.get('content-range'),
+      }).toEqual({ range, status: 200, length: String(png.length), contentRange: null });
+      expect((await bytes(response)).length).toBe(0);
+    }
+  });
+
   it('when If-None-Match names the current ETag, then 304 with no body; another tag, then 200', async () => {
     const etag = (await serve(key('teaser.png'))).headers.get('etag')!;
     const notModified = await serve(key('teaser.png'), { 'if-none-match': etag });
