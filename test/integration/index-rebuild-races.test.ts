@@ -526,9 +526,12 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
       await eventually(drained, 20_000, 100);
       const last = new Map<number, 'published' | 'unpublished'>(ids.map((id) => [id, 'published']));
       let writing = true;
+      // Each writer has documents of its own: two writers unpublishing one document at once would both read
+      // 'published' from `last` before either had written, and the second would unpublish an unpublished one.
       const writer = async (offset: number) => {
+        const mine = ids.filter((_, at) => at % 3 === offset);
         for (let step = offset; writing; step += 3) {
-          const id = ids[(step * 7) % ids.length]!;
+          const id = mine[(step * 7) % mine.length]!;
           if (last.get(id) === 'published' && step % 2 === 0) {
             await unpublish(app.ctx, busy, id);
             last.set(id, 'unpublished');
