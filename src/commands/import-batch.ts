@@ -2,13 +2,13 @@ import { withTransaction, type Pool } from '../db/pool';
 import { documentReferenceQueries } from '../db/queries/document-references';
 import { documentQueries, type ImportedDraft, type ImportTargetRow } from '../db/queries/documents';
 import { publicationEventQueries, type NewPublicationEvent } from '../db/queries/publication-events';
-import { embargoBlocksPublish } from '../domain/document-commands/apply';
+import { embargoBlocksPublish, embargoOf } from '../domain/document-commands/apply';
 import type { ImportDocument, ImportLog } from '../domain/import-request';
 import type { ReferenceRow } from '../domain/references';
 import { storedInstant } from '../domain/storable-dates';
 import { enqueueMany, type Boss } from '../jobs/boss';
 import { indexJobsFor } from '../jobs/index-jobs';
-import { embargoMessage, embargoOf } from './run-document-commands';
+import { embargoMessage } from './run-document-commands';
 
 /** A document of an import that passed every check that needs no writing: what a batch writes of it. */
 export interface PreparedImport {

@@ -3,6 +3,7 @@ import { documentCommandTransactionQueries } from '../db/queries/document-comman
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
 import {
   embargoBlocksPublish,
+  embargoOf,
   applyCommands,
   type DraftState,
   type Embargo,
@@ -54,13 +55,6 @@ export function toDraftState(row: DocumentRow): DraftState {
     publishSchedule: iso(row.publishScheduleAt),
     unpublishSchedule: iso(row.unpublishScheduleAt),
   };
-}
-
-/** The document's embargo as the commands see it (null: none). */
-export function embargoOf(
-  row: Pick<DocumentRow, 'embargoSet' | 'embargoReason' | 'embargoUntil'>,
-): Embargo | null {
-  return row.embargoSet ? { reason: row.embargoReason ?? '', until: iso(row.embargoUntil) } : null;
 }
 
 /** What the search document shows of an embargo (enforced, until); its reason is not indexed. */

@@ -1,3 +1,4 @@
+import { embargoOf } from './document-commands/apply';
 import { AppError } from './errors';
 import type { ProjectConfig } from './project-config';
 
@@ -100,7 +101,7 @@ export function publicationStateOf(row: PublicationStateSource): PublicationStat
     lastPublicationDate: iso(row.lastPublicationDate),
     publishSchedule: iso(row.publishScheduleAt),
     unpublishSchedule: iso(row.unpublishScheduleAt),
-    embargo: row.embargoSet ? { reason: row.embargoReason ?? '', until: iso(row.embargoUntil) } : null,
+    embargo: embargoOf(row),
     elementId: row.elementId,
     publication: row.plannerPublication,
   };

@@ -10,6 +10,19 @@ export interface Embargo {
   until: string | null;
 }
 
+/** A document's stored embargo columns as the Embargo the commands, imports and planner states see (null: none). */
+export function embargoOf(row: {
+  embargoSet: boolean;
+  embargoReason: string | null;
+  embargoUntil: Date | null;
+}): Embargo | null {
+  if (!row.embargoSet) return null;
+  return {
+    reason: row.embargoReason ?? '',
+    until: row.embargoUntil === null ? null : row.embargoUntil.toISOString(),
+  };
+}
+
 /** What the commands may read and change of a document, loaded by the caller inside its transaction. */
 export interface DraftState {
   version: number;
