@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import type { Pool } from '../db/pool';
 import { importJobQueries, type ImportJobRow } from '../db/queries/import-jobs';
 import type { ImportWebhookPayload } from '../domain/import-request';
+import { loggableUrl } from '../domain/loggable-url';
 import { literalAddress, type PublicAddressPolicy } from '../domain/public-addresses';
 import type { Logger } from '../logger';
 
@@ -75,7 +76,8 @@ export async function deliverImportWebhook(
   if (!job || job.webhookState !== 'pending') return;
   const webhook = (job.request as { webhook?: unknown }).webhook;
   if (typeof webhook !== 'string') return;
-  const log = deps.logger.child({ importJobId, webhook });
+  // A webhook may carry its receiver's credentials (user:password@, ?token=): they stay out of the log.
+  const log = deps.logger.child({ importJobId, webhook: loggableUrl(webhook) });
   const body = JSON.stringify(importWebhookPayload(job));
   const { settings } = deps;
   for (let attempt = job.webhookAttempts + 1; attempt <= settings.attempts; attempt += 1) {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { runImportJob } from '../../src/commands/import-documents';
 import { importJobQueries } from '../../src/db/queries/import-jobs';
 import { ImportWebhookPayloadSchema } from '../../src/domain/import-request';
@@ -107,6 +109,37 @@ describe('import/documents webhooks', () => {
     const status = await api.get(`import/documents/status?id=${id}`);
     const body = call!.body as { logs: unknown; state: unknown };
     expect(status.body).toEqual({ finished: true, state: body.state, id, logs: body.logs });
+  });
+
+  it('when the webhook carries credentials, then the receiver gets them but the worker log does not', async () => {
+    // The worker logged the webhook as sent: a receiver's password or token stood in every line about it.
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = app.ctx.logger;
+    app.ctx.logger = pino({ level: 'info' }, sink);
+    try {
+      const webhook = new URL(receiver.url);
+      webhook.username = 'hook';
+      webhook.password = 'pw-Secret-1';
+      webhook.search = '?token=tok-Secret-2&batch=7';
+      const id = await importWithWebhook(api, webhook.href);
+      expect(await settled(app, id)).toMatchObject({ webhook_state: 'delivered' });
+      expect(receiver.received[0]!.headers.authorization).toBe(
+        `Basic ${Buffer.from('hook:pw-Secret-1').toString('base64')}`,
+      );
+      const log = lines.join('');
+      expect(log).toContain('import webhook delivered');
+      expect(log).toContain('[REDACTED]@127.0.0.1');
+      expect(log).toContain('token=[REDACTED]&batch=7');
+      expect(log).not.toMatch(/Secret-1|Secret-2/);
+    } finally {
+      app.ctx.logger = logger;
+    }
   });
 
   it('when the receiver fails twice, then it is called again with growing delays until it answers 2xx', async () => {

@@ -1,4 +1,4 @@
-import { loggableUrl } from '../../src/http/middleware/access-log';
+import { loggableUrl } from '../../src/domain/loggable-url';
 
 describe('loggableUrl', () => {
   it('when the URL has no query, then it is kept as is', () => {
@@ -19,5 +19,12 @@ describe('loggableUrl', () => {
 
   it('when a parameter only resembles one, then it is kept', () => {
     expect(loggableUrl('/p?author=ann&authored=1&sort=-date')).toBe('/p?author=ann&authored=1&sort=-date');
+  });
+
+  it('when an absolute URL carries a user and password, then they are redacted with its credential parameters', () => {
+    expect(loggableUrl('https://hook:s3cr@t@example.com:8443/in?token=abc&batch=1')).toBe(
+      'https://[REDACTED]@example.com:8443/in?token=[REDACTED]&batch=1',
+    );
+    expect(loggableUrl('https://example.com/a@b?x=1')).toBe('https://example.com/a@b?x=1');
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { loggableUrl } from '../../domain/loggable-url';
 import type { Logger } from '../../logger';
 
 /**
@@ -36,32 +37,4 @@ export function accessLog(logger: Logger): RequestHandler {
     }
     next();
   };
-}
-
-/** Query parameter names whose values are credentials (`access_token`, `client_secret`, `api_key`, ...). */
-const CREDENTIAL_PARAMETER = /token|secret|passw|api[-_]?key|credential|signature|^auth(orization)?$/i;
-
-/**
- * The URL as it may be logged: the value of every query parameter that names a credential is `[REDACTED]`.
- * Tokens are refused in the query string (only the Authorization header carries them), but a client that
- * sends one anyway must not leave it in the logs. The rest of the URL is kept as sent.
- */
-export function loggableUrl(url: string): string {
-  const start = url.indexOf('?');
-  if (start < 0) return url;
-  const pairs = url
-    .slice(start + 1)
-    .split('&')
-    .map((pair) => {
-      const end = pair.indexOf('=');
-      const rawName = end < 0 ? pair : pair.slice(0, end);
-      let name = rawName;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        // A malformed escape: the name is matched as sent.
-      }
-      return CREDENTIAL_PARAMETER.test(name) ? `${rawName}=[REDACTED]` : pair;
-    });
-  return `${url.slice(0, start)}?${pairs.join('&')}`;
 }

@@ -4,7 +4,7 @@ import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
 import { zodIssuesToPaths } from '../../domain/validation';
 import { isDatabaseUnavailable } from '../../db/pool';
-import { loggableUrl } from './access-log';
+import { loggableUrl } from '../../domain/loggable-url';
 
 /** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
