@@ -191,16 +191,16 @@ async function callWebhook(
         signal,
       },
       (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0;
+        // The status is the receiver's verdict: a 2xx whose body then stalls past the timeout was received,
+        // and calling it again would hand it the import twice. The body is only drained (and cut off past
+        // MAX_ANSWER_BYTES, or at the timeout, which still ends the exchange).
+        settle(outcomeOfStatus(res.statusCode ?? 0));
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (read > MAX_ANSWER_BYTES) res.destroy();
         });
-        const done = () => settle(outcomeOfStatus(status));
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
+        res.on('error', () => undefined);
       },
     );
     req.on('error', (error) => {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { runImportJob } from '../../src/commands/import-documents';
@@ -205,6 +207,31 @@ describe('import/documents webhooks', () => {
     expect(receiver.received).toHaveLength(3);
     // 3 × 500 ms timeouts + 200 + 400 ms delays, plus the import itself: well under the receiver's 20 s.
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('when the receiver answers 2xx but its body stalls past the timeout, then it is delivered and not called again', async () => {
+    // The stalled body ended the call as a timeout: the receiver, which had said 200, got the import again.
+    let calls = 0;
+    const stalling = createServer((req, res) => {
+      calls += 1;
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('accepted');
+      const trickle = setInterval(() => (res.destroyed ? clearInterval(trickle) : res.write('.')), 100);
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = stalling.address() as AddressInfo;
+      const id = await importWithWebhook(api, `http://127.0.0.1:${port}/hook`);
+      const row = await settled(app, id);
+      expect(row).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 1, webhook_error: null });
+      // Past the timeout and the first retry delay (500 + 200 ms): no second call came.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(calls).toBe(1);
+    } finally {
+      stalling.closeAllConnections();
+      await new Promise((resolve) => stalling.close(resolve));
+    }
   });
 
   it('when the webhook is not an http(s) URL, then 400 names it and no job is stored', async () => {
