@@ -111,6 +111,10 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z
     .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
     .default('false'),
+  /** Whether a project's enrichment service may be a loopback, private, link-local or other non-public address. */
+  ENRICHMENT_ALLOW_PRIVATE_ADDRESSES: z
+    .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+    .default('false'),
   /** The folder of the embedded media store (relative to the working directory); unused with MEDIA_S3_BUCKET. */
   MEDIA_STORAGE_DIR: z.string().min(1).optional(),
   /** With a bucket, media bytes go to S3 or any S3-compatible store instead of MEDIA_STORAGE_DIR. */
@@ -309,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       retryDelayMs: e.WEBHOOK_RETRY_DELAY_MS,
       allowPrivateAddresses: e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true',
     },
+    enrichment: { allowPrivateAddresses: e.ENRICHMENT_ALLOW_PRIVATE_ADDRESSES === 'true' },
     media: { storage, cacheBytes: e.MEDIA_CACHE_MB * 1024 * 1024 },
     /** POST mediaLibrary/uploads and the downloads of POST import/mediaLibrary. */
     mediaLibrary: {

@@ -1,13 +1,12 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { Pool } from '../db/pool';
 import { importJobQueries, type ImportJobRow } from '../db/queries/import-jobs';
 import type { ImportWebhookPayload } from '../domain/import-request';
 import { loggableUrl } from '../domain/loggable-url';
-import { literalAddress, type PublicAddressPolicy } from '../domain/public-addresses';
+import type { PublicAddressPolicy } from '../domain/public-addresses';
 import type { Logger } from '../logger';
+import { AddressRefused, checkedLookup, refusedLiteral } from './public-lookup';
 
 export interface WebhookSettings {
   timeoutMs: number;
@@ -106,41 +105,6 @@ export async function deliverImportWebhook(
   await jobs.failWebhook(importJobId, job.webhookError ?? 'no attempts left');
 }
 
-class AddressRefused extends Error {}
-
-/**
- * Resolves a host as Node would, refusing it when any of its addresses is not public (unless allowed): the
- * address checked is the address connected to, so a name that resolves differently the second time (DNS
- * rebinding) cannot slip past the check.
- */
-function checkedLookup(deps: WebhookDeps): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) {
-        callback(error, '', 0);
-        return;
-      }
-      const refused = deps.settings.allowPrivateAddresses
-        ? undefined
-        : addresses.find((entry) => !deps.addresses.isPublic(entry.address));
-      if (refused) {
-        callback(
-          new AddressRefused(`${hostname} resolves to ${refused.address}, which is not a public address`),
-          '',
-          0,
-        );
-        return;
-      }
-      if (options.all) {
-        (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-      } else {
-        const first = addresses[0]!;
-        callback(null, first.address, first.family);
-      }
-    });
-  };
-}
-
 async function callWebhook(
   deps: WebhookDeps,
   webhook: string,
@@ -157,13 +121,9 @@ async function callWebhook(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { kind: 'final', error: `the webhook's scheme ${url.protocol} is not http or https` };
   }
-  const literal = literalAddress(url.hostname);
-  if (literal !== undefined && !deps.settings.allowPrivateAddresses && !deps.addresses.isPublic(literal)) {
-    return {
-      kind: 'final',
-      error: `${literal} is not a public address (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`,
-      refused: true,
-    };
+  const refused = refusedLiteral(url, deps.addresses, deps.settings.allowPrivateAddresses);
+  if (refused !== undefined) {
+    return { kind: 'final', error: `${refused} (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`, refused: true };
   }
   const timeout = AbortSignal.timeout(deps.settings.timeoutMs);
   const signal = jobSignal ? AbortSignal.any([timeout, jobSignal]) : timeout;
@@ -187,7 +147,7 @@ async function callWebhook(
           // The same on every call of one delivery: a receiver that got it already can tell.
           'x-broadsheet-delivery': deliveryId,
         },
-        lookup: checkedLookup(deps),
+        lookup: checkedLookup(deps.addresses, deps.settings.allowPrivateAddresses),
         signal,
       },
       (res: IncomingMessage) => {

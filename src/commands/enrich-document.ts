@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { withTransaction, type Pool } from '../db/pool';
 import { documentQueries } from '../db/queries/documents';
 import { projectQueries } from '../db/queries/projects';
@@ -14,7 +17,9 @@ import {
   type EnrichmentSettings,
 } from '../domain/enrichment';
 import type { Boss } from '../jobs/boss';
+import type { PublicAddressPolicy } from '../domain/public-addresses';
 import type { QueuePayload } from '../jobs/queues';
+import { AddressRefused, checkedLookup, refusedLiteral } from './public-lookup';
 import { runDocumentCommandsIn, toDraftState } from './run-document-commands';
 
 /** The most an answer may weigh: 500 entities of a few hundred bytes each fit many times over. */
@@ -51,7 +56,7 @@ export type EnrichmentOutcome =
  * meanwhile, the attempt fails (its text was not the one enriched) and the retry sends the new text.
  */
 export async function enrichDocument(
-  deps: { pool: Pool; boss: Boss },
+  deps: { pool: Pool; boss: Boss } & EnrichmentCallDeps,
   job: QueuePayload<'reEnrichDocument'>,
   options: { now: Date; signal?: AbortSignal | undefined },
 ): Promise<EnrichmentOutcome> {
@@ -62,6 +67,7 @@ export async function enrichDocument(
   if (!document) return { outcome: 'skipped', reason: 'the document no longer exists' };
 
   const entities = await callEnrichmentService(
+    deps,
     settings,
     enrichmentRequest(project, document),
     options.signal,
@@ -93,74 +99,115 @@ export async function enrichDocument(
   });
 }
 
+/** What a re-enrich job needs beyond Postgres and the queue: which addresses the service may have. */
+export interface EnrichmentCallDeps {
+  addresses: PublicAddressPolicy;
+  config: { enrichment: { allowPrivateAddresses: boolean } };
+}
+
 /**
  * One call of the enrichment service: POST the request as JSON, expect 200 with `{entities: [...]}`. The
- * timeout bounds the whole exchange, answer included; the job's own signal (its expiry) stops it too.
- * Whatever goes wrong is an EnrichmentFailure saying what.
+ * timeout bounds the whole exchange, answer included; the job's own signal (its expiry) stops it too. The
+ * service's URL is a project's (any client with config:write sets it), so, as an import's webhook, it may
+ * only reach public addresses unless ENRICHMENT_ALLOW_PRIVATE_ADDRESSES allows the others, the address
+ * checked being the one connected to. Whatever goes wrong is an EnrichmentFailure saying what.
  */
 async function callEnrichmentService(
+  deps: EnrichmentCallDeps,
   settings: EnrichmentSettings,
   request: EnrichmentRequest,
   jobSignal: AbortSignal | undefined,
 ): Promise<Entity[]> {
+  const failure = (why: string) => new EnrichmentFailure(`the enrichment service ${why}`);
+  const url = new URL(settings.url);
+  const { allowPrivateAddresses } = deps.config.enrichment;
+  const refused = refusedLiteral(url, deps.addresses, allowPrivateAddresses);
+  if (refused !== undefined) {
+    throw failure(`may not be called: ${refused} (ENRICHMENT_ALLOW_PRIVATE_ADDRESSES)`);
+  }
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = jobSignal ? AbortSignal.any([timeout, jobSignal]) : timeout;
-  const failure = (why: string) => new EnrichmentFailure(`the enrichment service ${why}`);
-  const aborted = (error: unknown) => {
-    if (timeout.aborted) return failure(`did not answer within ${settings.timeoutMs} ms`);
-    if (jobSignal?.aborted) return error;
-    return failure(`could not be reached: ${causeOf(error)}`);
-  };
 
-  let response: Response;
+  let answer: { status: number; text: string };
   try {
-    response = await fetch(settings.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(request),
-      // A POST is not replayed elsewhere: a service that moved must be configured with its new URL.
-      redirect: 'manual',
+    answer = await postJson(url, JSON.stringify(request), {
+      lookup: checkedLookup(deps.addresses, allowPrivateAddresses),
       signal,
     });
   } catch (error) {
-    throw aborted(error);
+    if (error instanceof EnrichmentFailure) throw error;
+    if (error instanceof AddressRefused) {
+      throw failure(`may not be called: ${error.message} (ENRICHMENT_ALLOW_PRIVATE_ADDRESSES)`);
+    }
+    if (timeout.aborted) throw failure(`did not answer within ${settings.timeoutMs} ms`);
+    if (jobSignal?.aborted) throw error;
+    throw failure(`could not be reached: ${causeOf(error)}`);
   }
-  if (response.status !== 200) {
-    await response.body?.cancel().catch(() => undefined);
-    throw failure(`answered HTTP ${response.status} instead of 200`);
-  }
-  let text: string;
+  // A POST is not replayed elsewhere: a service that moved (3xx) must be configured with its new URL.
+  if (answer.status !== 200) throw failure(`answered HTTP ${answer.status} instead of 200`);
+  let parsed: unknown;
   try {
-    text = await readAtMost(response, MAX_ANSWER_BYTES);
-  } catch (error) {
-    throw error instanceof EnrichmentFailure ? error : aborted(error);
-  }
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
+    parsed = JSON.parse(answer.text);
   } catch {
-    throw failure(`answered something that is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    throw failure(`answered something that is not JSON: ${JSON.stringify(answer.text.slice(0, 80))}`);
   }
-  const checked = parseEnrichmentAnswer(answer);
+  const checked = parseEnrichmentAnswer(parsed);
   if (!checked.ok)
     throw failure(`answered JSON that is not an entity list: ${describeIssues(checked.issues)}`);
   return checked.value;
 }
 
-/** The answer's body as text, refusing one larger than `limit` bytes before it is all in memory. */
-async function readAtMost(response: Response, limit: number): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (response.body) {
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      // Leaving the loop by a throw cancels the rest of the body.
-      if (size > limit)
-        throw new EnrichmentFailure(`the enrichment service answered more than ${limit} bytes`);
-      chunks.push(chunk);
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * POSTs `body` as JSON: the status, and the answer's text when it is 200, refusing one larger than
+ * MAX_ANSWER_BYTES before it is all in memory.
+ */
+function postJson(
+  url: URL,
+  body: string,
+  options: { lookup: LookupFunction; signal: AbortSignal },
+): Promise<{ status: number; text: string }> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+        lookup: options.lookup,
+        signal: options.signal,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status !== 200) {
+          res.destroy();
+          resolve({ status, text: '' });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) {
+            res.destroy();
+            reject(
+              new EnrichmentFailure(`the enrichment service answered more than ${MAX_ANSWER_BYTES} bytes`),
+            );
+          } else chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+        res.on('close', () => {
+          if (!res.complete) reject(new Error('the answer was cut off'));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 function causeOf(error: unknown): string {

@@ -45,7 +45,8 @@ describe('POST enrichment/re-enrich', () => {
     service.received.filter((request) => (request.body as { documentId?: number }).documentId === id);
 
   beforeAll(async () => {
-    app = await startTestApp({ workers: true });
+    // The fake service listens on loopback, which only an installation that allows it may call.
+    app = await startTestApp({ workers: true, env: { ENRICHMENT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
     service = await startFakeService();
     project = await enrichedProject();
     api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId, ['enrichment'])).token);
@@ -327,6 +328,40 @@ describe('POST enrichment/re-enrich', () => {
       await expect(
         enrichDocument(app.ctx, { projectId: gone.projectId, documentId: doc.id }, { now: new Date() }),
       ).rejects.toThrow(/could not be reached/);
+    });
+
+    it('when the service is on a loopback, private or link-local address and the installation does not allow it, then it is not called', async () => {
+      // Any client with config:write could point enrichment at the installation's own network (a cloud metadata
+      // service, an internal admin API) and have the worker POST to it, its answer written into documents.
+      const strict = {
+        ...app.ctx,
+        config: { ...app.ctx.config, enrichment: { allowPrivateAddresses: false } },
+      };
+      const port = new URL(service.url).port;
+      service.answer(() => ({ json: { entities: [ENTITY] } }));
+      for (const [url, address] of [
+        [service.url, '127.0.0.1'],
+        [`http://localhost:${port}/enrich`, /127\.0\.0\.1|::1/],
+        ['http://169.254.169.254/latest/meta-data', '169.254.169.254'],
+        [`http://[::ffff:127.0.0.1]:${port}/enrich`, /::ffff:7f00:1|127\.0\.0\.1/],
+      ] as const) {
+        const internal = await enrichedProject({ url });
+        const doc = await createDraftDocument(app.ctx, internal);
+        const run = enrichDocument(
+          strict,
+          { projectId: internal.projectId, documentId: doc.id },
+          { now: new Date() },
+        );
+        await expect(run).rejects.toBeInstanceOf(EnrichmentFailure);
+        await expect(run).rejects.toThrow(
+          /may not be called: .* is not a public address \(ENRICHMENT_ALLOW_PRIVATE_ADDRESSES\)/,
+        );
+        await expect(run).rejects.toThrow(address);
+        expect((await documentQueries(app.ctx.pool).findById(internal.projectId, doc.id))!.version).toBe(
+          doc.version,
+        );
+        expect(requestsFor(doc.id)).toEqual([]);
+      }
     });
 
     it('when the document changes while the service works, then the attempt fails and the next one sends the new text', async () => {
