@@ -35,8 +35,10 @@ const ISO_DATE_TIME =
 /**
  * Parses an ISO 8601 date or date-time; a time without an offset is read as UTC so the answer never depends
  * on the server's time zone. Undefined for anything else, including impossible dates such as 2025-02-30.
+ * A Date holds milliseconds: digits past them are dropped, or with `roundUp` make the next millisecond when
+ * any of them is not 0 (the lower bound `gte` or upper bound `lt` of a range over millisecond instants).
  */
-export function parseIsoDateTime(value: string): Date | undefined {
+export function parseIsoDateTime(value: string, { roundUp = false } = {}): Date | undefined {
   const match = ISO_DATE_TIME.exec(value);
   if (!match) return undefined;
   const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', offset = 'Z'] = match;
@@ -47,7 +49,8 @@ export function parseIsoDateTime(value: string): Date | undefined {
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
   const millis = fraction ? `.${fraction.padEnd(3, '0').slice(0, 3)}` : '';
   const parsed = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}${millis}${offset}`);
-  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+  if (Number.isNaN(parsed.getTime())) return undefined;
+  return roundUp && /[1-9]/.test(fraction.slice(3)) ? new Date(parsed.getTime() + 1) : parsed;
 }
 
 const problem = (message: string) => invalid([{ path: [], message }]);

@@ -95,18 +95,28 @@ export const idListParam = (maxItems: number) =>
     .refine((items) => items.length <= maxItems, { message: `must list at most ${maxItems} ids` })
     .transform((items) => items.map(Number));
 
+const dateTime = (options: { roundUp: boolean }) =>
+  z
+    .string()
+    .transform((value, ctx) => {
+      const parsed = parseIsoDateTime(value, options);
+      if (parsed === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .meta({ type: 'string', format: 'date-time' });
+
 /** A date-time without an offset is read as UTC, so answers never depend on the server's zone. */
-export const dateTimeParam = z
-  .string()
-  .transform((value, ctx) => {
-    const parsed = parseIsoDateTime(value);
-    if (parsed === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' });
-      return z.NEVER;
-    }
-    return parsed;
-  })
-  .meta({ type: 'string', format: 'date-time' });
+export const dateTimeParam = dateTime({ roundUp: false });
+
+/**
+ * The `gte` and `lt` bounds of a range over instants stored at millisecond precision (an event's createdAt,
+ * lastPublicationDate): digits past the millisecond round up, since `createdAt.gte=…00.3641Z` must leave out
+ * what was stored at …00.364Z, and `createdAt.lt=…00.3641Z` keep it. (`gt` and `lte` truncate: dateTimeParam.)
+ */
+export const dateTimeRoundingUpParam = dateTime({ roundUp: true });
 
 export const viewFields = commaList
   .refine((items) => items.every((item) => (VIEW_FIELDS as readonly string[]).includes(item)), {

@@ -127,6 +127,15 @@ describe('GET documents/latestPublications', () => {
       () => [ids[7], ids[6], ids[5]],
     ],
     ['publishedAt.gt=2025-02-01T00:28:00Z', () => [ids[29]]],
+    // Past the millisecond (what the dates are stored at): 00:05:00.000 is not >= 00:05:00.0001, 00:08:00.000 is <.
+    [
+      'publishedAt.gte=2025-02-01T00:05:00.0001Z&publishedAt.lt=2025-02-01T00:08:00.0001Z',
+      () => [ids[8], ids[7], ids[6]],
+    ],
+    [
+      'publishedAt.gt=2025-02-01T00:05:00.0009Z&publishedAt.lte=2025-02-01T00:08:00.0009Z',
+      () => [ids[8], ids[7], ids[6]],
+    ],
     ['publishedAt.lte=2025-02-01T00:01:00Z', () => [ids[1], ids[0]]],
     // Instants past 9999 or before year 0 in UTC: JavaScript writes them with an expanded year (+010000-...,
     // -000001-...), which Elasticsearch cannot parse (a 500); they are still dates, so everything or nothing.

@@ -161,6 +161,24 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     expect(before).toEqual([]);
   });
 
+  it('when a createdAt bound has digits past the millisecond, then each bound holds exactly', async () => {
+    const all = (await api.get('publicationEvents')).body.results as EventRecord[];
+    const last = all.at(-1)!;
+    // Events are stored at millisecond precision: one made at …ms is before …ms+0.1µs, never at or after it.
+    const past = encodeURIComponent(last.createdAt.replace('Z', '0001Z'));
+    const created = (query: string) =>
+      api.get(`publicationEvents?${query}`).then((r) => (r.body.results as EventRecord[]).map((e) => e.id));
+    const at = all.filter((e) => e.createdAt === last.createdAt).map((e) => e.id);
+    const before = all.filter((e) => e.createdAt < last.createdAt).map((e) => e.id);
+    expect(await created(`createdAt.gte=${past}`)).toEqual([]);
+    expect(await created(`createdAt.gt=${past}`)).toEqual([]);
+    expect(await created(`createdAt.lt=${past}`)).toEqual(all.map((e) => e.id));
+    expect(await created(`createdAt.lte=${past}`)).toEqual(all.map((e) => e.id));
+    const exactly = encodeURIComponent(last.createdAt.replace('Z', '000Z'));
+    expect(await created(`createdAt.gte=${exactly}`)).toEqual(at);
+    expect(await created(`createdAt.lt=${exactly}`)).toEqual(before);
+  });
+
   it('when read through the channel handle, then the channel’s events come; another project never sees them', async () => {
     const channel = await api.get(`publicationEvents/${channelHandle}`);
     expect(channel.status).toBe(200);

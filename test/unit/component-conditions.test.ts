@@ -61,6 +61,15 @@ describe('parseIsoDateTime', () => {
     expect(parseIsoDateTime('2025-01-31T00:00:00.123456Z')?.toISOString()).toBe('2025-01-31T00:00:00.123Z');
   });
 
+  it('when asked to round up, then digits past the millisecond make the next millisecond unless all are 0', () => {
+    const up = (value: string) => parseIsoDateTime(value, { roundUp: true })?.toISOString();
+    expect(up('2025-01-31T00:00:00.123456Z')).toBe('2025-01-31T00:00:00.124Z');
+    expect(up('2025-01-31T00:00:00.999000001Z')).toBe('2025-01-31T00:00:01.000Z');
+    expect(up('2025-01-31T00:00:00.123000Z')).toBe('2025-01-31T00:00:00.123Z');
+    expect(up('2025-01-31T00:00:00.1Z')).toBe('2025-01-31T00:00:00.100Z');
+    expect(up('2025-01-31')).toBe('2025-01-31T00:00:00.000Z');
+  });
+
   it.each(['2025-02-30', '2025-13-01', '2025-01-01T24:00:00Z', 'tomorrow', '1700000000000', '', '2025-1-1'])(
     'when given %p, then it is rejected',
     (value) => {

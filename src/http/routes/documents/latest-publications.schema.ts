@@ -6,6 +6,7 @@ import {
   commaList,
   conditionParams,
   dateTimeParam,
+  dateTimeRoundingUpParam,
   documentTypesList,
   idListParam,
   idParam,
@@ -23,10 +24,11 @@ const MAX_IDS = 1000;
  * A bound of lastPublicationDate as epoch milliseconds: any instant a Date holds, where toISOString writes one
  * past 9999 or before year 0 (UTC) with an expanded year (+010000-01-01T...), which Elasticsearch cannot read.
  */
-const publishedAtBound = dateTimeParam
-  .transform((date) => date.getTime())
-  .optional()
-  .describe('lastPublicationDate range');
+const publishedAtBound = (param: typeof dateTimeParam) =>
+  param
+    .transform((date) => date.getTime())
+    .optional()
+    .describe('lastPublicationDate range');
 
 /** api-spec §4.9 and supplement §4: every query parameter of GET documents/latestPublications. */
 export const latestPublicationsQuery = z
@@ -45,10 +47,10 @@ export const latestPublicationsQuery = z
     'id.gte': idParam.optional().describe('document id range'),
     'id.lt': idParam.optional().describe('document id range'),
     'id.lte': idParam.optional().describe('document id range'),
-    'publishedAt.gt': publishedAtBound,
-    'publishedAt.gte': publishedAtBound,
-    'publishedAt.lt': publishedAtBound,
-    'publishedAt.lte': publishedAtBound,
+    'publishedAt.gt': publishedAtBound(dateTimeParam),
+    'publishedAt.gte': publishedAtBound(dateTimeRoundingUpParam),
+    'publishedAt.lt': publishedAtBound(dateTimeRoundingUpParam),
+    'publishedAt.lte': publishedAtBound(dateTimeParam),
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));

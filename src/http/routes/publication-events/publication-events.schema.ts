@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   commaList,
   dateTimeParam,
+  dateTimeRoundingUpParam,
   documentTypesList,
   idParam,
   integerParam,
@@ -20,8 +21,8 @@ export const publicationEventsQuery = z.strictObject({
   'id.lt': idParam.optional().describe('event id range'),
   'id.lte': idParam.optional().describe('event id range'),
   'createdAt.gt': dateTimeParam.optional().describe('creation time range'),
-  'createdAt.gte': dateTimeParam.optional().describe('creation time range'),
-  'createdAt.lt': dateTimeParam.optional().describe('creation time range'),
+  'createdAt.gte': dateTimeRoundingUpParam.optional().describe('creation time range'),
+  'createdAt.lt': dateTimeRoundingUpParam.optional().describe('creation time range'),
   'createdAt.lte': dateTimeParam.optional().describe('creation time range'),
 });
 export type PublicationEventsQuery = z.output<typeof publicationEventsQuery>;
