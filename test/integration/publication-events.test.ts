@@ -1,3 +1,6 @@
+import { publishDocument } from '../../src/commands/publish-document';
+import { withTransaction } from '../../src/db/pool';
+import { documentQueries } from '../../src/db/queries/documents';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
@@ -177,6 +180,60 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     const exactly = encodeURIComponent(last.createdAt.replace('Z', '000Z'));
     expect(await created(`createdAt.gte=${exactly}`)).toEqual(at);
     expect(await created(`createdAt.lt=${exactly}`)).toEqual(before);
+  });
+
+  it('when a publish commits after a later one started, then a poller paging with id.gt still gets both, in commit order', async () => {
+    // A project of its own: the events of this test stay out of the other tests' counts.
+    const own = await createTestProject(app.ctx);
+    const client = apiClient(app.url, (await tokenFor(app.ctx, own.projectId)).token);
+    const [slow, fast] = [await createDraftDocument(app.ctx, own), await createDraftDocument(app.ctx, own)];
+    const seen: EventRecord[] = [];
+    let cursor = 0;
+    const poll = async () => {
+      const page = await client.get(`publicationEvents?id.gt=${cursor}`);
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.results as EventRecord[]));
+      cursor = seen.at(-1)?.id ?? cursor;
+    };
+
+    // The slow publish has written its event and not committed yet when the fast one (an ordinary request)
+    // publishes: the fast one must not become visible first, or the poller's id.gt would pass the slow one.
+    let commitSlow!: () => void;
+    let slowWritten!: () => void;
+    const written = new Promise<void>((resolve) => (slowWritten = resolve));
+    const slowPublish = withTransaction(app.ctx.pool, async (tx) => {
+      const row = await documentQueries(tx).findByIdForUpdate(own.projectId, slow.id);
+      await publishDocument(tx, app.ctx.boss, row!, { now: new Date() });
+      slowWritten();
+      await new Promise<void>((resolve) => (commitSlow = resolve));
+    });
+    await written;
+    const fastPublish = client.patch(`documents/${fast.id}/commands`, {
+      commands: [{ operation: 'publish' }],
+    });
+    const fastStatus = fastPublish.then((response) => response.status);
+    // Until the fast one waits for the slow one's event lock (or has answered: that would be the bug).
+    for (let waited = 0; waited < 100; waited += 1) {
+      const waiting = await app.ctx.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted " +
+          'AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
+      );
+      if (waiting.rows[0]!.n > 0) break;
+      if (
+        await Promise.race([fastStatus, new Promise((resolve) => setTimeout(() => resolve(undefined), 50))])
+      )
+        break;
+    }
+    await poll();
+    commitSlow();
+    await slowPublish;
+    expect(await fastStatus).toBe(204);
+    await poll();
+
+    expect(seen.map((e) => [e.documentId, e.eventType])).toEqual([
+      [slow.id, 'publish'],
+      [fast.id, 'publish'],
+    ]);
   });
 
   it('when read through the channel handle, then the channel’s events come; another project never sees them', async () => {
