@@ -317,5 +317,27 @@ describe('document lists', () => {
       const response = await api.get(`document-lists/${front}?reverse=false`);
       expect(documentIds(response.body.documents)).toEqual([p1, p2, p3]);
     });
+
+    it('when an add lists nothing new, then the list reads as before (same updatedAt, 304 on its ETag); a real add moves updatedAt', async () => {
+      const list = await newList(project.projectId, 'Unchanged by no-op adds', [p1, p2]);
+      const before = await api.get(`document-lists/${list}`);
+      const etag = before.headers.get('etag')!;
+      expect(etag).toBeTruthy();
+      // fetch adds `Cache-Control: no-cache` to a conditional request unless told otherwise; a browser
+      // revalidating sends max-age=0.
+      const revalidate = { 'If-None-Match': etag, 'Cache-Control': 'max-age=0' };
+
+      const again = await app.ctx.commands.addToDocumentList({ listId: list, documentIds: [p2, p1, p2] });
+      expect(again).toMatchObject({ added: [], alreadyListed: [p2, p1] });
+      const after = await api.get(`document-lists/${list}`);
+      expect(after.body).toEqual(before.body);
+      expect((await api.get(`document-lists/${list}`, revalidate)).status).toBe(304);
+
+      await app.ctx.commands.addToDocumentList({ listId: list, documentIds: [p3] });
+      const grown = await api.get(`document-lists/${list}`);
+      expect(Date.parse(grown.body.updatedAt)).toBeGreaterThan(Date.parse(before.body.updatedAt));
+      expect(documentIds(grown.body.documents)).toEqual([p3, p2, p1]);
+      expect((await api.get(`document-lists/${list}`, revalidate)).status).toBe(200);
+    });
   });
 });

@@ -95,7 +95,8 @@ export function documentListEditQueries(db: Queryable) {
 
     /**
      * Appends the documents after the list's last item, in the order given; ids already in the list stay
-     * where they are. The ids of the documents added.
+     * where they are. The ids of the documents added. The list's updatedAt moves only when one was: a call
+     * that adds nothing leaves the list, and what GET document-lists answers about it (its ETag too), as it was.
      */
     async append(listId: number, documentIds: readonly number[]): Promise<number[]> {
       const result = await db.query<{ documentId: number }>(
@@ -107,7 +108,9 @@ export function documentListEditQueries(db: Queryable) {
          RETURNING document_id AS "documentId"`,
         [listId, documentIds],
       );
-      await db.query('UPDATE document_lists SET updated_at = now() WHERE id = $1', [listId]);
+      if (result.rows.length > 0) {
+        await db.query('UPDATE document_lists SET updated_at = now() WHERE id = $1', [listId]);
+      }
       return result.rows.map((row) => row.documentId);
     },
   };
