@@ -4,7 +4,7 @@ import { documentQueries } from '../db/queries/documents';
 import { menuQueries, type MenuRow } from '../db/queries/menus';
 import { AppError } from '../domain/errors';
 import { findBodyProblem } from '../domain/json-limits';
-import { inspectMenu } from '../domain/menus';
+import { inspectMenu, MAX_MENU_VERSION } from '../domain/menus';
 import { issuesToPaths } from '../domain/validation';
 
 export interface LoadMenuInput {
@@ -50,6 +50,12 @@ export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRo
     if (!channel) throw AppError.notFound(`Channel '${input.channelHandle ?? '(default)'}' not found`);
 
     const stored = await menuQueries(tx).upsert(input.projectId, channel.id, checked.value);
+    if (!stored) {
+      throw AppError.conflict(
+        `Menu '${checked.value.handle}' of channel '${channel.handle}' is at version ${MAX_MENU_VERSION}, ` +
+          'the highest a menu can have: a change cannot count its version up; nothing was stored',
+      );
+    }
     return { ...stored, channel: channel.handle };
   });
 }

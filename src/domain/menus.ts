@@ -24,10 +24,13 @@ export interface Menu {
   nodes: MenuNode[];
 }
 
+/** The highest version a menu can have (Postgres `integer`): a changed menu stored at it cannot count up. */
+export const MAX_MENU_VERSION = 2_147_483_647;
+
 const MenuSchema = z.strictObject({
   handle: Handle,
   label: z.string().trim().min(1),
-  version: z.number().int().positive().max(2_147_483_647).optional(),
+  version: z.number().int().positive().max(MAX_MENU_VERSION).optional(),
   maxDepth: z.number().int().min(0).max(MAX_MENU_DEPTH),
   nodes: z.array(z.unknown()),
 });

@@ -256,6 +256,41 @@ describe('menus', () => {
       expect((await ownApi.get('menus?handle=main')).body[0]).toMatchObject({ label: 'Edited', version: 12 });
     });
 
+    it('when a menu at the highest version is changed, then a 409 saying why and the stored menu stays; loading it unchanged still works', async () => {
+      const { projectId: own } = await createTestProject(app.ctx);
+      const menu = {
+        handle: 'main',
+        label: 'Main',
+        version: 2_147_483_647,
+        maxDepth: 0,
+        nodes: [{ label: 'A', type: 'path', path: '/a' }],
+      };
+      expect((await app.ctx.commands.loadMenu({ projectId: own, menu })).version).toBe(2_147_483_647);
+      expect((await app.ctx.commands.loadMenu({ projectId: own, menu })).version).toBe(2_147_483_647);
+      const { version: _version, ...withoutVersion } = menu;
+      await expect(
+        app.ctx.commands.loadMenu({ projectId: own, menu: { ...withoutVersion, label: 'Edited' } }),
+      ).rejects.toMatchObject({
+        status: 409,
+        details: {
+          name: 'Conflict',
+          message:
+            "Menu 'main' of channel 'web' is at version 2147483647, the highest a menu can have: a change " +
+            'cannot count its version up; nothing was stored',
+        },
+      });
+      const ownApi = apiClient(app.url, (await tokenFor(app.ctx, own, READ)).token, 'beta');
+      expect((await ownApi.get('menus?handle=main')).body).toEqual([
+        {
+          handle: 'main',
+          label: 'Main',
+          version: 2_147_483_647,
+          maxDepth: 0,
+          nodes: [{ id: '1', label: 'A', type: 'path', path: '/a', nodes: [] }],
+        },
+      ]);
+    });
+
     it('when a document node names a document of another project or none, then it is refused at that path and nothing is stored', async () => {
       const other = await createTestProject(app.ctx);
       const foreign = await createPublishedDocument(app.ctx, other.projectId);

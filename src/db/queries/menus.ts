@@ -1,4 +1,4 @@
-import type { Menu, MenuNode } from '../../domain/menus';
+import { MAX_MENU_VERSION, type Menu, type MenuNode } from '../../domain/menus';
 import type { Queryable } from '../pool';
 
 export interface MenuRow {
@@ -18,8 +18,9 @@ export function menuQueries(db: Queryable) {
      * Stores the menu under its handle. The version: a new menu takes the file's (1 without one); storing it
      * again takes the larger of the file's and the stored one plus one when anything changed (label, maxDepth,
      * nodes), and the larger of the two when nothing did, so the version a site sees grows with every change.
+     * Undefined (nothing stored) when the menu changed but its stored version is MAX_MENU_VERSION already.
      */
-    async upsert(projectId: number, channelId: number, menu: Menu): Promise<MenuRow> {
+    async upsert(projectId: number, channelId: number, menu: Menu): Promise<MenuRow | undefined> {
       const result = await db.query<MenuRow>(
         `INSERT INTO menus AS m (project_id, channel_id, handle, label, version, max_depth, nodes)
          VALUES ($1, $2, $3, $4, coalesce($5, 1), $6, $7)
@@ -31,6 +32,8 @@ export function menuQueries(db: Queryable) {
              WHEN (m.label, m.max_depth, m.nodes) IS DISTINCT FROM (EXCLUDED.label, EXCLUDED.max_depth, EXCLUDED.nodes)
              THEN greatest(m.version + 1, coalesce($5, 0))
              ELSE greatest(m.version, coalesce($5, 0)) END
+         WHERE m.version < $8
+           OR (m.label, m.max_depth, m.nodes) IS NOT DISTINCT FROM (EXCLUDED.label, EXCLUDED.max_depth, EXCLUDED.nodes)
          RETURNING ${COLUMNS}`,
         [
           projectId,
@@ -40,9 +43,10 @@ export function menuQueries(db: Queryable) {
           menu.version ?? null,
           menu.maxDepth,
           JSON.stringify(menu.nodes),
+          MAX_MENU_VERSION,
         ],
       );
-      return result.rows[0]!;
+      return result.rows[0];
     },
 
     /** The channel's menus by handle, or the one with `handle` (none when it has no such menu). */
