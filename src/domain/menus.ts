@@ -90,6 +90,14 @@ function nodeOf(parsed: ParsedNode, id: string, nodes: MenuNode[]): MenuNode {
   }
 }
 
+/**
+ * Stored nodes in the key order sites expect, at every level: Postgres keeps jsonb keys shortest first
+ * (`id, type, label, nodes, documentId`), so what the menu was stored with is not what comes back.
+ */
+export function nodesInSiteOrder(nodes: readonly MenuNode[]): MenuNode[] {
+  return nodes.map((node) => nodeOf(node, node.id, nodesInSiteOrder(node.nodes)));
+}
+
 /** Every document node of a menu with its path (`nodes.0.nodes.1`). */
 export type MenuDocumentNode = { documentId: number; path: PropertyKey[] };
 

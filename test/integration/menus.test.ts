@@ -143,6 +143,11 @@ describe('menus', () => {
         uri: 'https://subscribe.livingtimes.example/',
         nodes: [],
       });
+      // Each node's keys in the order supplement §8 gives, at every level (toEqual does not look at order).
+      expect(Object.keys(menu.nodes[0])).toEqual(['id', 'label', 'type', 'documentId', 'nodes']);
+      expect(Object.keys(menu.nodes[0].nodes[0])).toEqual(['id', 'label', 'type', 'documentId', 'nodes']);
+      expect(Object.keys(menu.nodes[0].nodes[1])).toEqual(['id', 'label', 'type', 'path', 'nodes']);
+      expect(Object.keys(menu.nodes[7])).toEqual(['id', 'label', 'type', 'uri', 'nodes']);
     }
     // A site can render every document node: each one is a published document of the project.
     const night = await api.get(`documents/${id('322')}/latestPublication`);

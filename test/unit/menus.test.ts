@@ -1,4 +1,4 @@
-import { checkMenu, inspectMenu, type Menu } from '../../src/domain/menus';
+import { checkMenu, inspectMenu, nodesInSiteOrder, type Menu, type MenuNode } from '../../src/domain/menus';
 import { issuesToPaths } from '../../src/domain/validation';
 import { loadMenu } from '../helpers/fixtures';
 
@@ -184,6 +184,31 @@ describe('inspectMenu', () => {
       { documentId: 305, path: ['nodes', 3] },
       { documentId: 306, path: ['nodes', 4] },
       { documentId: 307, path: ['nodes', 5] },
+    ]);
+  });
+});
+
+describe('nodesInSiteOrder', () => {
+  it('when nodes come back from jsonb with their keys reordered, then every level is back in the order sites expect', () => {
+    // As Postgres hands jsonb back: shortest keys first.
+    const stored = [
+      {
+        id: '1',
+        type: 'document',
+        label: 'City',
+        nodes: [
+          { id: '1.1', type: 'uri', uri: 'https://example.com/', label: 'Out', nodes: [] },
+          { id: '1.2', path: '/a', type: 'path', label: 'A', nodes: [] },
+        ],
+        documentId: '12',
+      },
+    ] as MenuNode[];
+    const ordered = nodesInSiteOrder(stored);
+    expect(ordered).toEqual(stored);
+    expect(Object.keys(ordered[0]!)).toEqual(['id', 'label', 'type', 'documentId', 'nodes']);
+    expect(ordered[0]!.nodes.map((node) => Object.keys(node))).toEqual([
+      ['id', 'label', 'type', 'uri', 'nodes'],
+      ['id', 'label', 'type', 'path', 'nodes'],
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import { MAX_MENU_VERSION, type Menu, type MenuNode } from '../../domain/menus';
+import { MAX_MENU_VERSION, nodesInSiteOrder, type Menu, type MenuNode } from '../../domain/menus';
 import type { Queryable } from '../pool';
 
 export interface MenuRow {
@@ -10,6 +10,9 @@ export interface MenuRow {
 }
 
 const COLUMNS = `handle, label, version, max_depth AS "maxDepth", nodes`;
+
+/** A stored menu with its nodes' keys back in the order it was stored with (jsonb reorders them). */
+const menuRowOf = (row: MenuRow): MenuRow => ({ ...row, nodes: nodesInSiteOrder(row.nodes) });
 
 /** The one writer of `menus`: per project and channel, by handle. */
 export function menuQueries(db: Queryable) {
@@ -46,7 +49,7 @@ export function menuQueries(db: Queryable) {
           MAX_MENU_VERSION,
         ],
       );
-      return result.rows[0];
+      return result.rows[0] && menuRowOf(result.rows[0]);
     },
 
     /** The channel's menus by handle, or the one with `handle` (none when it has no such menu). */
@@ -57,7 +60,7 @@ export function menuQueries(db: Queryable) {
          ORDER BY handle`,
         [projectId, channelId, handle ?? null],
       );
-      return result.rows;
+      return result.rows.map(menuRowOf);
     },
   };
 }
