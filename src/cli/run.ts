@@ -65,9 +65,13 @@ export function describeError(error: unknown): string {
   return errorMessage(error);
 }
 
-/** A JSON file's parsed value; a file that is not JSON is an error naming it (`<file> is not JSON: ...`). */
+/**
+ * A JSON file's parsed value; a file that is not JSON is an error naming it (`<file> is not JSON: ...`). A
+ * byte order mark that editors on Windows put first is no part of the JSON (RFC 8259 §8.1 lets a parser
+ * ignore it), so it does not make a good file 'not JSON'.
+ */
 export async function readJsonFile(file: string): Promise<unknown> {
-  const text = await readFile(file, 'utf8');
+  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -587,6 +587,12 @@ describe('broadsheet CLI', () => {
         stderr: expect.stringContaining('broken-menu.json is not JSON'),
       });
       expect((await api.get('menus?handle=main')).body).toEqual([stored]);
+
+      // A byte order mark (what some editors save first) is no part of the JSON: the same menu loads.
+      await writeFile(file, `\uFEFF${JSON.stringify(menu)}`);
+      const withBom = await cli('menu', 'load', file, '--project', handle);
+      expect(withBom.stderr).toContain('menu main version 4 stored in channel web');
+      expect(JSON.parse(withBom.stdout)).toEqual(stored);
     });
   });
 
