@@ -28,9 +28,10 @@ export interface ConditionQuery {
 const REQUEST_KEYS = ['dateTime', 'brand'] as const;
 
 // Calendar date, optional time, optional offset. Stricter than Date.parse, which rolls 2025-02-30 over to
-// March and reads an offset-less time in the server's zone.
+// March and reads an offset-less time in the server's zone. Any number of fraction digits, as RFC 3339 and
+// the commands' date-times allow: a bound a command stored must be readable here, or it fails closed for good.
 const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /**
  * Parses an ISO 8601 date or date-time; a time without an offset is read as UTC so the answer never depends

@@ -686,6 +686,41 @@ describe('POST composition/{documentId}', () => {
       });
     });
 
+    it('when a command set a dateTime bound with more than 9 fraction digits, then the bound is read, not failed closed', async () => {
+      // The commands take any RFC 3339 date-time; the component was hidden from every read for good.
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        design: LT,
+        content: [para('started', 'Started in 2020'), para('ends', 'Ends in 2020')] as Content,
+      });
+      const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:write']);
+      const patched = await apiClient(app.url, token).patch(`documents/${documentId}/commands`, {
+        commands: [
+          {
+            operation: 'setComponentCondition',
+            componentId: 'started',
+            conditionName: 'dateTime',
+            value: { gte: '2020-01-01T00:00:00.1234567891Z' },
+          },
+          {
+            operation: 'setComponentCondition',
+            componentId: 'ends',
+            conditionName: 'dateTime',
+            value: { lt: '2020-06-01T00:00:00.000000000001+02:00' },
+          },
+          { operation: 'publish' },
+        ],
+      });
+      expect(patched.status).toBe(204);
+      const ids = async (componentConditions?: unknown) => {
+        const response = await compose(documentId, { fields: ['content'], componentConditions });
+        expect(response.status).toBe(200);
+        return response.body.content.map((component: { id: string }) => component.id);
+      };
+      expect(await ids()).toEqual(['started']);
+      expect(await ids({ dateTime: '2020-03-01T00:00:00.0000000001Z' })).toEqual(['started', 'ends']);
+      expect(await ids({ dateTime: '2019-12-31T23:59:59.9999999999Z' })).toEqual(['ends']);
+    });
+
     it('when ignoreComponentConditions is true, then every component stays', async () => {
       expect((await visible({ ignoreComponentConditions: true })).content).toEqual([
         'always',

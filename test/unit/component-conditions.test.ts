@@ -59,6 +59,10 @@ describe('parseIsoDateTime', () => {
 
   it('when given more than millisecond precision, then it is truncated to milliseconds', () => {
     expect(parseIsoDateTime('2025-01-31T00:00:00.123456Z')?.toISOString()).toBe('2025-01-31T00:00:00.123Z');
+    // The commands take any number of digits (RFC 3339); such a stored bound must still be read.
+    expect(parseIsoDateTime('2025-01-31T00:00:00.123456789012+01:00')?.toISOString()).toBe(
+      '2025-01-30T23:00:00.123Z',
+    );
   });
 
   it('when asked to round up, then digits past the millisecond make the next millisecond unless all are 0', () => {
