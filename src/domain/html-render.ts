@@ -162,13 +162,19 @@ function guessKind(value: unknown): DirectiveKind {
 
 /**
  * For a component the design has no template for: a div named after it with one element per directive
- * (the design's directives when it knows the component, else the content's keys) and per container.
+ * (the design's directives when it knows the component, else the content's keys) and per container. Content
+ * or containers stored as something other than an object (imported as sent up to 2025-11) name none: the
+ * keys of a string are its characters.
  */
 function fallbackTemplate(component: Component, known: DesignComponent | undefined): string {
   const directives: [string, string][] = known
     ? known.directives.map((d) => [d.name, d.type])
-    : Object.entries(component.content ?? {}).map(([name, value]) => [name, guessKind(value)]);
-  const containers = known?.containers ?? Object.keys(component.containers ?? {});
+    : Object.entries(isRecord(component.content) ? component.content : {}).map(([name, value]) => [
+        name,
+        guessKind(value),
+      ]);
+  const containers =
+    known?.containers ?? Object.keys(isRecord(component.containers) ? component.containers : {});
   const attr = (value: string) => escapeHtml(value);
   const inner = directives
     .filter(([, type]) => type !== 'style')

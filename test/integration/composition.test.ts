@@ -635,6 +635,23 @@ describe('POST composition/{documentId}', () => {
       expect(without.body.html).not.toMatch(/data-directive|data-component|doc-/);
       expect(without.body.html).toContain('<div class="lt-article-container"><div><div class="lt-head">');
     });
+
+    it('when an unknown component was stored with text as its content, then it renders as an empty div at once', async () => {
+      // Imports up to 2025-11 keep content as sent; the text's characters were rendered one directive each,
+      // and a long text kept the process busy for minutes.
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        design: LT,
+        content: [
+          { id: 'odd', component: 'legacy-box', content: 'abc' },
+          { id: 'long', component: 'legacy-box', content: 'x'.repeat(1_000_000) },
+        ] as unknown as Content,
+      });
+      const started = Date.now();
+      const response = await compose(documentId, { fields: ['html'] });
+      expect(response.status).toBe(200);
+      expect(response.body.html).toBe('<div class="legacy-box"></div><div class="legacy-box"></div>');
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
   });
 
   describe('component conditions', () => {

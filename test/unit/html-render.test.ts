@@ -275,6 +275,22 @@ describe('renderHtml', () => {
     expect(renderHtml(content, DESIGN, marked)).toContain('data-component-name=""');
   });
 
+  it('when stored content or containers of an unknown component are text or an array, then they name no directive', () => {
+    // Imported as sent up to 2025-11: Object.entries of a string made one element per character, so 'abc'
+    // rendered as three directives and a 2 MB string blocked the process for minutes.
+    const content = [
+      { id: 'a', component: 'unknown', content: 'abc', containers: 'xy' },
+      { id: 'b', component: 'unknown', content: ['p', 'q'], containers: [{ id: 'c', component: 'text' }] },
+    ] as unknown as Content;
+    expect(renderHtml(content, undefined, plain)).toBe(
+      '<div class="unknown"></div><div class="unknown"></div>',
+    );
+    const large = [{ id: 'l', component: 'unknown', content: 'x'.repeat(2_000_000) }] as unknown as Content;
+    const started = Date.now();
+    expect(renderHtml(large, undefined, plain)).toBe('<div class="unknown"></div>');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('when the magazine article 321 renders through the living-times design, then no directive attribute or script remains', () => {
     const article = loadPublication('articles/321.json');
     const html = renderHtml(article.content, loadLivingTimesDesign(), plain);
