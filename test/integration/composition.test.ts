@@ -143,6 +143,12 @@ describe('POST composition/{documentId}', () => {
         'metadata.deep': 'is not allowed',
         'renderOptions.pretty': 'is not allowed',
       });
+      // Past some 130,000 unknown keys (a 2 MB body) the 400 could not be built: a 500.
+      const many = Object.fromEntries(Array.from({ length: 140_000 }, (_, index) => [`k${index}`, 1]));
+      const flooded = await compose(article, many);
+      expect(flooded.status).toBe(400);
+      expect(Object.keys(flooded.body.error_details).length).toBe(140_001);
+      expect(flooded.body.error_details.k139999).toBe('is not allowed');
     });
 
     it('when a field, a preload, a flag or the conditions are of the wrong kind, then 400 naming each', async () => {

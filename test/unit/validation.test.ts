@@ -112,4 +112,18 @@ describe('AppError.validation', () => {
       message: 'message: must be a string; name: is not allowed',
     });
   });
+
+  it('when a body has hundreds of thousands of unknown keys, then each is named in the 400, not a 500', () => {
+    // The paths were spread as the arguments of one push(): past some 130,000 that threw a RangeError.
+    const byPath = Object.fromEntries(
+      Array.from({ length: 150_000 }, (_, index) => [`k${index}`, 'is not allowed']),
+    );
+    const details = AppError.validation(byPath).details;
+    expect(Object.keys(details).length).toBe(150_001);
+    expect([details.name, details.k0, details.k149999]).toEqual([
+      'ValidationError',
+      'is not allowed',
+      'is not allowed',
+    ]);
+  });
 });
