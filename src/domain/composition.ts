@@ -189,7 +189,8 @@ function includeRequest(
       if (id !== undefined) documentIds.push(id);
       continue;
     }
-    documentIds.push(...refIds(value));
+    // Not push(...): a `documents` list in a 2 MB content has more ids than one call takes as arguments.
+    for (const id of refIds(value)) documentIds.push(id);
   }
   if (documentIds.length === 0 && list === undefined) return undefined;
   const layout = include.params.layout;

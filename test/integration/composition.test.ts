@@ -550,6 +550,25 @@ describe('POST composition/{documentId}', () => {
       });
     });
 
+    it('when an include param lists some 150,000 document references, then it resolves, not a 500', async () => {
+      // A 2 MB content holds that many; they were spread as the arguments of one push(): a RangeError.
+      const references = Array.from({ length: 150_000 }, (_, index) => ({
+        id: index === 0 ? ids.get(321) : draftOnly,
+      }));
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        content: [
+          {
+            id: 'many',
+            component: 'embed',
+            content: { teaser: { service: 'teaser', params: { docs: { $ref: 'documents', references } } } },
+          },
+        ],
+      });
+      const response = await compose(documentId, { fields: ['includes'] });
+      expect(response.status).toBe(200);
+      expect(response.body.includes.map(teased)).toEqual([[ids.get(321)]]);
+    });
+
     it('when includes are asked for with resolveIncludes false, then includes is empty', async () => {
       const response = await compose(article, { fields: ['includes'], resolveIncludes: false });
       expect(response.body).toEqual({ includes: [] });

@@ -91,6 +91,19 @@ describe('metadata.preload', () => {
 });
 
 describe('findIncludeRequests', () => {
+  it('when a param lists 150,000 references, then the request keeps the first 1000 distinct ids, not a RangeError', () => {
+    const references = Array.from({ length: 150_000 }, (_, index) => ({ id: String(index + 1) }));
+    const [request] = findIncludeRequests([
+      {
+        id: 'm',
+        component: 'embed',
+        content: { t: { service: 's', params: { docs: { $ref: 'documents', references } } } },
+      },
+    ] as Content);
+    expect(request?.documentIds).toHaveLength(1000);
+    expect(request?.documentIds[999]).toBe(1000);
+  });
+
   it("when article 324's teasers are read, then each include names its document, layout and component", () => {
     const requests = findIncludeRequests(loadPublication('articles/324.json').content);
     expect(requests).toHaveLength(10);
