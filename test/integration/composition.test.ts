@@ -175,6 +175,14 @@ describe('POST composition/{documentId}', () => {
       });
       const notAList = await compose(article, { fields: 'content' });
       expect(notAList.body.error_details).toEqual({ name: 'ValidationError', fields: 'must be an array' });
+      // Too many preload properties is one problem, told before each entry is judged.
+      const preload = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`p${i}`, 'yes']));
+      const flooded = await compose(article, { metadata: { preload } });
+      expect(flooded.status).toBe(400);
+      expect(flooded.body.error_details).toEqual({
+        name: 'ValidationError',
+        'metadata.preload': 'must name at most 100 metadata properties',
+      });
     });
 
     it('when componentConditions is bad JSON, has an unknown key or a bad date, then 400 componentConditions', async () => {
