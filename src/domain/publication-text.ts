@@ -165,7 +165,9 @@ function componentTexts(component: Component): string[] {
 
 function contentText(content: Content): string {
   const lines: string[] = [];
-  for (const component of walkComponents(content)) lines.push(...componentTexts(component));
+  // Not push(...texts): one component can hold more directives than one call takes as arguments.
+  for (const component of walkComponents(content))
+    for (const text of componentTexts(component)) lines.push(text);
   return lines.join('\n');
 }
 

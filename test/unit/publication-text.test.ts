@@ -72,6 +72,15 @@ describe('extractSearchText', () => {
     expect(extractSearchText({}, content).text).toBe('Head\nLead text\nBody\nEnd');
   });
 
+  it('when one component holds more text directives than one call takes as arguments, then all are joined', () => {
+    // 200,000 short directives fit in a 2 MB content; spreading them into one push() was a RangeError.
+    const directives = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`t${i}`, `w${i}`]));
+    const content: Content = [{ id: 'doc-1', identifier: 'd.paragraph', content: directives }];
+    const lines = extractSearchText({}, content).text.split('\n');
+    expect(lines).toHaveLength(200_000);
+    expect(lines.at(-1)).toBe('w199999');
+  });
+
   it('when directives hold free-html or scripts, then they are skipped', () => {
     const content: Content = [
       { id: 'doc-1', identifier: 'd.free-html', content: { 'free-html': '<p>Visible?</p>', other: 'no' } },
