@@ -98,6 +98,45 @@ describe('rate limits per API client', () => {
     expect(answer.headers.get('ratelimit-limit')).toBeNull();
   });
 
+  it("when a limited client asks the planner for tokens (HTTP Basic, no bearer), then none counts, as the operation's description says", async () => {
+    const planner = await createTestProject(first.ctx, {
+      config: { planner: { integration: { enabled: true } } },
+    });
+    const { client, secret } = await createApiClient(first.ctx.pool, first.ctx.config.auth.jwtSecret, {
+      projectId: planner.projectId,
+      name: 'limited planning tool',
+      scopes: ['planner'],
+      withSecret: true,
+      rateLimit: { requests: 1, periodSeconds: 86_400 },
+    });
+    const answers = [];
+    for (let n = 0; n < 3; n += 1) {
+      answers.push(
+        await fetch(`${first.url}/api/2026-03/planner-integration/oauth/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${client.id}:${secret!}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'grant_type=client_credentials',
+        }),
+      );
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers.map((answer) => answer.headers.get('ratelimit-limit'))).toEqual([null, null, null]);
+
+    const description = (await (await fetch(`${first.url}/api/2026-03/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    };
+    const token = description.paths['/planner-integration/oauth/token']!.post!.responses;
+    expect(Object.keys(token)).not.toContain('429');
+    expect(token['200']!.headers ?? {}).not.toHaveProperty('RateLimit-Limit');
+    // A bearer operation keeps both.
+    const events = description.paths['/publicationEvents']!.get!.responses;
+    expect(Object.keys(events)).toContain('429');
+    expect(events['200']!.headers).toHaveProperty('RateLimit-Limit');
+  });
+
   it('when an operator changes the limit with the CLI, then both processes apply it from the next request', async () => {
     const { token, clientId } = await clientWith({ requests: 2, periodSeconds: 86_400 });
     await read(first, token);

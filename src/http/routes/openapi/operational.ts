@@ -30,12 +30,14 @@ const TOO_MANY_REQUESTS = {
 };
 
 /**
- * What every authenticated operation shares: a 429 when its API client used up its rate limit, and the
- * RateLimit headers on its answers. Added to every operation that names a security requirement, so a route
- * added later is described without anyone remembering to.
+ * What every operation that takes a bearer token shares: a 429 when its API client used up its rate limit, and
+ * the RateLimit headers on its answers. Added to every operation whose security names the bearer scheme, so a
+ * route added later is described without anyone remembering to. The limit is counted after the token is
+ * checked (`...auth`), so an operation secured otherwise (the planner's oauth/token, HTTP Basic) has neither.
  */
 export function withRateLimits(document: Schema): Schema {
-  forEachAuthenticatedOperation(document, (responses) => {
+  forEachAuthenticatedOperation(document, (responses, security) => {
+    if (!security.some((requirement) => Object.hasOwn(requirement, 'bearer'))) return;
     responses['429'] = TOO_MANY_REQUESTS;
     for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith('2') && !('$ref' in response)) {
@@ -52,15 +54,15 @@ export function withRateLimits(document: Schema): Schema {
  */
 function forEachAuthenticatedOperation(
   document: Schema,
-  describe: (responses: Record<string, Schema>) => void,
+  describe: (responses: Record<string, Schema>, security: readonly Schema[]) => void,
 ): void {
   const paths = document.paths as Record<string, Record<string, Schema>>;
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
-      const security = operation.security as unknown[] | undefined;
+      const security = operation.security as Schema[] | undefined;
       if (!security || security.length === 0) continue;
       const responses = (operation.responses ?? {}) as Record<string, Schema>;
-      describe(responses);
+      describe(responses, security);
       operation.responses = responses;
     }
   }
