@@ -15,7 +15,7 @@ export const errorAnswer = z
       .looseObject({ name: z.string().optional(), message: z.string().optional() })
       .describe(
         '{name, message} and what the error adds (currentVersion, commandIndex, ...); for a ValidationError, ' +
-          'one key per offending path',
+          "one key per offending path; for a bearer token's 401 and 403, {access_token: message}",
       ),
   })
   .meta({ id: 'Error' });

@@ -71,6 +71,8 @@ async function collectAnswers(): Promise<void> {
     },
   });
   const { token } = await tokenFor(ctx, projectId, ALL_SCOPES);
+  /** A token without public-api:read: the 403 of a read. */
+  const enrichmentOnly = (await tokenFor(ctx, projectId, ['enrichment'])).token;
   const planner = await createApiClient(ctx.pool, ctx.config.auth.jwtSecret, {
     projectId,
     name: 'planning tool',
@@ -387,6 +389,28 @@ async function collectAnswers(): Promise<void> {
     });
     await call(label, 400, 'GET /publications/search', 'publications/search?limit=500&nope=1');
     await call(label, 404, 'GET /mediaLibrary/{id}', 'mediaLibrary/missing');
+    await call(label, 403, 'GET /categories', 'categories', { token: enrichmentOnly });
+    await call(label, 409, 'PATCH /documents/{documentId}/commands', `documents/${id}/commands`, {
+      body: { version: 999, commands: [{ operation: 'publish' }] },
+    });
+    await call(label, 409, 'POST /projectConfig', 'projectConfig', {
+      body: { plan: true, projectConfig: { ...config, $baseRevision: -1 } },
+    });
+    await call(label, 409, `POST /${elements}/element`, `${elements}/element`, {
+      body: { ...element, documentId: page },
+    });
+    await call(label, 401, `POST /${integration}/oauth/token`, `${integration}/oauth/token`, {
+      token: null,
+      body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    if (!legacy) {
+      for (const expected of [200, 409]) {
+        await call(label, expected, 'PATCH /mediaLibrary/{id}', 'mediaLibrary/gallery', {
+          body: { patches: [{ operation: 'revokeAsset' }] },
+        });
+      }
+    }
     await call(label, 415, 'POST /enrichment/re-enrich', 'enrichment/re-enrich', {
       body: 'doc_ids=1',
       headers: { 'content-type': 'text/plain' },
@@ -640,6 +664,34 @@ describe('the OpenAPI description of each API version', () => {
     });
     expect(problems).toEqual([]);
     expect(answers.length).toBeGreaterThan(100);
+  });
+
+  it("when the app answers an error, then the example its operation describes for that status is worded like it (the same error_details keys; a 400's name)", () => {
+    const problems = answers
+      .filter((answer) => answer.status >= 400 && answer.status === answer.expected)
+      .flatMap((answer): Schema[] => {
+        const [method, path] = answer.operation.split(' ') as [string, string];
+        const operation = documents.get(answer.label)!.paths[path]?.[method.toLowerCase()];
+        const described = (
+          operation?.responses as Record<string, { content?: Record<string, { example?: Schema }> }>
+        )[String(answer.status)]?.content?.['application/json']?.example;
+        const real = (answer.body as { error_details: Schema }).error_details;
+        const example = described?.error_details as Schema | undefined;
+        const alike =
+          example !== undefined &&
+          (answer.status === 400
+            ? example.name === real.name
+            : JSON.stringify(Object.keys(example).sort()) === JSON.stringify(Object.keys(real).sort()) &&
+              example.name === real.name);
+        return alike
+          ? []
+          : [{ where: `${answer.label} ${answer.operation} ${answer.status}`, example, real }];
+      });
+    expect(problems).toEqual([]);
+    const statuses = new Set(
+      answers.filter((answer) => answer.expected >= 400).map((answer) => answer.expected),
+    );
+    expect([...statuses].sort()).toEqual([400, 401, 403, 404, 409, 413, 415]);
   });
 
   it.each(ALL_VERSION_LABELS)(

@@ -183,42 +183,55 @@ function versioned(
   };
 }
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      {
-        description: STATUS_CODES[status] ?? 'Error',
-        content: {
-          'application/json': {
-            schema: ref('Error'),
-            example: {
-              status,
-              error: STATUS_CODES[status],
-              error_details: ERROR_EXAMPLES[status] ?? { name: 'Error', message: STATUS_CODES[status] },
-            },
-          },
-        },
-      },
-    ]),
-  );
+/** One error answer: the envelope, with an example of what the route really says (`details`). */
+const errorAnswerOf = (
+  status: number,
+  details: Schema = ERROR_EXAMPLES[status] ?? { name: 'Error', message: STATUS_CODES[status] },
+) => ({
+  description: STATUS_CODES[status] ?? 'Error',
+  content: {
+    'application/json': {
+      schema: ref('Error'),
+      example: { status, error: STATUS_CODES[status], error_details: details },
+    },
+  },
+});
 
-/** What each error status typically says (the test holds every example to its schema). */
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [String(status), errorAnswerOf(status)]));
+
+/**
+ * What each error status says on most routes, as the app words it (test/integration/openapi holds every example
+ * to its schema, and to the keys of a real answer of its operation): a token's 401 and 403 are keyed
+ * access_token (supplement §2); a route whose error says something else passes its own (`errorAnswerOf`).
+ */
 const ERROR_EXAMPLES: Record<number, Schema> = {
   400: { name: 'ValidationError', limit: 'must be <= 100' },
-  401: { name: 'Unauthorized', message: 'Send a bearer token in the Authorization header' },
-  403: { name: 'Forbidden', message: "This token lacks the scope 'public-api:read'" },
+  401: { access_token: 'The access token is missing.' },
+  403: { access_token: 'The request requires higher privileges' },
   404: { name: 'NotFound', message: 'Document 42 not found' },
-  409: { name: 'Conflict', message: 'The document changed since version 3' },
-  413: { name: 'PayloadTooLarge', message: 'The body is larger than the limit' },
+  409: {
+    name: 'Conflict',
+    message: 'The document you tried to update is outdated',
+    expectedVersion: 3,
+    currentVersion: 4,
+  },
+  413: { name: 'PayloadTooLarge', message: 'The request body is larger than the limit of 5242880 bytes' },
   412: {
     name: 'PreconditionFailed',
     message: 'The image does not match If-Match or If-Unmodified-Since: it is not the version the client has',
   },
-  415: { name: 'UnsupportedMediaType', message: 'Send the body as application/json' },
+  415: {
+    name: 'UnsupportedMediaType',
+    message: 'The request body must be JSON: send it with Content-Type: application/json (got text/plain)',
+  },
   416: {
     name: 'RangeNotSatisfiable',
     message: "The range 'bytes=900-' is outside the 800 bytes of the image",
+  },
+  500: {
+    name: 'ConfigurationError',
+    message: "Category 'deep' has more than 20 parents; metadata inheritance goes at most 20 levels deep",
   },
   // GET health/ready's; searches and every read with a token describe their own 503s.
   503: { name: 'NotReady', message: 'A dependency is not ready' },
@@ -349,6 +362,12 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   const applyProjectConfig = fromZod(ApplyProjectConfigBody, 'ApplyProjectConfig', components);
   const applyProjectConfigResult = out(applyProjectConfigAnswer);
   const projectConfig = out(projectConfigAnswer);
+  const configConflict = errorAnswerOf(409, {
+    name: 'Conflict',
+    message: 'The project config was changed since the base revision',
+    baseRevision: 6,
+    currentRevision: 7,
+  });
   const menus = out(z.array(menuAnswer));
   const channel = out(channelAnswer);
   const design = out(designAnswer);
@@ -356,6 +375,10 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   const planner = [{ bearer: ['planner'] }];
   const elementAnswer = json(out(elementAnswerSchema), 'The linked document', { id: 42 });
   const tokenRequest = fromZod(tokenBody, 'PlannerTokenRequest', components);
+  const elementConflict = errorAnswerOf(409, {
+    name: 'Conflict',
+    message: "Document 42 is linked to planner element 'story-1'",
+  });
   /** planner-integration/* in every version; legacy-planner-integration/*, the same, in v1..2025-03 only. */
   const integrationPaths = (segment: string, only: string) => ({
     [`/${segment}/oauth/token`]: {
@@ -381,7 +404,11 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             expires_in: PLANNER_TOKEN_SECONDS,
             scope: 'planner',
           }),
-          ...errors(400, 401, 403, 413, 415),
+          ...errors(400, 403, 413, 415),
+          401: errorAnswerOf(401, {
+            name: 'InvalidClient',
+            message: "Send the API client's id and secret as HTTP Basic credentials.",
+          }),
         },
       },
     },
@@ -435,7 +462,12 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           'planner.elements is not enabled; 409 when the element or the document is linked elsewhere',
         security: planner,
         requestBody: body(fromZod(createElementBody, 'PlannerCreateElement', components)),
-        responses: { 200: elementAnswer, 201: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
+        responses: {
+          200: elementAnswer,
+          201: elementAnswer,
+          ...errors(400, 401, 403, 404, 413, 415),
+          409: elementConflict,
+        },
       },
       put: {
         summary:
@@ -453,7 +485,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         security: planner,
         parameters: params({ path: elementDocumentParams }),
         requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
-        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 409, 413, 415) },
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415), 409: elementConflict },
       },
       delete: {
         summary: `${only}Unlink the document from its element; the document stays as it is`,
@@ -560,7 +592,11 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'old and the new one)',
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
-          responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 413, 415) },
+          responses: {
+            200: json(applyProjectConfigResult),
+            ...errors(400, 401, 403, 413, 415),
+            409: configConflict,
+          },
         },
       },
       '/channelConfig': {
@@ -573,7 +609,11 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary: 'Legacy name of POST projectConfig (v1 to 2025-05): the same plan/apply answers',
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
-          responses: { 200: json(applyProjectConfigResult), ...errors(400, 401, 403, 409, 413, 415) },
+          responses: {
+            200: json(applyProjectConfigResult),
+            ...errors(400, 401, 403, 413, 415),
+            409: configConflict,
+          },
         },
       },
       '/project': {
@@ -764,7 +804,15 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           security: write,
           parameters: params({ path: mediaParams }),
           requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
-          responses: { 200: json(mediaEntry), ...errors(400, 401, 403, 404, 409, 413, 415) },
+          responses: {
+            200: json(mediaEntry),
+            ...errors(400, 401, 403, 404, 413, 415),
+            409: errorAnswerOf(409, {
+              name: 'ConflictError',
+              message: 'The asset of this media library entry is already revoked',
+              patchIndex: 0,
+            }),
+          },
         },
       },
       '/mediaLibrary/{id}/incomingDocumentReferences': {
