@@ -214,6 +214,10 @@ async function collectAnswers(): Promise<void> {
   });
 
   const id = article.documentId;
+  // v1 keeps an older default of `fields` (supplement §4): its views without fields, held to its description.
+  await call('v1', 200, 'GET /documents/{documentId}/latestPublication', `documents/${id}/latestPublication`);
+  await call('v1', 200, 'GET /documents/{documentId}/latestDraft', `documents/${id}/latestDraft`);
+  await call('v1', 200, 'GET /documents/latestPublications', 'documents/latestPublications');
   for (const label of ['2025-03', '2026-03']) {
     const legacy = label === '2025-03';
     await call(label, 200, 'GET /health', 'health', { token: null });
@@ -692,6 +696,45 @@ describe('the OpenAPI description of each API version', () => {
       answers.filter((answer) => answer.expected >= 400).map((answer) => answer.expected),
     );
     expect([...statuses].sort()).toEqual([400, 401, 403, 404, 409, 413, 415]);
+  });
+
+  it('when a document view is asked for without fields, then it has the fields its version describes as the default', () => {
+    const views = [
+      'GET /documents/{documentId}/latestPublication',
+      'GET /documents/{documentId}/latestDraft',
+      'GET /documents/latestPublications',
+    ];
+    const checked = answers
+      .filter((answer) => views.includes(answer.operation) && !/fields=|renditions=/.test(answer.url))
+      .filter((answer) => answer.status === 200)
+      .map((answer) => {
+        const [method, path] = answer.operation.split(' ') as [string, string];
+        const parameters = documents.get(answer.label)!.paths[path]![method.toLowerCase()]!.parameters as {
+          name: string;
+          description?: string;
+        }[];
+        const text = parameters.find((parameter) => parameter.name === 'fields')?.description ?? '';
+        const [, later, older] = /default ([a-z,]+) \(v1: ([a-z,]+)\)/.exec(text) ?? [];
+        const described = (answer.label === 'v1' ? older : later)?.split(',').sort();
+        const body = answer.body as Schema | Schema[];
+        const view = Array.isArray(body)
+          ? body[0]
+          : Array.isArray(body.results)
+            ? (body.results[0] as Schema)
+            : body;
+        return {
+          where: `${answer.label} ${answer.operation}`,
+          described,
+          answered: Object.keys(view!).sort(),
+        };
+      });
+    expect(
+      checked.filter(({ described, answered }) => JSON.stringify(described) !== JSON.stringify(answered)),
+    ).toEqual([]);
+    expect(new Set(checked.map(({ where }) => where.split(' ')[0]))).toEqual(
+      new Set(['v1', '2025-03', '2026-03']),
+    );
+    expect(checked.length).toBeGreaterThanOrEqual(9);
   });
 
   it.each(ALL_VERSION_LABELS)(

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fromCheck } from '../../../domain/validation';
 import { listAnswer } from '../../answers';
 import { documentAnswer } from './document-view.schema';
+import { viewFieldsParam } from './latest-draft.schema';
 import {
   commaList,
   conditionParams,
@@ -12,7 +13,6 @@ import {
   idParam,
   integerParam,
   queryBoolean,
-  viewFields,
   withConditions,
 } from '../../query-params';
 
@@ -33,7 +33,7 @@ const publishedAtBound = (param: typeof dateTimeParam) =>
 /** api-spec §4.9 and supplement §4: every query parameter of GET documents/latestPublications. */
 export const latestPublicationsQuery = z
   .strictObject({
-    fields: viewFields.optional(),
+    fields: viewFieldsParam,
     limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
     offset: integerParam(0, MAX_OFFSET).default(0),
     reverse: queryBoolean.default(false).describe('ascending lastPublicationDate'),
