@@ -533,6 +533,36 @@ describe('the OpenAPI description of each API version', () => {
     expect(paths('2025-09')).not.toContain(
       '/documents/{documentId}/latestPublication/renditions/{renditionHandles}',
     );
+    // What api-spec §4.3 and §9 say another route replaces is deprecated where it is still served.
+    const deprecated = (label: string) =>
+      operationsOf(documents.get(label)!).filter((operation) => {
+        const [method, path] = operation.split(' ') as [string, string];
+        return documents.get(label)!.paths[path]![method.toLowerCase()]!.deprecated === true;
+      });
+    expect(deprecated('v1')).toEqual(
+      [
+        'GET /channels/{channelHandle}',
+        'GET /project',
+        'GET /channelConfig',
+        'POST /channelConfig',
+        'POST /legacy-planner/element',
+        'PUT /legacy-planner/element',
+        'PUT /legacy-planner/element/{documentId}',
+        'DELETE /legacy-planner/element/{documentId}',
+        'POST /legacy-planner-integration/oauth/token',
+        'POST /legacy-planner-integration/statuses',
+        'PUT /legacy-planner-integration/publication',
+        'PUT /legacy-planner-integration/publication/{documentId}',
+        'DELETE /legacy-planner-integration/publication/{documentId}',
+      ].sort(),
+    );
+    expect(deprecated('2025-05')).toEqual([
+      'GET /channelConfig',
+      'GET /channels/{channelHandle}',
+      'GET /project',
+      'POST /channelConfig',
+    ]);
+    expect(deprecated('2025-07')).toEqual([]);
     expect(documents.get('2026-03')!.info.description).toContain('Not in this version');
     expect(JSON.stringify(documents.get('2026-03'))).not.toContain('x-broadsheet-versions": {');
   });

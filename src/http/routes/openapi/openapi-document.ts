@@ -273,6 +273,20 @@ const body = (schema: Schema, description = 'The body', example?: unknown) => ({
   ...json(schema, description, example),
 });
 
+/**
+ * Operations whose path another replaces (api-spec §9: planner replaces legacy-planner from 2025-05, projectConfig
+ * the legacy project and channelConfig reads): deprecated in the versions that still have them.
+ */
+const replaced = (paths: Record<string, Record<string, object | undefined>>) =>
+  Object.fromEntries(
+    Object.entries(paths).map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(operations).map(([method, operation]) => [method, { ...operation, deprecated: true }]),
+      ),
+    ]),
+  );
+
 /** What a published article looks like (fields systemdata, metadata, content, references). */
 const DOCUMENT_EXAMPLE = {
   systemdata: {
@@ -601,11 +615,13 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       },
       '/channelConfig': {
         get: {
+          deprecated: true,
           summary: 'Legacy name of GET projectConfig (v1 to 2025-05)',
           security: [{ bearer: ['public-api:config:read'] }],
           responses: { 200: json(projectConfig), ...errors(400, 401, 403) },
         },
         post: {
+          deprecated: true,
           summary: 'Legacy name of POST projectConfig (v1 to 2025-05): the same plan/apply answers',
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
@@ -618,6 +634,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       },
       '/project': {
         get: {
+          deprecated: true,
           summary: 'Legacy (v1 to 2025-05): the project and its channels',
           security: [{ bearer: ['public-api:config:read'] }],
           responses: {
@@ -643,6 +660,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       },
       '/channels/{channelHandle}': {
         get: {
+          deprecated: true,
           summary: 'Legacy (v1 to 2025-05): one channel of the project',
           security: read,
           parameters: params({ path: channelParams }),
@@ -1077,9 +1095,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         },
       },
       ...elementPaths('planner', ''),
-      ...elementPaths('legacy-planner', 'v1, beta and 2025-03 only. '),
+      ...replaced(elementPaths('legacy-planner', 'v1, beta and 2025-03 only. ')),
       ...integrationPaths('planner-integration', ''),
-      ...integrationPaths('legacy-planner-integration', 'v1, beta and 2025-03 only. '),
+      ...replaced(integrationPaths('legacy-planner-integration', 'v1, beta and 2025-03 only. ')),
       '/publicationEvents/{channelHandle}': {
         get: {
           summary: 'Publication events of one channel',
