@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import sanitizeHtml from 'sanitize-html';
 import { withTransaction, type Pool } from '../db/pool';
 import {
   deliveryReportQueries,
@@ -9,6 +8,7 @@ import {
 import { documentQueries } from '../db/queries/documents';
 import { publicationQueries } from '../db/queries/publications';
 import { AppError } from '../domain/errors';
+import { loadSanitizeHtml } from '../domain/html-render';
 import { noOpener } from '../domain/new-tab-links';
 
 export interface AddDeliveryStatusInput extends Omit<DeliveryReportFields, 'message'> {
@@ -29,8 +29,9 @@ const LOOKS_LIKE_HTML = /<\/?[a-z!][^>]*>/i;
  */
 export function sanitiseMessage(message: string): string {
   if (!LOOKS_LIKE_HTML.test(message)) return message;
-  return sanitizeHtml(message, {
-    allowedTags: sanitizeHtml.defaults.allowedTags,
+  const sanitize = loadSanitizeHtml();
+  return sanitize(message, {
+    allowedTags: sanitize.defaults.allowedTags,
     allowedAttributes: { a: ['href', 'title', 'target', 'rel'] },
     allowedSchemes: ['http', 'https', 'mailto'],
     disallowedTagsMode: 'discard',

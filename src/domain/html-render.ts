@@ -1,4 +1,5 @@
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
+import { lazyModule } from '../lazy-module';
 import { componentKey, componentName, isRecord, type Component, type Content } from './content';
 import type { Design, DesignComponent } from './design';
 import { parseTemplate, type TemplateElement, type TemplateNode } from './html-template';
@@ -38,9 +39,15 @@ function decodeEntities(value: string): string {
   });
 }
 
+/**
+ * sanitize-html (with postcss and htmlparser2): loaded at the first markup made safe, which composition,
+ * renditions and delivery reports make, never a plain document or list read.
+ */
+export const loadSanitizeHtml = lazyModule<typeof sanitizeHtml>('sanitize-html');
+
 /** Rich text of an editable directive: inline formatting and safe links stay, any other markup is escaped. */
 export function sanitizeRichText(value: string): string {
-  return sanitizeHtml(value, {
+  return loadSanitizeHtml()(value, {
     allowedTags: [
       'b',
       'strong',
@@ -75,8 +82,9 @@ const httpsFrame: sanitizeHtml.Transformer = (tagName, attribs) => {
 
 /** An html directive (an embed): ordinary markup and https iframes stay; scripts, styles, handlers go. */
 export function sanitizeEmbed(value: string): string {
-  return sanitizeHtml(value, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'iframe', 'figure', 'figcaption'],
+  const sanitize = loadSanitizeHtml();
+  return sanitize(value, {
+    allowedTags: [...sanitize.defaults.allowedTags, 'img', 'iframe', 'figure', 'figcaption'],
     allowedAttributes: {
       a: ['href', 'target', 'rel', 'title'],
       img: ['src', 'alt', 'width', 'height', 'title'],

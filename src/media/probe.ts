@@ -1,5 +1,9 @@
-import sharp from 'sharp';
+import type sharp from 'sharp';
 import { IMAGE_FORMATS } from '../domain/media';
+import { lazyModule } from '../lazy-module';
+
+/** sharp and libvips: loaded at the first probe, which only an upload or a media import makes. */
+const loadSharp = lazyModule<typeof sharp>('sharp');
 
 export interface ImageFacts {
   mimeType: string;
@@ -16,9 +20,10 @@ export interface ImageFacts {
 export async function probeImage(
   path: string,
 ): Promise<{ ok: true; facts: ImageFacts } | { ok: false; reason: string }> {
+  const openImage = loadSharp();
   let metadata: sharp.Metadata;
   try {
-    metadata = await sharp(path, { failOn: 'truncated' }).metadata();
+    metadata = await openImage(path, { failOn: 'truncated' }).metadata();
   } catch {
     return {
       ok: false,
@@ -35,7 +40,7 @@ export async function probeImage(
   }
   try {
     // Decodes every pixel (sequentially, in strips): a truncated or corrupt image fails here.
-    await sharp(path, { failOn: 'truncated', sequentialRead: true }).stats();
+    await openImage(path, { failOn: 'truncated', sequentialRead: true }).stats();
   } catch {
     return { ok: false, reason: `is a truncated or corrupt ${format.toUpperCase()} image` };
   }

@@ -1,18 +1,8 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import type * as S3 from '@aws-sdk/client-s3';
+import { lazyModule } from '../lazy-module';
 import {
   checkObjectKey,
   clampRange,
@@ -38,17 +28,23 @@ export interface S3StoreOptions {
  */
 export const S3_PART_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The AWS SDK (several MB of heap): loaded when a store first talks to S3, so an API process that only
+ * delivers documents never carries it.
+ */
+const loadSdk = lazyModule<typeof S3>('@aws-sdk/client-s3');
+
 /** S3 answers "no such key" as NoSuchKey (GET), NotFound (HEAD, no body) or a bare 404. */
 function isNotFound(error: unknown): boolean {
   return (
-    error instanceof S3ServiceException &&
+    error instanceof loadSdk().S3ServiceException &&
     (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404)
   );
 }
 
 function isUnsatisfiableRange(error: unknown): boolean {
   return (
-    error instanceof S3ServiceException &&
+    error instanceof loadSdk().S3ServiceException &&
     (error.name === 'InvalidRange' || error.$metadata.httpStatusCode === 416)
   );
 }
@@ -174,14 +170,23 @@ const header = (response: IncomingMessage, name: string): string | undefined => 
  * Several API processes on several machines share it. The bucket must exist; the store never creates it.
  */
 export class S3Store implements ObjectStore {
-  readonly client: S3Client;
   readonly bucket: string;
+  /**
+   * Made at the first request (see loadSdk). config.ts checks its options when the process starts; what only
+   * S3 can check (the bucket, the keys) shows at the first request, as it always did.
+   */
+  private sdkClient: S3.S3Client | undefined;
   /** Resolved at the first read; null when the bucket's endpoint is not plain SigV4 (the SDK reads then). */
   private objectEndpoint: Promise<ObjectEndpoint | null> | undefined;
 
   constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
-    this.client = new S3Client({
+  }
+
+  get client(): S3.S3Client {
+    const { options } = this;
+    const { S3Client } = loadSdk();
+    this.sdkClient ??= new S3Client({
       region: options.region,
       forcePathStyle: options.forcePathStyle,
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
@@ -191,6 +196,7 @@ export class S3Store implements ObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
+    return this.sdkClient;
   }
 
   private info(
@@ -252,6 +258,7 @@ export class S3Store implements ObjectStore {
     contentType: string,
     abortSignal?: AbortSignal,
   ): Promise<StoredObjectInfo> {
+    const { PutObjectCommand } = loadSdk();
     const output = await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
@@ -271,6 +278,12 @@ export class S3Store implements ObjectStore {
     rest: AsyncGenerator<Buffer>,
     contentType: string,
   ): Promise<StoredObjectInfo> {
+    const {
+      AbortMultipartUploadCommand,
+      CompleteMultipartUploadCommand,
+      CreateMultipartUploadCommand,
+      UploadPartCommand,
+    } = loadSdk();
     const { UploadId } = await this.client.send(
       new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
     );
@@ -448,6 +461,7 @@ export class S3Store implements ObjectStore {
   }
 
   private async headViaSdk(key: string): Promise<StoredObjectInfo | null> {
+    const { HeadObjectCommand } = loadSdk();
     try {
       return this.info(key, await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
     } catch (error) {
@@ -460,6 +474,7 @@ export class S3Store implements ObjectStore {
     key: string,
     range?: { start: number; end: number },
   ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null> {
+    const { GetObjectCommand } = loadSdk();
     let output;
     try {
       output = await this.client.send(
@@ -506,11 +521,12 @@ export class S3Store implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     checkObjectKey(key);
+    const { DeleteObjectCommand } = loadSdk();
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   close(): void {
-    this.client.destroy();
+    this.sdkClient?.destroy();
     void this.objectEndpoint?.then((endpoint) => endpoint?.agent.destroy());
   }
 }

@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressjwt, UnauthorizedError, type GetVerificationKey } from 'express-jwt';
-import jwksRsa from 'jwks-rsa';
+import type jwksRsa from 'jwks-rsa';
 import type { Algorithm, JwtPayload } from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
@@ -9,7 +9,11 @@ import { AppError } from '../../domain/errors';
 import { clientRateLimit, type RateLimit } from '../../domain/rate-limits';
 import type { Scope } from '../../domain/scopes';
 import type { ApiClientLookup } from '../../db/api-client-cache';
+import { lazyModule } from '../../lazy-module';
 import { bearerToken } from '../bearer';
+
+/** jwks-rsa and its dependencies: loaded only by a process configured with a JWKS_URL. */
+const loadJwksRsa = lazyModule<typeof jwksRsa>('jwks-rsa');
 
 export interface AuthOptions {
   jwtSecret: string;
@@ -69,7 +73,7 @@ const missingToken = () => new AppError(401, { access_token: 'The access token i
  */
 export function authenticate(clients: ApiClientLookup, options: AuthOptions): RequestHandler[] {
   const jwks = options.jwksUrl
-    ? jwksRsa.expressJwtSecret({
+    ? loadJwksRsa().expressJwtSecret({
         jwksUri: options.jwksUrl,
         cache: true,
         rateLimit: true,
