@@ -113,5 +113,5 @@ export function openIncomingCursor<K>(
     incomingCursorSignature(endpoint, target.id),
     `another list (the endpoint and its ${target.noun} must stay those of the first page)`,
   );
-  return under('after', values.ok ? keyOf(values.value) : values);
+  return under('after', values.ok ? keyOf(values.value.values) : values);
 }

@@ -29,17 +29,29 @@ interface CursorPayload {
   v: number;
   s: string;
   a: unknown[];
+  /** The project whose documents the cursor pages through (search cursors); absent in other cursors. */
+  p?: number;
+}
+
+/** What an opened cursor says: the last hit's sort values, and the project it was issued in, if it names one. */
+export interface OpenedCursor {
+  values: estypes.FieldValue[];
+  projectId: number | undefined;
 }
 
 export interface CursorCodec {
-  /** The cursor of a page whose last hit has `sortValues`, under the sort with `sortSignature` (SortSpec.fields). */
-  encode(sortValues: estypes.FieldValue[], sortSignature: string): string;
+  /**
+   * The cursor of a page whose last hit has `sortValues`, under the sort with `sortSignature` (SortSpec.fields),
+   * naming `projectId` when given: the edge opens a cursor before it knows the project, so the project is
+   * checked where it is known (see checkCursorProject).
+   */
+  encode(sortValues: estypes.FieldValue[], sortSignature: string, projectId?: number): string;
   /**
    * The values of a cursor this server issued under the sort with `sortSignature`, not yet checked against the
-   * sort's value kinds (see checkCursorValues). `issuedFor` words the 400 of a cursor of another signature:
-   * what the request changed.
+   * sort's value kinds (see checkCursorValues), with the project it names. `issuedFor` words the 400 of a
+   * cursor of another signature: what the request changed.
    */
-  decode(raw: string, sortSignature: string, issuedFor?: string): Checked<estypes.FieldValue[]>;
+  decode(raw: string, sortSignature: string, issuedFor?: string): Checked<OpenedCursor>;
 }
 
 /** What decides which documents a search pages through, and in which order: what its cursor is tied to. */
@@ -140,14 +152,20 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
       return undefined;
     }
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { v, s, a } = parsed as Record<string, unknown>;
+    const { v, s, a, p } = parsed as Record<string, unknown>;
     if (v !== VERSION || typeof s !== 'string' || !Array.isArray(a)) return undefined;
-    return { v, s, a };
+    if (p !== undefined && !Number.isSafeInteger(p)) return undefined;
+    return { v, s, a, ...(p === undefined ? {} : { p: p as number }) };
   }
 
   return {
-    encode(sortValues, sortSignature) {
-      const payload: CursorPayload = { v: VERSION, s: hashSignature(sortSignature), a: sortValues };
+    encode(sortValues, sortSignature, projectId) {
+      const payload: CursorPayload = {
+        v: VERSION,
+        s: hashSignature(sortSignature),
+        a: sortValues,
+        ...(projectId === undefined ? {} : { p: projectId }),
+      };
       const json = Buffer.from(JSON.stringify(payload), 'utf8');
       return Buffer.concat([mac(json), json]).toString('base64url');
     },
@@ -160,9 +178,20 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
       }
       // An array or object is never a sort value, whatever the sort.
       if (!payload.a.every(isFieldValue)) return problem(UNFIT);
-      return valid(payload.a);
+      return valid({ values: payload.a, projectId: payload.p });
     },
   };
+}
+
+/**
+ * A search cursor belongs to the project it was issued in: its values say where a page starts among that
+ * project's documents, so under another project's token it would silently skip or repeat that project's
+ * documents. A cursor that names no project (issued before cursors named one) is taken as it is.
+ */
+export function checkCursorProject(issuedIn: number | undefined, projectId: number): Checked<void> {
+  return issuedIn === undefined || issuedIn === projectId
+    ? valid(undefined)
+    : problem('invalid cursor: it was issued for another project; start again without after');
 }
 
 const FLOAT_SENTINELS = new Set(['Infinity', '-Infinity']);

@@ -12,7 +12,12 @@ import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { conditionDefaults, defaultBrand, indexedMetadataFields } from '../domain/project-config';
 import { AppError } from '../domain/errors';
-import { checkCursorValues, searchCursorSignature, type CursorCodec } from '../domain/search-cursor';
+import {
+  checkCursorProject,
+  checkCursorValues,
+  searchCursorSignature,
+  type CursorCodec,
+} from '../domain/search-cursor';
 import { compileFilters, type FilterJson } from '../domain/search-filters';
 import { resolveSort, type SortSpec } from '../domain/search-sort';
 import { buildFullTextQuery } from '../domain/search-text';
@@ -108,6 +113,8 @@ export interface PublicationSearchRead {
   offset: number;
   /** The cursor's values: its signature, its sort and their shape checked at the edge, their kinds not yet. */
   after?: readonly estypes.FieldValue[] | undefined;
+  /** The project the cursor was issued in, when it names one (checked against the token's project here). */
+  afterProjectId?: number | undefined;
   withTotal: boolean;
   conditions: ConditionRequest | null;
 }
@@ -168,6 +175,7 @@ export function buildPublicationSearch(
   const cursorSignature = searchCursorSignature({ ...read, sortFields: read.sort.fields });
   const relevanceAt = read.sort.fields.indexOf('relevance');
   const resolved = under('sort', resolveSort(read.sort, indexedMetadata));
+  const issuedHere = checkCursorProject(read.afterProjectId, project.id);
   const { sort, filter, after } = valueOrThrow(
     checkAll({
       sort: resolved,
@@ -177,14 +185,18 @@ export function buildPublicationSearch(
           : under('filters', compileFilters(read.filters, indexedMetadata)),
       // A relevance cursor's values end with its last hit's version (see Anchor).
       after:
-        read.after === undefined || !resolved.ok
+        read.after === undefined
           ? valid(undefined)
           : under(
               'after',
-              checkCursorValues(
-                read.after,
-                relevanceAt < 0 ? resolved.value.valueKinds : [...resolved.value.valueKinds, 'integer'],
-              ),
+              !issuedHere.ok
+                ? issuedHere
+                : !resolved.ok
+                  ? valid(undefined)
+                  : checkCursorValues(
+                      read.after,
+                      relevanceAt < 0 ? resolved.value.valueKinds : [...resolved.value.valueKinds, 'integer'],
+                    ),
             ),
     }),
   );
@@ -461,6 +473,7 @@ export function publicationReads(deps: {
               ? deps.cursors.encode(
                   prepared.relevanceAt < 0 ? lastSort : [...lastSort, response.hits.at(-1)?.version ?? 0],
                   prepared.cursorSignature,
+                  project.id,
                 )
               : null,
         };

@@ -4,7 +4,7 @@ import { cursorCodec } from '../../src/domain/search-cursor';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { buildProjectConfig, createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
+import { apiClient, envelope } from '../helpers/http';
 
 const paragraph = (id: string, text: string, conditions?: object) => ({
   id,
@@ -398,6 +398,33 @@ describe('GET publications/search', () => {
       const response = await search(`sort=documentId&limit=2&after=${first.body.cursor}`);
       expect(response.status).toBe(400);
       expect(response.body.error_details.after).toMatch(/issued for a different search \(sort,/);
+    });
+
+    it('when a cursor is sent with another project’s token, then 400 naming after, and in its own project it continues', async () => {
+      const other = await createTestProject(app.ctx);
+      const theirs: number[] = [];
+      for (let n = 0; n < 3; n += 1) {
+        theirs.push((await createPublishedDocument(app.ctx, other.projectId)).documentId);
+      }
+      await indexNow(app.ctx, other.projectId, theirs);
+      const otherApi = apiClient(
+        app.url,
+        (await tokenFor(app.ctx, other.projectId, ['public-api:read'])).token,
+      );
+      const first = await search('sort=documentId&limit=2');
+      expect(first.body.cursor).toEqual(expect.any(String));
+      // Its values are a place among this project's documents: elsewhere they would skip or repeat documents.
+      const elsewhere = await otherApi.get(
+        `publications/search?sort=documentId&limit=2&after=${first.body.cursor}`,
+      );
+      expect(elsewhere.status).toBe(400);
+      expect(elsewhere.body).toEqual(
+        envelope(400, 'Bad Request', {
+          after: 'invalid cursor: it was issued for another project; start again without after',
+        }),
+      );
+      const rest = await search(`sort=documentId&limit=100&after=${first.body.cursor}`);
+      expect(ids(rest.body)).toEqual(roles(3, 4, 5, 6));
     });
 
     it.each([

@@ -3,6 +3,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import {
+  checkCursorProject,
   checkCursorValues,
   cursorCodec,
   OTHER_SEARCH,
@@ -29,7 +30,7 @@ const SORT: CursorSort = { signature: '-sortDate,-documentId', kinds: ['integer'
  * `after`.
  */
 function decode(raw: string, sort: CursorSort, using: CursorCodec = codec): estypes.FieldValue[] {
-  const values = valueOrThrow(using.decode(raw, sort.signature), 'after');
+  const { values } = valueOrThrow(using.decode(raw, sort.signature), 'after');
   return valueOrThrow(checkCursorValues(values, sort.kinds), 'after');
 }
 
@@ -263,6 +264,35 @@ describe('searchCursorSignature', () => {
           path: [],
           message: `invalid cursor: it was issued for ${OTHER_SEARCH}; start again without after`,
         },
+      ],
+    });
+  });
+});
+
+describe('the project a search cursor was issued in', () => {
+  it('when a cursor is encoded with a project, then decoding it gives its values and that project', () => {
+    const opened = codec.decode(codec.encode([1714557600000, 42], SORT.signature, 7), SORT.signature);
+    expect(opened).toEqual({ ok: true, value: { values: [1714557600000, 42], projectId: 7 } });
+  });
+
+  it('when a cursor names no project (issued before cursors named one), then it is taken in any project', () => {
+    const opened = valueOrThrow(codec.decode(codec.encode([1, 2], SORT.signature), SORT.signature));
+    expect(opened.projectId).toBeUndefined();
+    expect(checkCursorProject(opened.projectId, 3).ok).toBe(true);
+  });
+
+  it('when a signed payload names a project that is no integer, then the cursor is refused as not ours', () => {
+    expect(
+      cursorError(sign({ v: 2, s: payloadOf(codec.encode([1, 2], SORT.signature)).s, a: [1, 2], p: '7' })),
+    ).toBe(INVALID);
+  });
+
+  it('when a cursor of one project comes to another, then the 400 says so; in its own project it is fine', () => {
+    expect(checkCursorProject(7, 7).ok).toBe(true);
+    expect(checkCursorProject(7, 8)).toEqual({
+      ok: false,
+      issues: [
+        { path: [], message: 'invalid cursor: it was issued for another project; start again without after' },
       ],
     });
   });

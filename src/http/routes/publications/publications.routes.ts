@@ -39,6 +39,7 @@ export function publicationsRoutes(
       limit: query.limit,
       offset: query.offset,
       after: query.after,
+      afterProjectId: query.afterProjectId,
       withTotal: req.apiVersion.wrapsLists,
       conditions: query.conditions,
     });

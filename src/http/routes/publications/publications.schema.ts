@@ -79,7 +79,7 @@ export const searchQuery = (cursors: CursorCodec) =>
               .min(1, { message: 'must not be empty' })
               .optional()
               .describe(
-                'the cursor of the previous page, signed by the server; valid for the same sort, search, filters and list parameters only',
+                'the cursor of the previous page, signed by the server; valid for the same project, sort, search, filters and list parameters only',
               )
           : z
               .never({
@@ -109,7 +109,13 @@ export const searchQuery = (cursors: CursorCodec) =>
                 : under('after', cursors.decode(after, signature(), OTHER_SEARCH)),
           });
           return checked.ok
-            ? valid({ ...checked.value.rest, sort: checked.value.sort, after: checked.value.after })
+            ? valid({
+                ...checked.value.rest,
+                sort: checked.value.sort,
+                after: checked.value.after?.values,
+                // The project is known to the read, which refuses a cursor of another project.
+                afterProjectId: checked.value.after?.projectId,
+              })
             : checked;
         }),
       ),
