@@ -33,6 +33,11 @@ export const exportStateSchema = z.object({
   url: z.string(),
   /** `--since`, as an ISO date, or null. */
   since: z.string().nullable(),
+  /**
+   * The project exported (the token's): a resume must read the same one. Absent in state files written before
+   * it was recorded.
+   */
+  projectId: z.int().positive().optional(),
   ranges: z.array(rangeSchema).min(1),
   /** Bytes of the output that hold the chunks done; anything after them is dropped on resume. */
   bytes: z.int().nonnegative(),

@@ -166,6 +166,16 @@ async function startOrResume(
         `${path} is an export ${state.since ? `since ${state.since}` : 'of everything'}; rerun it with the same --since, or remove it to start over`,
       );
     }
+    if (state.projectId !== undefined) {
+      // The ranges and the bytes written are of that project: another project's documents would be appended
+      // to them, some skipped (the ranges done) and the file reported complete.
+      const reads = (await api.boundary('documentId'))?.projectId;
+      if (reads !== undefined && reads !== state.projectId) {
+        throw new ExportError(
+          `${path} is an export of project ${state.projectId}, but the token reads project ${reads}; resume it with a token of project ${state.projectId}, or remove it (and ${options.out}) to start over`,
+        );
+      }
+    }
     const size = (await exists(options.out)) ? (await stat(options.out)).size : -1;
     if (size < state.bytes) {
       throw new ExportError(
@@ -181,8 +191,22 @@ async function startOrResume(
   }
   const [lowest, highest] = await Promise.all([api.boundary('documentId'), api.boundary('-documentId')]);
   const ranges =
-    lowest === undefined || highest === undefined ? [] : planRanges(lowest, highest, options.parallel);
-  return { state: { version: 1, url: baseUrl, since, ranges, bytes: 0, documents: 0 }, resumed: false };
+    lowest === undefined || highest === undefined
+      ? []
+      : planRanges(lowest.documentId, highest.documentId, options.parallel);
+  const projectId = lowest?.projectId;
+  return {
+    state: {
+      version: 1,
+      url: baseUrl,
+      since,
+      ...(projectId ? { projectId } : {}),
+      ranges,
+      bytes: 0,
+      documents: 0,
+    },
+    resumed: false,
+  };
 }
 
 async function pull(
@@ -337,8 +361,13 @@ const NEWLINE_BYTES = Buffer.from('\n');
 interface ApiCaller {
   /** The body of a 200 answer to `path` (relative to the API version's base); throws on anything else. */
   get(path: string): Promise<Buffer>;
-  /** The lowest (`documentId`) or highest (`-documentId`) published document id, or undefined if none. */
-  boundary(sort: 'documentId' | '-documentId'): Promise<number | undefined>;
+  /**
+   * The lowest (`documentId`) or highest (`-documentId`) published document id with its project (the token's),
+   * or undefined if none.
+   */
+  boundary(
+    sort: 'documentId' | '-documentId',
+  ): Promise<{ documentId: number; projectId: number } | undefined>;
 }
 
 function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSignal): ApiCaller {
@@ -375,9 +404,13 @@ function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSig
     get,
     async boundary(sort) {
       const body = await get(`publications/search?sort=${sort}&limit=1&fields=id`);
-      const parsed = JSON.parse(body.toString('utf8')) as { results?: { documentId?: unknown }[] };
-      const id = parsed.results?.[0]?.documentId;
-      return typeof id === 'number' ? id : undefined;
+      const parsed = JSON.parse(body.toString('utf8')) as {
+        results?: { documentId?: unknown; projectId?: unknown }[];
+      };
+      const { documentId, projectId } = parsed.results?.[0] ?? {};
+      return typeof documentId === 'number' && typeof projectId === 'number'
+        ? { documentId, projectId }
+        : undefined;
     },
   };
 }

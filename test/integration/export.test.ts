@@ -79,6 +79,7 @@ describe('broadsheet export', () => {
   const published: number[] = [];
   const publishedIn2025: number[] = [];
   let otherProjectDocument: number;
+  let otherProjectId: number;
   let draftOnly: number;
 
   beforeAll(async () => {
@@ -86,6 +87,7 @@ describe('broadsheet export', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'broadsheet-export-'));
     projectId = (await createTestProject(app.ctx)).projectId;
     const other = (await createTestProject(app.ctx)).projectId;
+    otherProjectId = other;
     token = (await tokenFor(app.ctx, projectId, ['public-api:read'])).token;
     const COUNT = 260;
     for (let n = 0; n < COUNT; n++) {
@@ -329,6 +331,37 @@ describe('broadsheet export', () => {
     await expect(
       cli('export', '--out', out, '--since', '2025-01-01', '--url', app.url, '--token', token),
     ).rejects.toMatchObject({ stderr: expect.stringContaining('the same --since') });
+  });
+
+  it('when a stopped export is rerun with a token of another project, then it refuses, leaves the file as it was, and the right token completes it', async () => {
+    const out = path.join(dir, 'other-project.ndjson');
+    const stop = new AbortController();
+    const first = await runExport({
+      url: app.url,
+      token,
+      out,
+      parallel: 1,
+      signal: stop.signal,
+      onProgress: ({ chunksDone }) => {
+        if (chunksDone >= 1) stop.abort();
+      },
+    });
+    expect(first.complete).toBe(false);
+    const written = await readFile(out, 'utf8');
+    const state = await readFile(statePath(out), 'utf8');
+    // Its ranges and lines are this project's: the other project's documents would be appended to them.
+    const otherToken = (await tokenFor(app.ctx, otherProjectId, ['public-api:read'])).token;
+    await expect(cli('export', '--out', out, '--url', app.url, '--token', otherToken)).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        `is an export of project ${projectId}, but the token reads project ${otherProjectId}`,
+      ),
+    });
+    expect(await readFile(out, 'utf8')).toBe(written);
+    expect(await readFile(statePath(out), 'utf8')).toBe(state);
+
+    const { stdout } = await cli('export', '--out', out, '--url', app.url, '--token', token);
+    expect(JSON.parse(stdout)).toMatchObject({ documents: published.length, resumed: true, complete: true });
+    expect(idsOf(await readLines(out))).toEqual([...published].sort((a, b) => a - b));
   });
 
   it.each([

@@ -81,6 +81,13 @@ describe('export plan', () => {
       message: expect.stringContaining('ranges.0'),
     });
     expect(parseExportState(JSON.stringify({ ...good, bytes: -1 }))).toMatchObject({ ok: false });
+    // The project exported is kept when recorded (state files written before it was lack it).
+    const withProject = { ...good, projectId: 7 };
+    expect(parseExportState(JSON.stringify(withProject))).toEqual({ ok: true, state: withProject });
+    expect(parseExportState(JSON.stringify({ ...good, projectId: '7' }))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('projectId'),
+    });
   });
 });
 
