@@ -126,6 +126,15 @@ describe('GET documents/latestPublications', () => {
       'publishedAt.gte=2025-02-01T00:05:00Z&publishedAt.lt=2025-02-01T00:08:00Z',
       () => [ids[7], ids[6], ids[5]],
     ],
+    // Publication times are held to the millisecond: a bound with digits past it lies between two of them.
+    [
+      'publishedAt.gte=2025-02-01T00:05:00.0001Z&publishedAt.lt=2025-02-01T00:08:00.000001Z',
+      () => [ids[8], ids[7], ids[6]],
+    ],
+    [
+      'publishedAt.gt=2025-02-01T00:05:00.0009Z&publishedAt.lte=2025-02-01T00:08:00.0009Z',
+      () => [ids[8], ids[7], ids[6]],
+    ],
     ['publishedAt.gt=2025-02-01T00:28:00Z', () => [ids[29]]],
     // Past the millisecond (what the dates are stored at): 00:05:00.000 is not >= 00:05:00.0001, 00:08:00.000 is <.
     [

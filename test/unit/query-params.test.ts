@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { AppError } from '../../src/domain/errors';
 import { parseOrThrow } from '../../src/domain/validation';
-import { documentIdParam, idListParam, idParam, integerParam } from '../../src/http/query-params';
+import {
+  dateTimeParam,
+  dateTimeRoundingUpParam,
+  documentIdParam,
+  idListParam,
+  idParam,
+  integerParam,
+} from '../../src/http/query-params';
 
 const detailsOf = (schema: z.ZodType, input: unknown): Record<string, unknown> => {
   try {
@@ -71,5 +78,25 @@ describe('integer parameters (limit, offset)', () => {
     }
     expect(parseOrThrow(offset, '10000')).toBe(10_000);
     expect(detailsOf(offset, '1.5')).toEqual({ name: 'ValidationError', id: 'must be an integer' });
+  });
+});
+
+describe('date-time range bounds (instants held to the millisecond)', () => {
+  const at = (roundUp: boolean, value: string) =>
+    parseOrThrow(roundUp ? dateTimeRoundingUpParam : dateTimeParam, value).toISOString();
+
+  it('when a bound has no digits past the millisecond, then it is that instant either way', () => {
+    for (const roundUp of [false, true]) {
+      expect(at(roundUp, '2025-02-01T00:05:00Z')).toBe('2025-02-01T00:05:00.000Z');
+      expect(at(roundUp, '2025-02-01T00:05:00.120000Z')).toBe('2025-02-01T00:05:00.120Z');
+      expect(at(roundUp, '2025-02-01')).toBe('2025-02-01T00:00:00.000Z');
+    }
+  });
+
+  it('when a bound lies between two milliseconds, then gt and lte take the one it falls in, gte and lt the next', () => {
+    expect(at(false, '2025-02-01T00:05:00.1209Z')).toBe('2025-02-01T00:05:00.120Z');
+    expect(at(true, '2025-02-01T00:05:00.1209Z')).toBe('2025-02-01T00:05:00.121Z');
+    expect(at(true, '2025-02-01T00:05:00.000000001+02:00')).toBe('2025-01-31T22:05:00.001Z');
+    expect(at(true, '2025-12-31T23:59:59.9999Z')).toBe('2026-01-01T00:00:00.000Z');
   });
 });

@@ -19,7 +19,8 @@ function parseParallel(value: string): number {
  * without an offset is UTC, and a day the month lacks is refused (Date.parse rolled 2026-02-30 over to March 2).
  */
 function parseSince(value: string): Date {
-  const date = parseIsoDateTime(value);
+  // A lower bound that includes (publishedAt.gte): digits past the millisecond make it the next one.
+  const date = parseIsoDateTime(value, { roundUp: true });
   if (date === undefined) {
     throw new InvalidArgumentError(`must be an ISO date or date-time (2026-01-31, 2026-01-31T12:00:00Z)`);
   }
