@@ -9,7 +9,7 @@ import { listCommands } from './commands/lists';
 import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
-import { errorMessage } from './run';
+import { errorMessage, ignoreClosedPipes } from './run';
 
 /**
  * `broadsheet <command>`: the operators' CLI. Thin: it parses arguments and prints; the work is done by
@@ -21,6 +21,8 @@ const program = new Command()
     'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, index, menus, lists.',
   )
   .showHelpAfterError();
+
+ignoreClosedPipes();
 
 migrateCommand(program);
 projectCommands(program);

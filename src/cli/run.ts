@@ -36,6 +36,20 @@ export function stopOnSignals(): { signal: AbortSignal; release: () => void } {
   };
 }
 
+/**
+ * A reader that goes away early (`broadsheet ... | head -1`, a closed terminal) makes the next write to stdout
+ * or stderr fail with EPIPE, which Node raises as an unhandled 'error' event: the process died with a stack
+ * trace in the middle of its work (a demo load half done). What is written there is for a reader only, so the
+ * command carries on and finishes without it; any other stream error still ends the process.
+ */
+export function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
+}
+
 export function cliConfig(): Config {
   return loadConfig({ LOG_LEVEL: 'warn', ...process.env });
 }

@@ -520,6 +520,32 @@ describe('broadsheet CLI', () => {
           'rest was not imported (import the file again: documents are matched by external id)',
       );
     }, 120_000);
+
+    it('when the reader of its output goes away mid-run (| head -1), then it carries on and finishes the import', async () => {
+      // The progress written to a closed pipe failed with EPIPE, an unhandled 'error' event: the process died
+      // with a stack trace partway (a demo load half done).
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'closed-pipe.ndjson');
+      const total = 3000;
+      await writeFile(
+        file,
+        Array.from({ length: total }, (_, i) => JSON.stringify({ id: `p${i}`, contentType: 'regular' })).join(
+          '\n',
+        ),
+      );
+      const child = spawn(
+        path.resolve('node_modules/.bin/tsx'),
+        ['src/cli/main.ts', 'import', file, '--project', String(projectId), '--system-name', 'pipe'],
+        { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      child.stderr.destroy();
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toEqual({ documents: total, imported: total, published: 0, failed: 0 });
+      expect(await importedIds(projectId, 'pipe')).toHaveLength(total);
+    }, 120_000);
   });
 
   describe('menu load', () => {
