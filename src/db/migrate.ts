@@ -12,9 +12,18 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
     count: Infinity,
     log,
     noLock: false,
+    // Two migrates at once (several containers starting, a deploy retried) take turns: the second one then
+    // finds nothing pending. 'fail' refused it with 'Another migration is already running', exit 1.
+    advisoryLockMode: 'wait',
   });
   return applied.map((migration) => migration.name);
 }
+
+/**
+ * Postgres's answers to a CREATE DATABASE that another session's won meanwhile: 42P04 duplicate_database, or
+ * 23505 on pg_database's unique index when both passed the existence check at once.
+ */
+const DATABASE_CREATED_MEANWHILE = new Set(['42P04', '23505']);
 
 /** Creates the database named in `databaseUrl` when it does not exist yet (connecting to `postgres`). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
@@ -26,7 +35,11 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    if (exists.rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`).catch((error: unknown) => {
+        if (!DATABASE_CREATED_MEANWHILE.has((error as { code?: string }).code ?? '')) throw error;
+      });
+    }
   } finally {
     await client.end();
   }
