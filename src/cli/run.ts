@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { loadConfig, type Config } from '../config';
 import { createContext, type AppContext } from '../context';
 import { AppError } from '../domain/errors';
+import { jsonErrorMessage, readTextFile } from './text-files';
 
 /** Runs a CLI action with a full context and closes it afterwards, so the process exits by itself. */
 export async function withContext<T>(action: (ctx: AppContext) => Promise<T>): Promise<T> {
@@ -85,10 +85,10 @@ export function describeError(error: unknown): string {
  * ignore it), so it does not make a good file 'not JSON'.
  */
 export async function readJsonFile(file: string): Promise<unknown> {
-  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+  const text = await readTextFile(file);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`${file} is not JSON: ${(error as Error).message}`);
+    throw new Error(`${file} is not JSON: ${jsonErrorMessage(error)}`);
   }
 }

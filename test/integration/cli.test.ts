@@ -422,6 +422,32 @@ describe('broadsheet CLI', () => {
       expect(await importedIds(projectId, 'limits')).toEqual(['fine']);
     });
 
+    it('when the file is not UTF-8, missing or a directory, then it is refused naming the file and nothing is imported', async () => {
+      const { projectId } = await createTestProject(app.ctx);
+      const latin1 = path.join(dir, 'latin1.ndjson');
+      // 'Café' as a Latin-1 export writes it: stored as 'Caf\uFFFD' before, the é lost for good.
+      await writeFile(
+        latin1,
+        Buffer.concat([
+          Buffer.from('{"id":"fine","contentType":"regular","metadata":{"title":"Fine"}}\n'),
+          Buffer.from('{"id":"cafe","contentType":"regular","metadata":{"title":"Caf'),
+          Buffer.from([0xe9]),
+          Buffer.from('"}}\n'),
+        ]),
+      );
+      const missing = path.join(dir, 'no-such-file.ndjson');
+      for (const [file, message] of [
+        [latin1, `${latin1} is not UTF-8 text (line 2): save it as UTF-8`],
+        [missing, `cannot read ${missing}: no such file`],
+        [dir, `cannot read ${dir}: it is a directory`],
+      ] as const) {
+        await expect(
+          cli('import', file, '--project', String(projectId), '--system-name', 'encoding'),
+        ).rejects.toMatchObject({ code: 1, stderr: `broadsheet: ${message}\n` });
+      }
+      expect(await importedIds(projectId, 'encoding')).toEqual([]);
+    }, 180_000);
+
     it('when a document carries a __proto__ key, then the file is refused naming the path and nothing is imported', async () => {
       const { projectId } = await createTestProject(app.ctx);
       const file = path.join(dir, 'proto.ndjson');

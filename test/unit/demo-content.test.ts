@@ -88,8 +88,21 @@ describe('parseDocumentsFile', () => {
     expect(parseDocumentsFile('')).toEqual([]);
   });
 
-  it('when an NDJSON line is not JSON, then the error names the line', () => {
-    expect(() => parseDocumentsFile('{"id":"a"}\n{oops')).toThrow('line 2 is not JSON');
+  it('when an NDJSON line is not JSON, then the error names the file, the line and the column', () => {
+    expect(() => parseDocumentsFile('{"id":"a"}\n{oops', 'a.ndjson')).toThrow(
+      "a.ndjson: line 2 is not JSON: Expected property name or '}' in JSON at column 2",
+    );
+    // Lines are counted from the top of the file, blank leading lines too.
+    expect(() => parseDocumentsFile('\n\n{"id":"a"}\n{oops', 'a.ndjson')).toThrow(
+      'a.ndjson: line 4 is not JSON',
+    );
+  });
+
+  it('when a JSON file spread over lines has a mistake, then it is named with JSON’s problem on one line, not as line 1 of NDJSON', () => {
+    // 'line 1 is not JSON' before: line 1 is the '[' of a file whose mistake is a trailing comma further down.
+    const parse = () => parseDocumentsFile('[\n  {"id":"a"},\n  {"id":"b"},\n]\n', 'docs.json');
+    expect(parse).toThrow(/^docs\.json is not JSON: Unexpected token '\]', .* is not valid JSON$/);
+    expect(parse).not.toThrow(/\n/);
   });
 });
 

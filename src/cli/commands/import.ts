@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
@@ -13,14 +12,19 @@ import { MAX_IMPORT_DOCUMENTS, ImportRequestSchema, type ImportLog } from '../..
 import { parseOrThrow } from '../../domain/validation';
 import { slicesOf } from '../../slices';
 import { describeError, stopOnSignals, withContext } from '../run';
+import { jsonErrorMessage, readTextFile } from '../text-files';
 import { resolveProjectId } from './clients';
 
-/** The documents of a file: a JSON array, `{documents: [...]}`, or NDJSON (one document per line). */
-export function parseDocumentsFile(text: string): unknown[] {
-  const trimmed = text.trim();
-  if (trimmed === '') return [];
+/**
+ * The documents of a file: a JSON array, `{documents: [...]}`, or NDJSON (one document per line); `file` names
+ * it in errors. A file whose first line is not JSON either is no NDJSON: it is named with JSON's own problem
+ * (a JSON array spread over lines with one trailing comma was 'line 1 is not JSON', line 1 being `[`).
+ */
+export function parseDocumentsFile(text: string, file = 'the file'): unknown[] {
+  if (text.trim() === '') return [];
+  let wholeFileProblem: unknown;
   try {
-    const parsed: unknown = JSON.parse(trimmed);
+    const parsed: unknown = JSON.parse(text);
     if (Array.isArray(parsed)) return parsed;
     if (
       typeof parsed === 'object' &&
@@ -30,16 +34,26 @@ export function parseDocumentsFile(text: string): unknown[] {
       return (parsed as { documents: unknown[] }).documents;
     }
     return [parsed];
-  } catch {
-    return trimmed.split('\n').flatMap((line, index) => {
-      if (line.trim() === '') return [];
-      try {
-        return [JSON.parse(line) as unknown];
-      } catch {
-        throw new Error(`line ${index + 1} is not JSON`);
-      }
-    });
+  } catch (error) {
+    wholeFileProblem = error;
   }
+  let firstLine = true;
+  return text.split('\n').flatMap((line, index) => {
+    if (line.trim() === '') return [];
+    try {
+      const document = JSON.parse(line) as unknown;
+      firstLine = false;
+      return [document];
+    } catch (error) {
+      if (firstLine) throw new Error(`${file} is not JSON: ${jsonErrorMessage(wholeFileProblem)}`);
+      // V8 places the error in the line alone ('position 1 (line 1 column 2)'): the column is what says where.
+      const problem = jsonErrorMessage(error).replace(
+        / at position \d+ \(line 1 column (\d+)\)/,
+        ' at column $1',
+      );
+      throw new Error(`${file}: line ${index + 1} is not JSON: ${problem}`);
+    }
+  });
 }
 
 /**
@@ -100,7 +114,7 @@ export function importCommand(program: Command): void {
           throw new Error('--concurrency must be an integer from 1 to 8');
         const version = ApiVersion.parse(options.apiVersion);
         if (!version) throw new Error(`unknown API version '${options.apiVersion}'`);
-        const documents = parseDocumentsFile(await readFile(file, 'utf8'));
+        const documents = parseDocumentsFile(await readTextFile(file), file);
         const raw = options.autoPublish ? documents.map(withAutoPublish) : documents;
         await withContext(async (ctx) => {
           const projectId = await resolveProjectId(ctx, options.project);
