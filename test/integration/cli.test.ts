@@ -401,7 +401,7 @@ describe('broadsheet CLI', () => {
         )
       ).rows.map((row) => row.external_id);
 
-    it('when one document nests its metadata too deep, then it fails naming the path and the others are imported', async () => {
+    it('when one document nests its metadata too deep, then it fails naming the path, the others are imported, and it exits 2', async () => {
       const { projectId } = await createTestProject(app.ctx);
       const file = path.join(dir, 'deep.ndjson');
       const documents = [
@@ -409,14 +409,21 @@ describe('broadsheet CLI', () => {
         { id: 'deep', contentType: 'regular', metadata: { deep: nestedArrays(70) } },
       ];
       await writeFile(file, documents.map((document) => JSON.stringify(document)).join('\n'));
-      const { stdout, stderr } = await cli(
+      // Some failed, some imported: exit 2 (it was 0, a script took the partial import for a complete one).
+      const { code, stdout, stderr } = await cli(
         'import',
         file,
         '--project',
         String(projectId),
         '--system-name',
         'limits',
+      ).then(
+        () => {
+          throw new Error('import should exit non-zero when a document failed');
+        },
+        (error: { code: number; stdout: string; stderr: string }) => error,
       );
+      expect(code).toBe(2);
       expect(JSON.parse(stdout)).toEqual({ documents: 2, imported: 1, published: 0, failed: 1 });
       expect(stderr).toMatch(/failed deep: metadata\.deep(\.0)+ is nested more than 64 levels deep/);
       expect(await importedIds(projectId, 'limits')).toEqual(['fine']);

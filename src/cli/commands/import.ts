@@ -70,8 +70,9 @@ export function importCommand(program: Command): void {
   program
     .command('import <file>')
     .description(
-      'Import documents from a JSON (array or {documents}) or NDJSON file, synchronously; Ctrl-C lets the batches ' +
-        'in flight commit, ends the job failed and exits 130',
+      'Import documents from a JSON (array or {documents}) or NDJSON file, synchronously. Prints ' +
+        '{documents, imported, published, failed} and each failure on stderr; exits 1 when every document ' +
+        'failed, 2 when some did. Ctrl-C lets the batches in flight commit, ends the job failed and exits 130',
     )
     .requiredOption('-p, --project <handle|id>', 'project to import into')
     .requiredOption(
@@ -157,7 +158,8 @@ export function importCommand(program: Command): void {
           for (const failure of failures)
             console.error(`failed ${failure.external_id}: ${failure.reason ?? ''}`);
           console.log(JSON.stringify({ documents: raw.length, ...totals }));
-          if (raw.length > 0 && totals.failed === raw.length) process.exitCode = 1;
+          // A script must not read 'imported' off a run that left documents behind: 2 says some failed.
+          if (totals.failed > 0) process.exitCode = totals.failed === raw.length ? 1 : 2;
           if (stop.signal.aborted && job.state === 'failed') {
             console.error(
               `broadsheet: import stopped; job ${job.id} is marked failed, what was written stays`,
