@@ -37,7 +37,15 @@ export interface DemoOptions {
   /** Base URL of the API, for the image URLs of the media entries. */
   publicBaseUrl: string;
   onProgress?: (phase: string, done: number, total: number) => void;
+  /**
+   * Aborted (Ctrl-C), the import in flight lets its batches commit and ends its job failed, and nothing after
+   * it starts: loadDemo rejects with DemoInterrupted. Killed instead, the job stayed 'started' for good.
+   */
+  signal?: AbortSignal;
 }
+
+/** loadDemo stopped by its signal: what was written stays, and running the demo again finishes it. */
+export class DemoInterrupted extends Error {}
 
 /** What the demo needs besides the document import: the media library's store, where its images go. */
 export type DemoDeps = ImportDeps & { objects: ObjectStore; logger: Logger };
@@ -83,13 +91,18 @@ export async function loadDemo(deps: DemoDeps, options: DemoOptions): Promise<De
     const ids: number[] = [];
     for (let start = 0; start < documents.length; start += MAX_IMPORT_DOCUMENTS) {
       const batch = documents.slice(start, start + MAX_IMPORT_DOCUMENTS);
+      if (options.signal?.aborted) throw new DemoInterrupted(`interrupted while loading the ${phase}`);
       const job = await importDocumentsNow(
         deps,
         projectId,
         version,
         { systemName: DEMO_SYSTEM, documents: batch },
-        { onProgress: (done) => options.onProgress?.(phase, start + done, documents.length) },
+        {
+          onProgress: (done) => options.onProgress?.(phase, start + done, documents.length),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
       );
+      if (options.signal?.aborted) throw new DemoInterrupted(`interrupted while loading the ${phase}`);
       for (const log of job.logs) {
         if (log.state === 'failed') failed.push(log);
         else if (log.document_id !== null) ids.push(log.document_id);

@@ -1,4 +1,4 @@
-import { loadDemo } from '../../src/commands/load-demo';
+import { DemoInterrupted, loadDemo } from '../../src/commands/load-demo';
 import { startTestApp, isolatedEnv, type TestApp } from '../helpers/app';
 import { READ, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
@@ -116,4 +116,30 @@ describe('demo project', () => {
     const incoming = await api.get(`mediaLibrary/${teaser.mediaId}/incomingDocumentReferences`);
     expect(incoming.body.total).toBeGreaterThan(0);
   });
+  it('when the demo gets Ctrl-C while loading articles, then it stops with DemoInterrupted and leaves no import job started', async () => {
+    // Killed by the signal, `broadsheet demo` left its import job 'started' for good.
+    const pages = async () =>
+      (
+        await app.ctx.pool.query(
+          "SELECT 1 FROM documents WHERE system_name = 'demo-generator' AND external_id LIKE 'page-%'",
+        )
+      ).rowCount;
+    const pagesBefore = await pages();
+    const stop = new AbortController();
+    const loading = loadDemo(app.ctx, {
+      documents: 5000,
+      publicBaseUrl: app.url,
+      signal: stop.signal,
+      onProgress: (phase) => {
+        if (phase === 'articles') stop.abort();
+      },
+    });
+    await expect(loading).rejects.toThrow(new DemoInterrupted('interrupted while loading the articles'));
+    const jobs = await app.ctx.pool.query<{ state: string }>(
+      "SELECT state FROM import_jobs WHERE state NOT IN ('success', 'failed')",
+    );
+    expect(jobs.rows).toEqual([]);
+    // Nothing after the articles started: the pages of the 5000-document demo are not there.
+    expect(await pages()).toBe(pagesBefore);
+  }, 180_000);
 });

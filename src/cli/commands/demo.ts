@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { loadDemo } from '../../commands/load-demo';
-import { describeError, withContext } from '../run';
+import { DemoInterrupted, loadDemo } from '../../commands/load-demo';
+import { describeError, stopOnSignals, withContext } from '../run';
 
 export function demoCommand(program: Command): void {
   program
     .command('demo')
     .description(
-      'Create the demo project and load deterministic demo content (documents, media, lists and a main menu), all published (idempotent)',
+      'Create the demo project and load deterministic demo content (documents, media, lists and a main menu), all published (idempotent); ' +
+        'Ctrl-C lets the import batches in flight commit and exits 130: run it again to finish',
     )
     .option(
       '-d, --documents <count>',
@@ -23,11 +24,14 @@ export function demoCommand(program: Command): void {
       await withContext(async (ctx) => {
         const publicBaseUrl =
           ctx.config.http.publicBaseUrl ?? `http://${ctx.config.http.host}:${ctx.config.http.port}`;
+        // Ctrl-C lets the import batches in flight commit and ends their job failed (a second one exits at once).
+        const stop = stopOnSignals();
         try {
           const summary = await loadDemo(ctx, {
             documents,
             seed,
             publicBaseUrl,
+            signal: stop.signal,
             onProgress: (phase, done, total) => {
               if (done % 100 === 0 || done === total) process.stderr.write(`\r${phase}: ${done}/${total}   `);
             },
@@ -35,7 +39,12 @@ export function demoCommand(program: Command): void {
           process.stderr.write('\n');
           console.log(JSON.stringify(summary, null, 2));
         } catch (error) {
-          throw new Error(describeError(error));
+          if (!(error instanceof DemoInterrupted)) throw new Error(describeError(error));
+          process.stderr.write('\n');
+          console.error(`broadsheet: demo ${error.message}; what was written stays, run it again to finish`);
+          process.exitCode = 130;
+        } finally {
+          stop.release();
         }
       });
     });
