@@ -66,6 +66,9 @@ export interface DemoSummary {
 
 const MEDIA_COUNT = 24;
 
+/** The fewest documents a demo has: its authors, pages and the articles its lists and menu point at. */
+export const MIN_DEMO_DOCUMENTS = 30;
+
 /**
  * `broadsheet demo`: creates the demo project (once) and loads deterministic content through the same import
  * use case the API runs, published with autoPublish. Re-running updates the same documents by external id.
@@ -80,7 +83,7 @@ export async function loadDemo(deps: DemoDeps, options: DemoOptions): Promise<De
 
   const media = await importDemoMedia(deps, projectId, demoMedia(random, MEDIA_COUNT), options.publicBaseUrl);
 
-  const total = Math.max(options.documents, 30);
+  const total = Math.max(options.documents, MIN_DEMO_DOCUMENTS);
   const authorCount = Math.max(10, Math.round(total * 0.02));
   const pageCount = Math.max(5, Math.round(total * 0.01));
   const articleCount = total - authorCount - pageCount;

@@ -157,6 +157,16 @@ describe('broadsheet CLI', () => {
     }
   });
 
+  it('when demo is asked for fewer documents than it has or a number that is not whole, then it is refused naming --documents', async () => {
+    // '--documents 5' loaded 30 documents without a word (the help says at least 30), '1e3' was read as 1000.
+    for (const documents of ['5', '0', '1e3', 'abc']) {
+      await expect(cli('demo', '--documents', documents)).rejects.toMatchObject({
+        code: 1,
+        stderr: 'broadsheet: --documents must be a whole number, at least 30\n',
+      });
+    }
+  }, 180_000);
+
   it('when project create gets a file that is not JSON, a design that is not one, a NUL or a taken handle, then it names the problem and stores nothing', async () => {
     const config = buildProjectConfig();
     const handle = config.settings.handle;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DemoInterrupted, loadDemo } from '../../commands/load-demo';
+import { DemoInterrupted, loadDemo, MIN_DEMO_DOCUMENTS } from '../../commands/load-demo';
 import { describeError, stopOnSignals, withContext } from '../run';
 
 export function demoCommand(program: Command): void {
@@ -11,15 +11,16 @@ export function demoCommand(program: Command): void {
     )
     .option(
       '-d, --documents <count>',
-      'how many documents to generate (authors, articles, pages; at least 30)',
+      `how many documents to generate (authors, articles, pages; at least ${MIN_DEMO_DOCUMENTS})`,
       '2000',
     )
     .option('--seed <number>', 'seed of the generator (same seed, same content)', '20260115')
     .action(async (options: { documents: string; seed: string }) => {
-      const documents = Number(options.documents);
+      // '--documents 5' loaded 30 without a word, and '1e3' was read as 1000.
+      const documents = /^\d+$/.test(options.documents.trim()) ? Number(options.documents) : Number.NaN;
       const seed = Number(options.seed);
-      if (!Number.isInteger(documents) || documents < 1)
-        throw new Error('--documents must be a positive integer');
+      if (!Number.isSafeInteger(documents) || documents < MIN_DEMO_DOCUMENTS)
+        throw new Error(`--documents must be a whole number, at least ${MIN_DEMO_DOCUMENTS}`);
       if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
       await withContext(async (ctx) => {
         const publicBaseUrl =
