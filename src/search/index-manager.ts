@@ -331,6 +331,11 @@ export interface VerifyReport {
    * a backup) cannot be written over with Postgres's older one; only `index rebuild` replaces it.
    */
   unrepaired: DocumentKey[];
+  /**
+   * With repair: refused documents (as in rejected) that Elasticsearch refused again when the repair tried
+   * them, or still holds without some fields: the repair could not fix them either.
+   */
+  stillRejected: IndexRejection[];
 }
 
 export interface IndexedEntry {
@@ -446,6 +451,7 @@ export async function verifyIndex(
   );
   let repaired = 0;
   let unrepaired: DocumentKey[] = [];
+  let stillRejected: IndexRejection[] = [];
   const drift = [...missing, ...stale, ...extra];
   if (options.repair && drift.length > 0) {
     for (const slice of slicesOf(drift, 500)) {
@@ -463,6 +469,10 @@ export async function verifyIndex(
     unrepaired = drift.filter(
       (key) => !isRefused(key) && still.has(searchDocumentId(key.projectId, key.documentId)),
     );
+    // Refusals are recorded again (or cleared) by the repair's writes: the ones left still drift.
+    stillRejected = (await indexRejectionQueries(deps.db).list()).filter(
+      (r) => still.has(searchDocumentId(r.projectId, r.documentId)) || isTrimmedReason(r.reason),
+    );
   }
   const report = {
     checked,
@@ -472,6 +482,7 @@ export async function verifyIndex(
     rejected,
     repaired,
     unrepaired,
+    stillRejected,
   };
   // The counts found (before any repair), for the drift metric every process reports until the next verify.
   await indexVerificationQueries(deps.db).insert({

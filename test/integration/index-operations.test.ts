@@ -136,6 +136,20 @@ describe('index operations: refusals and queue status', () => {
       );
     });
 
+    it('then index verify --repair tries it again, says it is still refused, and exits non-zero', async () => {
+      const repair = await cli('index', 'verify', '--repair').then(
+        () => {
+          throw new Error('verify --repair should exit non-zero');
+        },
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(repair.code).toBe(1);
+      expect(repair.stdout).toContain('still drifting after the repair: 0');
+      expect(repair.stdout).toMatch(
+        new RegExp(`still refused by Elasticsearch after the repair: 1 ${projectId}:${documentId} \\(.+\\)`),
+      );
+    });
+
     it('then a later successful index of the document clears the refusal', async () => {
       const term = word();
       await republishDocument(app.ctx, projectId, documentId, { title: `Fixed ${term}` });

@@ -95,7 +95,7 @@ export function indexCommands(program: Command): void {
     )
     .option(
       '--repair',
-      'index missing and stale documents, remove extra ones, then compare again: exits 1 when drift is left',
+      'index missing and stale documents, remove extra ones, try refused ones again, then compare again: exits 1 when drift or a refusal is left',
     )
     .action(async (options: { repair?: boolean }) => {
       await withContext(async (ctx) => {
@@ -126,7 +126,11 @@ export function indexCommands(program: Command): void {
                 ? ' (the index holds newer versions than Postgres: run index rebuild)'
                 : ''),
           );
-          if (report.unrepaired.length > 0) process.exitCode = 1;
+          console.log(
+            `still refused by Elasticsearch after the repair: ${report.stillRejected.length} ` +
+              sample(report.stillRejected, (r) => `${name(r)} (${r.reason})`),
+          );
+          if (report.unrepaired.length > 0 || report.stillRejected.length > 0) process.exitCode = 1;
         } else if (drift > 0) process.exitCode = 1;
       });
     });
