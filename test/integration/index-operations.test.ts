@@ -37,6 +37,14 @@ describe('index operations: refusals and queue status', () => {
       env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
       timeout: 60_000,
     });
+  /** A command expected to fail: its exit code and output (a success fails the test). */
+  const cliFailing = async (...args: string[]) =>
+    cli(...args).then(
+      () => {
+        throw new Error(`${args.join(' ')} should exit non-zero`);
+      },
+      (error: { code: number; stdout: string }) => error,
+    );
   const status = async () => JSON.parse((await cli('index', 'status')).stdout);
   const found = async (term: string) => {
     const response = await api.get(`publications/search?search=${term}&fields=id&limit=100`);
@@ -123,12 +131,7 @@ describe('index operations: refusals and queue status', () => {
     });
 
     it('then index verify lists it apart from the missing documents and exits non-zero', async () => {
-      const verify = await cli('index', 'verify').then(
-        () => {
-          throw new Error('verify should exit non-zero');
-        },
-        (error: { code: number; stdout: string }) => error,
-      );
+      const verify = await cliFailing('index', 'verify');
       expect(verify.code).toBe(1);
       expect(verify.stdout).toContain('missing from the index: 0');
       expect(verify.stdout).toMatch(
@@ -137,12 +140,7 @@ describe('index operations: refusals and queue status', () => {
     });
 
     it('then index verify --repair tries it again, says it is still refused, and exits non-zero', async () => {
-      const repair = await cli('index', 'verify', '--repair').then(
-        () => {
-          throw new Error('verify --repair should exit non-zero');
-        },
-        (error: { code: number; stdout: string }) => error,
-      );
+      const repair = await cliFailing('index', 'verify', '--repair');
       expect(repair.code).toBe(1);
       expect(repair.stdout).toContain('still drifting after the repair: 0');
       expect(repair.stdout).toMatch(
