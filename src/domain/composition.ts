@@ -88,9 +88,29 @@ function refIds(value: unknown): number[] {
   return [];
 }
 
-/** Every document id the preload asks for, each once, in metadata order. */
-export function preloadTargets(metadata: Metadata, preload: Readonly<Record<string, boolean>>): number[] {
-  return [...new Set(preloadedValues(metadata, preload).flatMap(([, value]) => refIds(value)))];
+/** Every document reference the preload asks for, in metadata order, repeats included (as applyPreload walks). */
+export function preloadReferences(metadata: Metadata, preload: Readonly<Record<string, boolean>>): number[] {
+  return preloadedValues(metadata, preload).flatMap(([, value]) => refIds(value));
+}
+
+/**
+ * Whether the references before the first one to `unread` (the first target not read yet, in metadata order)
+ * already use up MAX_PRELOADED_REFERENCES with what was `found`: applyPreload then gives no value to any
+ * reference from there on, so neither `unread` nor a target after it needs to be read. Targets come in the
+ * order of their first reference, so a reference before that point is to a target already read.
+ */
+export function preloadBudgetFilled(
+  references: readonly number[],
+  unread: number,
+  found: ReadonlyMap<number, PublishedSummary>,
+): boolean {
+  let given = 0;
+  for (const id of references) {
+    if (id === unread) return false;
+    if (found.has(id)) given += 1;
+    if (given >= MAX_PRELOADED_REFERENCES) return true;
+  }
+  return false;
 }
 
 /** What was found, and how many more references may still get a value (MAX_PRELOADED_REFERENCES). */

@@ -11,7 +11,9 @@ import {
 import {
   applyPreload,
   findIncludeRequests,
-  preloadTargets,
+  MAX_PRELOADED_REFERENCES,
+  preloadBudgetFilled,
+  preloadReferences,
   resolveIncludes,
   type CompositionField,
   type PublishedSummary,
@@ -53,6 +55,30 @@ export function compositionReads(db: Queryable) {
     return new Map(sources.map((source) => [source.documentId, summaryOf(source)]));
   }
 
+  /**
+   * The published targets a metadata.preload can give a value, read in metadata order a budget's worth at a
+   * time until the budget is used up: 512 KB of metadata names some 30,000 documents, and reading them all at
+   * once had Postgres read and the API decode each one's latest publication though at most
+   * MAX_PRELOADED_REFERENCES get a value. Targets that resolve to nothing (a draft, another project's, none)
+   * use none of it, so reading carries on past them as applyPreload does.
+   */
+  async function preloaded(
+    projectId: number,
+    references: readonly number[],
+  ): Promise<Map<number, PublishedSummary>> {
+    const targets = [...new Set(references)];
+    const found = new Map<number, PublishedSummary>();
+    for (
+      let read = 0;
+      read < targets.length && !preloadBudgetFilled(references, targets[read]!, found);
+      read += MAX_PRELOADED_REFERENCES
+    ) {
+      const chunk = await summaries(projectId, targets.slice(read, read + MAX_PRELOADED_REFERENCES));
+      for (const [id, summary] of chunk) found.set(id, summary);
+    }
+    return found;
+  }
+
   /** The publication's design; the project's current one when the publication names none that exists. */
   async function designOf(projectId: number, source: ViewSource): Promise<Design | undefined> {
     const designs = designQueries(db);
@@ -79,11 +105,11 @@ export function compositionReads(db: Queryable) {
       const body: Record<string, unknown> = {};
       if (wants.has('systemdata')) body.systemdata = view.systemdata;
       if (wants.has('metadata')) {
-        const targets = preloadTargets(view.metadata, read.preload);
+        const references = preloadReferences(view.metadata, read.preload);
         body.metadata =
-          targets.length === 0
+          references.length === 0
             ? view.metadata
-            : applyPreload(view.metadata, read.preload, await summaries(project.id, targets));
+            : applyPreload(view.metadata, read.preload, await preloaded(project.id, references));
       }
       if (wants.has('content')) body.content = view.content;
       if (wants.has('html')) {

@@ -5,7 +5,8 @@ import {
   findIncludeRequests,
   MAX_INCLUDED_DOCUMENTS,
   MAX_PRELOADED_REFERENCES,
-  preloadTargets,
+  preloadBudgetFilled,
+  preloadReferences,
   resolveIncludes,
   type PublishedSummary,
 } from '../../src/domain/composition';
@@ -53,10 +54,12 @@ describe('metadata.preload', () => {
     absent: true,
   };
 
-  it('when properties are asked for, then their document ids come once each, in metadata order', () => {
-    expect(preloadTargets(metadata, preload)).toEqual([12, 13, 20, 21, 30]);
-    expect(preloadTargets(metadata, { related: false })).toEqual([]);
-    expect(preloadTargets(metadata, {})).toEqual([]);
+  it('when properties are asked for, then their document ids come in metadata order, repeats kept', () => {
+    expect(preloadReferences(metadata, preload)).toEqual([12, 13, 20, 21, 30]);
+    const repeated = { ...metadata, again: { $ref: 'documents', references: [{ id: '21' }, { id: 12 }] } };
+    expect(preloadReferences(repeated, { ...preload, again: true })).toEqual([12, 13, 20, 21, 30, 21, 12]);
+    expect(preloadReferences(metadata, { related: false })).toEqual([]);
+    expect(preloadReferences(metadata, {})).toEqual([]);
   });
 
   it('when targets are found or not, then each holder says isPreloaded, with a value only when found', () => {
@@ -184,6 +187,33 @@ describe('the preload budget', () => {
     expect(items.filter((item) => item.isPreloaded)).toHaveLength(MAX_PRELOADED_REFERENCES - 1);
     expect(items[MAX_PRELOADED_REFERENCES - 2]).toMatchObject({ isPreloaded: true });
     expect(items[MAX_PRELOADED_REFERENCES - 1]).toEqual({ id: '12', isPreloaded: false });
+  });
+});
+
+describe('reading preload targets until the budget is used up', () => {
+  const found = (ids: readonly number[]) => new Map(ids.map((id) => [id, summary(id, `#${id}`)]));
+  const budget = MAX_PRELOADED_REFERENCES;
+
+  it('when the references before the first unread target give the budget values, then it is filled', () => {
+    const references = [...Array.from({ length: budget }, (_, index) => index + 1), 5000];
+    expect(preloadBudgetFilled(references, 5000, found(references.slice(0, budget)))).toBe(true);
+  });
+
+  it('when some of them found nothing, then it is not, and the unread target is still needed', () => {
+    const references = [...Array.from({ length: budget }, (_, index) => index + 1), 5000];
+    expect(preloadBudgetFilled(references, 5000, found(references.slice(1, budget)))).toBe(false);
+  });
+
+  it('when a target read already is referred to again before the unread one, then each reference counts', () => {
+    const references = [...Array.from({ length: budget - 2 }, () => 7), 8, 9, 7, 5000];
+    expect(preloadBudgetFilled(references, 5000, found([7]))).toBe(false);
+    expect(preloadBudgetFilled(references, 5000, found([7, 8]))).toBe(true);
+  });
+
+  it('when references to read targets come only after the unread one, then they do not count', () => {
+    // applyPreload may give the unread target a value before those: it must be read.
+    const references = [1, 5000, ...Array.from({ length: budget }, () => 1)];
+    expect(preloadBudgetFilled(references, 5000, found([1]))).toBe(false);
   });
 });
 
