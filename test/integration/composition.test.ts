@@ -403,6 +403,81 @@ describe('POST composition/{documentId}', () => {
       expect(references[1000]).toEqual({ id: String(author), isPreloaded: false });
     });
 
+    it('when the metadata names far more than 1000 documents, then the first 1000 published get a value and only what can get one is read', async () => {
+      const fixtures = [313, 314, 321, 323, 325, 331].map((id) => ids.get(id)!);
+      const thousandth = (
+        await createPublishedDocument(app.ctx, project.projectId, { metadata: { title: 'The 1000th' } })
+      ).documentId;
+      const late: number[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        const created = await createPublishedDocument(app.ctx, project.projectId, {
+          metadata: { title: `Past the budget ${index}` },
+        });
+        late.push(created.documentId);
+      }
+      const none = (index: number) => 10_000_000 + index; // no document has such an id
+      const references: { id: string | number }[] = [];
+      // 1500 documents that resolve to nothing (a draft and another project's among them, named again and
+      // again), every third reference between them to a published one: 500 values over 1508 documents, so
+      // more than the first 1000 documents named must be read.
+      for (let index = 0; index < 1500; index += 1) {
+        references.push({ id: none(index) });
+        if (index % 100 === 0) references.push({ id: String(draftOnly) }, { id: otherDocument });
+        if (index % 3 === 0) references.push({ id: String(fixtures[index % fixtures.length]) });
+      }
+      // 499 more values from documents named before, then the 1000th from one first named here.
+      for (let index = 0; index < 499; index += 1)
+        references.push({ id: fixtures[index % fixtures.length]! });
+      references.push({ id: String(thousandth) });
+      // Some 25,000 more documents: none of them, published or not, can get a value.
+      for (let index = 1500; index < 26_500; index += 1) references.push({ id: none(index) });
+      for (const id of [...late, ...fixtures, thousandth]) references.push({ id: String(id) });
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        metadata: { title: 'Names many', many: { $ref: 'documents', references } },
+      });
+
+      const summaries = new Map<number, unknown>();
+      for (const id of [...fixtures, thousandth]) {
+        const { body } = await api.post(`composition/${id}`, { fields: ['systemdata', 'metadata'] });
+        summaries.set(id, { systemdata: body.systemdata, metadata: body.metadata });
+      }
+      const lastValue = references.findIndex(({ id }) => Number(id) === thousandth);
+      const expected = references.map((reference, index) => {
+        const value = index <= lastValue ? summaries.get(Number(reference.id)) : undefined;
+        return value ? { ...reference, isPreloaded: true, value } : { ...reference, isPreloaded: false };
+      });
+
+      const query = jest.spyOn(app.ctx.pool, 'query');
+      try {
+        const response = await compose(documentId, {
+          fields: ['metadata'],
+          metadata: { preload: { many: true } },
+        });
+        expect(response.status).toBe(200);
+        const answered = response.body.metadata.many.references as { isPreloaded: boolean }[];
+        expect(answered.filter((reference) => reference.isPreloaded)).toHaveLength(1000);
+        expect(answered).toEqual(expected);
+
+        // What Postgres was asked for and the API decoded: the documents named up to the 1000th value, a
+        // budget's worth at a time (not the 26,500-odd the metadata names), and of those only the published.
+        const preloadReads = query.mock.calls.flatMap(([text, params], index) =>
+          String(text).includes('ANY($2') ? [{ params: params as unknown[], index }] : [],
+        );
+        const asked = preloadReads.flatMap(({ params }) => params[1] as number[]);
+        expect(new Set(references.map(({ id }) => Number(id))).size).toBeGreaterThan(26_000);
+        expect(asked).toHaveLength(2000);
+        const results = await Promise.all(
+          preloadReads.map(({ index }) => query.mock.results[index]!.value as Promise<{ rows: unknown[] }>),
+        );
+        const decoded = results.flatMap(({ rows }) =>
+          rows.map((row) => (row as { documentId: number }).documentId),
+        );
+        expect(decoded.sort((a, b) => a - b)).toEqual([...fixtures, thousandth].sort((a, b) => a - b));
+      } finally {
+        query.mockRestore();
+      }
+    });
+
     it('when preload is false or absent for a property, then it is answered as stored', async () => {
       const response = await compose(referring, {
         fields: ['metadata'],
