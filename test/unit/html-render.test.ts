@@ -1,6 +1,12 @@
 import type { Content } from '../../src/domain/content';
 import type { Design } from '../../src/domain/design';
-import { renderHtml, safeUrl, sanitizeEmbed, sanitizeRichText } from '../../src/domain/html-render';
+import {
+  loadSanitizeHtml,
+  renderHtml,
+  safeUrl,
+  sanitizeEmbed,
+  sanitizeRichText,
+} from '../../src/domain/html-render';
 import { parseTemplate } from '../../src/domain/html-template';
 import { loadLivingTimesDesign, loadPublication } from '../helpers/fixtures';
 
@@ -113,6 +119,26 @@ describe('renderHtml', () => {
     );
     expect(html).toContain('<section data-directive-name="body" data-directive-type="container">');
     expect(html).toContain('<p data-component-name="text" data-component-id="t1" data-directive-name="text"');
+  });
+
+  it('when a value has no < or &, then it is answered as sanitize-html answers it, only > escaped', () => {
+    const values = [
+      '',
+      'Plain words',
+      'a > b and "quoted" \'single\'',
+      'tabs\tand\r\nbreaks \u0000 nul',
+      'é \u00a0 💥 ;#x1; = / ` \\',
+      '>>>',
+    ];
+    for (const value of values) {
+      const expected = loadSanitizeHtml()(value, { allowedTags: [], disallowedTagsMode: 'escape' });
+      expect(sanitizeRichText(value)).toBe(expected);
+      expect(sanitizeEmbed(value)).toBe(expected);
+    }
+    expect(sanitizeRichText('a > b "c"')).toBe('a &gt; b "c"');
+    // Markup still goes through sanitize-html.
+    expect(sanitizeRichText('a &amp; b')).toBe('a &amp; b');
+    expect(sanitizeRichText('a & b > c')).toBe('a &amp; b &gt; c');
   });
 
   it('when content carries markup, then rich text keeps inline formatting and escapes the rest, embeds lose scripts', () => {
