@@ -760,6 +760,30 @@ describe('POST composition/{documentId}', () => {
       expect(response.body.html).toBe('<div class="legacy-box"></div><div class="legacy-box"></div>');
       expect(Date.now() - started).toBeLessThan(2000);
     });
+
+    it('when an unknown component holds some 120,000 short text directives, then each renders as its text', async () => {
+      // About 2 MB of content; each directive went through sanitize-html, a parser each, and the request kept
+      // every other one of the process waiting.
+      const count = 120_000;
+      const content: Record<string, string> = {};
+      for (let index = 0; index < count; index += 1) content[`k${index.toString(36)}`] = `t${index}`;
+      content.k5 = 'a > b "c" \'d\'';
+      content.kzz = 'x <i>y</i> <script>z()</script> & w';
+      const { documentId } = await createPublishedDocument(app.ctx, project.projectId, {
+        design: LT,
+        content: [{ id: 'many', component: 'legacy-box', content }] as Content,
+      });
+      const response = await compose(documentId, { fields: ['html'] });
+      expect(response.status).toBe(200);
+      const html = response.body.html as string;
+      expect(html.startsWith('<div class="legacy-box"><div>')).toBe(true);
+      expect(html.endsWith('</div></div>')).toBe(true);
+      expect(html.match(/<div>/g)).toHaveLength(count);
+      for (const index of [0, 1, 36, 4321, 99_999, count - 1]) expect(html).toContain(`<div>t${index}</div>`);
+      expect(html).toContain('<div>a &gt; b "c" \'d\'</div>');
+      expect(html).toContain('<div>x <i>y</i> &lt;script&gt;z()&lt;/script&gt; &amp; w</div>');
+      expect(html).not.toContain('<div>t5</div>');
+    });
   });
 
   describe('component conditions', () => {
