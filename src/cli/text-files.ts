@@ -1,7 +1,7 @@
 import { constants, isUtf8 } from 'node:buffer';
+import { readFile } from 'node:fs/promises';
 
 const { MAX_STRING_LENGTH } = constants;
-import { readFile } from 'node:fs/promises';
 
 /** What went wrong opening or reading a file, said plainly (fs's `EISDIR: illegal operation ...` named no file). */
 function readProblem(error: unknown): string {
