@@ -8,7 +8,8 @@ import { invalid, valid, type Checked } from './validation';
 /**
  * The opaque `cursor` of publications/search (supplement §5): base64url of a MAC followed by the JSON
  * `{v, s, a}`, where `a` is the last hit's sort values (search_after) and `s` a short hash of the sort they
- * belong to. The MAC (HMAC-SHA256 with the server's cursor key, truncated to 128 bits) makes a cursor one this
+ * belong to; a relevance cursor also has `h`, the hits before the last as `[documentId, version]` pairs (see
+ * src/reads/publications.ts, Anchor), absent from cursors issued before it was added. The MAC (HMAC-SHA256 with the server's cursor key, truncated to 128 bits) makes a cursor one this
  * server issued: a hand-made one, or one of another server, is refused before its JSON is even parsed.
  *
  * Checked in two steps, each where what it needs is known. The edge (the route's query schema) opens the
@@ -24,6 +25,11 @@ const VERSION = 2;
 const MAC_BYTES = 16;
 const MAX_CURSOR_LENGTH = 4096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** More earlier hits than a cursor is ever given (see MAX_ANCHOR_HITS in src/reads/publications.ts). */
+const MAX_EARLIER_HITS = 16;
+
+/** A hit a cursor names: its document id and the version it had on the page. */
+export type CursorHit = readonly [documentId: number, version: number];
 
 interface CursorPayload {
   v: number;
@@ -31,21 +37,31 @@ interface CursorPayload {
   a: unknown[];
   /** The project whose documents the cursor pages through (search cursors); absent in other cursors. */
   p?: number;
+  /** Relevance cursors: the page's hits before the last, in page order. */
+  h?: CursorHit[];
 }
 
 /** What an opened cursor says: the last hit's sort values, and the project it was issued in, if it names one. */
 export interface OpenedCursor {
   values: estypes.FieldValue[];
   projectId: number | undefined;
+  /** The hits before the last one, when the cursor names them (relevance cursors). */
+  earlierHits?: CursorHit[];
 }
 
 export interface CursorCodec {
   /**
    * The cursor of a page whose last hit has `sortValues`, under the sort with `sortSignature` (SortSpec.fields),
    * naming `projectId` when given: the edge opens a cursor before it knows the project, so the project is
-   * checked where it is known (see checkCursorProject).
+   * checked where it is known (see checkCursorProject); `earlierHits`, the page's hits before the last one, when
+   * the next page needs them.
    */
-  encode(sortValues: estypes.FieldValue[], sortSignature: string, projectId?: number): string;
+  encode(
+    sortValues: estypes.FieldValue[],
+    sortSignature: string,
+    projectId?: number,
+    earlierHits?: readonly CursorHit[],
+  ): string;
   /**
    * The values of a cursor this server issued under the sort with `sortSignature`, not yet checked against the
    * sort's value kinds (see checkCursorValues), with the project it names. `issuedFor` words the 400 of a
@@ -128,6 +144,16 @@ function isFieldValue(value: unknown): value is estypes.FieldValue {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);
 }
 
+function isCursorHits(value: unknown): value is CursorHit[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_EARLIER_HITS &&
+    value.every(
+      (hit) => Array.isArray(hit) && hit.length === 2 && hit.every((part) => Number.isSafeInteger(part)),
+    )
+  );
+}
+
 /** Cursors signed and checked with `key` (see config: derived from CURSOR_SECRET or JWT_SECRET). */
 export function cursorCodec(key: Uint8Array): CursorCodec {
   // A key object, made once: given bytes, Node 24's createHmac first asks whether they are a key object by
@@ -152,19 +178,21 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
       return undefined;
     }
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { v, s, a, p } = parsed as Record<string, unknown>;
+    const { v, s, a, p, h } = parsed as Record<string, unknown>;
     if (v !== VERSION || typeof s !== 'string' || !Array.isArray(a)) return undefined;
     if (p !== undefined && !Number.isSafeInteger(p)) return undefined;
-    return { v, s, a, ...(p === undefined ? {} : { p: p as number }) };
+    if (h !== undefined && !isCursorHits(h)) return undefined;
+    return { v, s, a, ...(p === undefined ? {} : { p: p as number }), ...(h === undefined ? {} : { h }) };
   }
 
   return {
-    encode(sortValues, sortSignature, projectId) {
+    encode(sortValues, sortSignature, projectId, earlierHits) {
       const payload: CursorPayload = {
         v: VERSION,
         s: hashSignature(sortSignature),
         a: sortValues,
         ...(projectId === undefined ? {} : { p: projectId }),
+        ...(earlierHits === undefined || earlierHits.length === 0 ? {} : { h: [...earlierHits] }),
       };
       const json = Buffer.from(JSON.stringify(payload), 'utf8');
       return Buffer.concat([mac(json), json]).toString('base64url');
@@ -178,7 +206,11 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
       }
       // An array or object is never a sort value, whatever the sort.
       if (!payload.a.every(isFieldValue)) return problem(UNFIT);
-      return valid({ values: payload.a, projectId: payload.p });
+      return valid({
+        values: payload.a,
+        projectId: payload.p,
+        ...(payload.h === undefined ? {} : { earlierHits: payload.h }),
+      });
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   checkCursorValues,
   searchCursorSignature,
   type CursorCodec,
+  type CursorHit,
 } from '../domain/search-cursor';
 import { compileFilters, type FilterJson } from '../domain/search-filters';
 import { resolveSort, type SortSpec } from '../domain/search-sort';
@@ -115,6 +116,8 @@ export interface PublicationSearchRead {
   after?: readonly estypes.FieldValue[] | undefined;
   /** The project the cursor was issued in, when it names one (checked against the token's project here). */
   afterProjectId?: number | undefined;
+  /** A relevance cursor's hits before its last one, when it names them (see Anchor). */
+  afterEarlierHits?: readonly CursorHit[] | undefined;
   withTotal: boolean;
   conditions: ConditionRequest | null;
 }
@@ -125,40 +128,57 @@ export interface BuiltSearch {
   body: string;
   /** What a cursor of this search is tied to: the normalised sort and selection (searchCursorSignature). */
   cursorSignature: string;
-  /** Where relevance is in the sort (-1: not sorted by); its cursors also carry the last hit's version. */
+  /** Where relevance is in the sort (-1: not sorted by); its cursors also carry the page's last hits. */
   relevanceAt: number;
-  /** With a cursor of a relevance sort: how to find its last hit's score now (see reanchored). */
+  /** With a cursor of a relevance sort: how to find where its hits are now (see reanchored). */
   anchor?: Anchor | undefined;
 }
 
 /**
- * A relevance cursor's last hit, to be scored again before the page is searched. BM25 scores depend on the
+ * The most hits of a page a relevance cursor names: its last and the ones before it. Each adds about 20
+ * characters to the cursor (`[documentId,version],`, ~27 in base64url): 8 keep a relevance cursor at about 300
+ * characters, and the next page goes wrong only when all 8 changed between two requests.
+ */
+export const MAX_ANCHOR_HITS = 8;
+
+/**
+ * A relevance cursor's last hits, to be scored again before the page is searched. BM25 scores depend on the
  * whole index (how many documents there are and hold each word), so every publish and unpublish moves every
- * score a little: the cursor's score, taken before, no longer says where that hit is, and search_after from
- * it repeated the previous pages' documents (their scores fell below it) or skipped some. The hit's score
- * now, when the hit itself did not change (the same version), puts the page right after it again.
+ * score a little: the cursor's score, taken before, no longer says where its hit is, and search_after from it
+ * repeated the previous pages' documents (their scores fell below it) or skipped some. The score now of the
+ * latest of the page's last hits that did not change (the same version) puts the page right after it again:
+ * one hit alone was not enough, as republishing the page's last hit (a new version, a new score) brought the
+ * whole page back when scores tie. The cursor's hits after that one all changed; the page leaves every hit of
+ * the cursor out, so none that was just shown comes again right away wherever its new version now ranks.
  */
 interface Anchor {
-  /** The search restricted to the last hit: its sort values are its place now. */
+  /** The search restricted to the cursor's hits: their sort values are their places now. */
   body: string;
-  /** The last hit's version when the cursor was made. */
-  version: number;
+  /** The cursor's hits in page order, the last hit last, with the version each had on the page. */
+  hits: readonly CursorHit[];
 }
 
-/** The search_after of a relevance cursor with its last hit's score now, or as it was if that hit changed. */
+/**
+ * The search_after of a relevance cursor at the latest of its hits that is unchanged, with its sort values
+ * now; as the cursor has it when every one of them changed or is gone.
+ */
 function reanchored(
   request: estypes.SearchRequest,
-  relevanceAt: number,
   anchor: Anchor,
   response: RawHits,
 ): estypes.SearchRequest {
-  const [hit] = response.hits;
-  const score = response.lastSort?.[relevanceAt];
-  if (!hit || hit.version !== anchor.version || typeof score !== 'number' || !request.search_after)
-    return request;
-  const searchAfter = [...request.search_after];
-  searchAfter[relevanceAt] = score;
-  return { ...request, search_after: searchAfter };
+  const now = new Map<number, RawHit>();
+  for (const hit of response.hits) now.set(documentIdOf(idTextOf(response, hit)), hit);
+  for (let i = anchor.hits.length - 1; i >= 0; i--) {
+    const [documentId, version] = anchor.hits[i]!;
+    const hit = now.get(documentId);
+    if (!hit?.sort || hit.version !== version) continue;
+    const values = JSON.parse(response.bytes.toString('utf8', hit.sort.start, hit.sort.end)) as unknown;
+    if (Array.isArray(values) && values.length === request.search_after?.length) {
+      return { ...request, search_after: values as estypes.FieldValue[] };
+    }
+  }
+  return request;
 }
 
 /**
@@ -210,34 +230,40 @@ export function buildPublicationSearch(
     languages: read.languages,
     languageGroupId: read.languageGroupId,
   };
+  let anchor: Anchor | undefined;
+  if (after && searchAfter && relevanceAt >= 0) {
+    // documentId is always in the sort (the tiebreaker): the cursor names its last hit.
+    const documentIdAt = read.sort.fields.findIndex((field) => field.replace(/^-/, '') === 'documentId');
+    const hits: CursorHit[] = [
+      ...(read.afterEarlierHits ?? []),
+      [searchAfter[documentIdAt] as number, after.at(-1) as number],
+    ];
+    const anchorRequest = buildSearchRequest({
+      ...common,
+      filter: {
+        bool: {
+          filter: [...(filter ? [filter] : []), { terms: { documentId: hits.map(([id]) => id) } }],
+        },
+      },
+      idsOnly: true,
+      fields: [],
+      limit: hits.length,
+      offset: 0,
+      withTotal: false,
+    });
+    anchor = { body: JSON.stringify(anchorRequest), hits };
+  }
   const request = buildSearchRequest({
     ...common,
     filter,
     searchAfter,
+    excludeDocumentIds: anchor?.hits.map(([id]) => id),
     idsOnly: read.idsOnly,
     fields: read.fields,
     limit: read.limit,
     offset: read.offset,
     withTotal: read.withTotal,
   });
-  let anchor: Anchor | undefined;
-  if (after && searchAfter && relevanceAt >= 0) {
-    // documentId is always in the sort (the tiebreaker): the cursor names its last hit.
-    const documentIdAt = read.sort.fields.findIndex((field) => field.replace(/^-/, '') === 'documentId');
-    const lastHit: estypes.QueryDslQueryContainer = {
-      term: { documentId: searchAfter[documentIdAt] as number },
-    };
-    const anchorRequest = buildSearchRequest({
-      ...common,
-      filter: { bool: { filter: filter ? [filter, lastHit] : [lastHit] } },
-      idsOnly: true,
-      fields: [],
-      limit: 1,
-      offset: 0,
-      withTotal: false,
-    });
-    anchor = { body: JSON.stringify(anchorRequest), version: after.at(-1) as number };
-  }
   return { request, body: JSON.stringify(request), cursorSignature, relevanceAt, anchor };
 }
 
@@ -357,6 +383,27 @@ function bytesOf(answer: Items, extra = 0): number {
   return bytes;
 }
 
+/**
+ * The cursor of a full page: its last hit's sort values; by relevance also that hit's version and the hits
+ * before it (up to MAX_ANCHOR_HITS in all) with theirs, to find where the page ended after scores moved.
+ */
+function cursorOf(
+  codec: CursorCodec,
+  search: BuiltSearch,
+  projectId: number,
+  lastSort: estypes.SortResults,
+  response: RawHits,
+  documentIds: readonly number[],
+): string {
+  if (search.relevanceAt < 0) return codec.encode(lastSort, search.cursorSignature, projectId);
+  const { hits } = response;
+  const earlier: CursorHit[] = [];
+  for (let i = Math.max(0, hits.length - MAX_ANCHOR_HITS); i < hits.length - 1; i++) {
+    earlier.push([documentIds[i] ?? 0, hits[i]!.version ?? 0]);
+  }
+  return codec.encode([...lastSort, hits.at(-1)?.version ?? 0], search.cursorSignature, projectId, earlier);
+}
+
 export function publicationReads(deps: {
   search: SearchClient;
   index: PublicationsIndex;
@@ -453,12 +500,9 @@ export function publicationReads(deps: {
       const prepared = search;
       return answer(project.id, answerKey, async (): Promise<Computed<SearchPage>> => {
         const { anchor } = prepared;
+        const anchored = anchor && (await run(anchor.body));
         const response = await run(
-          anchor
-            ? JSON.stringify(
-                reanchored(prepared.request, prepared.relevanceAt, anchor, await run(anchor.body)),
-              )
-            : prepared.body,
+          anchored ? JSON.stringify(reanchored(prepared.request, anchor, anchored)) : prepared.body,
         );
         const { conditionsChangeAt, ...answer } = params.idsOnly
           ? { ...toIds(response), conditionsChangeAt: undefined }
@@ -467,14 +511,14 @@ export function publicationReads(deps: {
         const lastSort = response.lastSort as estypes.SortResults | undefined;
         const page: SearchPage = {
           ...answer,
-          total: response.total,
+          // The page leaves the cursor's hits out (see Anchor): those that match count all the same.
+          total:
+            response.total === undefined || !anchored
+              ? response.total
+              : response.total + anchored.hits.length,
           cursor:
             full && lastSort
-              ? deps.cursors.encode(
-                  prepared.relevanceAt < 0 ? lastSort : [...lastSort, response.hits.at(-1)?.version ?? 0],
-                  prepared.cursorSignature,
-                  project.id,
-                )
+              ? cursorOf(deps.cursors, prepared, project.id, lastSort, response, answer.documentIds)
               : null,
         };
         return {

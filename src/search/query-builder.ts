@@ -94,6 +94,8 @@ export interface SearchParams {
   sort: estypes.SortCombinations[];
   /** The cursor's values. */
   searchAfter?: estypes.FieldValue[] | undefined;
+  /** Documents left out whatever else they match (a relevance cursor's hits: see src/reads/publications.ts). */
+  excludeDocumentIds?: readonly number[] | undefined;
   contentTypes?: readonly string[] | undefined;
   categories?: readonly string[] | undefined;
   languages?: readonly string[] | undefined;
@@ -119,7 +121,15 @@ export function buildSearchRequest(params: SearchParams): estypes.SearchRequest 
     size: params.limit,
     from: params.offset,
     track_total_hits: params.withTotal,
-    query: { bool: { filter, ...(params.fullText ? { must: [params.fullText] } : {}) } },
+    query: {
+      bool: {
+        filter,
+        ...(params.fullText ? { must: [params.fullText] } : {}),
+        ...(params.excludeDocumentIds?.length
+          ? { must_not: [{ terms: { documentId: [...params.excludeDocumentIds] } }] }
+          : {}),
+      },
+    },
     sort: params.sort,
     _source: params.idsOnly ? ['documentId', 'projectId'] : sourceFields(params.fields),
     version: true,

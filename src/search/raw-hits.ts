@@ -38,6 +38,8 @@ export interface RawHit {
   version: number | undefined;
   source: Span | undefined;
   body: Span | undefined;
+  /** The hit's `sort` values (a JSON array), when the search sorted. */
+  sort: Span | undefined;
   /** Whether the body has, at any depth, the key asked for with `readRawHits(bytes, key)`. */
   bodyHasKey: boolean;
 }
@@ -466,9 +468,9 @@ export function readRawHits(response: Buffer | readonly Buffer[], bodyKey?: stri
             version: undefined,
             source: undefined,
             body: undefined,
+            sort: undefined,
             bodyHasKey: false,
           };
-          let sort: Span | undefined;
           reader.forEachEntry((hitKey) => {
             if (hitKey === '_source') {
               const start = reader.skipWhitespace();
@@ -483,7 +485,7 @@ export function readRawHits(response: Buffer | readonly Buffer[], bodyKey?: stri
               });
               hit.source = { start, end: reader.position };
             } else if (hitKey === 'sort') {
-              sort = reader.skipValue();
+              hit.sort = reader.skipValue();
             } else if (hitKey === '_index') {
               hit.index = reader.skipValue();
             } else if (hitKey === '_id') {
@@ -496,7 +498,7 @@ export function readRawHits(response: Buffer | readonly Buffer[], bodyKey?: stri
             }
           });
           hits.push(hit);
-          lastSortSpan = sort;
+          lastSortSpan = hit.sort;
         });
       } else {
         reader.skipValue();

@@ -1,6 +1,7 @@
+import { createHmac } from 'node:crypto';
 import type { Metadata } from '../../src/domain/content';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createPublishedDocument, indexNow, unpublish } from '../helpers/documents';
+import { createPublishedDocument, indexNow, republishDocument, unpublish } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 
@@ -324,5 +325,111 @@ describe('publications/search relevance paging while documents are published and
     const unchanged = seen.filter((id) => original.includes(id));
     expect(unchanged).toHaveLength(new Set(unchanged).size);
     expect([...unchanged].sort((a, b) => a - b)).toEqual(original.filter((id) => id !== gone));
+  });
+});
+
+describe('publications/search relevance paging while the hits of a page are republished', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  /** A project of `count` teasers that tie on 'glacier' (same title, same publish time), and its client. */
+  async function tiedTeasers(count: number) {
+    const { projectId } = await createTestProject(app.ctx);
+    const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    const now = new Date(Date.UTC(2026, 0, 5, 12));
+    const ids: number[] = [];
+    for (let n = 0; n < count; n += 1) {
+      ids.push(
+        (await createPublishedDocument(app.ctx, projectId, { now, metadata: { title: 'Glacier report' } }))
+          .documentId,
+      );
+    }
+    await indexNow(app.ctx, projectId, ids);
+    const page = async (query: string) => {
+      const response = await api.get(`publications/search?search=glacier&fields=id&${query}`);
+      expect(response.status).toBe(200);
+      return {
+        ids: (response.body.results as { documentId: number }[]).map((item) => item.documentId),
+        total: response.body.total as number,
+        cursor: response.body.cursor as string | null,
+      };
+    };
+    return { projectId, ids, page };
+  }
+
+  /** Every page after `cursor`, `limit` at a time, as a client pages with after. */
+  async function rest(
+    page: (query: string) => Promise<{ ids: number[]; cursor: string | null }>,
+    cursor: string | null,
+    limit: number,
+  ) {
+    const seen: number[] = [];
+    for (let n = 0; cursor && n < 20; n += 1) {
+      const next = await page(`limit=${limit}&after=${cursor}`);
+      seen.push(...next.ids);
+      cursor = next.cursor;
+    }
+    return seen;
+  }
+
+  it.each([
+    ['its last hit is', 1],
+    ['its last two hits are', 2],
+    ['its last three hits are', 3],
+  ])(
+    'when %s republished before the next page (every score moves, the scores tie), then every document comes exactly once',
+    async (_label, republished) => {
+      const { projectId, ids, page } = await tiedTeasers(12);
+      const first = await page('limit=4');
+      expect(first.ids).toHaveLength(4);
+      const changed = first.ids.slice(-republished);
+      for (const id of changed) await republishDocument(app.ctx, projectId, id);
+      await indexNow(app.ctx, projectId, changed);
+
+      const seen = [...first.ids, ...(await rest(page, first.cursor, 4))];
+      expect(seen).toHaveLength(new Set(seen).size);
+      expect([...seen].sort((a, b) => a - b)).toEqual(ids);
+    },
+  );
+
+  it('when a cursor issued before cursors named the earlier hits comes back, then it is taken and paging goes on', async () => {
+    const { ids, page } = await tiedTeasers(10);
+    const first = await page('limit=4');
+    // The same cursor as this server issued it before: the MAC and the JSON {v, s, a, p}, no h.
+    const { h, ...before } = JSON.parse(
+      Buffer.from(first.cursor!, 'base64url').subarray(16).toString('utf8'),
+    ) as Record<string, unknown>;
+    expect(h).toHaveLength(3);
+    const json = Buffer.from(JSON.stringify(before));
+    const mac = createHmac('sha256', app.ctx.config.search.cursorKey).update(json).digest().subarray(0, 16);
+    const old = Buffer.concat([mac, json]).toString('base64url');
+
+    const seen = [...first.ids, ...(await rest(page, old, 4))];
+    expect(seen).toHaveLength(new Set(seen).size);
+    expect([...seen].sort((a, b) => a - b)).toEqual(ids);
+  });
+
+  it('when the last hit is republished between every two pages, then every document comes exactly once and total stays the number of matches', async () => {
+    const { projectId, ids, page } = await tiedTeasers(13);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 10; n += 1) {
+      const next = await page(`limit=3${cursor ? `&after=${cursor}` : ''}`);
+      expect(next.total).toBe(13);
+      seen.push(...next.ids);
+      cursor = next.cursor;
+      if (!cursor) break;
+      await republishDocument(app.ctx, projectId, next.ids.at(-1)!);
+      await indexNow(app.ctx, projectId, [next.ids.at(-1)!]);
+    }
+    expect(seen).toHaveLength(new Set(seen).size);
+    expect([...seen].sort((a, b) => a - b)).toEqual(ids);
   });
 });

@@ -166,14 +166,14 @@ describe('buildPublicationSearch', () => {
       );
       expect(built.relevanceAt).toBe(0);
       expect(built.request.search_after).toEqual([1.25, 1714557600000, 12]);
-      expect(built.anchor?.version).toBe(3);
+      expect(built.anchor?.hits).toEqual([[12, 3]]);
       const anchor = JSON.parse(built.anchor!.body) as Record<string, unknown>;
       expect(anchor).toMatchObject({
         size: 1,
         from: 0,
         query: {
           bool: {
-            filter: [{ term: { projectId: 7 } }, { bool: { filter: [{ term: { documentId: 12 } }] } }],
+            filter: [{ term: { projectId: 7 } }, { bool: { filter: [{ terms: { documentId: [12] } }] } }],
             must: [expect.any(Object)],
           },
         },
@@ -181,6 +181,41 @@ describe('buildPublicationSearch', () => {
         version: true,
       });
       expect(anchor).not.toHaveProperty('search_after');
+    });
+
+    it("then the cursor's earlier hits are scored again with its last, in page order, and the page leaves them all out", () => {
+      const built = buildPublicationSearch(
+        project,
+        read({
+          search: 'fox',
+          sort,
+          filters: { key: 'metadata.flag', term: 'red' },
+          after: [1.25, 1714557600000, 12, 3],
+          afterEarlierHits: [
+            [15, 1],
+            [14, 9],
+          ],
+        }),
+      );
+      expect(built.anchor?.hits).toEqual([
+        [15, 1],
+        [14, 9],
+        [12, 3],
+      ]);
+      const anchor = JSON.parse(built.anchor!.body) as {
+        size: number;
+        query: { bool: { filter: unknown[] } };
+      };
+      expect(anchor.size).toBe(3);
+      // The anchor search keeps the selection: a hit that no longer matches is not found, so not anchored on.
+      expect(anchor.query.bool.filter.at(-1)).toEqual({
+        bool: {
+          filter: [{ term: { 'meta_keyword.flag': 'red' } }, { terms: { documentId: [15, 14, 12] } }],
+        },
+      });
+      expect(built.request.query).toMatchObject({
+        bool: { must_not: [{ terms: { documentId: [15, 14, 12] } }] },
+      });
     });
 
     it('then a cursor without the version (made before it was added) does not fit', () => {
@@ -199,6 +234,7 @@ describe('buildPublicationSearch', () => {
       expect(built.relevanceAt).toBe(-1);
       expect(built.anchor).toBeUndefined();
       expect(built.request.search_after).toEqual([12]);
+      expect(built.request.query).not.toHaveProperty('bool.must_not');
     });
   });
 });

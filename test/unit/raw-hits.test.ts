@@ -155,6 +155,7 @@ describe('readRawHits over the chunks a response arrived in', () => {
       version: hit.version,
       source: hit.source && raw.bytes.toString('utf8', hit.source.start, hit.source.end),
       body: hit.body && raw.bytes.subarray(hit.body.start, hit.body.end).toString('utf8'),
+      sort: hit.sort && raw.bytes.toString('utf8', hit.sort.start, hit.sort.end),
       bodyHasKey: hit.bodyHasKey,
     })),
   });
@@ -162,6 +163,11 @@ describe('readRawHits over the chunks a response arrived in', () => {
   it('when the bytes are cut anywhere, into chunks of any size, then it reads the same as from one buffer', () => {
     const expected = read(whole);
     expect(expected.hits.map((hit) => hit.bodyHasKey)).toEqual([false, true, false]);
+    expect(expected.hits.map((hit) => JSON.parse(hit.sort!) as unknown)).toEqual([
+      [1, 'x'],
+      [2, 'y'],
+      [3, 'z\\"'],
+    ]);
     const bytes = Buffer.from(response);
     for (let size = 1; size <= 64; size++) {
       const chunks: Buffer[] = [];

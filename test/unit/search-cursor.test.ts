@@ -297,3 +297,53 @@ describe('the project a search cursor was issued in', () => {
     });
   });
 });
+
+describe("a relevance cursor's earlier hits", () => {
+  const RELEVANCE = 'relevance,-sortDate,-documentId';
+  const s = payloadOf(codec.encode([1, 2], RELEVANCE)).s;
+
+  it('when a cursor is encoded with earlier hits, then decoding gives them back in order with the values and project', () => {
+    const earlierHits = [
+      [15, 1],
+      [14, 9],
+    ] as const;
+    const opened = codec.decode(
+      codec.encode([1.25, 1714557600000, 12, 3], RELEVANCE, 7, earlierHits),
+      RELEVANCE,
+    );
+    expect(opened).toEqual({
+      ok: true,
+      value: {
+        values: [1.25, 1714557600000, 12, 3],
+        projectId: 7,
+        earlierHits: [
+          [15, 1],
+          [14, 9],
+        ],
+      },
+    });
+  });
+
+  it('when there are none (a page of one, or a cursor issued before they were added), then the cursor names none', () => {
+    const empty = codec.encode([1.25, 1714557600000, 12, 3], RELEVANCE, 7, []);
+    expect(payloadOf(empty)).not.toHaveProperty('h');
+    const before = sign({ v: 2, s, a: [1.25, 1714557600000, 12, 3], p: 7 });
+    expect(valueOrThrow(codec.decode(before, RELEVANCE))).toEqual({
+      values: [1.25, 1714557600000, 12, 3],
+      projectId: 7,
+    });
+  });
+
+  it.each([
+    ['not an array', { h: 'x' }],
+    ['a hit that is no pair', { h: [[1, 2, 3]] }],
+    ['a fractional id', { h: [[1.5, 2]] }],
+    ['a version beyond 2^53', { h: [[1, 2 ** 60]] }],
+    ['a string id', { h: [['1', 2]] }],
+    ['more hits than any page gives', { h: Array.from({ length: 17 }, (_, i) => [i, 1]) }],
+  ])('when a signed payload has %s as its hits, then the cursor is refused as not ours', (_label, extra) => {
+    expect(
+      cursorError(sign({ v: 2, s, a: [1.5, 2, 3, 4], ...extra }), { signature: RELEVANCE, kinds: [] }),
+    ).toBe(INVALID);
+  });
+});

@@ -40,6 +40,7 @@ export function publicationsRoutes(
       offset: query.offset,
       after: query.after,
       afterProjectId: query.afterProjectId,
+      afterEarlierHits: query.afterEarlierHits,
       withTotal: req.apiVersion.wrapsLists,
       conditions: query.conditions,
     });

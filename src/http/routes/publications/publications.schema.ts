@@ -115,6 +115,7 @@ export const searchQuery = (cursors: CursorCodec) =>
                 after: checked.value.after?.values,
                 // The project is known to the read, which refuses a cursor of another project.
                 afterProjectId: checked.value.after?.projectId,
+                afterEarlierHits: checked.value.after?.earlierHits,
               })
             : checked;
         }),
