@@ -1,12 +1,11 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Pool } from '../db/pool';
 import { importJobQueries, type ImportJobRow } from '../db/queries/import-jobs';
 import type { ImportWebhookPayload } from '../domain/import-request';
 import { loggableUrl } from '../domain/loggable-url';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
 import type { Logger } from '../logger';
-import { AddressRefused, checkedLookup, refusedLiteral } from './public-lookup';
+import { postToClientUrl } from './client-post';
+import { AddressRefused } from './public-lookup';
 
 export interface WebhookSettings {
   timeoutMs: number;
@@ -121,61 +120,41 @@ async function callWebhook(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { kind: 'final', error: `the webhook's scheme ${url.protocol} is not http or https` };
   }
-  const refused = refusedLiteral(url, deps.addresses, deps.settings.allowPrivateAddresses);
-  if (refused !== undefined) {
-    return { kind: 'final', error: `${refused} (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`, refused: true };
-  }
   const timeout = AbortSignal.timeout(deps.settings.timeoutMs);
   const signal = jobSignal ? AbortSignal.any([timeout, jobSignal]) : timeout;
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<CallOutcome>((resolve) => {
-    let settled = false;
-    const settle = (outcome: CallOutcome) => {
-      if (settled) return;
-      settled = true;
-      resolve(outcome);
-    };
-    const req = request(
+  try {
+    // The status is the receiver's verdict: a 2xx whose body then stalls past the timeout was received, and
+    // calling it again would hand it the import twice. The body is only drained (and cut off past
+    // MAX_ANSWER_BYTES, or at the timeout, which still ends the exchange).
+    const { status } = await postToClientUrl(
       url,
+      body,
       {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'user-agent': 'Broadsheet-Webhook/1',
-          'x-broadsheet-event': 'import.finished',
-          // The same on every call of one delivery: a receiver that got it already can tell.
-          'x-broadsheet-delivery': deliveryId,
-        },
-        lookup: checkedLookup(deps.addresses, deps.settings.allowPrivateAddresses),
-        signal,
+        'content-type': 'application/json',
+        'user-agent': 'Broadsheet-Webhook/1',
+        'x-broadsheet-event': 'import.finished',
+        // The same on every call of one delivery: a receiver that got it already can tell.
+        'x-broadsheet-delivery': deliveryId,
       },
-      (res: IncomingMessage) => {
-        // The status is the receiver's verdict: a 2xx whose body then stalls past the timeout was received,
-        // and calling it again would hand it the import twice. The body is only drained (and cut off past
-        // MAX_ANSWER_BYTES, or at the timeout, which still ends the exchange).
-        settle(outcomeOfStatus(res.statusCode ?? 0));
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) res.destroy();
-        });
-        res.on('error', () => undefined);
+      signal,
+      {
+        addresses: deps.addresses,
+        allowPrivate: deps.settings.allowPrivateAddresses,
+        drainBytes: MAX_ANSWER_BYTES,
       },
     );
-    req.on('error', (error) => {
-      if (error instanceof AddressRefused) {
-        settle({ kind: 'final', error: `${error.message} (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`, refused: true });
-      } else if (timeout.aborted) {
-        settle({ kind: 'retry', error: `no answer within ${deps.settings.timeoutMs} ms` });
-      } else if (jobSignal?.aborted) {
-        settle({ kind: 'retry', error: 'the delivery job was stopped' });
-      } else {
-        settle({ kind: 'retry', error: `could not be reached: ${error.message}` });
-      }
-    });
-    req.end(body);
-  });
+    return outcomeOfStatus(status);
+  } catch (error) {
+    if (error instanceof AddressRefused) {
+      return { kind: 'final', error: `${error.message} (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`, refused: true };
+    }
+    if (timeout.aborted) return { kind: 'retry', error: `no answer within ${deps.settings.timeoutMs} ms` };
+    if (jobSignal?.aborted) return { kind: 'retry', error: 'the delivery job was stopped' };
+    return {
+      kind: 'retry',
+      error: `could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }
 
 function outcomeOfStatus(status: number): CallOutcome {

@@ -1,6 +1,3 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { withTransaction, type Pool } from '../db/pool';
 import { documentQueries } from '../db/queries/documents';
 import { projectQueries } from '../db/queries/projects';
@@ -19,7 +16,8 @@ import {
 import type { Boss } from '../jobs/boss';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
 import type { QueuePayload } from '../jobs/queues';
-import { AddressRefused, checkedLookup, refusedLiteral } from './public-lookup';
+import { AnswerTooLarge, postToClientUrl } from './client-post';
+import { AddressRefused } from './public-lookup';
 import { runDocumentCommandsIn, toDraftState } from './run-document-commands';
 
 /** The most an answer may weigh: 500 entities of a few hundred bytes each fit many times over. */
@@ -120,22 +118,27 @@ async function callEnrichmentService(
 ): Promise<Entity[]> {
   const failure = (why: string) => new EnrichmentFailure(`the enrichment service ${why}`);
   const url = new URL(settings.url);
-  const { allowPrivateAddresses } = deps.config.enrichment;
-  const refused = refusedLiteral(url, deps.addresses, allowPrivateAddresses);
-  if (refused !== undefined) {
-    throw failure(`may not be called: ${refused} (ENRICHMENT_ALLOW_PRIVATE_ADDRESSES)`);
-  }
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = jobSignal ? AbortSignal.any([timeout, jobSignal]) : timeout;
 
   let answer: { status: number; text: string };
   try {
-    answer = await postJson(url, JSON.stringify(request), {
-      lookup: checkedLookup(deps.addresses, allowPrivateAddresses),
+    const { status, body } = await postToClientUrl(
+      url,
+      JSON.stringify(request),
+      { 'content-type': 'application/json', accept: 'application/json' },
       signal,
-    });
+      {
+        addresses: deps.addresses,
+        allowPrivate: deps.config.enrichment.allowPrivateAddresses,
+        // Only a 200 is read; any other answer is let go at once.
+        read: { when: (code) => code === 200, maxBytes: MAX_ANSWER_BYTES },
+        drainBytes: 0,
+      },
+    );
+    answer = { status, text: body?.toString('utf8') ?? '' };
   } catch (error) {
-    if (error instanceof EnrichmentFailure) throw error;
+    if (error instanceof AnswerTooLarge) throw failure(error.message);
     if (error instanceof AddressRefused) {
       throw failure(`may not be called: ${error.message} (ENRICHMENT_ALLOW_PRIVATE_ADDRESSES)`);
     }
@@ -155,59 +158,6 @@ async function callEnrichmentService(
   if (!checked.ok)
     throw failure(`answered JSON that is not an entity list: ${describeIssues(checked.issues)}`);
   return checked.value;
-}
-
-/**
- * POSTs `body` as JSON: the status, and the answer's text when it is 200, refusing one larger than
- * MAX_ANSWER_BYTES before it is all in memory.
- */
-function postJson(
-  url: URL,
-  body: string,
-  options: { lookup: LookupFunction; signal: AbortSignal },
-): Promise<{ status: number; text: string }> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-        lookup: options.lookup,
-        signal: options.signal,
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          res.destroy();
-          resolve({ status, text: '' });
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) {
-            res.destroy();
-            reject(
-              new EnrichmentFailure(`the enrichment service answered more than ${MAX_ANSWER_BYTES} bytes`),
-            );
-          } else chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-        res.on('close', () => {
-          if (!res.complete) reject(new Error('the answer was cut off'));
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 function causeOf(error: unknown): string {
