@@ -380,20 +380,22 @@ describe('publications/search relevance paging while the hits of a page are repu
   }
 
   it.each([
-    ['its last hit is', 1],
-    ['its last two hits are', 2],
-    ['its last three hits are', 3],
+    ['its last hit is', 'the default sort', 1],
+    ['its last two hits are', 'the default sort', 2],
+    ['its last three hits are', 'the default sort', 3],
+    ['its last hit is', 'sort=relevance', 1],
   ])(
-    'when %s republished before the next page (every score moves, the scores tie), then every document comes exactly once',
-    async (_label, republished) => {
+    'when %s republished before the next page (every score moves, the scores tie), under %s, then every document comes exactly once',
+    async (_label, sort, republished) => {
       const { projectId, ids, page } = await tiedTeasers(12);
-      const first = await page('limit=4');
+      const sorted = (query: string) => page(sort.startsWith('sort=') ? `${sort}&${query}` : query);
+      const first = await sorted('limit=4');
       expect(first.ids).toHaveLength(4);
       const changed = first.ids.slice(-republished);
       for (const id of changed) await republishDocument(app.ctx, projectId, id);
       await indexNow(app.ctx, projectId, changed);
 
-      const seen = [...first.ids, ...(await rest(page, first.cursor, 4))];
+      const seen = [...first.ids, ...(await rest(sorted, first.cursor, 4))];
       expect(seen).toHaveLength(new Set(seen).size);
       expect([...seen].sort((a, b) => a - b)).toEqual(ids);
     },
