@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign as signBytes, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
@@ -13,11 +13,16 @@ let projectId: number;
 let channelId: number;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const kid = 'test-key-1';
+/** The identity provider's other keys: P-256 (ES256) and Ed25519 (EdDSA), served beside the RSA one. */
+const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const ed = generateKeyPairSync('ed25519');
 /** How the JWKS endpoint answers: its keys, a 500, or never. */
 let jwksMode: 'keys' | 'fails' | 'hangs' = 'keys';
 
 beforeAll(async () => {
   const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+  const ecJwk = { ...ec.publicKey.export({ format: 'jwk' }), kid: 'ec-key', use: 'sig', alg: 'ES256' };
+  const edJwk = { ...ed.publicKey.export({ format: 'jwk' }), kid: 'ed-key', use: 'sig', alg: 'EdDSA' };
   jwks = createServer((_req, res) => {
     if (jwksMode === 'hangs') return;
     if (jwksMode === 'fails') {
@@ -26,7 +31,7 @@ beforeAll(async () => {
       return;
     }
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
+    res.end(JSON.stringify({ keys: [jwk, ecJwk, edJwk] }));
   });
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   const { port } = jwks.address() as AddressInfo;
@@ -41,6 +46,13 @@ afterAll(async () => {
 
 const signRs256 = (claims: object, options: jwt.SignOptions) =>
   jwt.sign(claims, privateKey, { algorithm: 'RS256', keyid: kid, ...options });
+
+/** jsonwebtoken signs no EdDSA: a compact JWS (RFC 8037) made by hand, as an identity provider makes it. */
+const signEdDsa = (claims: object, header: object = { kid: 'ed-key' }, key: KeyObject = ed.privateKey) => {
+  const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
+  const input = `${encode({ alg: 'EdDSA', typ: 'JWT', ...header })}.${encode(claims)}`;
+  return `${input}.${signBytes(null, Buffer.from(input), key).toString('base64url')}`;
+};
 
 describe('tokens from a JWKS', () => {
   it('when an RS256 token from the JWKS names a known client, then it is accepted', async () => {
@@ -74,6 +86,51 @@ describe('tokens from a JWKS', () => {
     const response = await apiClient(app.url, token).get('projectConfig');
     expect(response.status).toBe(401);
     expect(response.body.error_details).toEqual({ access_token: 'The access token is invalid.' });
+  });
+
+  it('when ES256 and EdDSA tokens from the JWKS name a known client, then they are accepted (README: RS256/ES256/EdDSA)', async () => {
+    const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    const claims = { projectId, channelId, scope: 'public-api:config:read', type: 'client', jti: clientId };
+    const es256 = jwt.sign(claims, ec.privateKey, { algorithm: 'ES256', keyid: 'ec-key' });
+    expect((await apiClient(app.url, es256).get('projectConfig')).status).toBe(200);
+    const eddsa = signEdDsa({ ...claims, iat: Math.floor(Date.now() / 1000) });
+    const response = await apiClient(app.url, eddsa).get('projectConfig');
+    expect({ status: response.status, project: response.body.settings !== undefined }).toEqual({
+      status: 200,
+      project: true,
+    });
+  });
+
+  it('when an EdDSA token is forged, expired, not yet valid or names another key, then 401 naming why', async () => {
+    const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    const claims = { projectId, channelId, scope: 'public-api:config:read', type: 'client', jti: clientId };
+    const now = Math.floor(Date.now() / 1000);
+    const invalid = { access_token: 'The access token is invalid.' };
+    const cases: [string, string, object][] = [
+      [
+        'another Ed25519 key',
+        signEdDsa(claims, undefined, generateKeyPairSync('ed25519').privateKey),
+        invalid,
+      ],
+      ['the EC key named', signEdDsa(claims, { kid: 'ec-key' }), invalid],
+      ['a kid the JWKS lacks', signEdDsa(claims, { kid: `gone-${randomUUID()}` }), invalid],
+      [
+        'a changed payload',
+        `${signEdDsa(claims).split('.')[0]}.${Buffer.from(JSON.stringify({ ...claims, projectId: projectId + 1 })).toString('base64url')}.${signEdDsa(claims).split('.')[2]}`,
+        invalid,
+      ],
+      ['no signature', `${signEdDsa(claims).split('.').slice(0, 2).join('.')}.`, invalid],
+      ['nbf in an hour', signEdDsa({ ...claims, nbf: now + 3600 }), invalid],
+      ['exp passed', signEdDsa({ ...claims, exp: now - 60 }), { access_token: 'The access token expired.' }],
+    ];
+    for (const [name, token, details] of cases) {
+      const response = await apiClient(app.url, token).get('projectConfig');
+      expect({ name, status: response.status, details: response.body.error_details }).toEqual({
+        name,
+        status: 401,
+        details,
+      });
+    }
   });
 
   it('when HS256 tokens signed by the server secret are used beside the JWKS, then they still work', async () => {

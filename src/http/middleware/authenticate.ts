@@ -1,10 +1,11 @@
-import { createSecretKey } from 'node:crypto';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressjwt, UnauthorizedError, type GetVerificationKey } from 'express-jwt';
 import type jwksRsa from 'jwks-rsa';
-import type { Algorithm, JwtPayload } from 'jsonwebtoken';
+import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { tokenAlgorithm, verifyEdDsaToken } from '../../domain/eddsa-token';
 import { AppError } from '../../domain/errors';
 import { clientRateLimit, type RateLimit } from '../../domain/rate-limits';
 import type { Scope } from '../../domain/scopes';
@@ -89,9 +90,8 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
     if (jwks) return jwksKey(jwks, req, token);
     return undefined;
   };
-  const algorithms: Algorithm[] = options.jwksUrl
-    ? ['HS256', 'RS256', 'ES256', 'EdDSA' as Algorithm]
-    : ['HS256'];
+  // EdDSA (the JWKS's third kind) never reaches express-jwt: jsonwebtoken cannot verify it (verifyEdDsa).
+  const algorithms: Algorithm[] = options.jwksUrl ? ['HS256', 'RS256', 'ES256'] : ['HS256'];
   const verify = expressjwt({
     secret,
     algorithms,
@@ -102,6 +102,25 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   });
   // `clients` is the process's cache; a revocation evicts it in every process at commit (api-client-cache.ts).
   const verified = new VerifiedTokens();
+
+  /** An EdDSA token of the JWKS, which jsonwebtoken cannot verify (see verifyEdDsaToken). */
+  const verifyEdDsa = async (req: Request, token: string): Promise<JwtPayload> => {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!jwks || !decoded) throw unauthorized('The access token is invalid.');
+    const key = await jwksKey(jwks, req, decoded);
+    if (typeof key !== 'string' && !(key instanceof KeyObject))
+      throw unauthorized('The access token is invalid.');
+    const outcome = verifyEdDsaToken(token, key, {
+      issuer: options.issuer || undefined,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    });
+    if (!outcome.ok) {
+      throw unauthorized(
+        outcome.reason === 'expired' ? 'The access token expired.' : 'The access token is invalid.',
+      );
+    }
+    return outcome.payload;
+  };
 
   const verifyToken: RequestHandler = (req, res, next) => {
     const token = requestBearerToken(req);
@@ -114,6 +133,14 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
     if (known) {
       (req as Request & { jwt?: JwtPayload }).jwt = known;
       next();
+      return;
+    }
+    if (jwks && token !== undefined && tokenAlgorithm(token) === 'EdDSA') {
+      verifyEdDsa(req, token).then((payload) => {
+        (req as Request & { jwt?: JwtPayload }).jwt = payload;
+        verified.set(token, payload);
+        next();
+      }, next);
       return;
     }
     // express-jwt reports every outcome through the callback; its promise never rejects.
