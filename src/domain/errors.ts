@@ -36,7 +36,10 @@ export class AppError extends Error {
     readonly details: ErrorDetails,
     /** Sent as `Retry-After` (seconds): when a client may try again. */
     readonly retryAfterSeconds?: number,
-    /** Sent as `WWW-Authenticate` of a 401 (else a bare `Bearer`): which credentials, and what was wrong. */
+    /**
+     * Sent as `WWW-Authenticate`: which credentials, and what was wrong. A 401 without one gets a bare
+     * `Bearer`; a 403 carries one for a token without the scopes it needs.
+     */
     readonly challenge?: string,
   ) {
     super(typeof details.message === 'string' ? details.message : (STATUS_CODES[status] ?? 'Error'));

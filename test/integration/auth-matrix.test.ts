@@ -245,6 +245,9 @@ const unauthorized = (message: string) => ({
 const MISSING_CHALLENGE = 'Bearer';
 const invalidTokenChallenge = (message: string) =>
   `Bearer error="invalid_token", error_description="${message}"`;
+/** RFC 6750 §3.1: a token without the route's scopes is told which ones the route needs. */
+const insufficientScope = (scopes: string[]) =>
+  `Bearer error="insufficient_scope", error_description="The request requires higher privileges", scope="${scopes.join(' ')}"`;
 const forbidden = {
   status: 403,
   body: {
@@ -316,7 +319,7 @@ describe('the auth matrix over every mounted route', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it("when a bearer route gets a real token of the project without the route's scope, then 403", async () => {
+  it("when a bearer route gets a real token of the project without the route's scope, then 403 with the insufficient_scope challenge naming the scopes", async () => {
     const failures: unknown[] = [];
     const tokens = new Map<string, string>();
     for (const route of routes.filter((entry) => security(entry).scheme === 'bearer')) {
@@ -331,8 +334,9 @@ describe('the auth matrix over every mounted route', () => {
       for (const scopes of lacking) {
         const key = scopes.join(' ');
         if (!tokens.has(key)) tokens.set(key, (await tokenFor(app.ctx, a.projectId, scopes)).token);
-        const answer = shape(await send(route.method, path, tokens.get(key), bodyFor(route)));
-        if (JSON.stringify(answer) !== JSON.stringify(forbidden))
+        const sent = await send(route.method, path, tokens.get(key), bodyFor(route));
+        const answer = { ...shape(sent), challenge: sent.challenge };
+        if (JSON.stringify(answer) !== JSON.stringify({ ...forbidden, challenge: insufficientScope(needed) }))
           failures.push({ route: `${route.method} ${path}`, scopes, answer });
       }
     }

@@ -240,11 +240,16 @@ function translateJwtError(error: unknown): unknown {
   return unauthorized('The access token is invalid.');
 }
 
-/** 403 unless the token carries every one of `scopes`. */
+/**
+ * 403 unless the token carries every one of `scopes`, with RFC 6750 §3.1's `insufficient_scope` challenge
+ * naming the scopes the route needs (the header is a MUST of §3 for a token that does not enable access).
+ */
 export function requireScope(...scopes: Scope[]): RequestHandler {
+  const message = 'The request requires higher privileges';
+  const challenge = `Bearer error="insufficient_scope", error_description="${message}", scope="${scopes.join(' ')}"`;
   return (req, _res, next) => {
     if (!scopes.every((scope) => req.auth.scopes.has(scope))) {
-      throw new AppError(403, { access_token: 'The request requires higher privileges' });
+      throw new AppError(403, { access_token: message }, undefined, challenge);
     }
     next();
   };

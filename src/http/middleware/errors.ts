@@ -146,9 +146,9 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     // A route that takes other credentials (Basic, planner-integration/oauth/token) sets its own challenge.
-    if (appError.status === 401 && !res.hasHeader('WWW-Authenticate')) {
-      res.set('WWW-Authenticate', appError.challenge ?? 'Bearer');
-    }
+    // Every 401 has one; a 403 when it carries one (a token without the route's scope, RFC 6750 §3.1).
+    const challenge = appError.status === 401 ? (appError.challenge ?? 'Bearer') : appError.challenge;
+    if (challenge !== undefined && !res.hasHeader('WWW-Authenticate')) res.set('WWW-Authenticate', challenge);
     if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
     res.status(appError.status).json(errorEnvelope(appError));
   };
