@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { revokeApiClient } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -242,6 +242,21 @@ describe('authentication and scopes', () => {
       const response = await apiClient(app.url).get(path, { authorization });
       expect(response.status).toBe(401);
       expect(response.body).toEqual(unauthorized('The access token is invalid.'));
+    }
+  });
+
+  it('when a token carrying the right signature holds no claims object (text, a number, null, an array), then 401 "invalid", not a 500', async () => {
+    const secret = app.ctx.config.auth.jwtSecret;
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+    for (const payload of ['not json', '42', 'null', '[1,2]', '"text"']) {
+      const input = `${header}.${Buffer.from(payload).toString('base64url')}`;
+      const signature = createHmac('sha256', secret).update(input).digest('base64url');
+      const response = await apiClient(app.url, `${input}.${signature}`).get(path);
+      expect({ payload, status: response.status, body: response.body }).toEqual({
+        payload,
+        status: 401,
+        body: unauthorized('The access token is invalid.'),
+      });
     }
   });
 

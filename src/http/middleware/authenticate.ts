@@ -43,7 +43,9 @@ type ClaimsOf = z.infer<typeof Claims>;
 const readClaims = new WeakMap<JwtPayload, ClaimsOf | null>();
 
 function claimsOf(payload: JwtPayload | undefined): ClaimsOf | null {
-  if (payload === undefined) return null;
+  // jsonwebtoken verifies a signed payload that is no JSON object too (text, 42, null): no claims, and no
+  // WeakMap key (setting one threw, a 500).
+  if (typeof payload !== 'object' || payload === null) return null;
   let claims = readClaims.get(payload);
   if (claims === undefined) {
     const parsed = Claims.safeParse(payload);
