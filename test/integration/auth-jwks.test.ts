@@ -16,6 +16,8 @@ const kid = 'test-key-1';
 /** The identity provider's other keys: P-256 (ES256) and Ed25519 (EdDSA), served beside the RSA one. */
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const ed = generateKeyPairSync('ed25519');
+/** A key the JWKS serves that no token names until the test of the refetch budget. */
+const late = generateKeyPairSync('rsa', { modulusLength: 2048 });
 /** How the JWKS endpoint answers: its keys, a 500, or never. */
 let jwksMode: 'keys' | 'fails' | 'hangs' = 'keys';
 
@@ -23,6 +25,7 @@ beforeAll(async () => {
   const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
   const ecJwk = { ...ec.publicKey.export({ format: 'jwk' }), kid: 'ec-key', use: 'sig', alg: 'ES256' };
   const edJwk = { ...ed.publicKey.export({ format: 'jwk' }), kid: 'ed-key', use: 'sig', alg: 'EdDSA' };
+  const lateJwk = { ...late.publicKey.export({ format: 'jwk' }), kid: 'late-key', use: 'sig', alg: 'RS256' };
   jwks = createServer((_req, res) => {
     if (jwksMode === 'hangs') return;
     if (jwksMode === 'fails') {
@@ -31,7 +34,7 @@ beforeAll(async () => {
       return;
     }
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk, ecJwk, edJwk] }));
+    res.end(JSON.stringify({ keys: [jwk, ecJwk, edJwk, lateJwk] }));
   });
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   const { port } = jwks.address() as AddressInfo;
@@ -184,6 +187,28 @@ describe('tokens from a JWKS', () => {
         expect(response.body.error_details).toEqual({ access_token: 'The access token is invalid.' });
       }
       expect(new Set(statuses)).toEqual(new Set([401]));
+    });
+
+    it('when tokens of made-up kids used up the refetches, then a token of a key the JWKS serves is still accepted', async () => {
+      // Anyone can send tokens naming made-up kids: they must not lock out the keys the identity provider
+      // serves (a kid not used before in this process, as after a restart or a key rotation).
+      const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+      for (let i = 0; i < 14; i += 1) {
+        expect((await apiClient(app.url, tokenOfNewKey(clientId)).get('projectConfig')).status).toBe(401);
+      }
+      const token = jwt.sign(
+        { projectId, channelId, scope: 'public-api:config:read', type: 'client' },
+        late.privateKey,
+        { algorithm: 'RS256', keyid: 'late-key', jwtid: clientId },
+      );
+      const response = await apiClient(app.url, token).get('projectConfig');
+      expect({
+        status: response.status,
+        body: response.status === 200 ? 'the config' : response.body,
+      }).toEqual({
+        status: 200,
+        body: 'the config',
+      });
     });
   });
 });

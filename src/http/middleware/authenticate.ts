@@ -1,7 +1,6 @@
-import { createSecretKey, KeyObject } from 'node:crypto';
+import { createSecretKey } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressjwt, UnauthorizedError, type GetVerificationKey } from 'express-jwt';
-import type jwksRsa from 'jwks-rsa';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
@@ -10,11 +9,8 @@ import { AppError } from '../../domain/errors';
 import { clientRateLimit, type RateLimit } from '../../domain/rate-limits';
 import type { Scope } from '../../domain/scopes';
 import type { ApiClientLookup } from '../../db/api-client-cache';
-import { lazyModule } from '../../lazy-module';
 import { bearerToken } from '../bearer';
-
-/** jwks-rsa and its dependencies: loaded only by a process configured with a JWKS_URL. */
-const loadJwksRsa = lazyModule<typeof jwksRsa>('jwks-rsa');
+import { JwksKeys, KeySetUnavailableError } from './jwks-keys';
 
 export interface AuthOptions {
   jwtSecret: string;
@@ -75,21 +71,14 @@ const missingToken = () => new AppError(401, { access_token: 'The access token i
  * Built once per process (src/context.ts): one verified-token cache and one JWKS client for every route.
  */
 export function authenticate(clients: ApiClientLookup, options: AuthOptions): RequestHandler[] {
-  const jwks = options.jwksUrl
-    ? loadJwksRsa().expressJwtSecret({
-        jwksUri: options.jwksUrl,
-        cache: true,
-        rateLimit: true,
-        // jwks-rsa waits 30 s by default: a stuck JWKS endpoint held every new key's request that long.
-        timeout: JWKS_TIMEOUT_MS,
-      })
-    : undefined;
+  // jwks-rsa waits 30 s by default: a stuck JWKS endpoint held every new key's request that long.
+  const jwks = options.jwksUrl ? new JwksKeys(options.jwksUrl, JWKS_TIMEOUT_MS) : undefined;
   // A key object, not the string: given a string, jsonwebtoken first tries (and fails) to read it as a
   // public key on every request before treating it as a secret.
   const hsKey = createSecretKey(Buffer.from(options.jwtSecret));
   const secret: GetVerificationKey = (req, token) => {
     if (token?.header.alg === 'HS256') return hsKey;
-    if (jwks) return jwksKey(jwks, req, token);
+    if (jwks) return jwksKey(jwks, token);
     return undefined;
   };
   // EdDSA (the JWKS's third kind) never reaches express-jwt: jsonwebtoken cannot verify it (verifyEdDsa).
@@ -109,9 +98,8 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   const verifyEdDsa = async (req: Request, token: string): Promise<JwtPayload> => {
     const decoded = jwt.decode(token, { complete: true });
     if (!jwks || !decoded) throw unauthorized('The access token is invalid.');
-    const key = await jwksKey(jwks, req, decoded);
-    if (typeof key !== 'string' && !(key instanceof KeyObject))
-      throw unauthorized('The access token is invalid.');
+    const key = await jwksKey(jwks, decoded);
+    if (key === undefined) throw unauthorized('The access token is invalid.');
     const outcome = verifyEdDsaToken(token, key, {
       issuer: options.issuer || undefined,
       nowSeconds: Math.floor(Date.now() / 1000),
@@ -182,18 +170,16 @@ const JWKS_TIMEOUT_MS = 3_000;
 const JWKS_RETRY_AFTER_SECONDS = 5;
 
 /**
- * The JWKS key of the token, with jwks-rsa's failures told apart: a key the JWKS does not serve is an invalid
- * token (jwks-rsa answers undefined), as is a kid it may not look up again yet (its rate limit of refetches, so
- * tokens naming made-up kids cannot flood the endpoint); an endpoint that fails, hangs or serves no keys is
- * the server's trouble, a 503 with Retry-After (it was a 500, or after 30 s a 503 blaming the database).
+ * The JWKS key of the token: undefined (an invalid token) for a kid the JWKS does not serve, or one it may not
+ * be fetched again for yet (JwksKeys: tokens naming made-up kids cannot flood the endpoint); an endpoint that
+ * fails, hangs or serves no keys is the server's trouble, a 503 with Retry-After (it was a 500, or after 30 s
+ * a 503 blaming the database).
  */
-async function jwksKey(jwks: GetVerificationKey, req: Request, token: Parameters<GetVerificationKey>[1]) {
+async function jwksKey(jwks: JwksKeys, token: Parameters<GetVerificationKey>[1]) {
   try {
-    return await jwks(req, token);
+    return await jwks.keyFor(token?.header.kid);
   } catch (error) {
-    if (error instanceof Error && error.name === 'JwksRateLimitError') {
-      throw unauthorized('The access token is invalid.');
-    }
+    if (!(error instanceof KeySetUnavailableError)) throw error;
     throw AppError.unavailable(
       'KeySetUnavailable',
       'The keys that verify access tokens (JWKS_URL) cannot be fetched right now; try again in a few seconds',
