@@ -63,8 +63,13 @@ describe('GET /metrics', () => {
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual(envelope(401, 'Unauthorized', { name: 'Unauthorized' }));
     expect(missing.text).not.toContain('broadsheet_');
+    // RFC 6750 §3.1: no token, a bare challenge; a wrong one, invalid_token (as the API's own 401s say).
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
     const wrong = await apiClient(app.url, 'not-the-metrics-token').get('/metrics');
     expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe(
+      'Bearer realm="metrics", error="invalid_token", error_description="The metrics token is invalid."',
+    );
     // An API client's token is not the metrics token either.
     expect((await apiClient(app.url, token).get('/metrics')).status).toBe(401);
   });

@@ -61,14 +61,21 @@ export function metricsEndpoint(
       const credentials = bearerToken(given);
       // Digests of equal length, so the comparison takes the same time whatever was sent.
       if (credentials === undefined || !timingSafeEqual(digest(credentials), expected)) {
+        // RFC 6750 §3.1: a bare challenge when no credentials came, invalid_token when they are wrong.
+        const invalid = 'The metrics token is invalid.';
         sendError(
           res,
           401,
           'Unauthorized',
           given === undefined
             ? 'The metrics token is missing: send Authorization: Bearer <METRICS_TOKEN>'
-            : 'The metrics token is invalid.',
-          { 'www-authenticate': 'Bearer realm="metrics"' },
+            : invalid,
+          {
+            'www-authenticate':
+              given === undefined
+                ? 'Bearer realm="metrics"'
+                : `Bearer realm="metrics", error="invalid_token", error_description="${invalid}"`,
+          },
         );
         return;
       }
