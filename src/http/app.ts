@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { accessLog } from './middleware/access-log';
+import { absentRoutesAreUnknown } from './middleware/absent-routes';
 import { apiVersion } from './middleware/api-version';
 import { inOrder } from './middleware/in-order';
 import { checkJsonBody, admitRequest } from './middleware/json-body';
@@ -48,7 +49,7 @@ export function createApp(ctx: AppContext): Express {
     objects: ctx.objects,
   });
   rejectNulInPathParams(api);
-  app.use(API_MOUNT, apiVersion, noOptions, api);
+  app.use(API_MOUNT, apiVersion, noOptions, absentRoutesAreUnknown(api), api);
 
   app.use(unknownRoute);
   app.use(renderErrors(ctx.logger));

@@ -21,6 +21,8 @@ export function routeExistsIn(route: RouteEntry, version: ApiVersion): boolean {
 interface Layer {
   route?: { path: unknown; methods?: Record<string, boolean>; stack?: unknown };
   handle?: unknown;
+  /** Express's own matching of a path against the layer: false, or the match; throws when a parameter does not decode. */
+  match?: (path: string) => unknown;
   /** The path the layer was registered with (router 2.x); `use()` layers of a sub-router carry their mount path. */
   rawPath?: unknown;
 }
@@ -69,6 +71,33 @@ function versionGateOf(stack: unknown): VersionRange | undefined {
     if (range) return range;
   }
   return undefined;
+}
+
+/**
+ * A route of a router (not of routers mounted in it) as Express matches it: its methods, the versions it exists
+ * in, and whether a path (relative to the router) is one of its paths, judged as the router judges it.
+ */
+export interface RouteMatcher {
+  methods: Record<string, boolean>;
+  versions?: VersionRange;
+  matches(path: string): boolean;
+}
+
+export function routeMatchers(router: Pick<Router, 'stack'>): RouteMatcher[] {
+  return (router.stack as readonly Layer[]).flatMap((layer): RouteMatcher[] => {
+    const { route, match } = layer;
+    if (!route || !match) return [];
+    const versions = versionGateOf(route.stack);
+    const matches = (path: string): boolean => {
+      try {
+        return match.call(layer, path) !== false;
+      } catch {
+        // Only a path the route's pattern takes gets as far as decoding its parameters.
+        return true;
+      }
+    };
+    return [{ methods: route.methods ?? {}, ...(versions && { versions }), matches }];
+  });
 }
 
 /** `:name` and `*name` parameters of an Express path template, in order. */

@@ -2,8 +2,10 @@ import jwt from 'jsonwebtoken';
 import { createHmac, randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { revokeApiClient } from '../../src/commands/api-clients';
+import { ALL_VERSION_LABELS, ApiVersion } from '../../src/domain/api-versions';
+import { listRoutes, pathParamNames, routeExistsIn } from '../../src/http/route-table';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
+import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
 
 let app: TestApp;
@@ -52,6 +54,46 @@ describe('versions and unknown routes', () => {
     const response = await apiClient(app.url, token).get(path);
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ status: 404, error: 'Not Found', error_details: { url: path } });
+  });
+
+  it('when a route outside its versions gets a path parameter no route could take (a NUL, broken percent-encoding), then still the plain unknown-route 404', async () => {
+    // The parameter was checked before the version: a 400 naming it told the client of a route this version
+    // does not have (GET channels/%00 on 2025-07, menus/%FF on 2025-05, legacy-planner/element/%00 on 2025-05).
+    const { token } = await tokenFor(app.ctx, projectId, ALL_SCOPES);
+    const gated = listRoutes(app.app.router).filter(
+      (route) => route.versions !== undefined && pathParamNames(route.path).length > 1,
+    );
+    expect(gated.map((route) => `${route.method} ${route.path}`)).toEqual(
+      expect.arrayContaining(['GET /api/:apiVersion/channels/:channelHandle']),
+    );
+    const answers: { request: string; status: number; body: unknown }[] = [];
+    for (const route of gated) {
+      for (const label of ALL_VERSION_LABELS) {
+        if (routeExistsIn(route, ApiVersion.parse(label)!)) continue;
+        for (const junk of ['%00', 'a%00', '%E0%A4%A', '%FF']) {
+          const path = route.path
+            .replace(':apiVersion', label)
+            .replace(/[:*](\w+)/g, (_all, name: string) => (name === 'documentId' ? '1' + junk : junk));
+          const response = await fetch(`${app.url}${path}`, {
+            method: route.method,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { body: '{}' }),
+          });
+          answers.push({
+            request: `${route.method} ${path}`,
+            status: response.status,
+            body: await response.json(),
+          });
+        }
+      }
+    }
+    expect(answers.length).toBeGreaterThan(0);
+    expect(
+      answers.filter(
+        ({ status, body }) =>
+          status !== 404 || !('url' in ((body as { error_details: object }).error_details ?? {})),
+      ),
+    ).toEqual([]);
   });
 
   it('when OPTIONS is sent, to a route of the version or one outside it, then the plain unknown-route 404', async () => {

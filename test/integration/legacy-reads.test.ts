@@ -90,6 +90,33 @@ describe('legacy project and channel reads', () => {
     }
   });
 
+  it('when asked from 2025-07 on with a channel handle no route could take (a NUL, broken percent-encoding), then still the plain 404 {url}', async () => {
+    // The handle was checked before the version: 400 "must not contain a NUL character" or "Malformed
+    // percent-encoding", telling the client of a route this version does not have.
+    for (const version of LATER_VERSIONS) {
+      for (const handle of ['a%00b', '%00', '%E0%A4%A', '%FF']) {
+        const answer = await api.withVersion(version).get(`channels/${handle}`);
+        expect({ handle, status: answer.status, body: answer.body }).toEqual({
+          handle,
+          status: 404,
+          body: {
+            status: 404,
+            error: 'Not Found',
+            error_details: { url: `/api/${version}/channels/${handle}` },
+          },
+        });
+      }
+    }
+    // Where the route exists, the handle is still checked.
+    const nul = await api.get('channels/a%00b');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error_details).toEqual({
+      name: 'ValidationError',
+      channelHandle: 'must not contain a NUL character (%00)',
+    });
+    expect((await api.get('channels/%E0%A4%A')).status).toBe(400);
+  });
+
   it('when reading the project on v1 to 2025-05, then its handle, label, default channel and channels', async () => {
     const { rows } = await app.ctx.pool.query<{ id: number }>(
       'SELECT id FROM channels WHERE project_id = $1',
