@@ -14,22 +14,32 @@ export const MAX_CATEGORY_ID_LENGTH = 256;
 /**
  * Category ids a new config may not use, each reported on its `id` (`[index, 'id']`): longer than
  * MAX_CATEGORY_ID_LENGTH, or `.` / `..`, which GET categories/{categoryId} serves but no client can send
- * (URLs resolve such path segments away).
+ * (URLs resolve such path segments away). And an empty `parentId`, which names no category (ids are never
+ * empty) yet slipped past the unknown-parent check of the config schema, so GET categories listed `parent: ''`.
  */
-export function categoryIdIssues(categories: readonly { id: string }[]): Issue[] {
-  return categories.flatMap(({ id }, index): Issue[] => {
+export function categoryIdIssues(
+  categories: readonly { id: string; parentId?: string | undefined }[],
+): Issue[] {
+  return categories.flatMap(({ id, parentId }, index): Issue[] => {
+    const issues: Issue[] = [];
     if (id.length > MAX_CATEGORY_ID_LENGTH) {
-      return [{ path: [index, 'id'], message: `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long` }];
+      issues.push({
+        path: [index, 'id'],
+        message: `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long`,
+      });
+    } else if (id === '.' || id === '..') {
+      issues.push({
+        path: [index, 'id'],
+        message: "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}",
+      });
     }
-    if (id === '.' || id === '..') {
-      return [
-        {
-          path: [index, 'id'],
-          message: "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}",
-        },
-      ];
+    if (parentId === '') {
+      issues.push({
+        path: [index, 'parentId'],
+        message: "unknown category '': a category without a parent has no parentId",
+      });
     }
-    return [];
+    return issues;
   });
 }
 

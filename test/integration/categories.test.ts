@@ -192,6 +192,29 @@ describe('categories', () => {
     });
   });
 
+  it('when a config gives a category an empty parentId, then schemaErrors at it and nothing changes', async () => {
+    // It was applied, and GET categories listed the category with `parent: ''`, an id no category has.
+    const own = await createTestProject(app.ctx, { config: { categories: CATEGORIES } });
+    const configApi = apiClient(app.url, (await tokenFor(app.ctx, own.projectId)).token);
+    const current = (await configApi.get('projectConfig')).body;
+    const orphan = structuredClone(current);
+    orphan.categories.push({ id: 'weather', label: 'Weather', path: '/weather', parentId: '' });
+    for (const plan of [true, false]) {
+      const response = await configApi.post('projectConfig', { plan, projectConfig: orphan });
+      expect(response.status).toBe(400);
+      expect(response.body.error_details.schemaErrors).toEqual([
+        {
+          pointer: `/categories/${CATEGORIES.length}/parentId`,
+          message: "unknown category '': a category without a parent has no parentId",
+        },
+      ]);
+    }
+    expect((await configApi.get('projectConfig')).body).toEqual(current);
+    expect((await configApi.get('categories')).body.results.map((c: { id: string }) => c.id)).toEqual(
+      CATEGORIES.map((c) => c.id),
+    );
+  });
+
   it('when a config of 80,000 categories is applied, then it is stored in one statement, in order, with parents and metadata', async () => {
     // One INSERT per category took 36 s for 100,000 (the project locked throughout, past many clients' timeout).
     const own = await createTestProject(app.ctx, { config: { categories: CATEGORIES } });

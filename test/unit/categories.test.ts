@@ -128,6 +128,19 @@ describe('NewProjectConfigSchema', () => {
     expect(ProjectConfigSchema.safeParse(cyclic).success).toBe(true);
   });
 
+  it('when a parentId is empty, then it is refused as an unknown category, yet a stored one still reads', () => {
+    // It was applied, and GET categories listed the category with `parent: ''`, an id no category has.
+    const empty = config([
+      { id: 'a', label: 'A', path: '/a' },
+      { id: 'b', label: 'B', path: '/b', parentId: '' },
+    ]);
+    const result = NewProjectConfigSchema.safeParse(empty);
+    expect(result.error?.issues.map((issue) => [issue.path.join('/'), issue.message])).toEqual([
+      ['categories/1/parentId', "unknown category '': a category without a parent has no parentId"],
+    ]);
+    expect(ProjectConfigSchema.safeParse(empty).success).toBe(true);
+  });
+
   it('when the categories form a valid tree, then the config is accepted', () => {
     expect(
       NewProjectConfigSchema.safeParse(
