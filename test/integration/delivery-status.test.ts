@@ -76,6 +76,31 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
     expect(response.body.error_details.userChoices).toMatch(/in-progress/);
   });
 
+  it('when a user choice has a label over 200 or a value over 1,000 characters, then 400 naming it and nothing is stored', async () => {
+    // Each was stored as sent, megabytes of it (the message has its limit of 10,000 characters).
+    const doc = await published();
+    const response = await report(doc.id, {
+      publicationId: doc.latestPublicationId,
+      deliveryHandle: 'print',
+      status: 'in-progress',
+      userChoices: [
+        { label: 'x'.repeat(201), value: 'retry' },
+        { label: 'Abort', value: 'y'.repeat(1_001) },
+        { label: 'x'.repeat(200), value: 'y'.repeat(1_000) },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({
+      name: 'ValidationError',
+      'userChoices.0.label': 'must be at most 200 characters long',
+      'userChoices.1.value': 'must be at most 1000 characters long',
+    });
+    const reports = await app.ctx.pool.query('SELECT 1 FROM delivery_reports WHERE document_id = $1', [
+      doc.id,
+    ]);
+    expect(reports.rowCount).toBe(0);
+  });
+
   it('when the document, the reportId or the publication is unknown, then 404 / 404 / 400', async () => {
     const doc = await published();
     const base = { publicationId: doc.latestPublicationId, deliveryHandle: 'web', status: 'success' };

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** The longest caption and value of one of a report's userChoices. */
+const MAX_CHOICE_LABEL_LENGTH = 200;
+const MAX_CHOICE_VALUE_LENGTH = 1_000;
+
 /** The delivery status report of api-spec §2.8 with supplement §11's `aborted` and `userChoices`. */
 export const addDeliveryStatusBody = z
   .strictObject({
@@ -8,8 +12,14 @@ export const addDeliveryStatusBody = z
     status: z.enum(['success', 'failed', 'in-progress', 'aborted']),
     message: z.string().max(10_000).optional(),
     reportId: z.string().min(1).optional(),
+    // Bounded like the message: a choice is a button's caption and what it sends back, not a document.
     userChoices: z
-      .array(z.strictObject({ label: z.string().min(1), value: z.string().min(1) }))
+      .array(
+        z.strictObject({
+          label: z.string().min(1).max(MAX_CHOICE_LABEL_LENGTH),
+          value: z.string().min(1).max(MAX_CHOICE_VALUE_LENGTH),
+        }),
+      )
       .max(20)
       .optional(),
   })
