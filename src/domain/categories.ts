@@ -95,9 +95,18 @@ export function inheritedMetadata(
   chain: readonly { id: string; metadata: Record<string, unknown> }[],
 ): Record<string, unknown> {
   if (chain.length - 1 > MAX_CATEGORY_DEPTH) {
+    const limit = `metadata inheritance goes at most ${MAX_CATEGORY_DEPTH} levels deep`;
+    const ids = chain.map(({ id }) => id);
+    // A walk that comes back to a category went round a cycle: saying "more than 20 parents" of a category
+    // with one parent sent whoever fixes the config looking for a long chain.
+    const back = ids.findIndex((id, index) => ids.indexOf(id) < index);
+    const cycle = back < 0 ? undefined : ids.slice(0, back + 1).map((id) => `'${id}'`);
     throw new AppError(500, {
       name: 'ConfigurationError',
-      message: `Category '${chain[0]?.id ?? ''}' has more than ${MAX_CATEGORY_DEPTH} parents; metadata inheritance goes at most ${MAX_CATEGORY_DEPTH} levels deep`,
+      message:
+        cycle === undefined
+          ? `Category '${ids[0] ?? ''}' has more than ${MAX_CATEGORY_DEPTH} parents; ${limit}`
+          : `Category '${ids[0] ?? ''}' has parents that form a cycle: ${cycle.join(' → ')}; ${limit}`,
     });
   }
   // A Map, then fromEntries: a stored `__proto__` key stays a key instead of becoming the prototype.

@@ -64,6 +64,38 @@ describe('inheritedMetadata', () => {
   });
 });
 
+describe('inheritedMetadata over a stored cycle', () => {
+  it('when the parents form a cycle, then the documented 500 names the cycle, not "more than 20 parents"', () => {
+    // A config stored before cycles were refused: the walk stops one parent past the limit, going round.
+    const chain = Array.from({ length: MAX_CATEGORY_DEPTH + 2 }, (_, index) => ({
+      id: ['a', 'b', 'c'][index % 3]!,
+      metadata: {},
+    }));
+    let thrown: unknown;
+    try {
+      inheritedMetadata(chain);
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as AppError).status).toBe(500);
+    expect((thrown as AppError).details).toEqual({
+      name: 'ConfigurationError',
+      message:
+        "Category 'a' has parents that form a cycle: 'a' → 'b' → 'c' → 'a'; metadata inheritance goes at most 20 levels deep",
+    });
+    let self: unknown;
+    try {
+      inheritedMetadata(Array.from({ length: MAX_CATEGORY_DEPTH + 2 }, () => ({ id: 'x', metadata: {} })));
+    } catch (error) {
+      self = error;
+    }
+    expect((self as AppError).details).toMatchObject({
+      message:
+        "Category 'x' has parents that form a cycle: 'x' → 'x'; metadata inheritance goes at most 20 levels deep",
+    });
+  });
+});
+
 describe('categoryTreeIssues', () => {
   it('when the tree is a forest of short chains, then there is nothing to report', () => {
     expect(
