@@ -20,7 +20,17 @@ export interface AddDeliveryStatusInput extends Omit<DeliveryReportFields, 'mess
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LOOKS_LIKE_HTML = /<\/?[a-z!][^>]*>/i;
+const TAG_START = /<\/?[a-z!]/i;
+
+/**
+ * Whether a message has markup: a tag start (`<p`, `</b`, `<!--`) with a `>` somewhere after it. The same
+ * answer as `/<\/?[a-z!][^>]*>/i`, in one pass: that expression rescanned the rest of the message from every
+ * tag start, 150 ms of blocked event loop for the 10,000 characters `<a<a<a...` a message may have.
+ */
+export function looksLikeHtml(message: string): boolean {
+  const start = message.search(TAG_START);
+  return start >= 0 && message.includes('>', start);
+}
 
 /**
  * A plain-text message is stored exactly as given; one that contains markup is sanitised: scripts, styles,
@@ -28,7 +38,7 @@ const LOOKS_LIKE_HTML = /<\/?[a-z!][^>]*>/i;
  * new tab with rel="noopener noreferrer".
  */
 export function sanitiseMessage(message: string): string {
-  if (!LOOKS_LIKE_HTML.test(message)) return message;
+  if (!looksLikeHtml(message)) return message;
   const sanitize = loadSanitizeHtml();
   return sanitize(message, {
     allowedTags: sanitize.defaults.allowedTags,
