@@ -1,7 +1,7 @@
 import express from 'express';
 import { ApiVersion } from '../../src/domain/api-versions';
 import { onlyIn } from '../../src/http/middleware/api-version';
-import { listRoutes, pathParamNames, routeExistsIn } from '../../src/http/route-table';
+import { listRoutes, pathParamNames, routeExistsIn, routeMatchers } from '../../src/http/route-table';
 
 describe('listRoutes', () => {
   it('when routers are nested, then every route comes with its method and its full path template', () => {
@@ -48,5 +48,28 @@ describe('pathParamNames', () => {
     ]);
     expect(pathParamNames('/files/*rest')).toEqual(['rest']);
     expect(pathParamNames('/health')).toEqual([]);
+  });
+});
+
+describe('routeMatchers', () => {
+  it('when a path is asked, then each route says whether Express would take it, a parameter that does not decode included', () => {
+    const router = express.Router();
+    router.get('/channels/:channelHandle', onlyIn({ to: '2025-05' }), (_req, res) => res.end());
+    router.post('/documents/:documentId/addDeliveryStatus', (_req, res) => res.end());
+    const [channels, report] = routeMatchers(router);
+    expect(channels).toMatchObject({ methods: { get: true }, versions: { to: '2025-05' } });
+    expect(report).toMatchObject({ methods: { post: true } });
+    expect(report!.versions).toBeUndefined();
+    for (const path of [
+      '/channels/web',
+      '/channels/web/',
+      '/CHANNELS/a%00b',
+      '/channels/%E0%A4%A',
+      '/channels/%FF',
+    ])
+      expect({ path, takes: channels!.matches(path) }).toEqual({ path, takes: true });
+    for (const path of ['/channels', '/channels/', '/channels/a/b', '/documents/1/addDeliveryStatus'])
+      expect({ path, takes: channels!.matches(path) }).toEqual({ path, takes: false });
+    expect(report!.matches('/documents/%FF/addDeliveryStatus')).toBe(true);
   });
 });
