@@ -5,7 +5,7 @@ import { parseRateLimit } from './domain/rate-limits';
 import { packagePath } from './package-root';
 
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/broadsheet'),

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EnvSchema } from '../../src/config';
+import { SCOPES } from '../../src/domain/scopes';
+
+/**
+ * The README is what operators configure and call the API from: these keep its configuration table, its endpoint
+ * tables' scopes and docker-compose.yml in step with what the code reads and checks.
+ */
+const ROOT = join(__dirname, '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The section of the README under `## <title>`, up to the next `## `. */
+function section(title: string): string {
+  const start = README.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`README has no section ${title}`);
+  const end = README.indexOf('\n## ', start + 1);
+  return README.slice(start, end < 0 ? undefined : end);
+}
+
+/** The cells of each row of the Markdown tables of a text (header and separator rows left out). */
+function tableRows(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    )
+    .slice(1);
+}
+
+/** What the schema gives a variable that is not set: its default, or undefined for an optional one. */
+function defaultOf(name: string): string | undefined {
+  const schema = (EnvSchema.shape as Record<string, { _zod: { def: Record<string, unknown> } }>)[name]!;
+  let def = schema._zod.def;
+  if (def.type === 'pipe') def = (def.in as { _zod: { def: Record<string, unknown> } })._zod.def;
+  return def.type === 'default' ? String(def.defaultValue) : undefined;
+}
+
+/** README's Configuration table by variable: `A` / `B` rows give each name its part of the default cell. */
+function configurationTable(): Map<string, string> {
+  const table = new Map<string, string>();
+  for (const [names = '', defaults = ''] of tableRows(section('Configuration'))) {
+    const each = names.split(' / ');
+    const parts = defaults.split(' / ');
+    each.forEach((name, i) =>
+      table.set(name.replaceAll('`', ''), (each.length === parts.length ? parts[i] : defaults) ?? ''),
+    );
+  }
+  return table;
+}
+
+describe('README: the configuration table', () => {
+  const documented = configurationTable();
+  const read = Object.keys(EnvSchema.shape);
+
+  it('when src/config.ts reads a variable, then the table has a row for it, and no row names one it does not read', () => {
+    expect(read.filter((name) => !documented.has(name))).toEqual([]);
+    expect([...documented.keys()].filter((name) => !read.includes(name))).toEqual([]);
+  });
+
+  it('when a variable has a default, then the table gives that default first; an optional one says — (none)', () => {
+    const wrong = read.flatMap((name) => {
+      const cell = documented.get(name) ?? '';
+      const expected = defaultOf(name);
+      // The one optional variable whose absence is a computed place, not "none": the table says which.
+      if (expected === undefined && name === 'MEDIA_STORAGE_DIR') return [];
+      const ok = expected === undefined ? cell.startsWith('—') : cell.startsWith(`\`${expected}\``);
+      return ok ? [] : [`${name}: README says ${cell}, the code ${expected ?? 'none (optional)'}`];
+    });
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('README: the endpoint tables', () => {
+  it('when a table names a scope, then it is a scope a client can be given', () => {
+    const named = [
+      ...section('Endpoints')
+        .split('\n### ')[0]!
+        .matchAll(/^\| [^|]+ \| ([^|]+) \|/gm),
+    ]
+      .concat([
+        ...section('Integrations: enrichment and the planning tool').matchAll(/^\| [^|]+ \| ([^|]+) \|/gm),
+      ])
+      .flatMap((match) =>
+        (match[1] ?? '').split(/ \/ | \+ /).map((scope) => scope.replaceAll('`', '').trim()),
+      )
+      .filter((scope) => !['Scope', 'none', 'Basic credentials'].includes(scope));
+    expect(named.length).toBeGreaterThan(20);
+    expect([...new Set(named)].filter((scope) => !(SCOPES as readonly string[]).includes(scope))).toEqual([]);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it('when it hands the app an environment variable, then src/config.ts reads that variable', () => {
+    const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
+    const app = /\nx-app: &app\n([\s\S]*?)\n\S/.exec(compose)?.[1] ?? '';
+    const environment = /\n {2}environment:\n((?: {4}.*\n| *#.*\n)+)/.exec(`\n${app}\n`)?.[1] ?? '';
+    const names = [...environment.matchAll(/^ {4}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
+    expect(names).toContain('JWT_SECRET');
+    expect(names.filter((name) => !(name in EnvSchema.shape))).toEqual([]);
+  });
+});
