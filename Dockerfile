@@ -30,7 +30,8 @@ COPY --chown=node:node index-mappings ./index-mappings
 # takes its owner and the API can write to it (a volume over a missing folder is root's).
 RUN mkdir -p .data/media
 
-ENV PORT=3000
+# Beyond the container's loopback (the API's own default is 127.0.0.1): `docker run -p 3000:3000` reaches it.
+ENV HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
 # node itself is PID 1, so SIGTERM reaches it with no npm in between, and the API drains and exits.
 # No init process is needed: the API and the workers install their own SIGTERM/SIGINT handlers (PID 1 gets no

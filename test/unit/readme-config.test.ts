@@ -104,3 +104,25 @@ describe('docker-compose.yml', () => {
     expect(names.filter((name) => !(name in EnvSchema.shape))).toEqual([]);
   });
 });
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  /** The runtime stage's `ENV A=1 B=2` pairs (the stage after the last FROM). */
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env = new Map(
+    [...runtime.matchAll(/^ENV (.+)$/gm)].flatMap((match) =>
+      match[1]!.split(/\s+/).map((pair) => pair.split('=') as [string, string]),
+    ),
+  );
+
+  it('when the image sets a variable, then src/config.ts reads it (NODE_ENV aside: it is npm and the libraries’)', () => {
+    expect([...env.keys()].filter((name) => name !== 'NODE_ENV' && !(name in EnvSchema.shape))).toEqual([]);
+  });
+
+  it('when the image exposes a port, then the API listens on it beyond the container’s loopback', () => {
+    const exposed = /^EXPOSE (\d+)$/m.exec(runtime)?.[1];
+    expect(exposed).toBeDefined();
+    expect(env.get('PORT') ?? String(defaultOf('PORT'))).toBe(exposed);
+    expect(env.get('HOST') ?? defaultOf('HOST')).toBe('0.0.0.0');
+  });
+});
