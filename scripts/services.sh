@@ -349,10 +349,22 @@ wait_for_postgres() {
   die "Postgres did not answer within ${PG_TIMEOUT}s: $error"
 }
 
+# The server of a URL accepting connections, whether or not the URL's database exists yet: `broadsheet migrate`
+# creates it, and the tests create databases of their own beside it (waiting for the database itself waited out
+# PG_TIMEOUT and failed on a DATABASE_URL that names a database to be created).
+wait_for_postgres_server() {
+  local url="$1" deadline=$((SECONDS + PG_TIMEOUT)) status=""
+  while ((SECONDS < deadline)); do
+    status="$(pg_isready -d "$url" 2>&1)" && return 0
+    sleep 1
+  done
+  die "Postgres did not answer within ${PG_TIMEOUT}s: $status"
+}
+
 ensure_postgres() {
   command -v psql >/dev/null || die "psql is needed to reach Postgres"
   if [ -n "${DATABASE_URL:-}" ]; then
-    wait_for_postgres "$DATABASE_URL"
+    wait_for_postgres_server "$DATABASE_URL"
     return
   fi
   wait_for_postgres "$PG_ADMIN_URL"
