@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Command } from 'commander';
+import { clientCommands } from '../../src/cli/commands/clients';
+import { demoCommand } from '../../src/cli/commands/demo';
+import { exportCommand } from '../../src/cli/commands/export';
+import { importCommand } from '../../src/cli/commands/import';
+import { indexCommands } from '../../src/cli/commands/index';
+import { listCommands } from '../../src/cli/commands/lists';
+import { menuCommands } from '../../src/cli/commands/menus';
+import { migrateCommand } from '../../src/cli/commands/migrate';
+import { projectCommands } from '../../src/cli/commands/projects';
 import { EnvSchema } from '../../src/config';
 import { SCOPES } from '../../src/domain/scopes';
 
@@ -124,5 +134,54 @@ describe('Dockerfile', () => {
     expect(exposed).toBeDefined();
     expect(env.get('PORT') ?? String(defaultOf('PORT'))).toBe(exposed);
     expect(env.get('HOST') ?? defaultOf('HOST')).toBe('0.0.0.0');
+  });
+});
+
+describe('README: the CLI', () => {
+  /** Every command of `broadsheet` as main.ts registers it, with its long options. */
+  function cliCommands(): { name: string; options: string[] }[] {
+    const program = new Command('broadsheet');
+    for (const register of [
+      migrateCommand,
+      projectCommands,
+      clientCommands,
+      importCommand,
+      exportCommand,
+      demoCommand,
+      indexCommands,
+      menuCommands,
+      listCommands,
+    ])
+      register(program);
+    const walk = (command: Command, prefix: string): { name: string; options: string[] }[] =>
+      command.commands.flatMap((sub) => {
+        const name = `${prefix}${sub.name()}`;
+        const options = sub.options.map((option) => option.long ?? '').filter(Boolean);
+        return sub.commands.length > 0 ? walk(sub, `${name} `) : [{ name, options }];
+      });
+    return walk(program, '');
+  }
+
+  /** The section's paragraphs, and each line of its code blocks on its own (one example is one command). */
+  function chunks(): string[] {
+    return section('The CLI')
+      .split('\n\n')
+      .flatMap((chunk) => (chunk.trimStart().startsWith('```') ? chunk.split('\n') : [chunk]));
+  }
+
+  it('when the CLI has a command or an option, then the README’s section on the CLI names the option where it names the command', () => {
+    const commands = cliCommands();
+    expect(commands.length).toBeGreaterThan(15);
+    const said = chunks();
+    const missing = commands.flatMap(({ name, options }) => {
+      const about = said.filter((chunk) => chunk.includes(name));
+      return [
+        ...(about.length > 0 ? [] : [name]),
+        ...options
+          .filter((option) => !about.some((chunk) => chunk.includes(option)))
+          .map((option) => `${name} ${option}`),
+      ];
+    });
+    expect(missing).toEqual([]);
   });
 });
