@@ -364,6 +364,7 @@ wait_for_postgres_server() {
 ensure_postgres() {
   command -v psql >/dev/null || die "psql is needed to reach Postgres"
   if [ -n "${DATABASE_URL:-}" ]; then
+    command -v pg_isready >/dev/null || die "pg_isready (beside psql, Postgres' client tools) is needed to reach Postgres"
     wait_for_postgres_server "$DATABASE_URL"
     return
   fi
