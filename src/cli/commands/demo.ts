@@ -2,6 +2,24 @@ import type { Command } from 'commander';
 import { DemoInterrupted, loadDemo, MIN_DEMO_DOCUMENTS } from '../../commands/load-demo';
 import { describeError, stopOnSignals, withContext } from '../run';
 
+/** Addresses that mean "every interface" to listen(): no client can open a URL naming them. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
+
+/**
+ * The base of the demo's image URLs (its articles store them): PUBLIC_BASE_URL, else where the API listens as a
+ * client on this machine reaches it. A wildcard HOST (docker-compose.yml's 0.0.0.0) is loopback, where a published
+ * port is reached (it gave http://0.0.0.0:3000/... URLs), and an IPv6 address goes in brackets.
+ */
+export function demoBaseUrl(http: { host: string; port: number; publicBaseUrl: string | undefined }): string {
+  if (http.publicBaseUrl !== undefined) return http.publicBaseUrl;
+  const host = WILDCARD_HOSTS.has(http.host)
+    ? '127.0.0.1'
+    : http.host.includes(':')
+      ? `[${http.host}]`
+      : http.host;
+  return `http://${host}:${http.port}`;
+}
+
 export function demoCommand(program: Command): void {
   program
     .command('demo')
@@ -23,8 +41,7 @@ export function demoCommand(program: Command): void {
         throw new Error(`--documents must be a whole number, at least ${MIN_DEMO_DOCUMENTS}`);
       if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
       await withContext(async (ctx) => {
-        const publicBaseUrl =
-          ctx.config.http.publicBaseUrl ?? `http://${ctx.config.http.host}:${ctx.config.http.port}`;
+        const publicBaseUrl = demoBaseUrl(ctx.config.http);
         // Ctrl-C lets the import batches in flight commit and ends their job failed (a second one exits at once).
         const stop = stopOnSignals();
         try {
