@@ -44,9 +44,10 @@ function tableRows(text: string): string[][] {
 
 /** What the schema gives a variable that is not set: its default, or undefined for an optional one. */
 function defaultOf(name: string): string | undefined {
-  const schema = (EnvSchema.shape as Record<string, { _zod: { def: Record<string, unknown> } }>)[name]!;
+  type Definition = { _zod: { def: Record<string, unknown> } };
+  const schema = (EnvSchema.shape as unknown as Record<string, Definition>)[name]!;
   let def = schema._zod.def;
-  if (def.type === 'pipe') def = (def.in as { _zod: { def: Record<string, unknown> } })._zod.def;
+  if (def.type === 'pipe') def = (def.in as Definition)._zod.def;
   return def.type === 'default' ? String(def.defaultValue) : undefined;
 }
 
