@@ -18,7 +18,7 @@ import { errorMessage, ignoreClosedPipes } from './run';
 const program = new Command()
   .name('broadsheet')
   .description(
-    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, index, menus, lists.',
+    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, load the demo, index, menus, lists.',
   )
   .showHelpAfterError();
 

@@ -169,7 +169,7 @@ export function clientCommands(program: Command): void {
     });
   clients
     .command('revoke')
-    .description('Revoke an API client: every token it signed stops working at once')
+    .description('Revoke an API client: every token of it stops working at once')
     .argument('<clientId>', 'the client id (the jti of its tokens)')
     .action(async (clientId: string) => {
       await withContext(async (ctx) => {
