@@ -59,9 +59,11 @@ export async function createPlannerElement(
 
     let documentId: number;
     if (input.documentId !== undefined) {
+      // Holding the document settles whether it is linked (links to it are made holding it too); the link's
+      // row is read, not locked, since a PUT of its element holds that row and then waits for the document.
       const document = await documentQueries(tx).findByIdForUpdate(project.id, input.documentId);
       if (!document) throw AppError.notFound(`Document ${input.documentId} not found`);
-      const linked = await links.findByDocumentIdForUpdate(project.id, document.id);
+      const linked = await links.findByDocumentId(project.id, document.id);
       if (linked) {
         throw AppError.conflict(`Document ${document.id} is linked to planner element '${linked.elementId}'`);
       }

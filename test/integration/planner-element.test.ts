@@ -1,8 +1,9 @@
+import { withTransaction } from '../../src/db/pool';
 import { documentQueries } from '../../src/db/queries/documents';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient, envelope } from '../helpers/http';
+import { apiClient, envelope, eventually } from '../helpers/http';
 import { nestedArrays } from '../helpers/json';
 
 describe('planner/element (planning-tool element sync)', () => {
@@ -296,6 +297,42 @@ describe('planner/element (planning-tool element sync)', () => {
       expect(moved.body.error_details.message).toBe(
         `Planner element '${elementOfLinked}' is linked to document ${linked}, not ${doc.id}`,
       );
+    });
+
+    it('when a second element is linked to a document while the tool updates the first one, then 409 and 200, never a deadlock', async () => {
+      // The POST held the document and then waited for its link's row, which the PUT held while it waited
+      // for the document: Postgres broke the deadlock by failing one of them, a 500 after a second.
+      const linked = await create();
+      const elementOfLinked = (await storedElement(linked))!.element_id;
+      const lockWaiters = async () =>
+        Number(
+          (
+            await app.ctx.pool.query<{ n: string }>(
+              `SELECT count(*) AS n FROM pg_stat_activity
+               WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rows[0]!.n,
+        );
+      let linking: ReturnType<typeof planner.post> | undefined;
+      let updating: ReturnType<typeof planner.put> | undefined;
+      // The document is held while the POST queues for it first and then the PUT (holding its link) behind it.
+      await withTransaction(app.ctx.pool, async (tx) => {
+        await documentQueries(tx).findByIdForUpdate(project.projectId, linked);
+        linking = planner.post('planner/element', { id: nextElementId(), documentId: linked });
+        await eventually(async () => (await lockWaiters()) >= 1);
+        updating = planner.put(`planner/element/${linked}`, { title: 'Updated meanwhile' });
+        await eventually(async () => (await lockWaiters()) >= 2);
+      });
+      const [linkAnswer, updateAnswer] = await Promise.all([linking!, updating!]);
+      expect(linkAnswer.body).toEqual(
+        envelope(409, 'Conflict', {
+          name: 'Conflict',
+          message: `Document ${linked} is linked to planner element '${elementOfLinked}'`,
+        }),
+      );
+      expect(updateAnswer).toMatchObject({ status: 200, body: { id: linked } });
+      expect((await load(linked)).metadata).toMatchObject({ title: 'Updated meanwhile' });
+      expect((await storedElement(linked))!.element_id).toBe(elementOfLinked);
     });
 
     it('when the config names the content type, then drafts are of that type; with none to use, 400 ConfigurationError', async () => {

@@ -52,6 +52,19 @@ export function plannerElementQueries(db: Queryable) {
       return result.rows[0];
     },
 
+    /**
+     * The link of the document, not locked: for a writer that holds the document's row already. Every link to
+     * a document is inserted by a transaction holding that row, so what this reads is settled; locking the
+     * link's row too would wait for a writer of the element that in turn waits for the document (a deadlock).
+     */
+    async findByDocumentId(projectId: number, documentId: number): Promise<PlannerElementRow | undefined> {
+      const result = await db.query<PlannerElementRow>(
+        `SELECT ${COLUMNS} FROM planner_elements WHERE project_id = $1 AND document_id = $2`,
+        [projectId, documentId],
+      );
+      return result.rows[0];
+    },
+
     async insert(
       projectId: number,
       link: { elementId: string; documentId: number; element: unknown },
