@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jsonEqual } from './document-commands/apply';
 import { propertyName, type CommandOf } from './document-commands/schema';
 import type { ContentTypeConfig, ProjectConfig } from './project-config';
+import { readableIssueMessage } from './validation';
 
 /**
  * A planning tool's element (planner/element, supplement §11) and the one mapping of it onto document
@@ -36,7 +37,7 @@ export const plannerElementShape = {
     // Each key is a property name as setMetadataProperty takes it, the problem named at the key's path.
     .superRefine((metadata, ctx) => {
       for (const key of Object.keys(metadata)) {
-        const checked = propertyName.safeParse(key);
+        const checked = propertyName.safeParse(key, { error: readableIssueMessage });
         if (!checked.success) {
           ctx.addIssue({
             code: 'custom',

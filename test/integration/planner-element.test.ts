@@ -140,6 +140,11 @@ describe('planner/element (planning-tool element sync)', () => {
         name: 'ValidationError',
         'metadata.title': 'is given as title already',
       });
+      const emptyName = await planner.post('planner/element', { id: 'x', metadata: { '': 1 } });
+      expect(emptyName.body.error_details).toEqual({
+        name: 'ValidationError',
+        'metadata.': 'must not be empty',
+      });
       const blankId = await planner.put('planner/element', { id: '   ' });
       expect(blankId.body.error_details).toEqual({ name: 'ValidationError', id: 'must not be empty' });
       const objectId = await planner.put('planner/element', { id: { x: 1 } });
