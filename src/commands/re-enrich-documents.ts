@@ -3,12 +3,13 @@ import { documentQueries } from '../db/queries/documents';
 import { projectQueries } from '../db/queries/projects';
 import { enrichmentSettings } from '../domain/enrichment';
 import { AppError } from '../domain/errors';
-import { enqueue, type Boss } from '../jobs/boss';
+import { enqueueMany, type Boss } from '../jobs/boss';
 
 /**
  * POST enrichment/re-enrich (api-spec §4.16): one job per document of the project among `ids`, enqueued in
- * one transaction (outbox); ids of no document of the project are skipped. A document whose job still waits
- * is not queued twice (the queue's `short` policy with the document as singletonKey).
+ * one statement of one transaction (outbox; one send per id took 9 s for 1000 ids); ids of no document of the
+ * project are skipped. A document whose job still waits is not queued twice (the queue's `short` policy with
+ * the document as singletonKey).
  */
 export async function reEnrichDocuments(
   pool: Pool,
@@ -23,14 +24,13 @@ export async function reEnrichDocuments(
         `Enrichment is not enabled for project '${project?.handle ?? projectId}' (projectId=${projectId})`,
       );
     }
-    for (const documentId of await documentQueries(tx).findExistingIds(projectId, [...new Set(ids)])) {
-      await enqueue(
-        boss,
-        tx,
-        'reEnrichDocument',
-        { projectId, documentId },
-        { singletonKey: `${projectId}:${documentId}` },
-      );
-    }
+    const documentIds = await documentQueries(tx).findExistingIds(projectId, [...new Set(ids)]);
+    await enqueueMany(
+      boss,
+      tx,
+      'reEnrichDocument',
+      documentIds.map((documentId) => ({ projectId, documentId })),
+      (job) => `${job.projectId}:${job.documentId}`,
+    );
   });
 }

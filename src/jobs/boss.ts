@@ -119,18 +119,24 @@ export async function enqueue<K extends QueueKey>(
 /**
  * The outbox for many jobs of one queue: one multi-row insert with the caller's transaction client (pg-boss
  * `insert`, which takes the queue's retry and expiry options like `send`). Workers are woken at commit.
+ * `singletonKeyOf` gives each job its singleton key: a job whose key the queue's policy holds already is
+ * skipped, as `send` skips it.
  */
 export async function enqueueMany<K extends QueueKey>(
   boss: Boss,
   tx: Queryable,
   key: K,
   payloads: readonly QueuePayload<K>[],
+  singletonKeyOf?: (payload: QueuePayload<K>) => string,
 ): Promise<void> {
   if (payloads.length === 0) return;
   const queue = QUEUES[key];
   await boss.insert(
     queue.name,
-    payloads.map((payload) => ({ data: queue.payload.parse(payload) })),
+    payloads.map((payload) => ({
+      data: queue.payload.parse(payload),
+      ...(singletonKeyOf && { singletonKey: singletonKeyOf(payload) }),
+    })),
     { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } },
   );
 }

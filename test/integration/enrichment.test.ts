@@ -269,6 +269,59 @@ describe('POST enrichment/re-enrich', () => {
         await quiet.close();
       }
     });
+
+    it('when a request names the most ids it may (1000), then {} within a couple of seconds and one job per document, also when sent again', async () => {
+      // One pg-boss send per id, each its own round trip in the request's transaction: 9 s for 1000 ids on
+      // the test machine, holding a connection all along, and as long again for ids whose jobs were queued.
+      const env = await isolatedEnv('enrichment-many');
+      const quiet = await startTestApp({ env });
+      try {
+        const config = buildProjectConfig({ enrichment: { enabled: true, url: service.url } });
+        const own = await createProject(quiet.ctx.pool, { config, designs: [TEST_DESIGN] });
+        const ids = (
+          await quiet.ctx.pool.query<{ id: number }>(
+            `INSERT INTO documents (project_id, channel_id, document_type, content_type, design_name,
+               design_version, metadata, content)
+             SELECT $1, $2, 'article', 'regular', 'test-design', '1.0.0', '{}', '[]'
+             FROM generate_series(1, 999) RETURNING id`,
+            [own.projectId, own.channelId],
+          )
+        ).rows.map((row) => row.id);
+        const client = apiClient(quiet.url, (await tokenFor(quiet.ctx, own.projectId, ['enrichment'])).token);
+        const docIds = [...ids, 987654321];
+        for (let round = 0; round < 2; round += 1) {
+          const started = Date.now();
+          const response = await client.post('enrichment/re-enrich', { doc_ids: docIds });
+          expect(response).toMatchObject({ status: 200, body: {} });
+          expect(Date.now() - started).toBeLessThan(2500);
+        }
+        const jobs = await quiet.ctx.pool.query<{ singleton_key: string; n: string }>(
+          `SELECT singleton_key, count(*) AS n FROM pgboss.job WHERE name = $1 GROUP BY singleton_key`,
+          [QUEUES.reEnrichDocument.name],
+        );
+        expect(jobs.rows.map((row) => row.singleton_key).sort()).toEqual(
+          ids.map((id) => `${own.projectId}:${id}`).sort(),
+        );
+        expect(jobs.rows.every((row) => Number(row.n) === 1)).toBe(true);
+        const job = await quiet.ctx.pool.query<{
+          data: unknown;
+          retry_limit: number;
+          expire_seconds: number;
+        }>(
+          'SELECT data, retry_limit, expire_seconds FROM pgboss.job WHERE name = $1 AND singleton_key = $2',
+          [QUEUES.reEnrichDocument.name, `${own.projectId}:${ids[0]}`],
+        );
+        expect(job.rows).toEqual([
+          {
+            data: { projectId: own.projectId, documentId: ids[0] },
+            retry_limit: QUEUES.reEnrichDocument.options.retryLimit,
+            expire_seconds: QUEUES.reEnrichDocument.options.expireInSeconds,
+          },
+        ]);
+      } finally {
+        await quiet.close();
+      }
+    });
   });
 
   describe('a slow, failing or confused service', () => {
