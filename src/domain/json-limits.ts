@@ -6,7 +6,9 @@
  * - a `__proto__` key: JSON.parse keeps it as an own property, but copying the object (validation does)
  *   assigns it as the prototype instead, so the key vanished without a word;
  * - U+0000 in a string or key: Postgres jsonb cannot store it (SQLSTATE 22P05);
- * - an unpaired UTF-16 surrogate: not Unicode, and jsonb refuses it too (22P02).
+ * - an unpaired UTF-16 surrogate: not Unicode, and jsonb refuses it too (22P02);
+ * - a number too large for a double (`1e400`): JSON.parse reads it as Infinity, which JSON.stringify writes
+ *   as null, so a value stored "as sent" (a planner element's or publication record's own keys) became null.
  */
 
 /** Where a value sits: object keys and array indices from the root. */
@@ -14,8 +16,8 @@ export type JsonPath = (string | number)[];
 
 export interface JsonProblem {
   path: JsonPath;
-  /** `depth`: nested too deep; `key` or `string`: a key or string value that cannot be kept as sent. */
-  kind: 'depth' | 'key' | 'string';
+  /** `depth`: nested too deep; `key`, `string` or `number`: a key or value that cannot be kept as sent. */
+  kind: 'depth' | 'key' | 'string' | 'number';
   message: string;
 }
 
@@ -42,6 +44,8 @@ const RESERVED_KEY = '__proto__';
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+const NON_FINITE_MESSAGE = `must be a number of at most ${Number.MAX_VALUE} in size, the largest JSON number that can be kept`;
+
 function stringProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode: it contains an unpaired surrogate';
@@ -63,8 +67,8 @@ interface Frame {
 
 /**
  * The first problem of a parsed JSON value in document order, or undefined: nesting deeper than `maxDepth`
- * (the root object or array is level 1, so `[[1]]` nests 2 deep), a `__proto__` key, or a string or key
- * with U+0000 or an unpaired surrogate. Walks with its own stack: its memory is the depth, never the size.
+ * (the root object or array is level 1, so `[[1]]` nests 2 deep), a `__proto__` key, a string or key
+ * with U+0000 or an unpaired surrogate, or a number beyond a double (Infinity). Walks with its own stack: its memory is the depth, never the size.
  * `depthOnly`: for JSON that is never stored (a query parameter's), only the depth is judged.
  */
 export function findJsonProblem(
@@ -81,6 +85,10 @@ export function findJsonProblem(
       if (depthOnly) return undefined;
       const message = stringProblem(value);
       return message === undefined ? undefined : { path: [...path], kind: 'string', message };
+    }
+    if (typeof value === 'number') {
+      if (depthOnly || Number.isFinite(value)) return undefined;
+      return { path: [...path], kind: 'number', message: NON_FINITE_MESSAGE };
     }
     if (typeof value !== 'object' || value === null) return undefined;
     if (stack.length >= maxDepth) {

@@ -145,6 +145,11 @@ describe('planner/element (planning-tool element sync)', () => {
         name: 'ValidationError',
         'metadata.': 'must not be empty',
       });
+      const overflow = await planner.post('planner/element', '{"id":"x","budget":[1,1e400]}');
+      expect(overflow.body.error_details).toEqual({
+        name: 'ValidationError',
+        'budget.1': expect.stringMatching(/^must be a number of at most 1\.7976931348623157e\+308 in size/),
+      });
       const blankId = await planner.put('planner/element', { id: '   ' });
       expect(blankId.body.error_details).toEqual({ name: 'ValidationError', id: 'must not be empty' });
       const objectId = await planner.put('planner/element', { id: { x: 1 } });

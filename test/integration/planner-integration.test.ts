@@ -372,6 +372,14 @@ describe('planner-integration (the planning tool follows publication state)', ()
         name: 'ValidationError',
         documentId: 'must be a positive integer',
       });
+      // JSON.parse reads 1e400 as Infinity, which the stored record kept as null.
+      const overflow = await tool.put('planner-integration/publication/5', '{"estimate":{"reach":1e400}}');
+      expect(overflow.body.error_details).toEqual({
+        name: 'ValidationError',
+        'estimate.reach': expect.stringMatching(
+          /^must be a number of at most 1\.7976931348623157e\+308 in size/,
+        ),
+      });
       const huge = await tool.put('planner-integration/publication/5', { notes: 'x'.repeat(70 * 1024) });
       expect(huge.body.error_details).toEqual({
         name: 'ValidationError',

@@ -100,6 +100,13 @@ describe('findJsonProblem', () => {
         'must be valid Unicode: it contains an unpaired surrogate',
       ],
       ['a NUL at the root', '\u0000', [], 'string', 'must not contain the NUL character (U+0000)'],
+      [
+        'a number beyond a double (1e400 read by JSON.parse)',
+        JSON.parse('{"a":[1,-1e400]}') as unknown,
+        ['a', 1],
+        'number',
+        'must be a number of at most 1.7976931348623157e+308 in size, the largest JSON number that can be kept',
+      ],
     ])('then %s is a problem at its path', (_label, value, path, kind, message) => {
       expect(findJsonProblem(value, 10)).toEqual({ path, kind, message });
     });
