@@ -1,5 +1,7 @@
 import { createApiClient, revokeApiClient } from '../../src/commands/api-clients';
+import { importDocumentsNow } from '../../src/commands/import-documents';
 import { documentQueries } from '../../src/db/queries/documents';
+import { ApiVersion } from '../../src/domain/api-versions';
 import { PLANNER_TOKEN_SECONDS } from '../../src/domain/planner-integration';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
@@ -302,6 +304,36 @@ describe('planner-integration (the planning tool follows publication state)', ()
       expect(results[2]).toMatchObject({ status: 'published', hasUnpublishedChanges: true });
       expect(results[3]).toMatchObject({ status: 'unpublished', publicationId: null });
       expect(results[4]).toEqual({ documentId: foreign.id, status: 'not-found' });
+    });
+
+    it('when an import sends a live document again unchanged, then it has no unpublished changes; changed, it has', async () => {
+      // The import's new draft always counted as a change: a nightly sync re-sending the same content made
+      // every live document read "changed" (and re-enrich stopped publishing its entities).
+      const importOne = async (metadata: Record<string, unknown>, autoPublish: boolean) => {
+        const job = await importDocumentsNow(app.ctx, project.projectId, ApiVersion.parse('2026-03')!, {
+          systemName: 'nightly-sync',
+          documents: [
+            { id: 'story-9', contentType: 'regular', content: [], metadata, flags: { autoPublish } },
+          ],
+        });
+        expect(job.state).toBe('success');
+        return job.logs[0]!.document_id!;
+      };
+      const state = async (documentId: number) =>
+        (await tool.post('planner-integration/statuses', { documentIds: [documentId] })).body.results[0];
+
+      const documentId = await importOne({ title: 'Synced' }, true);
+      expect(await state(documentId)).toMatchObject({ status: 'published', hasUnpublishedChanges: false });
+      await importOne({ title: 'Synced' }, false);
+      expect(await state(documentId)).toMatchObject({
+        status: 'published',
+        hasUnpublishedChanges: false,
+        version: 2,
+      });
+      await importOne({ title: 'Synced again, changed' }, false);
+      expect(await state(documentId)).toMatchObject({ hasUnpublishedChanges: true, version: 3 });
+      await importOne({ title: 'Synced again, changed' }, false);
+      expect(await state(documentId)).toMatchObject({ hasUnpublishedChanges: true, version: 4 });
     });
 
     it('when the version is 2025-11 or older, then a bare array; from 2026-01, {results}', async () => {

@@ -359,7 +359,9 @@ export function documentQueries(db: Queryable) {
 
     /**
      * Replaces the drafts of existing documents with imported ones in one statement: version + 1, and the
-     * publication dates the import names (the others stay as they are). The ids are documents of the project
+     * publication dates the import names (the others stay as they are). A document whose publication was its
+     * draft stays so when the import sends that draft again (published_version follows the new version, as
+     * saveCommandedDraft does for commands that change nothing of it). The ids are documents of the project
      * this transaction locked (findImportTargetsForUpdate): matched by primary key alone, see there why.
      */
     async replaceImportedDrafts(rows: readonly (ImportedDraftRow & { documentId: number })[]): Promise<void> {
@@ -368,6 +370,11 @@ export function documentQueries(db: Queryable) {
         `UPDATE documents d SET document_type = r.document_type, content_type = r.content_type,
            design_name = r.design_name, design_version = r.design_version, metadata = r.metadata,
            content = r.content, version = d.version + 1, updated_at = now(),
+           published_version = CASE WHEN d.published_version = d.version
+             AND (d.document_type, d.content_type, d.design_name, d.design_version, d.metadata, d.content)
+               IS NOT DISTINCT FROM
+               (r.document_type, r.content_type, r.design_name, r.design_version, r.metadata, r.content)
+             THEN d.version + 1 ELSE d.published_version END,
            first_publication_date = coalesce(r.first_publication_date, d.first_publication_date),
            significant_publication_date = coalesce(r.significant_publication_date, d.significant_publication_date),
            visible_publication_date_override = coalesce(r.visible_publication_date_override,
