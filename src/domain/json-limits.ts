@@ -68,7 +68,8 @@ interface Frame {
 /**
  * The first problem of a parsed JSON value in document order, or undefined: nesting deeper than `maxDepth`
  * (the root object or array is level 1, so `[[1]]` nests 2 deep), a `__proto__` key, a string or key
- * with U+0000 or an unpaired surrogate, or a number beyond a double (Infinity). Walks with its own stack: its memory is the depth, never the size.
+ * with U+0000 or an unpaired surrogate, or a number beyond a double (Infinity). Walks with its own stack:
+ * its memory is the depth, never the size.
  * `depthOnly`: for JSON that is never stored (a query parameter's), only the depth is judged.
  */
 export function findJsonProblem(
