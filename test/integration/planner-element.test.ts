@@ -170,6 +170,26 @@ describe('planner/element (planning-tool element sync)', () => {
       expect(await documentCount(project.projectId)).toBe(before);
     });
 
+    it('when the element names more metadata properties than it may, then 400 at once and nothing is written', async () => {
+      // Each property becomes a setMetadataProperty command (a commands request takes 100): 30,000 short ones
+      // fit in the element's 256 KiB and took 5 to 7 s of the server per request, mostly validating them.
+      const before = await documentCount(project.projectId);
+      const metadata = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [i.toString(36), 0]));
+      const started = Date.now();
+      const response = await planner.post('planner/element', { id: nextElementId(), metadata });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', {
+          name: 'ValidationError',
+          metadata: 'must have at most 1000 properties',
+        }),
+      );
+      expect(await documentCount(project.projectId)).toBe(before);
+      const most = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p${i}`, i]));
+      const id = await create({ metadata: most });
+      expect(Object.keys((await load(id)).metadata)).toHaveLength(1001);
+    });
+
     it('when a command the element maps to breaks a document limit, then 400 and neither the draft nor the link stays', async () => {
       const before = await documentCount(project.projectId);
       const elementId = nextElementId();
