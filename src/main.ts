@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
-import { listen } from './http/server';
+import { closeGracefully, listen } from './http/server';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
@@ -24,13 +24,12 @@ async function main() {
     if (stopping) return;
     stopping = true;
     ctx.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    server.close(() => {
-      ctx.close().then(
+    closeGracefully(server)
+      .then(() => ctx.close())
+      .then(
         () => process.exit(0),
         () => process.exit(1),
       );
-    });
-    server.closeIdleConnections();
     setTimeout(() => process.exit(1), 15_000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -1,4 +1,10 @@
-import { createServer, maxHeaderSize, type Server } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { AppError } from '../domain/errors';
@@ -18,18 +24,77 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
  * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way.
  */
 export function listen(app: Express, port: number, host: string): Promise<Server> {
+  const draining = drainState();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    draining.admit(res);
+    app(req, res);
+  };
   // A missing Host and every Expect go to the app (admitRequest, json-body.ts), which answers them with the
   // envelope: Node's own handling answered a bare 400 or 417, and 100 Continue even to a body past the limit.
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requireHostHeader: false }, app);
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requireHostHeader: false }, handle);
+  drainStates.set(server, draining);
   server.on('clientError', clientErrorAnswerer());
-  server.on('checkContinue', app);
-  server.on('checkExpectation', app);
+  server.on('checkContinue', handle);
+  server.on('checkExpectation', handle);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve(server);
     });
+  });
+}
+
+/** The responses of one server that are not finished yet, and whether it is draining (closeGracefully). */
+interface DrainState {
+  /** Tracks a response from its request's arrival; once draining, it closes its connection. */
+  admit(res: ServerResponse): void;
+  /** From now on every answer closes its connection (the ones in flight included). */
+  drain(onIdle: () => void): void;
+}
+
+const drainStates = new WeakMap<Server, DrainState>();
+
+function drainState(): DrainState {
+  const inFlight = new Set<ServerResponse>();
+  let onIdle: (() => void) | undefined;
+  // After the answer went out: a connection whose answer was sent before draining began (so without
+  // `Connection: close`) is idle now and closed by onIdle, not left open for the keep-alive timeout.
+  const finished = (res: ServerResponse) => {
+    inFlight.delete(res);
+    if (onIdle) setImmediate(onIdle);
+  };
+  const closeAfter = (res: ServerResponse) => {
+    // Node ends the connection once an answer that says `Connection: close` is sent.
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  return {
+    admit(res) {
+      inFlight.add(res);
+      res.once('close', () => finished(res));
+      if (onIdle) closeAfter(res);
+    },
+    drain(idle) {
+      onIdle = idle;
+      for (const res of inFlight) closeAfter(res);
+    },
+  };
+}
+
+/**
+ * Stops the server as a balancer expects on SIGTERM: the port closes at once (new connections are refused),
+ * idle keep-alive connections are closed, every request already received is answered, each of those
+ * answers and any later one on an open connection says `Connection: close`, and every connection ends
+ * after its answer. Resolves once the last connection has closed. Before, an answer in flight went out
+ * with `Connection: keep-alive` and its connection stayed open, so clients kept sending requests on it and
+ * the process waited out the 65 s keep-alive timeout (or was killed first).
+ */
+export function closeGracefully(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    const closeIdle = () => server.closeIdleConnections();
+    drainStates.get(server)?.drain(closeIdle);
+    closeIdle();
   });
 }
 
