@@ -3,6 +3,33 @@ import type { Pool } from './pool';
 
 const FIRST_RECONNECT_DELAY_MS = 250;
 const MAX_RECONNECT_DELAY_MS = 10_000;
+/**
+ * How often a ready connection is asked `SELECT 1`, and how long it has to answer before it counts as lost. A
+ * connection cut without a close or a reset (a host gone from the network, a failover behind a virtual IP)
+ * says nothing to the driver, and an idle connection's TCP keepalive notices after two hours: meanwhile no
+ * notification arrived and the caches trusted what they kept. So a loss is noticed within twice this.
+ */
+export const LISTEN_HEARTBEAT_MS = 5_000;
+/** How long closing waits for the server to see the connection end before cutting it. */
+const END_TIMEOUT_MS = 1_000;
+
+/**
+ * Ends a client's connection. pg's end() waits for the server to close its side, which a silent connection
+ * never does: close() hung, and the process's shutdown with it.
+ */
+async function endClient(client: pg.Client): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      // pg has no public way to drop a connection without the server's answer.
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      resolve();
+    }, END_TIMEOUT_MS);
+    timer.unref();
+  });
+  await Promise.race([client.end().catch(() => undefined), cut]);
+  clearTimeout(timer);
+}
 
 export interface ListenHandlers {
   /** A notification on one of the channels (whether or not the connection is ready yet). */
@@ -31,6 +58,7 @@ export interface Listener {
  * pool), and when that connection drops or cannot be opened, tells the caller (onLost) and opens a new one
  * after 250 ms, doubling up to 10 s while it keeps failing. Notifications sent while no connection listens
  * are lost: a caller forgets what it kept on their word at onLost and trusts nothing again until onReady.
+ * A ready connection that does not answer its heartbeat within LISTEN_HEARTBEAT_MS counts as lost too.
  */
 export function listenWithReconnect(
   pool: Pool,
@@ -59,15 +87,18 @@ export function listenWithReconnect(
     if (closed) return;
     const client = pool.dedicatedClient({ keepAlive: true });
     let lost = false;
+    // Started once ready; onLost may run before (a connection that could not be opened).
+    const heartbeat: { timer?: NodeJS.Timeout; beating: boolean } = { beating: false };
     const onLost = () => {
       if (lost) return;
       lost = true;
+      clearInterval(heartbeat.timer);
       if (current === client) {
         current = undefined;
         ready = false;
       }
       handlers.onLost?.();
-      void client.end().catch(() => undefined);
+      void endClient(client);
       scheduleReconnect();
     };
     client.on('error', onLost);
@@ -85,12 +116,29 @@ export function listenWithReconnect(
       return;
     }
     if (closed || lost) {
-      await client.end().catch(() => undefined);
+      await endClient(client);
       return;
     }
     failures = 0;
     handlers.onReady?.();
     ready = true;
+    heartbeat.timer = setInterval(() => {
+      if (heartbeat.beating || lost) return;
+      heartbeat.beating = true;
+      const deadline = setTimeout(onLost, LISTEN_HEARTBEAT_MS);
+      deadline.unref();
+      client.query('SELECT 1').then(
+        () => {
+          heartbeat.beating = false;
+          clearTimeout(deadline);
+        },
+        () => {
+          clearTimeout(deadline);
+          onLost();
+        },
+      );
+    }, LISTEN_HEARTBEAT_MS);
+    heartbeat.timer.unref();
   };
 
   void connect();
@@ -104,7 +152,7 @@ export function listenWithReconnect(
       const client = current;
       current = undefined;
       ready = false;
-      await client?.end().catch(() => undefined);
+      if (client) await endClient(client);
     },
   };
 }

@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 /**
  * A TCP proxy in front of a real service, so a test can take "the service" away without touching the
  * service itself (the run's Elasticsearch is shared): `down('refuse')` closes the port (connection refused),
- * `down('hang')` accepts connections and never answers (a stuck node), `up()` forwards again.
+ * `down('hang')` accepts connections and never answers (a stuck node), `down('stall')` also keeps the open
+ * connections open but passes nothing more on them, with no close or reset (a host gone from the network, a
+ * failover behind a virtual IP), `up()` forwards again.
  */
 export interface TcpProxy {
   url: string;
-  down(mode: 'refuse' | 'hang'): Promise<void>;
+  down(mode: 'refuse' | 'hang' | 'stall'): Promise<void>;
   up(): Promise<void>;
   close(): Promise<void>;
 }
@@ -54,9 +56,15 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
         const closed = stopListening();
         dropConnections();
         await closed;
-      } else {
+      } else if (next === 'hang') {
         mode = 'hang';
         dropConnections();
+      } else {
+        mode = 'hang';
+        for (const socket of sockets) {
+          socket.unpipe();
+          socket.pause();
+        }
       }
     },
     async up() {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { listenWithReconnect, type Listener } from '../../src/db/listen';
+import { LISTEN_HEARTBEAT_MS, listenWithReconnect, type Listener } from '../../src/db/listen';
 import { createPool, type Pool } from '../../src/db/pool';
 import { eventually } from '../helpers/http';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 /**
  * listenWithReconnect against the run's Postgres: notifications reach the handler while it listens; when the
@@ -70,5 +71,59 @@ describe('listenWithReconnect', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(pids).toHaveLength(2);
     expect(listener!.ready).toBe(false);
+  });
+});
+
+/**
+ * The listening connection cut without a close or a reset (the database host gone from the network, a failover
+ * behind a virtual IP): nothing tells the driver, and an idle connection's TCP keepalive notices after two
+ * hours. Meanwhile the caches trusted a connection that delivered no notification.
+ */
+describe('listenWithReconnect when its connection goes silent', () => {
+  let proxy: TcpProxy;
+  let pool: Pool;
+  let listener: Listener | undefined;
+  const channel = `test_listen_${randomBytes(4).toString('hex')}`;
+  const events: string[] = [];
+
+  beforeAll(async () => {
+    const direct = new URL(process.env.DATABASE_URL ?? '');
+    proxy = await startTcpProxy(`postgres://${direct.host}`);
+    const proxied = new URL(direct);
+    proxied.port = new URL(proxy.url).port;
+    pool = createPool(proxied.toString(), 2);
+  });
+  afterAll(async () => {
+    await listener?.close();
+    await proxy.close();
+    await pool.end().catch(() => undefined);
+  });
+
+  it('then it reports the loss within seconds, and listens again once the server is back', async () => {
+    listener = listenWithReconnect(pool, [channel], {
+      onNotification: () => undefined,
+      onReady: () => events.push('ready'),
+      onLost: () => events.push('lost'),
+    });
+    await eventually(() => Promise.resolve(listener!.ready), 5_000, 20);
+    await proxy.down('stall');
+    const stalled = Date.now();
+    await eventually(() => Promise.resolve(!listener!.ready), 20_000, 50);
+    expect(Date.now() - stalled).toBeLessThan(LISTEN_HEARTBEAT_MS * 2 + 1_000);
+    expect(events).toEqual(['ready', 'lost']);
+    await proxy.up();
+    await eventually(() => Promise.resolve(listener!.ready), 20_000, 50);
+    expect(events.at(-1)).toBe('ready');
+  });
+
+  it('when closed while its connection is silent, then it closes at once all the same', async () => {
+    const silent = listenWithReconnect(pool, [channel], { onNotification: () => undefined });
+    await eventually(() => Promise.resolve(silent.ready), 5_000, 20);
+    await proxy.down('stall');
+    const closing = Date.now();
+    await silent.close();
+    expect(Date.now() - closing).toBeLessThan(3_000);
+    expect(silent.ready).toBe(false);
+    await proxy.up();
   });
 });
