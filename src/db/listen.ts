@@ -4,7 +4,7 @@ import type { Pool } from './pool';
 const FIRST_RECONNECT_DELAY_MS = 250;
 const MAX_RECONNECT_DELAY_MS = 10_000;
 /**
- * How often a ready connection is asked `SELECT 1`, and how long it has to answer before it counts as lost. A
+ * How often a ready connection is asked for a round trip, and how long it has to answer before it counts as lost. A
  * connection cut without a close or a reset (a host gone from the network, a failover behind a virtual IP)
  * says nothing to the driver, and an idle connection's TCP keepalive notices after two hours: meanwhile no
  * notification arrived and the caches trusted what they kept. So a loss is noticed within twice this.
@@ -58,7 +58,7 @@ export interface Listener {
  * pool), and when that connection drops or cannot be opened, tells the caller (onLost) and opens a new one
  * after 250 ms, doubling up to 10 s while it keeps failing. Notifications sent while no connection listens
  * are lost: a caller forgets what it kept on their word at onLost and trusts nothing again until onReady.
- * A ready connection that does not answer its heartbeat within LISTEN_HEARTBEAT_MS counts as lost too.
+ * A ready connection that does not answer its heartbeat (a LISTEN it holds) within LISTEN_HEARTBEAT_MS counts as lost too.
  */
 export function listenWithReconnect(
   pool: Pool,
@@ -68,6 +68,8 @@ export function listenWithReconnect(
   for (const channel of channels) {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Not a channel name: ${channel}`);
   }
+  const last = channels.at(-1);
+  const heartbeatQuery = last === undefined ? 'SELECT 1' : `LISTEN ${last}`;
   let current: pg.Client | undefined;
   let ready = false;
   let closed = false;
@@ -127,7 +129,8 @@ export function listenWithReconnect(
       heartbeat.beating = true;
       const deadline = setTimeout(onLost, LISTEN_HEARTBEAT_MS);
       deadline.unref();
-      client.query('SELECT 1').then(
+      // A LISTEN it already holds: a no-op round trip, and pg_stat_activity still shows what the connection is.
+      client.query(heartbeatQuery).then(
         () => {
           heartbeat.beating = false;
           clearTimeout(deadline);
