@@ -4,28 +4,56 @@ import { z } from 'zod';
 import { parseRateLimit } from './domain/rate-limits';
 import { packagePath } from './package-root';
 
+/** Blank (`PORT=` in an env file, `PORT: ${PORT}` in a compose file with PORT unset) is unset. */
+const blankAsUnset = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/**
+ * A whole-number variable: decimal digits (spaces around allowed) within [min, max]; blank counts as unset. A
+ * plain coercion read a blank value as 0 (PORT= listened on a random port, ELASTICSEARCH_REPLICAS= made
+ * indices without replicas, MEDIA_CACHE_MB= turned the cache off), and `0x50`, `1e3` as 80 and 1000.
+ */
+function wholeNumber(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .trim()
+    .refine((text) => /^\d+$/.test(text), {
+      error: (issue) => `a whole number (digits only), not '${String(issue.input)}'`,
+    })
+    .transform(Number)
+    .pipe(z.number().min(min, `at least ${min}`).max(max, `at most ${max}`));
+}
+
+/** A whole-number variable with a default (used when it is unset or blank). */
+const wholeNumberOr = (min: number, max: number | undefined, fallback: number) =>
+  z.preprocess(blankAsUnset, wholeNumber(min, max).default(fallback));
+
+/** A whole-number variable that may be left unset (or blank). */
+const optionalWholeNumber = (min: number, max?: number) =>
+  z.preprocess(blankAsUnset, wholeNumber(min, max).optional());
+
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
 export const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: wholeNumberOr(0, 65535, 3000),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/broadsheet'),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  DATABASE_POOL_SIZE: wholeNumberOr(1, 200, 20),
   /**
    * How long opening a new Postgres connection may take before the request fails with a 503, so an
    * unreachable or stuck database never leaves a client hanging.
    */
-  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  DATABASE_CONNECT_TIMEOUT_MS: wholeNumberOr(100, 600_000, 5_000),
   /**
    * How long a request waits in line for a free connection when every connection of the pool is at work (a
    * busy but healthy database) before it fails with a 503: a load spike is queued rather than failed.
    */
-  DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  DATABASE_POOL_WAIT_MS: wholeNumberOr(100, 600_000, 15_000),
   /**
    * Longest wait for the answer to one query, counted on the client side: a connection cut without a reset
    * (a dead host, a dropped route) fails within this instead of the TCP timeout of many minutes. The slowest
    * queries of the API and the workers take well under a second; index rebuilds read in pages.
    */
-  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  DATABASE_QUERY_TIMEOUT_MS: wholeNumberOr(100, 3_600_000, 10_000),
   /**
    * One node's URL, or several separated by commas (the nodes of one cluster): the client spreads requests
    * over them and retries a request that failed to connect on the next one.
@@ -55,7 +83,7 @@ export const EnvSchema = z.object({
    * Replicas of the publications index when it is created (and after a rebuild). Unset: the mapping file's
    * `auto_expand_replicas: 0-1` (a replica as soon as a second node is there, none on a single node).
    */
-  ELASTICSEARCH_REPLICAS: z.coerce.number().int().min(0).max(10).optional(),
+  ELASTICSEARCH_REPLICAS: optionalWholeNumber(0, 10),
   /** Prefix of the publications alias and its versioned physical indices: `<prefix>-publications`. */
   ELASTICSEARCH_INDEX_PREFIX: z
     .string()
@@ -86,7 +114,7 @@ export const EnvSchema = z.object({
   /** Base URL that media asset URLs point at (serve-image). */
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** How many index jobs the worker takes in one bulk request. */
-  INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(200),
+  INDEXER_BATCH_SIZE: wholeNumberOr(1, 1000, 200),
   /** Requests per window of API clients without a limit of their own: `600/minute`, `100/10s`, or `none`. */
   RATE_LIMIT_DEFAULT: z
     .string()
@@ -100,13 +128,13 @@ export const EnvSchema = z.object({
   /** The bearer token `GET /metrics` requires; without it the API serves no metrics (README, "Metrics"). */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** The workers' metrics server (GET /metrics on HOST:WORKER_METRICS_PORT); unset: none. */
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  WORKER_METRICS_PORT: optionalWholeNumber(0, 65535),
   /** How long one webhook call (import finished) may take, answer included. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: wholeNumberOr(100, 60_000, 10_000),
   /** Calls of a webhook before giving up (the first included), with doubling delays between them. */
-  WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(5),
+  WEBHOOK_ATTEMPTS: wholeNumberOr(1, 10, 5),
   /** The delay before the second call; each next one waits twice as long. */
-  WEBHOOK_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+  WEBHOOK_RETRY_DELAY_MS: wholeNumberOr(0, 600_000, 2000),
   /** Whether webhooks may call loopback, private, link-local and other non-public addresses. */
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z
     .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
@@ -133,23 +161,15 @@ export const EnvSchema = z.object({
    * Memory each API process gives to images of up to 1 MiB it recently served, in MiB (0: none): a hot image is
    * answered without a read from the folder or a round trip to S3 (keys are never rewritten).
    */
-  MEDIA_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+  MEDIA_CACHE_MB: wholeNumberOr(0, 65_536, 64),
   /** The largest body POST mediaLibrary/uploads accepts, in bytes (default 25 MiB). */
-  MEDIA_UPLOAD_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(25 * 1024 * 1024),
+  MEDIA_UPLOAD_MAX_BYTES: wholeNumberOr(1, undefined, 25 * 1024 * 1024),
   /** The largest asset POST import/mediaLibrary downloads from a URL, in bytes (default 25 MiB). */
-  MEDIA_DOWNLOAD_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(25 * 1024 * 1024),
+  MEDIA_DOWNLOAD_MAX_BYTES: wholeNumberOr(1, undefined, 25 * 1024 * 1024),
   /** How long one asset download may take, redirects included, in milliseconds. */
-  MEDIA_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  MEDIA_DOWNLOAD_TIMEOUT_MS: wholeNumberOr(100, 600_000, 15_000),
   /** How many redirects an asset download follows. */
-  MEDIA_DOWNLOAD_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  MEDIA_DOWNLOAD_MAX_REDIRECTS: wholeNumberOr(0, 20, 5),
   /** `true` lets asset downloads reach private, loopback and link-local addresses (closed networks, tests). */
   MEDIA_DOWNLOAD_ALLOW_PRIVATE: z
     .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
@@ -157,7 +177,7 @@ export const EnvSchema = z.object({
   /** `off`: every documents/latestPublications and publications/search answer comes from Elasticsearch. */
   SEARCH_CACHE: z.enum(['on', 'off'], { message: "must be 'on' or 'off'" }).default('on'),
   /** Most memory the search answer cache keeps, in MiB. */
-  SEARCH_CACHE_MB: z.coerce.number().int().min(1).max(65536).default(64),
+  SEARCH_CACHE_MB: wholeNumberOr(1, 65536, 64),
 });
 
 /** Where media bytes are kept (src/storage): a folder of this machine, or an S3-compatible bucket. */

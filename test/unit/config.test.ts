@@ -230,3 +230,34 @@ describe('loadConfig: BODY_LIMIT', () => {
     expect(configError({ BODY_LIMIT: '-1mb' })).toContain('BODY_LIMIT');
   });
 });
+
+describe('loadConfig: whole-number variables', () => {
+  // `PORT: ${PORT}` in a compose file, or `PORT=` in an env file, with the value left out: Number('') is 0.
+  it('when a number variable is set but blank, then it counts as unset: its default, or none', () => {
+    const config = loadConfig({
+      PORT: '',
+      WORKER_METRICS_PORT: ' ',
+      ELASTICSEARCH_REPLICAS: '',
+      MEDIA_CACHE_MB: '',
+      DATABASE_POOL_SIZE: '',
+    });
+    expect(config.http.port).toBe(3000);
+    expect(config.metrics.workerPort).toBeUndefined();
+    expect(config.elasticsearch.replicas).toBeUndefined();
+    expect(config.media.cacheBytes).toBe(64 * 1024 * 1024);
+    expect(config.database.poolSize).toBe(20);
+  });
+
+  it('when a number variable is hexadecimal, exponential or fractional, then the start is refused naming it', () => {
+    const message = configError({ PORT: '0x50', DATABASE_POOL_SIZE: '1e1', WEBHOOK_ATTEMPTS: '2.5' });
+    expect(message).toContain("PORT: a whole number (digits only), not '0x50'");
+    expect(message).toContain("DATABASE_POOL_SIZE: a whole number (digits only), not '1e1'");
+    expect(message).toContain("WEBHOOK_ATTEMPTS: a whole number (digits only), not '2.5'");
+  });
+
+  it('when a number variable is digits, with spaces around, then it is read; out of range, then refused', () => {
+    expect(loadConfig({ PORT: ' 8080 ' }).http.port).toBe(8080);
+    expect(configError({ PORT: '70000' })).toContain('PORT: at most 65535');
+    expect(configError({ DATABASE_POOL_SIZE: '0' })).toContain('DATABASE_POOL_SIZE: at least 1');
+  });
+});
