@@ -112,8 +112,15 @@ export async function withTransaction<T>(pool: Pool, work: (tx: Transaction) => 
   }
 }
 
-/** SQLSTATE classes and codes that mean the server or the connection is gone, not that the query is wrong. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
+/**
+ * SQLSTATE classes and codes that mean the server or the connection cannot serve now, not that the query is
+ * wrong: class 08 (connection exception), class 53 (insufficient resources: disk, memory, connections),
+ * 25006 (a read-only server refused a write: a standby, or a primary being demoted, during a failover),
+ * 57014 (a statement cancelled: statement_timeout, pg_cancel_backend) and 57P01-57P03 (shutdown, crash,
+ * starting up). These answered a 500 before, as if the request were a bug.
+ */
+const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53'];
+const UNAVAILABLE_SQLSTATES = new Set(['25006', '57014', '57P01', '57P02', '57P03']);
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -141,7 +148,13 @@ const UNAVAILABLE_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return true;
+  if (
+    typeof code === 'string' &&
+    (UNAVAILABLE_SQLSTATE_CLASSES.some((sqlClass) => code.startsWith(sqlClass)) ||
+      UNAVAILABLE_SQLSTATES.has(code))
+  ) {
+    return true;
+  }
   if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.includes(known));
 }

@@ -17,6 +17,11 @@ describe('isDatabaseUnavailable', () => {
     ['the server starting up (57P03)', pgError('57P03')],
     ['too many connections (53300)', pgError('53300')],
     ['a connection exception (08006)', pgError('08006')],
+    // A failover: the server reached is (still) a standby, or the old primary was demoted.
+    ['a read-only server refusing a write (25006)', pgError('25006')],
+    ['the server out of disk (53100)', pgError('53100')],
+    ['the server out of memory (53200)', pgError('53200')],
+    ['a statement cancelled by statement_timeout or pg_cancel_backend (57014)', pgError('57014')],
   ])('when %s, then yes', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
