@@ -32,11 +32,28 @@ const wholeNumberOr = (min: number, max: number | undefined, fallback: number) =
 const optionalWholeNumber = (min: number, max?: number) =>
   z.preprocess(blankAsUnset, wholeNumber(min, max).optional());
 
+/** Whether `text` is a URL whose scheme is one of `protocols` (`'https:'`, with the colon). */
+function hasProtocol(text: string, protocols: readonly string[]): boolean {
+  return URL.canParse(text) && protocols.includes(new URL(text).protocol);
+}
+
+const HTTP_PROTOCOLS = ['http:', 'https:'];
+
+/**
+ * A URL its client can use: a plain url() check let `ftp://` or `mysql://` through, and the start then failed
+ * later naming no variable ("Invalid protocol: 'ftp:'"), or the process ran with a JWKS it could never fetch.
+ */
+const urlOf = (protocols: readonly string[], expected: string) =>
+  z.string().refine((text) => hasProtocol(text, protocols), expected);
+const httpUrl = () => urlOf(HTTP_PROTOCOLS, 'an http:// or https:// URL');
+
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
 export const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: wholeNumberOr(0, 65535, 3000),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/broadsheet'),
+  DATABASE_URL: urlOf(['postgres:', 'postgresql:'], 'a postgres:// or postgresql:// URL').default(
+    'postgres://postgres@127.0.0.1:5432/broadsheet',
+  ),
   DATABASE_POOL_SIZE: wholeNumberOr(1, 200, 20),
   /**
    * How long opening a new Postgres connection may take before the request fails with a 503, so an
@@ -66,18 +83,17 @@ export const EnvSchema = z.object({
         .split(',')
         .map((part) => part.trim())
         .filter((part) => part !== '');
-      const bad = urls.filter((url) => !z.string().url().safeParse(url).success);
-      if (urls.length === 0 || bad.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            urls.length === 0
-              ? 'one URL or a comma-separated list of URLs'
-              : `not a URL: ${bad.join(', ')} (one URL or a comma-separated list)`,
-        });
-        return z.NEVER;
-      }
-      return urls;
+      const unparsed = urls.filter((url) => !URL.canParse(url));
+      const otherSchemes = urls.filter((url) => URL.canParse(url) && !hasProtocol(url, HTTP_PROTOCOLS));
+      const problems = [
+        ...(urls.length === 0 ? ['one URL or a comma-separated list of URLs'] : []),
+        ...(unparsed.length > 0
+          ? [`not a URL: ${unparsed.join(', ')} (one URL or a comma-separated list)`]
+          : []),
+        ...(otherSchemes.length > 0 ? [`not an http:// or https:// URL: ${otherSchemes.join(', ')}`] : []),
+      ];
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return problems.length > 0 ? z.NEVER : urls;
     }),
   /**
    * Replicas of the publications index when it is created (and after a rebuild). Unset: the mapping file's
@@ -93,7 +109,7 @@ export const EnvSchema = z.object({
   JWT_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   /** Signs search cursors; without it the key is derived from JWT_SECRET. */
   CURSOR_SECRET: z.string().min(16, 'at least 16 characters').optional(),
-  JWKS_URL: z.string().url().optional(),
+  JWKS_URL: httpUrl().optional(),
   JWT_ISSUER: z.string().optional(),
   /** Local development only: start without JWT_SECRET, on a random key of the process's own. */
   BROADSHEET_INSECURE_DEV_SECRET: z
@@ -112,7 +128,7 @@ export const EnvSchema = z.object({
     .default('5mb'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Base URL that media asset URLs point at (serve-image). */
-  PUBLIC_BASE_URL: z.string().url().optional(),
+  PUBLIC_BASE_URL: httpUrl().optional(),
   /** How many index jobs the worker takes in one bulk request. */
   INDEXER_BATCH_SIZE: wholeNumberOr(1, 1000, 200),
   /** Requests per window of API clients without a limit of their own: `600/minute`, `100/10s`, or `none`. */
@@ -148,7 +164,7 @@ export const EnvSchema = z.object({
   /** With a bucket, media bytes go to S3 or any S3-compatible store instead of MEDIA_STORAGE_DIR. */
   MEDIA_S3_BUCKET: z.string().min(1).optional(),
   /** An S3-compatible store's URL (MinIO, Ceph, s3mock ...); without it, AWS's own endpoint of the region. */
-  MEDIA_S3_ENDPOINT: z.string().url().optional(),
+  MEDIA_S3_ENDPOINT: httpUrl().optional(),
   MEDIA_S3_REGION: z.string().min(1).default('us-east-1'),
   /** Both or neither: without them, the AWS SDK's default chain (environment, profile, instance role). */
   MEDIA_S3_ACCESS_KEY_ID: z.string().min(1).optional(),

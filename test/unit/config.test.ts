@@ -261,3 +261,34 @@ describe('loadConfig: whole-number variables', () => {
     expect(configError({ DATABASE_POOL_SIZE: '0' })).toContain('DATABASE_POOL_SIZE: at least 1');
   });
 });
+
+describe('loadConfig: URL schemes', () => {
+  // Parsed as URLs but of the wrong kind, they stopped the start later with a message naming no variable
+  // ("Invalid protocol: 'ftp:'", "no PostgreSQL user name specified in startup packet"), or not at all.
+  it('when a URL variable has a scheme its client cannot use, then the start is refused naming it', () => {
+    const message = configError({
+      DATABASE_URL: 'mysql://127.0.0.1:3306/broadsheet',
+      ELASTICSEARCH_URL: 'http://127.0.0.1:9200,ftp://127.0.0.1:9201',
+      JWKS_URL: 'ftp://issuer.example/jwks.json',
+      PUBLIC_BASE_URL: 'javascript:alert(1)',
+      MEDIA_S3_BUCKET: 'media',
+      MEDIA_S3_ENDPOINT: 'file:///tmp/s3',
+    });
+    expect(message).toContain('DATABASE_URL: a postgres:// or postgresql:// URL');
+    expect(message).toContain('ELASTICSEARCH_URL: not an http:// or https:// URL: ftp://127.0.0.1:9201');
+    expect(message).toContain('JWKS_URL: an http:// or https:// URL');
+    expect(message).toContain('PUBLIC_BASE_URL: an http:// or https:// URL');
+    expect(message).toContain('MEDIA_S3_ENDPOINT: an http:// or https:// URL');
+  });
+
+  it('when the URLs have the schemes their clients use, then they are kept', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://u@db.example:5432/b',
+      ELASTICSEARCH_URL: 'https://es1.example:9200,http://es2.example:9200',
+      PUBLIC_BASE_URL: 'https://cdn.example',
+    });
+    expect(config.database.url).toBe('postgresql://u@db.example:5432/b');
+    expect(config.elasticsearch.urls).toEqual(['https://es1.example:9200', 'http://es2.example:9200']);
+    expect(config.http.publicBaseUrl).toBe('https://cdn.example');
+  });
+});
