@@ -4,6 +4,7 @@ import { componentKey, componentName, isRecord, type Component, type Content } f
 import type { Design, DesignComponent } from './design';
 import { parseTemplate, type TemplateElement, type TemplateNode } from './html-template';
 import { newTabRel, noOpener } from './new-tab-links';
+import { simpleMarkup } from './simple-markup';
 
 /**
  * The `html` of POST composition/{documentId} (api-spec §4.4): each component through its design template,
@@ -45,41 +46,41 @@ function decodeEntities(value: string): string {
  */
 export const loadSanitizeHtml = lazyModule<typeof sanitizeHtml>('sanitize-html');
 
-/**
- * What sanitize-html answers (with either option set below) for a value without `<` or `&`: it reads it as one
- * text, decodes nothing and escapes only its `>`. A content of some 200,000 short texts otherwise cost a parse
- * each and kept the event loop busy for seconds; undefined when the value needs sanitize-html.
- */
-function plainText(value: string): string | undefined {
-  return /[<&]/.test(value) ? undefined : value.replace(/>/g, '&gt;');
-}
+/** The tags rich text keeps. */
+const RICH_TEXT_TAGS = [
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  's',
+  'sub',
+  'sup',
+  'br',
+  'a',
+  'span',
+  'code',
+  'mark',
+  'small',
+];
+
+/** sanitize-html's options for rich text; exported for the tests that compare simpleMarkup with it. */
+export const RICH_TEXT_OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: RICH_TEXT_TAGS,
+  allowedAttributes: { a: ['href', 'target', 'rel'] },
+  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+  disallowedTagsMode: 'escape',
+  transformTags: { a: noOpener },
+};
+
+/** The rich-text tags simpleMarkup may answer for: all but `a`, whose href and target need checking. */
+export const RICH_TEXT_SIMPLE_TAGS: ReadonlySet<string> = new Set(
+  RICH_TEXT_TAGS.filter((tag) => tag !== 'a'),
+);
 
 /** Rich text of an editable directive: inline formatting and safe links stay, any other markup is escaped. */
 export function sanitizeRichText(value: string): string {
-  const text = plainText(value);
-  if (text !== undefined) return text;
-  return loadSanitizeHtml()(value, {
-    allowedTags: [
-      'b',
-      'strong',
-      'i',
-      'em',
-      'u',
-      's',
-      'sub',
-      'sup',
-      'br',
-      'a',
-      'span',
-      'code',
-      'mark',
-      'small',
-    ],
-    allowedAttributes: { a: ['href', 'target', 'rel'] },
-    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
-    disallowedTagsMode: 'escape',
-    transformTags: { a: noOpener },
-  });
+  return simpleMarkup(value, RICH_TEXT_SIMPLE_TAGS) ?? loadSanitizeHtml()(value, RICH_TEXT_OPTIONS);
 }
 
 /**
@@ -91,13 +92,12 @@ const httpsFrame: sanitizeHtml.Transformer = (tagName, attribs) => {
   return { tagName, attribs: src !== undefined && /^\s*https:/i.test(src) ? attribs : rest };
 };
 
-/** An html directive (an embed): ordinary markup and https iframes stay; scripts, styles, handlers go. */
-export function sanitizeEmbed(value: string): string {
-  const text = plainText(value);
-  if (text !== undefined) return text;
-  const sanitize = loadSanitizeHtml();
-  return sanitize(value, {
-    allowedTags: [...sanitize.defaults.allowedTags, 'img', 'iframe', 'figure', 'figcaption'],
+let embedOptions: sanitizeHtml.IOptions | undefined;
+
+/** sanitize-html's options for an embed (they extend its default tags, so they wait for it to load). */
+export function embedSanitizeOptions(): sanitizeHtml.IOptions {
+  embedOptions ??= {
+    allowedTags: [...loadSanitizeHtml().defaults.allowedTags, 'img', 'iframe', 'figure', 'figcaption'],
     allowedAttributes: {
       a: ['href', 'target', 'rel', 'title'],
       img: ['src', 'alt', 'width', 'height', 'title'],
@@ -108,7 +108,19 @@ export function sanitizeEmbed(value: string): string {
     allowedSchemesByTag: { iframe: ['https'] },
     disallowedTagsMode: 'discard',
     transformTags: { a: noOpener, iframe: httpsFrame },
-  });
+  };
+  return embedOptions;
+}
+
+/**
+ * The embed tags simpleMarkup may answer for: the rich-text ones and `p`, all among sanitize-html's default
+ * tags (a unit test checks).
+ */
+export const EMBED_SIMPLE_TAGS: ReadonlySet<string> = new Set([...RICH_TEXT_SIMPLE_TAGS, 'p']);
+
+/** An html directive (an embed): ordinary markup and https iframes stay; scripts, styles, handlers go. */
+export function sanitizeEmbed(value: string): string {
+  return simpleMarkup(value, EMBED_SIMPLE_TAGS) ?? loadSanitizeHtml()(value, embedSanitizeOptions());
 }
 
 const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
