@@ -49,7 +49,9 @@ export function renderContent(content: Content): string {
 
 /** The requested renditions this service knows, in request order, each handle once. */
 export function renderRenditions(content: Content, handles: readonly string[]): Rendition[] {
+  // web and html are the same HTML: rendered once (a 2 MB content costs its render each time).
+  let html: string | undefined;
   return [...new Set(handles)]
     .filter((handle) => HTML_HANDLES.has(handle))
-    .map((handle) => ({ handle, content: renderContent(content) }));
+    .map((handle) => ({ handle, content: (html ??= renderContent(content)) }));
 }
