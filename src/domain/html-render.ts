@@ -5,6 +5,7 @@ import type { Design, DesignComponent } from './design';
 import { parseTemplate, type TemplateElement, type TemplateNode } from './html-template';
 import { newTabRel, noOpener } from './new-tab-links';
 import { simpleMarkup } from './simple-markup';
+import { finishSteps, type Pause, type Steps } from './steps';
 
 /**
  * The `html` of POST composition/{documentId} (api-spec §4.4): each component through its design template,
@@ -172,7 +173,7 @@ class TemplateBook {
     const name = componentName(component);
     const known = this.byName.get(name);
     // A fallback depends on the component's own content, so only design templates are kept.
-    if (!known?.html) return parseTemplate(fallbackTemplate(component, known));
+    if (!known?.html) return fallbackTemplate(component, known);
     let nodes = this.parsed.get(name);
     if (!nodes) {
       nodes = parseTemplate(known.html);
@@ -197,9 +198,12 @@ function guessKind(value: unknown): DirectiveKind {
  * For a component the design has no template for: a div named after it with one element per directive
  * (the design's directives when it knows the component, else the content's keys) and per container. Content
  * or containers stored as something other than an object (imported as sent up to 2025-11) name none: the
- * keys of a string are its characters.
+ * keys of a string are its characters. Built as the nodes parseTemplate makes of
+ * `<div class="name"><div doc-editable="title"></div><img doc-image="photo">...</div>` (attribute values
+ * escaped), not as that text parsed: for a component of 90,000 directives the text and its parse took a
+ * second and more before the render could first let the event loop run.
  */
-function fallbackTemplate(component: Component, known: DesignComponent | undefined): string {
+function fallbackTemplate(component: Component, known: DesignComponent | undefined): TemplateNode[] {
   const directives: [string, string][] = known
     ? known.directives.map((d) => [d.name, d.type])
     : Object.entries(isRecord(component.content) ? component.content : {}).map(([name, value]) => [
@@ -208,57 +212,71 @@ function fallbackTemplate(component: Component, known: DesignComponent | undefin
       ]);
   const containers =
     known?.containers ?? Object.keys(isRecord(component.containers) ? component.containers : {});
-  const attr = (value: string) => escapeHtml(value);
-  const inner = directives
-    .filter(([, type]) => type !== 'style')
-    .map(([name, type]) =>
-      type === 'image'
-        ? `<img doc-image="${attr(name)}">`
-        : type === 'link'
-          ? `<a doc-link="${attr(name)}"></a>`
-          : `<div doc-${(DIRECTIVE_KINDS as readonly string[]).includes(type) ? type : 'editable'}="${attr(name)}"></div>`,
-    )
-    .concat(containers.map((name) => `<div doc-container="${attr(name)}"></div>`))
-    .join('');
-  return `<div class="${attr(componentName(component))}">${inner}</div>`;
+  const element = (tag: string, attribute: string, name: string): TemplateElement => ({
+    kind: 'element',
+    tag,
+    attributes: [[attribute, escapeHtml(name)]],
+    children: [],
+    isVoid: tag === 'img',
+  });
+  const children: TemplateNode[] = [];
+  for (const [name, type] of directives) {
+    if (type === 'style') continue;
+    if (type === 'image') children.push(element('img', 'doc-image', name));
+    else if (type === 'link') children.push(element('a', 'doc-link', name));
+    else {
+      const kind = (DIRECTIVE_KINDS as readonly string[]).includes(type) ? type : 'editable';
+      children.push(element('div', `doc-${kind}`, name));
+    }
+  }
+  for (const name of containers) children.push(element('div', 'doc-container', name));
+  const root = element('div', 'class', componentName(component));
+  root.children = children;
+  return [root];
 }
 
 class Renderer {
   constructor(
     private readonly book: TemplateBook,
     private readonly options: HtmlRenderOptions,
+    private readonly pause: Pause,
   ) {}
 
-  content(components: readonly Component[], path: readonly (string | number)[]): string {
+  *content(components: readonly Component[], path: readonly (string | number)[]): Steps {
     if (!Array.isArray(components)) return '';
-    return components
-      .map((component: unknown, index) =>
-        isRecord(component) ? this.component(component as Component, [...path, index]) : '',
-      )
-      .join('');
+    let html = '';
+    for (let index = 0; index < components.length; index += 1) {
+      const component: unknown = components[index];
+      if (isRecord(component)) html += yield* this.component(component as Component, [...path, index]);
+    }
+    return html;
   }
 
-  private component(component: Component, path: readonly (string | number)[]): string {
+  private *component(component: Component, path: readonly (string | number)[]): Steps {
     const nodes = this.book.templateFor(component);
     let marked = !this.options.renderDirectiveInfo;
-    return nodes
-      .map((node) => {
-        if (node.kind !== 'element' || marked) return this.node(node, component, path, undefined);
-        marked = true;
-        const info: Attributes = [['data-component-name', escapeHtml(componentName(component))]];
-        info.push(['data-component-id', escapeHtml(componentKey(component, path))]);
-        return this.node(node, component, path, info);
-      })
-      .join('');
+    let html = '';
+    for (const node of nodes) {
+      if (node.kind !== 'element' || marked) {
+        html += yield* this.node(node, component, path, undefined);
+        continue;
+      }
+      marked = true;
+      const info: Attributes = [['data-component-name', escapeHtml(componentName(component))]];
+      info.push(['data-component-id', escapeHtml(componentKey(component, path))]);
+      html += yield* this.node(node, component, path, info);
+    }
+    return html;
   }
 
-  private node(
+  private *node(
     node: TemplateNode,
     component: Component,
     path: readonly (string | number)[],
     extra: Attributes | undefined,
-  ): string {
+  ): Steps {
     if (node.kind === 'text') return node.text;
+    if (this.pause()) yield;
     const attributes: Attributes = [];
     let directive: { kind: DirectiveKind; name: string } | undefined;
     for (const [name, value] of node.attributes) {
@@ -274,7 +292,7 @@ class Renderer {
     if (extra) attributes.push(...extra);
     let inner: string | undefined;
     if (directive) {
-      inner = this.fill(node, attributes, directive, component, path);
+      inner = yield* this.fill(node, attributes, directive, component, path);
       if (this.options.renderDirectiveInfo) {
         attributes.push(['data-directive-name', escapeHtml(directive.name)]);
         attributes.push(['data-directive-type', directive.kind]);
@@ -286,24 +304,27 @@ class Renderer {
     }
     const open = `<${node.tag}${serializeAttributes(attributes)}>`;
     if (node.isVoid) return open;
-    const children =
-      inner ?? node.children.map((child) => this.node(child, component, path, undefined)).join('');
+    let children = inner;
+    if (children === undefined) {
+      children = '';
+      for (const child of node.children) children += yield* this.node(child, component, path, undefined);
+    }
     return `${open}${children}</${node.tag}>`;
   }
 
   /** Sets the directive's attributes and answers the element's inner HTML (undefined: the template's). */
-  private fill(
+  private *fill(
     node: TemplateElement,
     attributes: Attributes,
     directive: { kind: DirectiveKind; name: string },
     component: Component,
     path: readonly (string | number)[],
-  ): string | undefined {
+  ): Generator<void, string | undefined, void> {
     const value = component.content?.[directive.name];
     switch (directive.kind) {
       case 'container': {
         const children = component.containers?.[directive.name];
-        return Array.isArray(children) ? this.content(children, [...path, directive.name]) : '';
+        return Array.isArray(children) ? yield* this.content(children, [...path, directive.name]) : '';
       }
       case 'editable':
         return typeof value === 'string' ? sanitizeRichText(value) : '';
@@ -349,5 +370,19 @@ class Renderer {
 
 /** The content as HTML through the design's templates (a fallback template for components it lacks). */
 export function renderHtml(content: Content, design: Design | undefined, options: HtmlRenderOptions): string {
-  return new Renderer(new TemplateBook(design), options).content(content, []);
+  return finishSteps(renderHtmlSteps(content, design, options, () => false));
+}
+
+/**
+ * renderHtml as steps: the render stops (yields) before an element whenever `pause` answers true, so a
+ * caller can let the event loop run in between (runInSlices). A 2 MB content takes seconds to render; the
+ * answer is the same either way.
+ */
+export function renderHtmlSteps(
+  content: Content,
+  design: Design | undefined,
+  options: HtmlRenderOptions,
+  pause: Pause,
+): Steps {
+  return new Renderer(new TemplateBook(design), options, pause).content(content, []);
 }

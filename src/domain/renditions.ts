@@ -1,5 +1,6 @@
 import { componentName, isRecord, type Component, type Content } from './content';
 import { escapeHtml, safeUrl, sanitizeEmbed } from './html-render';
+import { finishSteps, type Pause, type Steps } from './steps';
 
 /** A rendition (api-spec §2.5, only up to 2025-07): a handle and what the content looks like through it. */
 export interface Rendition {
@@ -24,18 +25,30 @@ function renderDirective(name: string, value: unknown): string {
   return '';
 }
 
-function renderComponent(component: Component): string {
+function* componentSteps(component: Component, pause: Pause): Steps {
   const name = componentName(component);
-  const directives = Object.entries(isRecord(component.content) ? component.content : {})
-    .map(([directive, value]) => renderDirective(directive, value))
-    .join('');
-  const containers = Object.entries(isRecord(component.containers) ? component.containers : {})
-    .map(
-      ([container, children]) =>
-        `<div data-container="${escapeHtml(container)}">${renderContent(children)}</div>`,
-    )
-    .join('');
+  let directives = '';
+  for (const [directive, value] of Object.entries(isRecord(component.content) ? component.content : {})) {
+    if (pause()) yield;
+    directives += renderDirective(directive, value);
+  }
+  let containers = '';
+  for (const [container, children] of Object.entries(
+    isRecord(component.containers) ? component.containers : {},
+  )) {
+    containers += `<div data-container="${escapeHtml(container)}">${yield* contentSteps(children, pause)}</div>`;
+  }
   return `<div class="${escapeHtml(name)}">${directives}${containers}</div>`;
+}
+
+function* contentSteps(content: Content, pause: Pause): Steps {
+  if (!Array.isArray(content)) return '';
+  let html = '';
+  for (const item of content as unknown[]) {
+    if (pause()) yield;
+    if (isRecord(item)) html += yield* componentSteps(item as Component, pause);
+  }
+  return html;
 }
 
 /**
@@ -43,15 +56,25 @@ function renderComponent(component: Component): string {
  * content is not checked deeply (imports up to 2025-11 keep it as sent): what is not a component is skipped.
  */
 export function renderContent(content: Content): string {
-  if (!Array.isArray(content)) return '';
-  return content.map((item: unknown) => (isRecord(item) ? renderComponent(item as Component) : '')).join('');
+  return finishSteps(contentSteps(content, () => false));
 }
 
 /** The requested renditions this service knows, in request order, each handle once. */
 export function renderRenditions(content: Content, handles: readonly string[]): Rendition[] {
+  return finishSteps(renditionSteps(content, handles, () => false));
+}
+
+/**
+ * renderRenditions as steps, stopping (yielding) before a component or directive whenever `pause` answers
+ * true (see runInSlices); the answer is the same.
+ */
+export function* renditionSteps(
+  content: Content,
+  handles: readonly string[],
+  pause: Pause,
+): Steps<Rendition[]> {
+  const wanted = [...new Set(handles)].filter((handle) => HTML_HANDLES.has(handle));
   // web and html are the same HTML: rendered once (a 2 MB content costs its render each time).
-  let html: string | undefined;
-  return [...new Set(handles)]
-    .filter((handle) => HTML_HANDLES.has(handle))
-    .map((handle) => ({ handle, content: (html ??= renderContent(content)) }));
+  const html = wanted.length === 0 ? '' : yield* contentSteps(content, pause);
+  return wanted.map((handle) => ({ handle, content: html }));
 }

@@ -21,8 +21,9 @@ import {
 import type { Design } from '../domain/design';
 import { buildDocumentView, type ViewSource } from '../domain/document-view';
 import { AppError } from '../domain/errors';
-import { renderHtml } from '../domain/html-render';
+import { renderHtmlSteps } from '../domain/html-render';
 import { conditionDefaults } from '../domain/project-config';
+import { runInSlices } from '../time-slices';
 import { designView } from './designs';
 
 /** POST composition/{documentId} as the edge parsed it (api-spec §4.4). */
@@ -113,7 +114,9 @@ export function compositionReads(db: Queryable) {
       }
       if (wants.has('content')) body.content = view.content;
       if (wants.has('html')) {
-        body.html = renderHtml(view.content, design, { renderDirectiveInfo: read.renderDirectiveInfo });
+        // In slices: a 2 MB content takes seconds to render, which other requests need not wait for.
+        const options = { renderDirectiveInfo: read.renderDirectiveInfo };
+        body.html = await runInSlices((pause) => renderHtmlSteps(view.content, design, options, pause));
       }
       if (wants.has('includes')) {
         const requests = read.resolveIncludes ? findIncludeRequests(view.content) : [];

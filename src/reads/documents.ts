@@ -14,9 +14,11 @@ import {
   type ViewField,
   type ViewSource,
 } from '../domain/document-view';
+import type { Content } from '../domain/content';
 import { AppError } from '../domain/errors';
 import { conditionDefaults } from '../domain/project-config';
-import { renderRenditions, type Rendition } from '../domain/renditions';
+import { renditionSteps, type Rendition } from '../domain/renditions';
+import { runInSlices } from '../time-slices';
 
 /** documents/{id}/latestDraft and latestPublication as the edge parsed them. */
 export interface DocumentViewRead {
@@ -40,9 +42,14 @@ export function viewOf(
   });
 }
 
-function answer(view: DocumentView, read: DocumentViewRead): Record<string, unknown> {
+/** The renditions rendered in slices: a 2 MB content takes seconds, which other requests need not wait for. */
+function renditionsOf(content: Content, handles: readonly string[]): Promise<Rendition[]> {
+  return runInSlices((pause) => renditionSteps(content, handles, pause));
+}
+
+async function answer(view: DocumentView, read: DocumentViewRead): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = pickFields(view, read.fields);
-  if (read.renditions !== undefined) body.renditions = renderRenditions(view.content, read.renditions);
+  if (read.renditions !== undefined) body.renditions = await renditionsOf(view.content, read.renditions);
   return body;
 }
 
@@ -77,7 +84,7 @@ export function documentReads(db: Queryable) {
       documentId: number,
       handles: readonly string[],
     ): Promise<Rendition[]> {
-      return renderRenditions((await publicationView(project, documentId, {})).content, handles);
+      return renditionsOf((await publicationView(project, documentId, {})).content, handles);
     },
   };
 }

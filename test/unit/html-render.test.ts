@@ -1,8 +1,11 @@
-import type { Content } from '../../src/domain/content';
+import fc from 'fast-check';
+import { isRecord, type Component, type Content } from '../../src/domain/content';
 import type { Design } from '../../src/domain/design';
 import {
+  escapeHtml,
   loadSanitizeHtml,
   renderHtml,
+  renderHtmlSteps,
   safeUrl,
   sanitizeEmbed,
   sanitizeRichText,
@@ -323,5 +326,109 @@ describe('renderHtml', () => {
     expect(html.startsWith('<div class="lt-article-container">')).toBe(true);
     expect(html).toContain('billing tenants on estimated meter readings');
     expect(html).not.toMatch(/doc-(editable|include|container|image|html|link)=|<script/);
+  });
+});
+
+describe('renderHtml in steps', () => {
+  const plain = { renderDirectiveInfo: false };
+  const marked = { renderDirectiveInfo: true };
+
+  /** The fallback template as the text it was written as before, parsed through a design with parseTemplate. */
+  function fallbackText(component: Component): string {
+    const kinds = ['editable', 'image', 'html', 'link', 'include', 'container', 'style'];
+    const entries = Object.entries(component.content ?? {}).map(([name, value]): [string, string] => [
+      name,
+      isRecord(value)
+        ? typeof value.service === 'string'
+          ? 'include'
+          : typeof value.url === 'string'
+            ? 'image'
+            : typeof value.href === 'string' || value.$ref === 'document'
+              ? 'link'
+              : 'style'
+        : 'editable',
+    ]);
+    const inner = entries
+      .filter(([, type]) => type !== 'style')
+      .map(([name, type]) =>
+        type === 'image'
+          ? `<img doc-image="${escapeHtml(name)}">`
+          : type === 'link'
+            ? `<a doc-link="${escapeHtml(name)}"></a>`
+            : `<div doc-${kinds.includes(type) ? type : 'editable'}="${escapeHtml(name)}"></div>`,
+      )
+      .concat(
+        Object.keys(component.containers ?? {}).map(
+          (name) => `<div doc-container="${escapeHtml(name)}"></div>`,
+        ),
+      )
+      .join('');
+    return `<div class="${escapeHtml(component.component ?? '')}">${inner}</div>`;
+  }
+
+  const name = fc.oneof(
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom('a"b', "it's", '<x>', 'a&amp;b', '&lt;', 'x y', 'é💥', 'a\nb', '/>', '='),
+  );
+  const value = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom('<b>x</b>', '<a href="https://x.example" target="_blank">l</a>', '<script>x()</script>'),
+    fc.record({
+      url: fc.constantFrom('https://x/y.png', 'javascript:x()'),
+      alt: fc.string({ maxLength: 4 }),
+    }),
+    fc.record({
+      href: fc.constantFrom('https://x', 'javascript:x()'),
+      target: fc.constantFrom('_blank', 'x'),
+    }),
+    fc.record({ service: fc.constantFrom('teaser', 'embed') }),
+    fc.constant({ color: 'red' }),
+  );
+  const component = fc.record({
+    id: fc.string({ maxLength: 4 }),
+    component: name,
+    content: fc.dictionary(name, value, { maxKeys: 6 }),
+    // Empty containers: their elements are the fallback's; what they hold renders the same either way.
+    containers: fc.dictionary(name, fc.constant<Component[]>([]), { maxKeys: 2 }),
+  });
+
+  it('when a component has no template, then it renders as the fallback template parsed from its text did', () => {
+    fc.assert(
+      fc.property(fc.array(component, { maxLength: 4 }), (components) => {
+        // The same components, each under a name the design gives its fallback text as template.
+        const named = components.map((item, index) => ({ ...item, component: `as-text-${index}` }));
+        const design: Design = {
+          name: 'd',
+          version: '1',
+          components: components.map((item, index) => ({
+            name: `as-text-${index}`,
+            html: fallbackText(item),
+            directives: [],
+          })),
+        };
+        const withoutNames = (html: string) => html.replace(/ (class|data-component-name)="[^"]*"/g, '');
+        for (const options of [plain, marked]) {
+          const fallback = renderHtml(components, undefined, options);
+          expect(withoutNames(fallback)).toBe(withoutNames(renderHtml(named, design, options)));
+          for (const item of components) {
+            expect(fallback).toContain(`<div class="${escapeHtml(item.component)}"`);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('when the render pauses before every element, then the answer is the same as without pausing', () => {
+    const article = loadPublication('articles/321.json');
+    const design = loadLivingTimesDesign();
+    for (const options of [plain, marked]) {
+      const steps = renderHtmlSteps(article.content, design, options, () => true);
+      let pauses = 0;
+      let step = steps.next();
+      for (; step.done !== true; step = steps.next()) pauses += 1;
+      expect(pauses).toBeGreaterThan(50);
+      expect(step.value).toBe(renderHtml(article.content, design, options));
+    }
   });
 });

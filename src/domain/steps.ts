@@ -1,0 +1,17 @@
+/**
+ * A long computation as steps (a generator that yields where it may stop and returns its answer), so that
+ * it can run at once (finishSteps) or in slices with the event loop running in between (runInSlices in
+ * src/time-slices.ts). The renders of a large content are such: seconds of CPU for a 2 MB one.
+ */
+export type Steps<T = string> = Generator<void, T, void>;
+
+/** Asked before each step: true to stop (yield) there. */
+export type Pause = () => boolean;
+
+/** The answer, computed without stopping. */
+export function finishSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}

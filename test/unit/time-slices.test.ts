@@ -1,0 +1,32 @@
+import type { Content } from '../../src/domain/content';
+import { renderHtml, renderHtmlSteps } from '../../src/domain/html-render';
+import { renderRenditions, renditionSteps } from '../../src/domain/renditions';
+import { runInSlices } from '../../src/time-slices';
+
+describe('runInSlices', () => {
+  const values: Record<string, string> = {};
+  for (let index = 0; index < 5_000; index += 1) values[`d${index}`] = `<p>${index}`;
+  const content: Content = [{ id: 'many', component: 'unknown', content: values }];
+
+  it('when a large content renders in slices, then other work runs in between and the answer is the same', async () => {
+    const options = { renderDirectiveInfo: true };
+    let ran = 0;
+    const other = setInterval(() => (ran += 1), 0);
+    try {
+      const html = await runInSlices((pause) => renderHtmlSteps(content, undefined, options, pause));
+      const renditions = await runInSlices((pause) => renditionSteps(content, ['web', 'html'], pause));
+      // 5,000 sanitize-html calls take far longer than one 10 ms slice: the interval ran in between.
+      expect(ran).toBeGreaterThan(2);
+      expect(html).toBe(renderHtml(content, undefined, options));
+      expect(renditions).toEqual(renderRenditions(content, ['web', 'html']));
+    } finally {
+      clearInterval(other);
+    }
+  });
+
+  it('when the steps end at once, then their answer comes back without a pause', async () => {
+    await expect(
+      runInSlices((pause) => renderHtmlSteps([], undefined, { renderDirectiveInfo: false }, pause)),
+    ).resolves.toBe('');
+  });
+});
