@@ -62,6 +62,60 @@ export class ObjectSizeMismatchError extends Error {
   }
 }
 
+/**
+ * The store could not be reached or answered that it cannot serve now (refused or cut connection, unknown
+ * host, timeout, a 5xx): the server's trouble for a while, not a bug nor the client's fault. The API answers
+ * it 503 StorageUnavailable with Retry-After. `cause` is what the store's client threw.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the object store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Socket and DNS errors that mean the store's host could not be reached or the connection was lost. */
+const UNREACHABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * Whether an error a remote store's client threw means the store is unavailable (see StoreUnavailableError):
+ * a network error (its errno, also inside an AggregateError), the SDK's own timeouts, or an answer of 5xx.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if (error instanceof StoreUnavailableError) return true;
+  const { code, name, errors, $metadata, status } = error as {
+    code?: unknown;
+    name?: unknown;
+    errors?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+    status?: unknown;
+  };
+  if (typeof code === 'string' && UNREACHABLE_ERRNOS.has(code)) return true;
+  // The SDK may hand a network error on re-made, its errno only in the message ("... connect ECONNREFUSED ...").
+  const { message } = error as { message?: unknown };
+  if (typeof message === 'string' && message.split(/[^A-Z_]+/).some((word) => UNREACHABLE_ERRNOS.has(word))) {
+    return true;
+  }
+  if (name === 'TimeoutError' || name === 'RequestTimeout' || name === 'SlowDown') return true;
+  if (Array.isArray(errors) && errors.some(isStoreUnavailable)) return true;
+  const httpStatus = $metadata?.httpStatusCode ?? status;
+  return typeof httpStatus === 'number' && httpStatus >= 500 && httpStatus <= 599;
+}
+
 /** A range that starts at or beyond the object's end (HTTP 416). */
 export class UnsatisfiableRangeError extends Error {
   constructor(readonly size: number) {

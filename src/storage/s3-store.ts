@@ -6,7 +6,9 @@ import { lazyModule } from '../lazy-module';
 import {
   checkObjectKey,
   clampRange,
+  isStoreUnavailable,
   ObjectSizeMismatchError,
+  StoreUnavailableError,
   UnsatisfiableRangeError,
   type ObjectStore,
   type SmallObject,
@@ -88,6 +90,16 @@ async function* parts(source: NodeJS.ReadableStream, size: number): AsyncGenerat
     }
   }
   if (pendingBytes > 0) yield Buffer.concat(pending);
+}
+
+/** Awaits a call to S3; what says S3 is unavailable (isStoreUnavailable) is thrown as StoreUnavailableError. */
+async function reaching<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof StoreUnavailableError || !isStoreUnavailable(error)) throw error;
+    throw new StoreUnavailableError(error);
+  }
 }
 
 /** The SHA-256 of an empty body: what a GET or HEAD signs as its payload. */
@@ -240,6 +252,8 @@ export class S3Store implements ObjectStore {
       try {
         return await this.putOnce(key, exact, info.size, info.contentType, abort.signal);
       } catch (error) {
+        // S3 away fails the body too (its reader gone): the store's trouble is the one to report.
+        if (error instanceof StoreUnavailableError) throw error;
         throw failure ?? error;
       }
     }
@@ -259,15 +273,17 @@ export class S3Store implements ObjectStore {
     abortSignal?: AbortSignal,
   ): Promise<StoredObjectInfo> {
     const { PutObjectCommand } = loadSdk();
-    const output = await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: body,
-        ContentLength: size,
-        ContentType: contentType,
-      }),
-      abortSignal === undefined ? {} : { abortSignal },
+    const output = await reaching(
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ContentLength: size,
+          ContentType: contentType,
+        }),
+        abortSignal === undefined ? {} : { abortSignal },
+      ),
     );
     return this.info(key, { ...output, ContentType: contentType, LastModified: new Date() }, size);
   }
@@ -284,36 +300,42 @@ export class S3Store implements ObjectStore {
       CreateMultipartUploadCommand,
       UploadPartCommand,
     } = loadSdk();
-    const { UploadId } = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+    const { UploadId } = await reaching(
+      this.client.send(
+        new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
+      ),
     );
     try {
       const uploaded: Array<{ ETag: string; PartNumber: number }> = [];
       let size = 0;
       let part: Buffer | undefined = firstPart;
       for (let number = 1; part !== undefined; number += 1) {
-        const output = await this.client.send(
-          new UploadPartCommand({
-            Bucket: this.bucket,
-            Key: key,
-            UploadId,
-            PartNumber: number,
-            Body: part,
-            ContentLength: part.length,
-          }),
+        const output = await reaching(
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.bucket,
+              Key: key,
+              UploadId,
+              PartNumber: number,
+              Body: part,
+              ContentLength: part.length,
+            }),
+          ),
         );
         uploaded.push({ ETag: output.ETag ?? '', PartNumber: number });
         size += part.length;
         const next = await rest.next();
         part = next.done === true ? undefined : next.value;
       }
-      const output = await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId,
-          MultipartUpload: { Parts: uploaded },
-        }),
+      const output = await reaching(
+        this.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId,
+            MultipartUpload: { Parts: uploaded },
+          }),
+        ),
       );
       return this.info(key, { ETag: output.ETag, ContentType: contentType, LastModified: new Date() }, size);
     } catch (error) {
@@ -428,6 +450,10 @@ export class S3Store implements ObjectStore {
 
   async head(key: string): Promise<StoredObjectInfo | null> {
     checkObjectKey(key);
+    return reaching(this.headObject(key));
+  }
+
+  private async headObject(key: string): Promise<StoredObjectInfo | null> {
     const response = await this.read('HEAD', key);
     if (response === undefined) return this.headViaSdk(key);
     response.resume();
@@ -443,6 +469,13 @@ export class S3Store implements ObjectStore {
     checkObjectKey(key);
     // The bounds' own sanity (integers, start <= end); the object's size is S3's to check.
     if (range !== undefined) clampRange(range, Number.MAX_SAFE_INTEGER);
+    return reaching(this.getObject(key, range));
+  }
+
+  private async getObject(
+    key: string,
+    range?: { start: number; end: number },
+  ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null> {
     const response = await this.read('GET', key, range);
     if (response === undefined) return this.getViaSdk(key, range);
     const status = response.statusCode ?? 0;
@@ -463,7 +496,10 @@ export class S3Store implements ObjectStore {
   private async headViaSdk(key: string): Promise<StoredObjectInfo | null> {
     const { HeadObjectCommand } = loadSdk();
     try {
-      return this.info(key, await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
+      return this.info(
+        key,
+        await reaching(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))),
+      );
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -477,12 +513,14 @@ export class S3Store implements ObjectStore {
     const { GetObjectCommand } = loadSdk();
     let output;
     try {
-      output = await this.client.send(
-        new GetObjectCommand({
-          Bucket: this.bucket,
-          Key: key,
-          ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }),
-        }),
+      output = await reaching(
+        this.client.send(
+          new GetObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }),
+          }),
+        ),
       );
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -501,6 +539,10 @@ export class S3Store implements ObjectStore {
 
   /** The GET's answer read whole when its Content-Length is within `maxBytes`: one write to the client after. */
   async getSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
+    return reaching(this.readSmall(key, maxBytes));
+  }
+
+  private async readSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
     const got = await this.get(key);
     if (got === null || got.info.size > maxBytes) return got;
     const bytes = Buffer.allocUnsafe(got.info.size);
@@ -522,7 +564,7 @@ export class S3Store implements ObjectStore {
   async delete(key: string): Promise<void> {
     checkObjectKey(key);
     const { DeleteObjectCommand } = loadSdk();
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await reaching(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
   close(): void {

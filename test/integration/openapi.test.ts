@@ -604,6 +604,15 @@ describe('the OpenAPI description of each API version', () => {
       const search = documents.get(label)!.paths['/publications/search']?.get?.responses as
         Record<string, Schema> | undefined;
       if (search) expect(String(search['503']!.description)).toContain('SearchUnavailable');
+      // What reads or writes media bytes says that the object store being away is a 503 too.
+      for (const [path, method] of [
+        ['/mediaLibrary/serve-image/{key}', 'get'],
+        ['/mediaLibrary/uploads', 'post'],
+      ] as const) {
+        const responses = (documents.get(label)!.paths[path] as Record<string, Schema> | undefined)?.[method]
+          ?.responses as Record<string, Schema> | undefined;
+        if (responses) expect(String(responses['503']!.description)).toContain('StorageUnavailable');
+      }
     },
   );
 

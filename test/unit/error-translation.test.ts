@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { AppError } from '../../src/domain/errors';
 import { translateError } from '../../src/http/middleware/errors';
+import { StoreUnavailableError } from '../../src/storage/object-store';
 
 const details = (error: AppError | undefined) => ({ status: error?.status, details: error?.details });
 
@@ -86,6 +87,19 @@ describe('translateError', () => {
     expect(details(translateError(error))).toEqual({
       status: 409,
       details: { name: 'UniqueIdViolation', message: 'Key (id)=(x) exists.' },
+    });
+  });
+
+  it('when the object store is unavailable, then 503 StorageUnavailable with Retry-After, not the database', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9090'), { code: 'ECONNREFUSED' });
+    const error = translateError(new StoreUnavailableError(refused));
+    expect({ ...details(error), retryAfter: error?.retryAfterSeconds }).toEqual({
+      status: 503,
+      details: {
+        name: 'StorageUnavailable',
+        message: 'The media store is unavailable right now; try again in a few seconds',
+      },
+      retryAfter: 5,
     });
   });
 });

@@ -2,7 +2,10 @@ import {
   checkObjectKey,
   clampRange,
   InvalidObjectKeyError,
+  isStoreUnavailable,
+  ObjectSizeMismatchError,
   objectKeyProblem,
+  StoreUnavailableError,
   UnsatisfiableRangeError,
 } from '../../src/storage/object-store';
 
@@ -55,5 +58,35 @@ describe('clampRange', () => {
     expect(() => clampRange({ start: 5, end: 4 }, 10)).toThrow(RangeError);
     expect(() => clampRange({ start: -1, end: 4 }, 10)).toThrow(RangeError);
     expect(() => clampRange({ start: 0.5, end: 4 }, 10)).toThrow(RangeError);
+  });
+});
+
+describe('isStoreUnavailable', () => {
+  const networkError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:9090`), { code });
+
+  it('when the store cannot be reached, times out or answers 5xx, then it is unavailable', () => {
+    expect(isStoreUnavailable(networkError('ECONNREFUSED'))).toBe(true);
+    expect(isStoreUnavailable(networkError('ENOTFOUND'))).toBe(true);
+    expect(isStoreUnavailable(networkError('ECONNRESET'))).toBe(true);
+    expect(isStoreUnavailable(new AggregateError([networkError('ETIMEDOUT')]))).toBe(true);
+    expect(isStoreUnavailable(Object.assign(new Error('x'), { name: 'TimeoutError' }))).toBe(true);
+    expect(isStoreUnavailable(Object.assign(new Error('x'), { $metadata: { httpStatusCode: 503 } }))).toBe(
+      true,
+    );
+    // The SDK's wrapper of an error from another realm: the errno only in its message.
+    expect(
+      isStoreUnavailable(new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 1.2.3.4:1')),
+    ).toBe(true);
+    expect(isStoreUnavailable(new StoreUnavailableError(networkError('EPIPE')))).toBe(true);
+  });
+
+  it('when the store answered a 4xx or the bytes were wrong, then it is not (a bug or bad input)', () => {
+    expect(isStoreUnavailable(Object.assign(new Error('x'), { $metadata: { httpStatusCode: 403 } }))).toBe(
+      false,
+    );
+    expect(isStoreUnavailable(new ObjectSizeMismatchError(3, 2))).toBe(false);
+    expect(isStoreUnavailable(Object.assign(new Error('no such file'), { code: 'ENOENT' }))).toBe(false);
+    expect(isStoreUnavailable(new Error('DECONNREFUSEDX'))).toBe(false);
+    expect(isStoreUnavailable('ECONNREFUSED')).toBe(false);
   });
 });

@@ -5,9 +5,20 @@ import { AppError } from '../../domain/errors';
 import { zodIssuesToPaths } from '../../domain/validation';
 import { isDatabaseUnavailable } from '../../db/pool';
 import { loggableUrl } from '../../domain/loggable-url';
+import { StoreUnavailableError } from '../../storage/object-store';
 
 /** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** How long a client is asked to wait when the object store of media bytes cannot answer (Retry-After). */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/** The 503 of a request whose media bytes the object store cannot read or write now. */
+export const storageUnavailable = () =>
+  AppError.unavailable(
+    'StorageUnavailable',
+    'The media store is unavailable right now; try again in a few seconds',
+    STORAGE_RETRY_AFTER_SECONDS,
+  );
 import type { Logger } from '../../logger';
 
 /** Any path that no route answered: the spec's `404 {url}` (supplement §1). */
@@ -92,6 +103,8 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
   if (error instanceof AppError) return error;
   if (error instanceof ZodError) return AppError.validation(zodIssuesToPaths(error.issues));
   if (typeof error !== 'object' || error === null) return undefined;
+  // Before the database's errnos: a refused connection to S3 is no sign of Postgres being away.
+  if (error instanceof StoreUnavailableError) return storageUnavailable();
   const status = clientStatusOf(error);
   if (status !== undefined) {
     return new AppError(status, {

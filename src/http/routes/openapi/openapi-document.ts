@@ -237,29 +237,37 @@ const ERROR_EXAMPLES: Record<number, Schema> = {
   503: { name: 'NotReady', message: 'A dependency is not ready' },
 };
 
-/** The 503 of a read answered from Elasticsearch (withDatabaseUnavailable adds Postgres' to it, as to every read). */
-const searchUnavailable = () => {
+/** A 503 in the envelope with its own error name: a dependency of the operation other than Postgres is away. */
+const unavailableResponse = (name: string, when: string, message: string) => {
   const response = errors(503)['503'] as Schema;
   const content = response.content as Record<string, Schema>;
   return {
     ...response,
-    description:
-      "Service Unavailable: the envelope with name 'SearchUnavailable' when Elasticsearch is unreachable",
+    description: `Service Unavailable: the envelope with name '${name}' when ${when}`,
     content: {
       'application/json': {
         ...content['application/json'],
-        example: {
-          status: 503,
-          error: 'Service Unavailable',
-          error_details: {
-            name: 'SearchUnavailable',
-            message: 'Search is unavailable right now; try again in a few seconds',
-          },
-        },
+        example: { status: 503, error: 'Service Unavailable', error_details: { name, message } },
       },
     },
   };
 };
+
+/** The 503 of a read answered from Elasticsearch (withDatabaseUnavailable adds Postgres' to it, as to every read). */
+const searchUnavailable = () =>
+  unavailableResponse(
+    'SearchUnavailable',
+    'Elasticsearch is unreachable',
+    'Search is unavailable right now; try again in a few seconds',
+  );
+
+/** The 503 of an operation that reads or writes media bytes in the object store (S3 unreachable or failing). */
+const storageUnavailable = () =>
+  unavailableResponse(
+    'StorageUnavailable',
+    'the object store of media bytes cannot be reached or fails (Retry-After)',
+    'The media store is unavailable right now; try again in a few seconds',
+  );
 
 /** A JSON answer or body; `example`, when given, must validate against `schema` (test/integration/openapi). */
 const json = (schema: Schema, description = 'OK', example?: unknown) => ({
@@ -874,6 +882,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           responses: {
             201: json(out(mediaUploadAnswer), 'Created'),
             ...errors(400, 401, 403, 413, 415),
+            503: storageUnavailable(),
           },
         },
       },
@@ -1148,6 +1157,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
                 'Not modified: If-None-Match names the current ETag (or, without it, If-Modified-Since is not before Last-Modified)',
             },
             ...errors(400, 401, 403, 404, 412, 416),
+            503: storageUnavailable(),
           },
         },
       },
