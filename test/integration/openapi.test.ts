@@ -609,8 +609,8 @@ describe('the OpenAPI description of each API version', () => {
         ['/mediaLibrary/serve-image/{key}', 'get'],
         ['/mediaLibrary/uploads', 'post'],
       ] as const) {
-        const responses = (documents.get(label)!.paths[path] as Record<string, Schema> | undefined)?.[method]
-          ?.responses as Record<string, Schema> | undefined;
+        const responses = documents.get(label)!.paths[path]?.[method]?.responses as
+          Record<string, Schema> | undefined;
         if (responses) expect(String(responses['503']!.description)).toContain('StorageUnavailable');
       }
     },
