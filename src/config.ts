@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_MAX_IMAGE_PIXELS } from './domain/media';
 import { parseRateLimit } from './domain/rate-limits';
 import { packagePath } from './package-root';
 
@@ -180,6 +181,11 @@ export const EnvSchema = z.object({
   MEDIA_CACHE_MB: wholeNumberOr(0, 65_536, 64),
   /** The largest body POST mediaLibrary/uploads accepts, in bytes (default 25 MiB). */
   MEDIA_UPLOAD_MAX_BYTES: wholeNumberOr(1, undefined, 25 * 1024 * 1024),
+  /**
+   * The most pixels (width x height, of an animation's first frame) an uploaded or downloaded image may have:
+   * decoding costs memory and CPU by pixels, and a file of a few hundred bytes may declare hundreds of millions.
+   */
+  MEDIA_MAX_IMAGE_PIXELS: wholeNumberOr(1, 268_402_689, DEFAULT_MAX_IMAGE_PIXELS),
   /** The largest asset POST import/mediaLibrary downloads from a URL, in bytes (default 25 MiB). */
   MEDIA_DOWNLOAD_MAX_BYTES: wholeNumberOr(1, undefined, 25 * 1024 * 1024),
   /** How long one asset download may take, redirects included, in milliseconds. */
@@ -354,6 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     /** POST mediaLibrary/uploads and the downloads of POST import/mediaLibrary. */
     mediaLibrary: {
       uploadMaxBytes: e.MEDIA_UPLOAD_MAX_BYTES,
+      maxImagePixels: e.MEDIA_MAX_IMAGE_PIXELS,
       download: {
         maxBytes: e.MEDIA_DOWNLOAD_MAX_BYTES,
         timeoutMs: e.MEDIA_DOWNLOAD_TIMEOUT_MS,

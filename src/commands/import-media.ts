@@ -60,6 +60,8 @@ export interface MediaImportDeps {
   objects: ObjectStore;
   logger: Logger;
   download: DownloadLimits;
+  /** The most pixels an image may have (MEDIA_MAX_IMAGE_PIXELS). */
+  maxImagePixels: number;
   /** Which addresses downloads may reach (the context's policy, shared with import webhooks). */
   addresses: PublicAddressPolicy;
 }
@@ -312,7 +314,7 @@ async function placeAsset(
     if (downloaded.size === 0) throw invalidEntry({ [`${where}.url`]: 'the downloaded file is empty' });
     const fallbackName = safeFilename(decodeURIComponentSafe(downloaded.url.pathname), 'asset');
     const filename = safeFilename(source.filename, fallbackName);
-    const facts = await describeBytes(path, mediaType, downloaded.contentType);
+    const facts = await describeBytes(path, mediaType, downloaded.contentType, deps.maxImagePixels);
     if (!facts.ok) throw invalidEntry({ [`${where}.url`]: `the downloaded file ${facts.reason}` });
     const key = newObjectKey(projectId, randomUUID(), facts.extension, now);
     await deps.objects.put(key, createReadStream(path), {
@@ -348,12 +350,13 @@ export async function describeBytes(
   path: string,
   mediaType: MediaType,
   declaredType: string | undefined,
+  maxImagePixels: number,
 ): Promise<
   | { ok: true; mimeType: string; extension: string; width?: number; height?: number }
   | { ok: false; reason: string }
 > {
   if (mediaType === 'image') {
-    const probed = await probeImage(path);
+    const probed = await probeImage(path, maxImagePixels);
     return probed.ok ? { ok: true, ...probed.facts } : probed;
   }
   const mimeType = storedFileType(declaredType);

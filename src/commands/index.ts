@@ -42,7 +42,7 @@ export function createCommands(deps: {
   jwtIssuer: string | undefined;
   logger: Logger;
   /** config.mediaLibrary: the limits of uploads and of asset downloads. */
-  mediaLibrary: { uploadMaxBytes: number; download: DownloadLimits };
+  mediaLibrary: { uploadMaxBytes: number; maxImagePixels: number; download: DownloadLimits };
   /** Which addresses asset downloads may reach (built once in the context). */
   addresses: PublicAddressPolicy;
 }) {
@@ -53,6 +53,7 @@ export function createCommands(deps: {
     download: deps.mediaLibrary.download,
     addresses: deps.addresses,
     uploadMaxBytes: deps.mediaLibrary.uploadMaxBytes,
+    maxImagePixels: deps.mediaLibrary.maxImagePixels,
   };
   return {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),

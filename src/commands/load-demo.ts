@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { DEFAULT_MAX_IMAGE_PIXELS } from '../domain/media';
 import { withTransaction } from '../db/pool';
 import { designQueries } from '../db/queries/designs';
 import { documentListQueries } from '../db/queries/document-lists';
@@ -179,7 +180,7 @@ async function importDemoMedia(
   media: readonly DemoMedia[],
   publicBaseUrl: string,
 ): Promise<DemoImage[]> {
-  const uploadDeps = { ...deps, uploadMaxBytes: 10 * 1024 * 1024 };
+  const uploadDeps = { ...deps, uploadMaxBytes: 10 * 1024 * 1024, maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS };
   const inputs = [];
   for (const item of media) {
     const bytes = solidPng(item.width, item.height, item.rgb);
@@ -205,10 +206,15 @@ async function importDemoMedia(
   // Every asset is an upload: nothing is downloaded, so downloads are refused outright.
   const download = { maxBytes: 0, timeoutMs: 1, maxRedirects: 0, allowPrivate: false };
   const addresses = publicAddressPolicy();
-  const results = await importMedia({ ...deps, download, addresses }, projectId, inputs, {
-    baseUrl: publicBaseUrl.replace(/\/+$/, ''),
-    version: ApiVersion.latest(),
-  });
+  const results = await importMedia(
+    { ...deps, download, addresses, maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS },
+    projectId,
+    inputs,
+    {
+      baseUrl: publicBaseUrl.replace(/\/+$/, ''),
+      version: ApiVersion.latest(),
+    },
+  );
   return results.map((result, index) => {
     if (!result.ok) {
       throw new Error(`demo image ${media[index]!.id} failed: ${JSON.stringify(result.error_details)}`);

@@ -25,6 +25,8 @@ export interface MediaUploadDeps {
   logger: Logger;
   /** The largest body POST mediaLibrary/uploads accepts (MEDIA_UPLOAD_MAX_BYTES). */
   uploadMaxBytes: number;
+  /** The most pixels an uploaded image may have (MEDIA_MAX_IMAGE_PIXELS). */
+  maxImagePixels: number;
 }
 
 export interface MediaUploadInput {
@@ -104,7 +106,7 @@ export async function uploadMedia(
       throw error;
     }
     if (size === 0) throw AppError.validation({ body: 'is empty: send the bytes of the file' });
-    const probed = await probeImage(path);
+    const probed = await probeImage(path, deps.maxImagePixels);
     if (!probed.ok && declared.startsWith('image/')) {
       throw AppError.validation({ body: `${probed.reason} (sent as ${declared})` });
     }

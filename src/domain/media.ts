@@ -218,6 +218,14 @@ export function mediaReferences(
   });
 }
 
+/**
+ * The most pixels (width x height) an image may have by default (MEDIA_MAX_IMAGE_PIXELS): 50 megapixels, more
+ * than the photos of nearly every camera (8660 x 5774). Decoding costs memory and CPU by pixels, not by bytes:
+ * a PNG or AVIF of a few hundred bytes may declare 16383 x 16383 pixels (sharp's own limit) and take gigabytes
+ * and minutes to decode.
+ */
+export const DEFAULT_MAX_IMAGE_PIXELS = 50_000_000;
+
 /** Image formats sharp reads that the library accepts, by sharp's format name, with their mime type. */
 export const IMAGE_FORMATS: Readonly<Record<string, { mimeType: string; extension: string }>> = {
   jpeg: { mimeType: 'image/jpeg', extension: 'jpg' },

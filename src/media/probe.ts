@@ -1,5 +1,5 @@
 import type sharp from 'sharp';
-import { IMAGE_FORMATS } from '../domain/media';
+import { DEFAULT_MAX_IMAGE_PIXELS, IMAGE_FORMATS } from '../domain/media';
 import { lazyModule } from '../lazy-module';
 
 /** sharp and libvips: loaded at the first probe, which only an upload or a media import makes. */
@@ -15,15 +15,18 @@ export interface ImageFacts {
 /**
  * What the bytes of a staged file are, read by decoding them with sharp (libvips): the format, its mime type
  * and the dimensions. Undefined with a reason when they are not an image of an accepted format, or a
- * truncated or corrupt one (the whole image is decoded, so a cut file is found, not only a bad header).
+ * truncated or corrupt one (the whole image is decoded, so a cut file is found, not only a bad header), or
+ * one of more than `maxPixels` pixels: that is found from the header alone, before any pixel is decoded.
  */
 export async function probeImage(
   path: string,
+  maxPixels = DEFAULT_MAX_IMAGE_PIXELS,
 ): Promise<{ ok: true; facts: ImageFacts } | { ok: false; reason: string }> {
   const openImage = loadSharp();
   let metadata: sharp.Metadata;
   try {
-    metadata = await openImage(path, { failOn: 'truncated' }).metadata();
+    // The header only: no pixel is decoded, so whatever it declares costs nothing yet (checked just below).
+    metadata = await openImage(path, { failOn: 'truncated', limitInputPixels: false }).metadata();
   } catch {
     return {
       ok: false,
@@ -38,9 +41,19 @@ export async function probeImage(
       reason: `is a ${String(metadata.format)} image, not one of the accepted formats (JPEG, PNG, WebP, GIF, AVIF, TIFF)`,
     };
   }
+  // Of an animation, the first frame is decoded (sharp's default): its frame is what counts.
+  const height = metadata.pageHeight ?? metadata.height;
+  if (metadata.width * height > maxPixels) {
+    return {
+      ok: false,
+      reason:
+        `is a ${metadata.width} x ${height} pixel ${format.toUpperCase()} image, more than the ${maxPixels} ` +
+        'pixels an image may have (MEDIA_MAX_IMAGE_PIXELS)',
+    };
+  }
   try {
     // Decodes every pixel (sequentially, in strips): a truncated or corrupt image fails here.
-    await openImage(path, { failOn: 'truncated', sequentialRead: true }).stats();
+    await openImage(path, { failOn: 'truncated', sequentialRead: true, limitInputPixels: maxPixels }).stats();
   } catch {
     return { ok: false, reason: `is a truncated or corrupt ${format.toUpperCase()} image` };
   }

@@ -161,6 +161,14 @@ describe('loadConfig: media storage', () => {
     expect(loadConfig({ MEDIA_CACHE_MB: '0' }).media.cacheBytes).toBe(0);
   });
 
+  it('when MEDIA_MAX_IMAGE_PIXELS is unset, then 50 megapixels; set, then that; not a positive integer, then refused', () => {
+    expect(loadConfig({}).mediaLibrary.maxImagePixels).toBe(50_000_000);
+    expect(loadConfig({ MEDIA_MAX_IMAGE_PIXELS: '1000000' }).mediaLibrary.maxImagePixels).toBe(1_000_000);
+    expect(configError({ JWT_SECRET: 'j'.repeat(32), MEDIA_MAX_IMAGE_PIXELS: '0' })).toContain(
+      'MEDIA_MAX_IMAGE_PIXELS',
+    );
+  });
+
   it('when S3 settings come without a bucket, or half the credentials, then the start is refused naming them', () => {
     expect(configError({ JWT_SECRET: 'j'.repeat(32), MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9090' })).toContain(
       'MEDIA_S3_BUCKET: required with MEDIA_S3_ENDPOINT or MEDIA_S3_ACCESS_KEY_ID',
