@@ -42,13 +42,20 @@ function tableRows(text: string): string[][] {
     .slice(1);
 }
 
-/** What the schema gives a variable that is not set: its default, or undefined for an optional one. */
+/**
+ * What the schema gives a variable that is not set: its default, or undefined for an optional one. The default
+ * may sit inside a pipe: a transform's input (`.default('none').transform(...)`) or a preprocess's output (blank
+ * read as unset, then `.default(200)`).
+ */
 function defaultOf(name: string): string | undefined {
   type Definition = { _zod: { def: Record<string, unknown> } };
-  const schema = (EnvSchema.shape as unknown as Record<string, Definition>)[name]!;
-  let def = schema._zod.def;
-  if (def.type === 'pipe') def = (def.in as Definition)._zod.def;
-  return def.type === 'default' ? String(def.defaultValue) : undefined;
+  const find = (schema: Definition): string | undefined => {
+    const def = schema._zod.def;
+    if (def.type === 'default') return String(def.defaultValue);
+    if (def.type !== 'pipe') return undefined;
+    return find(def.in as Definition) ?? find(def.out as Definition);
+  };
+  return find((EnvSchema.shape as unknown as Record<string, Definition>)[name]!);
 }
 
 /** README's Configuration table by variable: `A` / `B` rows give each name its part of the default cell. */
