@@ -31,6 +31,7 @@ import { createProject } from './create-project';
 import { importDocumentsNow, type ImportDeps } from './import-documents';
 import { loadMenu } from './load-menu';
 import { publicAddressPolicy } from '../domain/public-addresses';
+import { withoutTrailingSlashes } from '../domain/trailing-slashes';
 
 export interface DemoOptions {
   documents: number;
@@ -211,7 +212,7 @@ async function importDemoMedia(
     projectId,
     inputs,
     {
-      baseUrl: publicBaseUrl.replace(/\/+$/, ''),
+      baseUrl: withoutTrailingSlashes(publicBaseUrl),
       version: ApiVersion.latest(),
     },
   );

@@ -10,6 +10,7 @@ import {
   type ExportState,
 } from '../domain/export-plan';
 import { JsonSkimmer } from '../search/raw-hits';
+import { withoutTrailingSlashes } from '../domain/trailing-slashes';
 import { httpGetter, type HttpAnswer, type HttpGetter } from './http-get';
 
 /**
@@ -89,7 +90,7 @@ const exists = (path: string) =>
   );
 
 /** The base URL as the state records it: no trailing slash. */
-const normaliseUrl = (url: string) => url.replace(/\/+$/, '');
+const normaliseUrl = (url: string) => withoutTrailingSlashes(url);
 
 /** A URL that already ends with an API version's path: `<server>/api/<label>`. */
 const VERSIONED_URL = /^(.*)\/api\/([^/?#]+)$/;

@@ -7,6 +7,7 @@ import { AppError } from '../domain/errors';
 import { incomingCursorSignature, nextKey } from '../domain/incoming-references';
 import { toApiEntry } from '../domain/media';
 import type { CursorCodec } from '../domain/search-cursor';
+import { withoutTrailingSlashes } from '../domain/trailing-slashes';
 
 /** The endpoints whose `after` cursors are signed apart, each with its entry (incomingCursorSignature). */
 export const INCOMING_DOCUMENTS_CURSOR = 'mediaLibrary.incomingDocumentReferences:id';
@@ -28,7 +29,7 @@ export interface ReferencePage {
 
 /** GET mediaLibrary, mediaLibrary/{id} and the entry's incoming references (api-spec §2.7, §2.9, §4.18). */
 export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefined, cursors: CursorCodec) {
-  const baseUrl = (view: MediaView) => (publicBaseUrl ?? view.origin).replace(/\/+$/, '');
+  const baseUrl = (view: MediaView) => withoutTrailingSlashes(publicBaseUrl ?? view.origin);
   const present = (view: MediaView) => (row: Parameters<typeof toApiEntry>[0]) =>
     toApiEntry(row, baseUrl(view), view.version.label);
 
