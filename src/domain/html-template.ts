@@ -31,10 +31,92 @@ const VOID_TAGS = new Set([
   'wbr',
 ]);
 
-// A start tag, an end tag or a comment. Attribute values may be double-, single- or unquoted.
-const TAG =
-  /<!--[\s\S]*?-->|<\/([a-zA-Z][\w:-]*)\s*>|<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(\/?)>/g;
+// A start tag, an end tag or a comment, read as the single regular expression
+//   /<!--[\s\S]*?-->|<\/([a-zA-Z][\w:-]*)\s*>|<([a-zA-Z][\w:-]*)((?:ATTRIBUTE_SOURCE)*)\s*(\/?)>/g
+// would read them, in pieces: that expression started over from every `<` and ran to the end of the text
+// when nothing closed, so a template of `<a b=c <a b=c ...` (an attribute may be named `<a`) or of `<!--`
+// without `-->` took time quadratic in its length (100,000 characters: 8 to 15 s per render). Attribute
+// names and values are delimited so that a tag's attributes read one way only: where its attributes go on
+// from a given position does not depend on where the tag began, so it is worked out once per position.
+const END_TAG = /<\/([a-zA-Z][\w:-]*)\s*>/y;
+const TAG_NAME = /<([a-zA-Z][\w:-]*)/y;
+const ATTRIBUTE_SOURCE = /\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?/y;
+const TAG_CLOSE = /\s*(\/?)>/y;
 const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+
+export interface TagMatch {
+  index: number;
+  /** Just after the match. */
+  end: number;
+  endTag?: string;
+  startTag?: string;
+  attributeSource?: string;
+  selfClosing?: string;
+}
+
+/** How a start tag's attributes end from a position: where they end and the tag's close, or never (null). */
+type AttributesEnd = { attributesEnd: number; end: number; selfClosing: string } | null;
+
+/** The tags and comments of a template in order, as the regular expression above matches them. */
+export function* scanTags(template: string): Generator<TagMatch> {
+  const attributesEnds = new Map<number, AttributesEnd>();
+  // Where a `-->` was last looked for in vain: no comment opening after it closes.
+  let noCommentCloseFrom = Infinity;
+
+  const attributesEndFrom = (start: number): AttributesEnd => {
+    const passed: number[] = [];
+    let at = start;
+    let found: AttributesEnd | undefined;
+    while ((found = attributesEnds.get(at)) === undefined) {
+      passed.push(at);
+      ATTRIBUTE_SOURCE.lastIndex = at;
+      if (ATTRIBUTE_SOURCE.test(template)) {
+        at = ATTRIBUTE_SOURCE.lastIndex;
+        continue;
+      }
+      TAG_CLOSE.lastIndex = at;
+      const close = TAG_CLOSE.exec(template);
+      found = close ? { attributesEnd: at, end: TAG_CLOSE.lastIndex, selfClosing: close[1]! } : null;
+      break;
+    }
+    for (const position of passed) attributesEnds.set(position, found);
+    return found;
+  };
+
+  const matchAt = (index: number): TagMatch | undefined => {
+    if (template.startsWith('<!--', index)) {
+      const close = index + 4 >= noCommentCloseFrom ? -1 : template.indexOf('-->', index + 4);
+      if (close === -1) {
+        noCommentCloseFrom = Math.min(noCommentCloseFrom, index + 4);
+        return undefined;
+      }
+      return { index, end: close + 3 };
+    }
+    END_TAG.lastIndex = index;
+    const endTag = END_TAG.exec(template);
+    if (endTag) return { index, end: END_TAG.lastIndex, endTag: endTag[1]! };
+    TAG_NAME.lastIndex = index;
+    const startTag = TAG_NAME.exec(template);
+    if (!startTag) return undefined;
+    const nameEnd = TAG_NAME.lastIndex;
+    const attributes = attributesEndFrom(nameEnd);
+    if (!attributes) return undefined;
+    return {
+      index,
+      end: attributes.end,
+      startTag: startTag[1]!,
+      attributeSource: template.slice(nameEnd, attributes.attributesEnd),
+      selfClosing: attributes.selfClosing,
+    };
+  };
+
+  let from = template.indexOf('<');
+  while (from !== -1) {
+    const match = matchAt(from);
+    if (match) yield match;
+    from = template.indexOf('<', match ? match.end : from + 1);
+  }
+}
 
 function parseAttributes(source: string): TemplateElement['attributes'] {
   const attributes: TemplateElement['attributes'] = [];
@@ -61,10 +143,10 @@ export function parseTemplate(template: string): TemplateNode[] {
   const open: TemplateElement[] = [root];
   const current = () => open[open.length - 1]!;
   let at = 0;
-  for (const match of template.matchAll(TAG)) {
+  for (const match of scanTags(template)) {
     if (match.index > at) current().children.push({ kind: 'text', text: template.slice(at, match.index) });
-    at = match.index + match[0].length;
-    const [, endTag, startTag, attributeSource = '', selfClosing] = match;
+    at = match.end;
+    const { endTag, startTag, attributeSource = '', selfClosing } = match;
     if (endTag !== undefined) {
       const name = endTag.toLowerCase();
       const depth = open.findLastIndex((element) => element.tag === name);
