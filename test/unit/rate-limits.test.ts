@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import {
+  RATE_LIMIT,
   clientRateLimit,
   formatRateLimit,
   parseRateLimit,
@@ -8,7 +10,33 @@ import {
 } from '../../src/domain/rate-limits';
 import { exactMargin } from '../../src/db/rate-limit-counter';
 
+/** How a limit used to be matched: right, but its `\s*(\d*)\s*` took time quadratic in a run of spaces. */
+const QUADRATIC_RATE_LIMIT = /^(\d+)\s*\/\s*(\d*)\s*([a-z]+)$/;
+
 describe('parseRateLimit', () => {
+  it('when any text is matched, then it reads the parts the regular expression read', () => {
+    const piece = fc.constantFrom('1', '20', ' ', '\t', '/', 'm', 'hours', 'x', '.');
+    const parts = (match: RegExpExecArray | null) => match && [match[1], match[2] ?? '', match[3]];
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(parts(RATE_LIMIT.exec(text))).toEqual(parts(QUADRATIC_RATE_LIMIT.exec(text)));
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it('when given a limit padded with 100,000 spaces, then it is refused in linear time', () => {
+    // The old expression took 20 s over this (RATE_LIMIT_DEFAULT, `clients create --rate-limit`).
+    const started = performance.now();
+    const text = `1${' '.repeat(50_000)}/${' '.repeat(50_000)}1`;
+    expect(parseRateLimit(text)).toEqual({
+      ok: false,
+      message: expect.stringContaining('expected N/period'),
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it.each([
     ['600/minute', { requests: 600, periodSeconds: 60 }],
     ['100/10s', { requests: 100, periodSeconds: 10 }],
