@@ -35,8 +35,16 @@ image_url=$(printf '%s' "$summary" | node -e "let s = ''; process.stdin.on('data
 token=$(cli client create --project demo --name "demo $(date -u +%FT%TZ)" \
   --scopes public-api:read,public-api:write,public-api:drafts:read,public-api:config:read,public-api:config:write)
 
-port="${PORT:-3000}"
-export PORT="$port"
+# Where the API listens, as its own configuration reads it: PORT (and HOST) from the shell, else from $secrets
+# (a PORT only in that file printed a URL on 3000 while the API listened elsewhere), else the defaults.
+base_url=$(run -e "const { loadConfig } = require('./dist/src/config.js');
+const { demoBaseUrl } = require('./dist/src/cli/commands/demo.js');
+const { http } = loadConfig();
+if (http.port === 0) {
+  console.error('broadsheet: PORT=0 (a random port) cannot be used by the demo: it must know where to find the API');
+  process.exit(1);
+}
+console.log(demoBaseUrl({ ...http, publicBaseUrl: undefined }));")
 # Started as node itself (not through run(), whose subshell would be the job: killing it left node running), and
 # both stopped with SIGTERM (they drain and exit) whenever this script ends: Ctrl-C, a SIGTERM to it, or the API
 # exiting.
@@ -54,21 +62,29 @@ workers=$!
 
 node --env-file="$secrets" dist/src/main.js &
 api=$!
+up=""
 for _ in $(seq 1 100); do
   kill -0 "$api" 2>/dev/null || { echo "broadsheet: the API did not start (its log is above)" >&2; exit 1; }
-  curl -fsS "http://127.0.0.1:${port}/api/2026-03/health" >/dev/null 2>&1 && break
+  curl -fsS "${base_url}/api/2026-03/health" >/dev/null 2>&1 && { up=1; break; }
   sleep 0.2
 done
+# Without an answer it is not running, however alive the process: stop it (the EXIT trap) rather than print
+# a URL nobody answers on.
+if [ -z "$up" ]; then
+  echo "broadsheet: the API did not come up: ${base_url}/api/2026-03/health did not answer within 20 s" \
+    "(its log is above); stopping it and the workers" >&2
+  exit 1
+fi
 
 cat <<INFO
 
 Broadsheet is running on the demo project.
-  Base URL: http://127.0.0.1:${port}/api/2026-03
+  Base URL: ${base_url}/api/2026-03
   Token (read/write/drafts/config):
 ${token}
 
   Try:
-  curl -H "Authorization: Bearer \$TOKEN" 'http://127.0.0.1:${port}/api/2026-03/publications/search?search=market&limit=3'
+  curl -H "Authorization: Bearer \$TOKEN" '${base_url}/api/2026-03/publications/search?search=market&limit=3'
   curl -H "Authorization: Bearer \$TOKEN" -o demo-image.png '${image_url}'
 
   More tokens: node --env-file=${secrets} dist/src/cli/main.js client create --project demo --name me
