@@ -41,6 +41,8 @@ let backend: StoreBackend;
 let routes: RouteEntry[];
 const documents = new Map<string, OpenApi>();
 const answers: Answer[] = [];
+/** Real answers to HEAD requests (no body to validate): which operation, the status and the body's length. */
+const headAnswers: { label: string; operation: string; status: number; bodyLength: number }[] = [];
 
 beforeAll(async () => {
   backend = await localFolderBackend();
@@ -272,7 +274,27 @@ async function collectAnswers(): Promise<void> {
       'GET /drafts/{documentId}/incomingDocumentReferences',
       `drafts/${author}/incomingDocumentReferences`,
     );
-    await call(label, 200, 'GET /mediaLibrary', 'mediaLibrary?ids=hero,gallery');
+    const media = await call(label, 200, 'GET /mediaLibrary', 'mediaLibrary?ids=hero,gallery');
+    // HEAD of serve-image (Express answers it with the GET's handler): of the image, of it unchanged, of no image.
+    const [, heroKey] = /"key":"([^"]+\.png)"/.exec(JSON.stringify(media)) ?? [];
+    expect(heroKey).toBeDefined();
+    const head = async (path: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${app.url}/api/${label}/mediaLibrary/serve-image/${path}`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${token}`, ...headers },
+      });
+      const bodyLength = (await response.arrayBuffer()).byteLength;
+      headAnswers.push({
+        label,
+        operation: 'HEAD /mediaLibrary/serve-image/{key}',
+        status: response.status,
+        bodyLength,
+      });
+      return response;
+    };
+    const etag = (await head(heroKey!)).headers.get('etag') ?? '';
+    await head(heroKey!, { 'if-none-match': etag });
+    await head('no/such-image.png');
     await call(label, 200, 'GET /mediaLibrary/{id}', 'mediaLibrary/gallery');
     await call(label, 200, 'PATCH /mediaLibrary/{id}', 'mediaLibrary/hero', {
       body: { patches: [{ operation: 'setMetadata', metadata: { title: `Hero ${label}` } }] },
@@ -513,9 +535,37 @@ describe('the OpenAPI description of each API version', () => {
       expect(document.openapi).toBe('3.1.0');
       expect(document.info.version).toBe(label);
       expect(document.servers).toEqual([{ url: `/api/${label}` }]);
-      expect(operationsOf(document)).toEqual(mountedIn(label));
+      const described = operationsOf(document);
+      const mounted = mountedIn(label);
+      expect(described.filter((operation) => !operation.startsWith('HEAD '))).toEqual(mounted);
+      // Express answers a HEAD with the handler of the GET: a HEAD is described only where its GET is mounted.
+      const heads = described.filter((operation) => operation.startsWith('HEAD '));
+      expect(heads.filter((head) => !mounted.includes(head.replace(/^HEAD/, 'GET')))).toEqual([]);
+      expect(heads).toEqual(['HEAD /mediaLibrary/serve-image/{key}']);
     },
   );
+
+  it('when a HEAD operation is described, then the app answers HEAD there with statuses it lists and no body, as it describes', () => {
+    const problems = headAnswers.flatMap((answer) => {
+      const [method, path] = answer.operation.split(' ') as [string, string];
+      const responses = documents.get(answer.label)!.paths[path]?.[method.toLowerCase()]?.responses as
+        Record<string, Schema> | undefined;
+      const described = responses?.[String(answer.status)];
+      return described && described.content === undefined && answer.bodyLength === 0
+        ? []
+        : [{ ...answer, described }];
+    });
+    expect(problems).toEqual([]);
+    expect(new Set(headAnswers.map((answer) => answer.status))).toEqual(new Set([200, 304, 404]));
+    // Every answer of a HEAD is described without a body, and a HEAD ignores Range: no 206 or 416.
+    for (const label of ALL_VERSION_LABELS) {
+      const responses = documents.get(label)!.paths['/mediaLibrary/serve-image/{key}']!.head!
+        .responses as Record<string, Schema>;
+      expect(Object.values(responses).filter((response) => response.content !== undefined)).toEqual([]);
+      expect(Object.keys(responses)).not.toContain('206');
+      expect(Object.keys(responses)).not.toContain('416');
+    }
+  });
 
   it('when the versions are compared, then legacy routes are only in the versions that have them', () => {
     const paths = (label: string) => Object.keys(documents.get(label)!.paths);

@@ -1117,7 +1117,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       },
       '/mediaLibrary/serve-image/{key}': {
         get: {
-          summary: "An image's stored bytes in original dimensions (2025-03 on, so every version); HEAD too",
+          summary: "An image's stored bytes in original dimensions (2025-03 on, so every version)",
           description:
             'The key is the asset key of a media library entry (or of one of its translations) and may contain ' +
             'slashes (2025/03/14/<uuid>.jpeg); it must not contain `.` or `..` segments, empty segments, ' +
@@ -1157,6 +1157,36 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
                 'Not modified: If-None-Match names the current ETag (or, without it, If-Modified-Since is not before Last-Modified)',
             },
             ...errors(400, 401, 403, 404, 412, 416),
+            503: storageUnavailable(),
+          },
+        },
+        // Express answers HEAD with the GET's handler, so a HEAD is there wherever the GET is (per-version.ts).
+        head: {
+          summary: "An image's headers without its bytes: what GET would answer, with no body",
+          description:
+            'The headers of the GET of the same image (Content-Type, Content-Length, ETag, Last-Modified, ' +
+            'Cache-Control) and no body, to learn its size and ETag without reading it. The conditions work as ' +
+            'for GET (304, 412); a Range is ignored (RFC 9110 §14.2): 200 with the whole length. Errors are ' +
+            "the GET's statuses, their envelope's headers without the envelope.",
+          security: read,
+          parameters: [
+            ...params({ path: serveImageParams }),
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: {
+              description:
+                'The headers GET would answer for the whole image (Content-Type as stored, Content-Length, ETag, ' +
+                'Cache-Control), no body',
+            },
+            304: {
+              description:
+                'Not modified: If-None-Match names the current ETag (or, without it, If-Modified-Since is not before Last-Modified)',
+            },
+            ...errors(400, 401, 403, 404, 412),
             503: storageUnavailable(),
           },
         },

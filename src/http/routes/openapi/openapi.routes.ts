@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
 import { listRoutes } from '../../route-table';
 import { buildOpenApiDocument } from './openapi-document';
-import { importWebhook, withDatabaseUnavailable, withRateLimits } from './operational';
+import { importWebhook, withDatabaseUnavailable, withoutHeadBodies, withRateLimits } from './operational';
 import { documentForVersion } from './per-version';
 
 type Schema = Record<string, unknown>;
@@ -13,8 +13,8 @@ type Schema = Record<string, unknown>;
  * first request (every route is registered before the app serves), and kept.
  */
 export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'cursors'>): void {
-  const all = withDatabaseUnavailable(
-    withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() }),
+  const all = withoutHeadBodies(
+    withDatabaseUnavailable(withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() })),
   );
   const byVersion = new Map<string, Schema>();
   router.get('/openapi.json', (req, res) => {

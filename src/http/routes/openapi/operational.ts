@@ -114,6 +114,22 @@ export function withDatabaseUnavailable(document: Schema): Schema {
 }
 
 /**
+ * A HEAD answer has the headers of the GET's and no body (RFC 9110 §9.3.2): its operations' answers, the ones
+ * the passes above add included, describe no content.
+ */
+export function withoutHeadBodies(document: Schema): Schema {
+  const paths = document.paths as Record<string, Record<string, Schema>>;
+  for (const operations of Object.values(paths)) {
+    const responses = operations.head?.responses as Record<string, Schema> | undefined;
+    if (!responses) continue;
+    operations.head!.responses = Object.fromEntries(
+      Object.entries(responses).map(([status, { content: _body, ...response }]) => [status, response]),
+    );
+  }
+  return document;
+}
+
+/**
  * The import webhook as an OpenAPI 3.1 `webhooks` entry: what Broadsheet POSTs to the `webhook` of
  * `POST import/documents` when the job finishes, generated from the payload's zod schema.
  */

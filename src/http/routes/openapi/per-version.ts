@@ -71,6 +71,10 @@ export function documentForVersion(all: Schema, routes: readonly RouteEntry[], v
     if (!operation) continue;
     const only = route.versions ? { [VERSIONS_KEY]: describeRange(route.versions) } : {};
     paths[path] = { ...paths[path], [method]: { ...(resolve(operation, version) as Schema), ...only } };
+    // Express answers a HEAD with the handler of the GET (its route lists no HEAD of its own): a HEAD the
+    // description has is there wherever its GET is.
+    const head = method === 'get' ? described[path]?.head : undefined;
+    if (head) paths[path] = { ...paths[path], head: { ...(resolve(head, version) as Schema), ...only } };
   }
   const info = all.info as Schema;
   const absent = routes
