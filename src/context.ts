@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Config } from './config';
 import { createCommands, type Commands } from './commands';
 import { ApiClientCache } from './db/api-client-cache';
-import { createPool, type Pool } from './db/pool';
+import { createPool, databaseStartError, type Pool } from './db/pool';
 import { ProjectConfigCache } from './db/project-config-cache';
 import { RateLimitCounter } from './db/rate-limit-counter';
 import { ServedImageCache } from './db/served-image-cache';
@@ -80,7 +80,12 @@ export async function createContext(
     poolWaitMs: config.database.poolWaitMs,
     queryTimeoutMs: config.database.queryTimeoutMs,
   });
-  const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false });
+  // pg-boss opens the process's first connection: where a wrong or unreachable DATABASE_URL shows.
+  const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false }).catch(
+    (error: unknown) => {
+      throw databaseStartError(config.database.url, error);
+    },
+  );
   const search = createSearchClient(config.elasticsearch.urls);
   const index = publicationsIndex(config.elasticsearch.indexPrefix, {
     replicas: config.elasticsearch.replicas,

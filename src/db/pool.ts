@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { loggableUrl } from '../domain/loggable-url';
 
 /**
  * Changes this process has just committed to rows its caches keep, by kind. A process's own caches drop such
@@ -157,4 +158,48 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.includes(known));
+}
+
+/**
+ * DATABASE_URL as it may be shown in a message: its password `[REDACTED]` (the user kept: it says which role
+ * was tried), and so are query parameters naming a credential (`?password=`, as loggableUrl does).
+ */
+export function redactDatabaseUrl(databaseUrl: string): string {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)@(.*)$/is.exec(databaseUrl);
+  if (!match) return loggableUrl(databaseUrl);
+  const [, scheme, userinfo, rest] = match as unknown as [string, string, string, string];
+  const colon = userinfo.indexOf(':');
+  const user = colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:[REDACTED]`;
+  return `${scheme}${user}@${loggableUrl(rest)}`;
+}
+
+/** Whether an error means DATABASE_URL cannot be used at all: unreachable, refused login (class 28), no such database. */
+function isConnectFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    isDatabaseUnavailable(error) || (typeof code === 'string' && (code.startsWith('28') || code === '3D000'))
+  );
+}
+
+/** An error's own words; an AggregateError (one per address a host name resolved to) has none but its errors'. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '') {
+    return [...new Set(error.errors.map(reasonOf))].join('; ');
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * What a process starting on Postgres throws when DATABASE_URL cannot be used: the variable named, its value
+ * without the password, and why (`connect ECONNREFUSED 127.0.0.1:5999` alone named no setting). The error's
+ * `code` stays, so what reads it (the CLI's hints) still can. Any other error is returned as it is.
+ */
+export function databaseStartError(databaseUrl: string, error: unknown): unknown {
+  if (!isConnectFailure(error)) return error;
+  const wrapped = new Error(
+    `cannot use Postgres at DATABASE_URL=${redactDatabaseUrl(databaseUrl)}: ${reasonOf(error)}`,
+    { cause: error },
+  );
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? Object.assign(wrapped, { code }) : wrapped;
 }

@@ -125,6 +125,30 @@ describe('the compiled API and workers', () => {
     expect(started.output()).toContain('JWT_SECRET: at least 16 characters');
   });
 
+  it.each([
+    ['API', [API]],
+    ['workers', [WORKERS]],
+    ['CLI migrate', ['dist/src/cli/main.js', 'migrate']],
+    ['CLI demo', ['dist/src/cli/main.js', 'demo']],
+  ])(
+    'when Postgres cannot be reached at start, then the %s exit 1 naming DATABASE_URL (password hidden) and why',
+    async (_name, args) => {
+      const started = startProcess(process.execPath, args, {
+        ...services,
+        JWT_SECRET: 'a-secret-of-the-test-run-0123456789',
+        // Nothing listens on port 1.
+        DATABASE_URL: 'postgres://broadsheet:hunter2@127.0.0.1:1/broadsheet',
+      });
+      running.push(started);
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(
+        'cannot use Postgres at DATABASE_URL=postgres://broadsheet:[REDACTED]@127.0.0.1:1/broadsheet: ' +
+          'connect ECONNREFUSED 127.0.0.1:1',
+      );
+      expect(started.output()).not.toContain('hunter2');
+    },
+  );
+
   it('when JWT_SECRET is set, then the API runs on plain node, accepts tokens signed with it, and SIGTERM stops it cleanly', async () => {
     const { projectId } = await createTestProject(app.ctx);
     const { token } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
