@@ -313,5 +313,30 @@ describe('GET /metrics', () => {
       expect(elsewhere.status).toBe(404);
       expect(await elsewhere.json()).toEqual(envelope(404, 'Not Found', { name: 'NotFound' }));
     });
+
+    it('when /metrics is asked with another method than GET or HEAD, then 405 with Allow: GET, HEAD in the envelope', async () => {
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+        const response = await fetch(`${url}/metrics`, {
+          method,
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        });
+        expect({ method, status: response.status, allow: response.headers.get('allow') }).toEqual({
+          method,
+          status: 405,
+          allow: 'GET, HEAD',
+        });
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await response.json()).toEqual(
+          envelope(405, 'Method Not Allowed', { name: 'MethodNotAllowed' }),
+        );
+      }
+      // HEAD is a GET without the body.
+      const head = await fetch(`${url}/metrics`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+    });
   });
 });
