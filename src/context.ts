@@ -18,6 +18,7 @@ import { createReads, type Reads } from './reads';
 import { SearchAnswerCache } from './reads/search-answer-cache';
 import { createSearchClient, searchReadOptions, type SearchClient } from './search/client';
 import { publicationsIndex, type PublicationsIndex } from './search/index-names';
+import { DecodeBudget, decodeBudgetPixels } from './media/decode-budget';
 import { createObjectStore } from './storage/create-object-store';
 import type { ObjectStore } from './storage/object-store';
 import { WindowSettler } from './search/visibility';
@@ -61,6 +62,8 @@ export interface AppContext {
   cursors: CursorCodec;
   /** Where media bytes live (config.media.storage): a local folder or an S3-compatible bucket. */
   objects: ObjectStore;
+  /** The pixels this process may be decoding at once for image checks of uploads and imports. */
+  decodeBudget: DecodeBudget;
   reads: Reads;
   commands: Commands;
   close(): Promise<void>;
@@ -97,6 +100,7 @@ export async function createContext(
   const metrics = createMetrics({ pool, search, processRole: options.role ?? 'api' });
   const objects = createObjectStore(config.media.storage, config.media.cacheBytes);
   const addresses = publicAddressPolicy();
+  const decodeBudget = new DecodeBudget(decodeBudgetPixels(config.mediaLibrary.maxImagePixels));
   const searchAnswers = new SearchAnswerCache(pool, config.searchCache);
   const servedImages = new ServedImageCache(pool);
   const windowSettler = new WindowSettler({ db: pool, search, alias: index.alias, logger });
@@ -119,6 +123,7 @@ export async function createContext(
     queryCache: new QueryCache(),
     cursors,
     objects: objects.store,
+    decodeBudget,
     searchAnswers,
     servedImages,
     windowSettler,
@@ -140,6 +145,7 @@ export async function createContext(
       logger,
       mediaLibrary: config.mediaLibrary,
       addresses,
+      decodeBudget,
       jwtSecret: config.auth.jwtSecret,
       jwtIssuer: config.auth.issuer,
     }),

@@ -23,6 +23,7 @@ import { validationDetails } from '../domain/errors';
 import type { Logger } from '../logger';
 import { downloadToFile, DownloadError, type DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
+import { RequestAbandonedError, type DecodeBudget } from '../media/decode-budget';
 import { probeImage } from '../media/probe';
 import { withStagingDir } from '../media/staging';
 import type { ObjectStore } from '../storage/object-store';
@@ -62,6 +63,8 @@ export interface MediaImportDeps {
   download: DownloadLimits;
   /** The most pixels an image may have (MEDIA_MAX_IMAGE_PIXELS). */
   maxImagePixels: number;
+  /** The pixels the process may be decoding at once: every image check waits for its turn here. */
+  decodeBudget: DecodeBudget;
   /** Which addresses downloads may reach (the context's policy, shared with import webhooks). */
   addresses: PublicAddressPolicy;
 }
@@ -111,6 +114,8 @@ export async function importMedia(
   projectId: number,
   inputs: readonly ImportMediaInput[],
   view: { baseUrl: string; version: ApiVersion },
+  /** The request's lifetime: once its client is gone, no further entry is started. */
+  signal?: AbortSignal,
 ): Promise<ImportMediaResult[]> {
   const results: ImportMediaResult[] = [];
   for (const input of inputs) {
@@ -118,8 +123,10 @@ export async function importMedia(
       results.push(invalidEntry(input.details).result);
       continue;
     }
+    // Nobody reads the results any more: the entries done so far stay, the rest are not started.
+    if (signal?.aborted) throw new RequestAbandonedError();
     try {
-      const row = await importOne(deps, projectId, input.entry, new Date());
+      const row = await importOne(deps, projectId, input.entry, new Date(), signal);
       results.push({
         ok: true,
         status: 200,
@@ -140,6 +147,7 @@ async function importOne(
   projectId: number,
   entry: ImportMediaEntry,
   now: Date,
+  signal?: AbortSignal,
 ): Promise<MediaEntryRow> {
   const media = mediaQueries(deps.pool);
   // Cheap refusals first, before any byte is downloaded; the transaction decides for real.
@@ -162,7 +170,7 @@ async function importOne(
   /** The entry this import updated, as it was: its objects the new row no longer names are deleted. */
   let replaced: MediaEntryRow | undefined;
   try {
-    const placed = await placeAsset(deps, projectId, entry.asset, entry.mediaType, 'asset', now);
+    const placed = await placeAsset(deps, projectId, entry.asset, entry.mediaType, 'asset', now, signal);
     placedAll.push({ where: 'asset', placed });
     const translations: Translation[] = [];
     for (const [index, translation] of entry.translations.entries()) {
@@ -171,7 +179,7 @@ async function importOne(
         translations.push({ locale: translation.locale, metadata: translation.metadata });
         continue;
       }
-      const own = await placeAsset(deps, projectId, translation.asset, entry.mediaType, where, now);
+      const own = await placeAsset(deps, projectId, translation.asset, entry.mediaType, where, now, signal);
       placedAll.push({ where, placed: own });
       translations.push({ locale: translation.locale, metadata: translation.metadata, asset: own.asset });
     }
@@ -269,6 +277,7 @@ async function placeAsset(
   mediaType: MediaType,
   where: string,
   now: Date,
+  signal?: AbortSignal,
 ): Promise<PlacedAsset> {
   if (source.uploadId !== undefined) {
     const upload = await mediaUploadQueries(deps.pool).find(
@@ -314,7 +323,11 @@ async function placeAsset(
     if (downloaded.size === 0) throw invalidEntry({ [`${where}.url`]: 'the downloaded file is empty' });
     const fallbackName = safeFilename(decodeURIComponentSafe(downloaded.url.pathname), 'asset');
     const filename = safeFilename(source.filename, fallbackName);
-    const facts = await describeBytes(path, mediaType, downloaded.contentType, deps.maxImagePixels);
+    const facts = await describeBytes(path, mediaType, downloaded.contentType, {
+      maxPixels: deps.maxImagePixels,
+      budget: deps.decodeBudget,
+      signal,
+    });
     if (!facts.ok) throw invalidEntry({ [`${where}.url`]: `the downloaded file ${facts.reason}` });
     const key = newObjectKey(projectId, randomUUID(), facts.extension, now);
     await deps.objects.put(key, createReadStream(path), {
@@ -350,13 +363,13 @@ export async function describeBytes(
   path: string,
   mediaType: MediaType,
   declaredType: string | undefined,
-  maxImagePixels: number,
+  imageCheck: { maxPixels: number; budget: DecodeBudget; signal?: AbortSignal | undefined },
 ): Promise<
   | { ok: true; mimeType: string; extension: string; width?: number; height?: number }
   | { ok: false; reason: string }
 > {
   if (mediaType === 'image') {
-    const probed = await probeImage(path, maxImagePixels);
+    const probed = await probeImage(path, imageCheck);
     return probed.ok ? { ok: true, ...probed.facts } : probed;
   }
   const mimeType = storedFileType(declaredType);

@@ -3,6 +3,7 @@ import type { ApiVersion } from '../domain/api-versions';
 import type { ImportRequest } from '../domain/import-request';
 import type { Boss } from '../jobs/boss';
 import type { Logger } from '../logger';
+import type { DecodeBudget } from '../media/decode-budget';
 import type { DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
 import type { ObjectStore } from '../storage/object-store';
@@ -45,6 +46,8 @@ export function createCommands(deps: {
   mediaLibrary: { uploadMaxBytes: number; maxImagePixels: number; download: DownloadLimits };
   /** Which addresses asset downloads may reach (built once in the context). */
   addresses: PublicAddressPolicy;
+  /** The pixels the process may be decoding at once (built once in the context). */
+  decodeBudget: DecodeBudget;
 }) {
   const media = {
     pool: deps.pool,
@@ -54,6 +57,7 @@ export function createCommands(deps: {
     addresses: deps.addresses,
     uploadMaxBytes: deps.mediaLibrary.uploadMaxBytes,
     maxImagePixels: deps.mediaLibrary.maxImagePixels,
+    decodeBudget: deps.decodeBudget,
   };
   return {
     addDeliveryStatus: (input: AddDeliveryStatusInput) => addDeliveryStatus(deps.pool, input),
@@ -80,8 +84,12 @@ export function createCommands(deps: {
       reEnrichDocuments(deps.pool, deps.boss, projectId, ids),
     runDocumentCommands: (input: RunDocumentCommandsInput) =>
       runDocumentCommands(deps.pool, deps.boss, input),
-    importMedia: (projectId: number, inputs: readonly ImportMediaInput[], view: MediaWriteView) =>
-      importMedia(media, projectId, inputs, view),
+    importMedia: (
+      projectId: number,
+      inputs: readonly ImportMediaInput[],
+      view: MediaWriteView,
+      signal?: AbortSignal,
+    ) => importMedia(media, projectId, inputs, view, signal),
     patchMedia: (input: PatchMediaInput, view: MediaWriteView) => patchMedia(media, input, view),
     uploadMedia: (projectId: number, input: MediaUploadInput) => uploadMedia(media, projectId, input),
     startImportJob: (projectId: number, version: ApiVersion, body: ImportRequest) =>

@@ -24,6 +24,7 @@ import { Random } from '../demo/random';
 import type { DemoImage } from '../demo/content';
 import type { Logger } from '../logger';
 import type { ObjectStore } from '../storage/object-store';
+import { DecodeBudget, decodeBudgetPixels } from '../media/decode-budget';
 import { importMedia } from './import-media';
 import { uploadMedia } from './upload-media';
 import { applyProjectConfig } from './apply-project-config';
@@ -181,7 +182,13 @@ async function importDemoMedia(
   media: readonly DemoMedia[],
   publicBaseUrl: string,
 ): Promise<DemoImage[]> {
-  const uploadDeps = { ...deps, uploadMaxBytes: 10 * 1024 * 1024, maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS };
+  const decodeBudget = new DecodeBudget(decodeBudgetPixels(DEFAULT_MAX_IMAGE_PIXELS));
+  const uploadDeps = {
+    ...deps,
+    uploadMaxBytes: 10 * 1024 * 1024,
+    maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS,
+    decodeBudget,
+  };
   const inputs = [];
   for (const item of media) {
     const bytes = solidPng(item.width, item.height, item.rgb);
@@ -208,7 +215,7 @@ async function importDemoMedia(
   const download = { maxBytes: 0, timeoutMs: 1, maxRedirects: 0, allowPrivate: false };
   const addresses = publicAddressPolicy();
   const results = await importMedia(
-    { ...deps, download, addresses, maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS },
+    { ...deps, download, addresses, maxImagePixels: DEFAULT_MAX_IMAGE_PIXELS, decodeBudget },
     projectId,
     inputs,
     {

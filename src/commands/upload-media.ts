@@ -7,6 +7,7 @@ import { mediaUploadQueries } from '../db/queries/media-uploads';
 import { AppError } from '../domain/errors';
 import { newObjectKey, safeFilename, storedFileType, uploadTypeProblem } from '../domain/media';
 import type { Logger } from '../logger';
+import type { DecodeBudget } from '../media/decode-budget';
 import { probeImage } from '../media/probe';
 import { stageStream, TooLargeError, withStagingDir } from '../media/staging';
 import type { ObjectStore } from '../storage/object-store';
@@ -27,6 +28,8 @@ export interface MediaUploadDeps {
   uploadMaxBytes: number;
   /** The most pixels an uploaded image may have (MEDIA_MAX_IMAGE_PIXELS). */
   maxImagePixels: number;
+  /** The pixels the process may be decoding at once: every image check waits for its turn here. */
+  decodeBudget: DecodeBudget;
 }
 
 export interface MediaUploadInput {
@@ -38,6 +41,8 @@ export interface MediaUploadInput {
   /** The request's Content-Encoding: the bytes are stored as sent, so none but identity is accepted. */
   contentEncoding?: string | undefined;
   filename: string | undefined;
+  /** The request's lifetime: once its client is gone, an image check still waiting for its turn gives up. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface MediaUpload {
@@ -106,7 +111,11 @@ export async function uploadMedia(
       throw error;
     }
     if (size === 0) throw AppError.validation({ body: 'is empty: send the bytes of the file' });
-    const probed = await probeImage(path, deps.maxImagePixels);
+    const probed = await probeImage(path, {
+      maxPixels: deps.maxImagePixels,
+      budget: deps.decodeBudget,
+      signal: input.signal,
+    });
     if (!probed.ok && declared.startsWith('image/')) {
       throw AppError.validation({ body: `${probed.reason} (sent as ${declared})` });
     }

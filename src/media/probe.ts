@@ -1,6 +1,7 @@
 import type sharp from 'sharp';
 import { DEFAULT_MAX_IMAGE_PIXELS, IMAGE_FORMATS } from '../domain/media';
 import { lazyModule } from '../lazy-module';
+import type { DecodeBudget } from './decode-budget';
 
 /** sharp and libvips: loaded at the first probe, which only an upload or a media import makes. */
 const loadSharp = lazyModule<typeof sharp>('sharp');
@@ -17,11 +18,14 @@ export interface ImageFacts {
  * and the dimensions. Undefined with a reason when they are not an image of an accepted format, or a
  * truncated or corrupt one (the whole image is decoded, so a cut file is found, not only a bad header), or
  * one of more than `maxPixels` pixels: that is found from the header alone, before any pixel is decoded.
+ * The decoding waits for its pixels in the process's `budget`, for no longer than `signal` (the request's
+ * lifetime) lasts: then it rejects with RequestAbandonedError.
  */
 export async function probeImage(
   path: string,
-  maxPixels = DEFAULT_MAX_IMAGE_PIXELS,
+  options: { maxPixels?: number; budget: DecodeBudget; signal?: AbortSignal | undefined },
 ): Promise<{ ok: true; facts: ImageFacts } | { ok: false; reason: string }> {
+  const { maxPixels = DEFAULT_MAX_IMAGE_PIXELS, budget, signal } = options;
   const openImage = loadSharp();
   let metadata: sharp.Metadata;
   try {
@@ -51,12 +55,20 @@ export async function probeImage(
         'pixels an image may have (MEDIA_MAX_IMAGE_PIXELS)',
     };
   }
-  try {
-    // Decodes every pixel (sequentially, in strips): a truncated or corrupt image fails here.
-    await openImage(path, { failOn: 'truncated', sequentialRead: true, limitInputPixels: maxPixels }).stats();
-  } catch {
-    return { ok: false, reason: `is a truncated or corrupt ${format.toUpperCase()} image` };
-  }
+  // Decodes every pixel (sequentially, in strips): a truncated or corrupt image fails here. Its memory grows
+  // with its pixels, so it waits until they fit in the process's budget.
+  const decoded = await budget.run(
+    metadata.width * height,
+    () =>
+      openImage(path, { failOn: 'truncated', sequentialRead: true, limitInputPixels: maxPixels })
+        .stats()
+        .then(
+          () => true,
+          () => false,
+        ),
+    signal,
+  );
+  if (!decoded) return { ok: false, reason: `is a truncated or corrupt ${format.toUpperCase()} image` };
   return {
     ok: true,
     facts: {

@@ -6,6 +6,7 @@ import { zodIssuesToPaths } from '../../domain/validation';
 import { isDatabaseUnavailable } from '../../db/pool';
 import { loggableUrl } from '../../domain/loggable-url';
 import { StoreUnavailableError } from '../../storage/object-store';
+import { RequestAbandonedError } from '../../media/decode-budget';
 
 /** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -105,6 +106,10 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
   if (typeof error !== 'object' || error === null) return undefined;
   // Before the database's errnos: a refused connection to S3 is no sign of Postgres being away.
   if (error instanceof StoreUnavailableError) return storageUnavailable();
+  // Nobody is left to read it: a 400 (not a 500 logged as a bug), as a body cut off by its client is.
+  if (error instanceof RequestAbandonedError) {
+    return AppError.badRequest('The connection was closed before the request was answered');
+  }
   const status = clientStatusOf(error);
   if (status !== undefined) {
     return new AppError(status, {

@@ -23,6 +23,7 @@ import {
   uploadQuery,
 } from './media-library.schema';
 import type { ImportMediaInput } from '../../../commands/import-media';
+import { requestLifetime } from '../../request-lifetime';
 import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 
 /** Where this request came to: the base of asset URLs when PUBLIC_BASE_URL is not configured. */
@@ -69,6 +70,7 @@ export function mediaLibraryRoutes(
       contentEncoding: req.headers['content-encoding'],
       contentLength: length === undefined ? undefined : Number(length),
       filename,
+      signal: requestLifetime(res),
     });
     res.status(201).json(upload);
   });
@@ -144,10 +146,15 @@ export function mediaLibraryRoutes(
         );
         return { ok: false, details: issuesToPaths(issues) };
       });
-      const results = await commands.importMedia(req.auth.projectId, inputs, {
-        version: req.apiVersion,
-        baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),
-      });
+      const results = await commands.importMedia(
+        req.auth.projectId,
+        inputs,
+        {
+          version: req.apiVersion,
+          baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),
+        },
+        requestLifetime(res),
+      );
       res.json(req.apiVersion.wrapsLists ? { results } : results);
     },
   );
