@@ -26,7 +26,7 @@ import type { PublicAddressPolicy } from '../domain/public-addresses';
 import { RequestAbandonedError, type DecodeBudget } from '../media/decode-budget';
 import { probeImage } from '../media/probe';
 import { withStagingDir } from '../media/staging';
-import type { ObjectStore } from '../storage/object-store';
+import { StoreUnavailableError, type ObjectStore } from '../storage/object-store';
 import { uploadsExpiredBefore } from './upload-media';
 
 /** An entry of POST import/mediaLibrary as the edge parsed it (supplement §9). */
@@ -84,6 +84,18 @@ const invalidEntry = (details: Record<string, string>) =>
     error_details: validationDetails(details),
   });
 
+/** As the 503 of a request whose bytes the store cannot take now (http/middleware/errors.ts). */
+const storeUnavailable = () =>
+  new EntryFailure({
+    ok: false,
+    status: 503,
+    error: 'StorageUnavailable',
+    error_details: {
+      name: 'StorageUnavailable',
+      message: 'The media store is unavailable right now; try again in a few seconds',
+    },
+  });
+
 const uniqueIdViolation = (message: string) =>
   new EntryFailure({
     ok: false,
@@ -134,8 +146,11 @@ export async function importMedia(
         record: toApiEntry(row, view.baseUrl, view.version.label),
       });
     } catch (error) {
-      if (!(error instanceof EntryFailure)) throw error;
-      results.push(error.result);
+      // The store away is this entry's failure, not the request's: the entries before it are committed, and a
+      // client that got a 503 for all would retry those into 409s. Nothing of this one was kept (importOne).
+      if (error instanceof StoreUnavailableError) results.push(storeUnavailable().result);
+      else if (error instanceof EntryFailure) results.push(error.result);
+      else throw error;
     }
   }
   return results;

@@ -1,4 +1,6 @@
 import { readdir } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -28,6 +30,8 @@ describe('media requests while the object store cannot be reached', () => {
   let projectId: number;
   let token: string;
   let png: Buffer;
+  let images: Server;
+  let imagesUrl: string;
   const key = () => `${projectId}/2025/03/14/away.png`;
 
   beforeAll(async () => {
@@ -39,11 +43,18 @@ describe('media requests while the object store cannot be reached', () => {
         MEDIA_S3_ACCESS_KEY_ID: 'broadsheet-test',
         MEDIA_S3_SECRET_ACCESS_KEY: 'broadsheet-test-secret',
         MEDIA_S3_FORCE_PATH_STYLE: 'true',
+        MEDIA_DOWNLOAD_ALLOW_PRIVATE: 'true',
       },
     });
     ({ projectId } = await createTestProject(app.ctx));
     ({ token } = await tokenFor(app.ctx, projectId, WRITE));
     png = await noisePng(40, 30);
+    images = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+      res.end(png);
+    });
+    await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+    imagesUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
     // An entry whose bytes are in the store that is now away.
     await app.ctx.pool.query(
       `INSERT INTO media_entries (project_id, id, media_type, asset, translations, revoked, invalid)
@@ -55,7 +66,10 @@ describe('media requests while the object store cannot be reached', () => {
     );
   });
 
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await new Promise<void>((resolve) => images.close(() => resolve()));
+    await app.close();
+  });
 
   const storageUnavailable = envelope(503, 'Service Unavailable', {
     name: 'StorageUnavailable',
@@ -91,5 +105,56 @@ describe('media requests while the object store cannot be reached', () => {
     const rows = await app.ctx.pool.query('SELECT 1 FROM media_uploads WHERE project_id = $1', [projectId]);
     expect(rows.rowCount).toBe(0);
     expect(await stagingDirs()).toEqual(before);
+  });
+
+  it('when an import writes bytes, then that entry is its own 503 StorageUnavailable, the others keep their results, and nothing of it is kept', async () => {
+    // An upload made before the store went away: importing it writes no bytes, only the entry.
+    const uploadId = '6f0c1b1e-2a51-4f7e-9d2b-6a4a1f0c9e11';
+    await app.ctx.pool.query(
+      `INSERT INTO media_uploads (project_id, id, key, filename, mime_type, size, width, height)
+       VALUES ($1, $2, $3, 'earlier.png', 'image/png', $4, 40, 30)`,
+      [projectId, uploadId, `${projectId}/2025/03/14/earlier.png`, png.length],
+    );
+    const before = await stagingDirs();
+    const response = await apiClient(app.url, token).post('import/mediaLibrary', {
+      mediaLibraryEntries: [
+        { id: 'earlier', mediaType: 'image', asset: { uploadId } },
+        { id: 'downloaded', mediaType: 'image', asset: { url: `${imagesUrl}/photo.png` } },
+        { id: 'bad id!', mediaType: 'image', asset: { url: `${imagesUrl}/photo.png` } },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const results = response.body.results as Record<string, unknown>[];
+    expect(results.map((result) => [result.ok, result.status])).toEqual([
+      [true, 200],
+      [false, 503],
+      [false, 400],
+    ]);
+    expect(results[0]).toMatchObject({ id: 'earlier', record: { id: 'earlier' } });
+    expect(results[1]).toEqual({
+      ok: false,
+      status: 503,
+      error: 'StorageUnavailable',
+      error_details: {
+        name: 'StorageUnavailable',
+        message: 'The media store is unavailable right now; try again in a few seconds',
+      },
+    });
+    expect(results[2]).toMatchObject({ error: 'ValidationError' });
+    const entries = await app.ctx.pool.query(
+      'SELECT id FROM media_entries WHERE project_id = $1 AND id <> $2 ORDER BY id',
+      [projectId, 'away'],
+    );
+    expect(entries.rows).toEqual([{ id: 'earlier' }]);
+    expect(await stagingDirs()).toEqual(before);
+
+    // A retry of the one that failed, once the client sees it alone failed, is not refused as a duplicate.
+    const retry = await apiClient(app.url, token).post('import/mediaLibrary', {
+      mediaLibraryEntries: [
+        { id: 'downloaded', mediaType: 'image', asset: { url: `${imagesUrl}/photo.png` } },
+      ],
+    });
+    expect(retry.status).toBe(200);
+    expect(retry.body.results).toEqual([results[1]]);
   });
 });
