@@ -95,7 +95,7 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   const verified = new VerifiedTokens();
 
   /** An EdDSA token of the JWKS, which jsonwebtoken cannot verify (see verifyEdDsaToken). */
-  const verifyEdDsa = async (req: Request, token: string): Promise<JwtPayload> => {
+  const verifyEdDsa = async (token: string): Promise<JwtPayload> => {
     const decoded = jwt.decode(token, { complete: true });
     if (!jwks || !decoded) throw unauthorized('The access token is invalid.');
     const key = await jwksKey(jwks, decoded);
@@ -126,7 +126,7 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
       return;
     }
     if (jwks && token !== undefined && tokenAlgorithm(token) === 'EdDSA') {
-      verifyEdDsa(req, token).then((payload) => {
+      verifyEdDsa(token).then((payload) => {
         (req as Request & { jwt?: JwtPayload }).jwt = payload;
         verified.set(token, payload);
         next();

@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../../db/pool';
 import { loggableUrl } from '../../domain/loggable-url';
 import { StoreUnavailableError } from '../../storage/object-store';
 import { RequestAbandonedError } from '../../media/decode-budget';
+import type { Logger } from '../../logger';
 
 /** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -20,7 +21,6 @@ export const storageUnavailable = () =>
     'The media store is unavailable right now; try again in a few seconds',
     STORAGE_RETRY_AFTER_SECONDS,
   );
-import type { Logger } from '../../logger';
 
 /** Any path that no route answered: the spec's `404 {url}` (supplement §1). */
 export const unknownRoute: RequestHandler = (req) => {
