@@ -7,7 +7,7 @@ export const scheduledUnpublishHandler: QueueHandler<'scheduledUnpublish'> = {
   batchSize: 1,
   async handle(ctx, jobs) {
     for (const job of jobs) {
-      const outcome = await runScheduledUnpublish(ctx.pool, ctx.boss, job.data, new Date());
+      const outcome = await runScheduledUnpublish(ctx.pool, ctx.boss, job.data);
       ctx.logger.info({ jobId: job.id, ...job.data, outcome }, 'scheduled unpublish');
     }
   },

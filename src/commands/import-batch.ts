@@ -174,7 +174,6 @@ export async function writeImportBatch(
         documentId: idOf(entry),
         documentType: draft.documentType,
         contentType: draft.contentType,
-        createdAt: now,
       };
       if (publications.has(base.documentId)) {
         const wasPublished = entry.existing?.latestPublicationId != null;

@@ -42,13 +42,8 @@ export async function publishDocument(
 }
 
 /** Unpublishes inside the caller's transaction: the event, no more publication references, an index job. */
-export async function unpublishDocument(
-  tx: Transaction,
-  boss: Boss,
-  document: DocumentRow,
-  now: Date,
-): Promise<void> {
-  const change = await writeUnpublish(tx, document, now);
+export async function unpublishDocument(tx: Transaction, boss: Boss, document: DocumentRow): Promise<void> {
+  const change = await writeUnpublish(tx, document);
   await completePublicationChanges(tx, boss, document, { changes: [change] });
 }
 
@@ -67,17 +62,13 @@ export async function writePublish(
   return {
     publicationId: published.publicationId,
     document: published.document,
-    event: eventOf(document, wasPublished ? 'update' : 'publish', published.publicationId, options.now),
+    event: eventOf(document, wasPublished ? 'update' : 'publish', published.publicationId),
     publicationReferences: extractReferences(document.metadata, document.content).rows,
   };
 }
 
 /** The document's publication state of an unpublish; the rest is left to complete. */
-export async function writeUnpublish(
-  tx: Transaction,
-  document: DocumentRow,
-  now: Date,
-): Promise<PublicationChange> {
+export async function writeUnpublish(tx: Transaction, document: DocumentRow): Promise<PublicationChange> {
   const { document: unpublished, unpublished: types } = await documentQueries(tx).markUnpublished(
     document.projectId,
     document.id,
@@ -90,7 +81,7 @@ export async function writeUnpublish(
   };
   return {
     document: unpublished,
-    event: eventOf(publication, 'unpublish', document.latestPublicationId, now),
+    event: eventOf(publication, 'unpublish', document.latestPublicationId),
     publicationReferences: [],
   };
 }
@@ -125,7 +116,6 @@ function eventOf(
   document: DocumentRow,
   eventType: 'publish' | 'unpublish' | 'update',
   publicationId: number | null,
-  now: Date,
 ): NewPublicationEvent {
   return {
     projectId: document.projectId,
@@ -135,6 +125,5 @@ function eventOf(
     contentType: document.contentType,
     eventType,
     publicationId,
-    createdAt: now,
   };
 }

@@ -151,7 +151,7 @@ export async function runDocumentCommandsIn(
             preserveUpdatedAt,
             keepLastPublicationDate: input.keepLastPublicationDate ?? false,
           })
-        : await writeUnpublish(tx, current, input.now);
+        : await writeUnpublish(tx, current);
     changes.push(change);
     current = change.document;
   }

@@ -54,7 +54,6 @@ export async function runScheduledUnpublish(
   pool: Pool,
   boss: Boss,
   job: QueuePayload<'scheduledUnpublish'>,
-  now: Date,
 ): Promise<ScheduledOutcome> {
   return withTransaction(pool, async (tx) => {
     const documents = documentQueries(tx);
@@ -62,7 +61,7 @@ export async function runScheduledUnpublish(
     if (row === undefined || !sameInstant(row.unpublishScheduleAt, job.at)) return 'skipped';
     await documents.clearUnpublishSchedule(row.projectId, row.id);
     if (row.latestPublicationId === null) return 'skipped';
-    await unpublishDocument(tx, boss, row, now);
+    await unpublishDocument(tx, boss, row);
     return 'unpublished';
   });
 }

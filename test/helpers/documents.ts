@@ -81,7 +81,7 @@ export async function republishDocument(
 export async function unpublish(ctx: AppContext, projectId: number, documentId: number): Promise<void> {
   await withTransaction(ctx.pool, async (tx) => {
     const document = (await documentQueries(tx).findByIdForUpdate(projectId, documentId))!;
-    await unpublishDocument(tx, ctx.boss, document, new Date());
+    await unpublishDocument(tx, ctx.boss, document);
   });
 }
 

@@ -236,6 +236,53 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     ]);
   });
 
+  it('when a publish that started earlier commits after a later one, then createdAt still grows with id, so resuming from the last createdAt seen misses nothing', async () => {
+    // A project of its own: the events of this test stay out of the other tests' counts.
+    const own = await createTestProject(app.ctx);
+    const client = apiClient(app.url, (await tokenFor(app.ctx, own.projectId)).token);
+    const [slow, fast] = [await createDraftDocument(app.ctx, own), await createDraftDocument(app.ctx, own)];
+    const events = async (query = '') =>
+      (await client.get(`publicationEvents?${query}`)).body.results as EventRecord[];
+
+    // Someone else holds the slow document's row (an editor's long transaction): its publish request has
+    // started, and waits, while the fast one publishes and commits.
+    const holder = await app.ctx.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [slow.id]);
+      const slowPublish = client.patch(`documents/${slow.id}/commands`, {
+        commands: [{ operation: 'publish' }],
+      });
+      for (let waited = 0; waited < 200; waited += 1) {
+        const waiting = await app.ctx.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' " +
+            'AND datname = current_database()',
+        );
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const fastPublish = await client.patch(`documents/${fast.id}/commands`, {
+        commands: [{ operation: 'publish' }],
+      });
+      expect(fastPublish.status).toBe(204);
+      const seen = await events();
+      expect(seen.map((e) => e.documentId)).toEqual([fast.id]);
+
+      await holder.query('COMMIT');
+      expect((await slowPublish).status).toBe(204);
+      // A poller that keeps its place by time gets the slow publish after the fast one it has seen.
+      const resumed = await events(`createdAt.gt=${encodeURIComponent(seen[0]!.createdAt)}`);
+      expect(resumed.map((e) => [e.documentId, e.eventType])).toEqual([[slow.id, 'publish']]);
+      const all = await events();
+      expect(all.map((e) => e.documentId)).toEqual([fast.id, slow.id]);
+      expect(all[1]!.createdAt >= all[0]!.createdAt).toBe(true);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+  });
+
   it('when read through the channel handle, then the channel’s events come; another project never sees them', async () => {
     const channel = await api.get(`publicationEvents/${channelHandle}`);
     expect(channel.status).toBe(200);

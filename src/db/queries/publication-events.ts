@@ -35,7 +35,6 @@ export interface NewPublicationEvent {
   contentType: string;
   eventType: 'publish' | 'unpublish' | 'update';
   publicationId: number | null;
-  createdAt: Date;
 }
 
 /** The one writer of `publication_events`. */
@@ -43,16 +42,19 @@ export function publicationEventQueries(db: Queryable) {
   const insertMany = async (projectId: number, events: readonly NewPublicationEvent[]): Promise<void> => {
     if (events.length === 0) return;
     // The lock is a materialised CTE every row is joined with: no row (so no id) before the lock is held.
+    // createdAt is read from the clock once the lock is held, at the millisecond the API shows: not the time
+    // the request began (a request that waited on a row lock, an import batch that took seconds, would put
+    // an event behind ones that committed before it, and a client resuming with createdAt.gt skip it).
     await db.query({
       name: 'publication-events-insert',
-      text: `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1))
+      text: `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext('publication_events'), $1)),
+         at AS MATERIALIZED (SELECT date_trunc('milliseconds', clock_timestamp()) AS created_at FROM lock)
        INSERT INTO publication_events (project_id, channel_id, document_id, document_type, content_type,
          event_type, publication_id, created_at)
        SELECT $1, e.channel_id, e.document_id, e.document_type, e.content_type, e.event_type,
-         e.publication_id, e.created_at
-       FROM lock, ROWS FROM (jsonb_to_recordset($2::jsonb) AS (channel_id integer, document_id bigint,
-         document_type text, content_type text, event_type text, publication_id bigint,
-         created_at timestamptz)) WITH ORDINALITY AS e
+         e.publication_id, at.created_at
+       FROM at, ROWS FROM (jsonb_to_recordset($2::jsonb) AS (channel_id integer, document_id bigint,
+         document_type text, content_type text, event_type text, publication_id bigint)) WITH ORDINALITY AS e
        ORDER BY e.ordinality`,
       values: [
         projectId,
@@ -64,7 +66,6 @@ export function publicationEventQueries(db: Queryable) {
             content_type: event.contentType,
             event_type: event.eventType,
             publication_id: event.publicationId,
-            created_at: event.createdAt.toISOString(),
           })),
         ),
       ],
