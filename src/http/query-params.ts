@@ -95,13 +95,28 @@ export const idListParam = (maxItems: number) =>
     .refine((items) => items.length <= maxItems, { message: `must list at most ${maxItems} ids` })
     .transform((items) => items.map(Number));
 
+const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z';
+
+/**
+ * A query string reads `+` as a space, so `…T10:00:00+01:00` sent unencoded arrives as `…T10:00:00 01:00`:
+ * the 400 says so, or a client looking at the date-time it sent sees nothing wrong with it.
+ */
+function dateTimeProblem(value: string): string {
+  const withPlus = value.replace(/ (\d{2}:\d{2})$/, '+$1');
+  if (withPlus === value || parseIsoDateTime(withPlus) === undefined) return DATE_TIME_MESSAGE;
+  return (
+    `${DATE_TIME_MESSAGE}; its offset's '+' arrived as a space (a '+' in a query string is one): ` +
+    `send it as %2B, e.g. ${withPlus.replace('+', '%2B')}`
+  );
+}
+
 const dateTime = (options: { roundUp: boolean }) =>
   z
     .string()
     .transform((value, ctx) => {
       const parsed = parseIsoDateTime(value, options);
       if (parsed === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' });
+        ctx.addIssue({ code: 'custom', message: dateTimeProblem(value) });
         return z.NEVER;
       }
       return parsed;

@@ -83,6 +83,14 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     );
   });
 
+  it('when a createdAt bound is sent with its offset’s + unencoded, then the 400 says to send it as %2B', async () => {
+    const response = await api.get('publicationEvents?createdAt.gte=2025-03-01T10:00:00+01:00');
+    expect(response.status).toBe(400);
+    expect(response.body.error_details['createdAt.gte']).toContain('send it as %2B');
+    const encoded = await api.get('publicationEvents?createdAt.gte=2025-03-01T10:00:00%2B01:00');
+    expect(encoded.status).toBe(200);
+  });
+
   it('when an unknown channel handle is given, then 404', async () => {
     const response = await api.get('publicationEvents/no-such-channel');
     expect(response.status).toBe(404);

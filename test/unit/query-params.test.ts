@@ -99,4 +99,17 @@ describe('date-time range bounds (instants held to the millisecond)', () => {
     expect(at(true, '2025-02-01T00:05:00.000000001+02:00')).toBe('2025-01-31T22:05:00.001Z');
     expect(at(true, '2025-12-31T23:59:59.9999Z')).toBe('2026-01-01T00:00:00.000Z');
   });
+
+  it('when the offset’s + came as a space (a + in a query string is one), then the 400 says to send it as %2B', () => {
+    for (const schema of [dateTimeParam, dateTimeRoundingUpParam]) {
+      expect(detailsOf(schema, '2025-02-01T00:05:00 01:00')).toEqual({
+        name: 'ValidationError',
+        id: "must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z; its offset's '+' arrived as a space (a '+' in a query string is one): send it as %2B, e.g. 2025-02-01T00:05:00%2B01:00",
+      });
+    }
+    expect(detailsOf(dateTimeParam, 'yesterday')).toEqual({
+      name: 'ValidationError',
+      id: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z',
+    });
+  });
 });
