@@ -31,7 +31,9 @@ export type PublicationEventsQuery = z.output<typeof publicationEventsQuery>;
 export const publicationEventAnswer = z
   .strictObject({
     id: z.number().int().describe('grows with every event; page with id.gt'),
-    createdAt: z.iso.datetime(),
+    createdAt: z.iso
+      .datetime()
+      .describe('when the event joined the stream, as its publish committed; never behind an earlier id'),
     projectId: z.number().int(),
     channelId: z.number().int(),
     documentId: z.number().int(),
