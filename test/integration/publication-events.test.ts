@@ -261,14 +261,17 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
       const slowPublish = client.patch(`documents/${slow.id}/commands`, {
         commands: [{ operation: 'publish' }],
       });
-      for (let waited = 0; waited < 200; waited += 1) {
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      let blocked = false;
+      for (let waited = 0; waited < 200 && !blocked; waited += 1) {
         const waiting = await app.ctx.pool.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' " +
-            'AND datname = current_database()',
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          [holderPid],
         );
-        if (waiting.rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        blocked = waiting.rows[0]!.n > 0;
+        if (!blocked) await new Promise((resolve) => setTimeout(resolve, 10));
       }
+      expect(blocked).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 20));
       const fastPublish = await client.patch(`documents/${fast.id}/commands`, {
         commands: [{ operation: 'publish' }],
