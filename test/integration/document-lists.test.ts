@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Content } from '../../src/domain/content';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
@@ -297,6 +298,81 @@ describe('document lists', () => {
       const skipped = names((await api.get('document-lists?name=e&offset=1')).body.results);
       expect(skipped).toEqual(all.slice(1));
       expect((await api.get('document-lists?offset=10000')).body).toEqual({ results: [] });
+    });
+  });
+
+  describe('a long list', () => {
+    /** Rows of `table` the plan of `statement` read, as EXPLAIN ANALYZE counts them. */
+    const rowsRead = async (statement: { text: string; values: unknown[] }, table: string) => {
+      const explained = await app.ctx.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`,
+        statement.values,
+      );
+      interface PlanNode {
+        'Relation Name'?: string;
+        'Actual Rows': number;
+        'Actual Loops': number;
+        Plans?: PlanNode[];
+      }
+      const walk = (node: PlanNode): number =>
+        (node['Relation Name'] === table ? node['Actual Rows'] * node['Actual Loops'] : 0) +
+        (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
+      return walk(explained.rows[0]!['QUERY PLAN'][0].Plan);
+    };
+
+    /** The statement the app sent for a request that reads list items, and the answer. */
+    const capture = async (path: string) => {
+      const query = jest.spyOn(pg.Client.prototype, 'query');
+      const response = await api.get(path);
+      const calls = query.mock.calls.map(([text, values]) => ({
+        text: typeof text === 'string' ? text : ((text as { text?: string }).text ?? ''),
+        values: Array.isArray(values) ? values : [],
+      }));
+      query.mockRestore();
+      const statement = calls.find((call) => call.text.includes('FROM document_list_items'));
+      expect(statement).toBeDefined();
+      return { response, statement: statement! };
+    };
+
+    it('when a list holds 20,000 published documents, then a read of its first few reads a few items, not all of them', async () => {
+      // Every read numbered and sorted all the items of the list to keep its first `limit`: 5 s for a list of
+      // 300,000 (a "latest" list that only grows), and the listing did so for up to 100 lists at once.
+      const ids = (
+        await app.ctx.pool.query<{ id: number }>(
+          `WITH docs AS (
+             INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata)
+             SELECT $1, $2, 'article', 'regular', jsonb_build_object('title', 'Long ' || n)
+             FROM generate_series(1, 20000) n RETURNING id)
+           SELECT id FROM docs ORDER BY id`,
+          [project.projectId, project.channelId],
+        )
+      ).rows.map((row) => Number(row.id));
+      await app.ctx.pool.query(
+        `WITH pubs AS (
+           INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
+             metadata, content, updated_at)
+           SELECT project_id, id, version, content_type, document_type, metadata, content, now()
+           FROM documents WHERE id = ANY($1::bigint[]) RETURNING id, document_id)
+         UPDATE documents d SET latest_publication_id = pubs.id, published_version = d.version,
+           first_publication_date = now(), last_publication_date = now()
+         FROM pubs WHERE pubs.document_id = d.id`,
+        [ids],
+      );
+      const long = await newList(project.projectId, 'Long', ids);
+      await app.ctx.pool.query('ANALYZE document_list_items, documents, publications');
+
+      const newest = await capture(`document-lists/${long}?limit=3`);
+      expect(newest.response.status).toBe(200);
+      expect(documentIds(newest.response.body.documents)).toEqual(ids.slice(-3).reverse());
+      expect(await rowsRead(newest.statement, 'document_list_items')).toBeLessThanOrEqual(100);
+
+      const first = await capture(`document-lists/${long}?limit=3&reverse=false`);
+      expect(documentIds(first.response.body.documents)).toEqual(ids.slice(0, 3));
+      expect(await rowsRead(first.statement, 'document_list_items')).toBeLessThanOrEqual(100);
+
+      const listing = await capture('document-lists?name=Long&limit=2');
+      expect(documentIds(listing.response.body.results[0].documents)).toEqual(ids.slice(-2).reverse());
+      expect(await rowsRead(listing.statement, 'document_list_items')).toBeLessThanOrEqual(100);
     });
   });
 
