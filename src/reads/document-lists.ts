@@ -67,7 +67,7 @@ export function documentListReads(db: Queryable) {
       const sources = await queries.publishedDocuments(
         project.id,
         lists.map((list) => list.id),
-        { limit: read.limit, reverse: true },
+        { limit: read.limit, reverse: true, content: LISTING_FIELDS.includes('content') },
       );
       return lists.map((list) =>
         listBody(
@@ -89,6 +89,7 @@ export function documentListReads(db: Queryable) {
       const sources = await queries.publishedDocuments(project.id, [list.id], {
         limit: read.limit,
         reverse: read.reverse,
+        content: read.fields.includes('content'),
       });
       return listBody(list, documentsOf(project, sources, read.fields, read.conditions));
     },

@@ -301,7 +301,7 @@ describe('document lists', () => {
     });
   });
 
-  describe('a long list', () => {
+  describe('what a read costs', () => {
     /** Rows of `table` the plan of `statement` read, as EXPLAIN ANALYZE counts them. */
     const rowsRead = async (statement: { text: string; values: unknown[] }, table: string) => {
       const explained = await app.ctx.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -320,18 +320,21 @@ describe('document lists', () => {
       return walk(explained.rows[0]!['QUERY PLAN'][0].Plan);
     };
 
-    /** The statement the app sent for a request that reads list items, and the answer. */
+    /** The statement the app sent for a request that reads list items, the rows it got back, and the answer. */
     const capture = async (path: string) => {
-      const query = jest.spyOn(pg.Client.prototype, 'query');
+      // Reads go through the pool, whose query returns the promise of the result.
+      const query = jest.spyOn(pg.Pool.prototype, 'query');
       const response = await api.get(path);
-      const calls = query.mock.calls.map(([text, values]) => ({
+      const calls = query.mock.calls.map(([text, values], index) => ({
         text: typeof text === 'string' ? text : ((text as { text?: string }).text ?? ''),
         values: Array.isArray(values) ? values : [],
+        result: query.mock.results[index]?.value as Promise<pg.QueryResult>,
       }));
       query.mockRestore();
-      const statement = calls.find((call) => call.text.includes('FROM document_list_items'));
-      expect(statement).toBeDefined();
-      return { response, statement: statement! };
+      const call = calls.find(({ text }) => text.includes('FROM document_list_items'));
+      expect(call).toBeDefined();
+      const { text, values, result } = call!;
+      return { response, statement: { text, values }, rows: (await result).rows };
     };
 
     it('when a list holds 20,000 published documents, then a read of its first few reads a few items, not all of them', async () => {
@@ -373,6 +376,31 @@ describe('document lists', () => {
       const listing = await capture('document-lists?name=Long&limit=2');
       expect(documentIds(listing.response.body.results[0].documents)).toEqual(ids.slice(-2).reverse());
       expect(await rowsRead(listing.statement, 'document_list_items')).toBeLessThanOrEqual(100);
+    });
+
+    it('when documents of a list are large, then a read that does not show their content does not fetch it', async () => {
+      // Every read fetched each document's whole content from Postgres and dropped it when fields did not ask
+      // for it: the listing (never content) moved up to 100 lists x `limit` contents per request.
+      const large: Content = Array.from({ length: 200 }, (_, index) => ({
+        id: `doc-large-${index}`,
+        component: 'paragraph',
+        identifier: 'test-design.paragraph',
+        content: { text: 'x'.repeat(5_000) },
+      }));
+      const ids = [await published('Large one', large), await published('Large two', large)];
+      const list = await newList(project.projectId, 'Large contents', ids);
+      const fetched = (rows: unknown[]) => Buffer.byteLength(JSON.stringify(rows));
+
+      for (const path of [`document-lists/${list}`, 'document-lists?name=Large%20contents']) {
+        const read = await capture(path);
+        expect(read.response.status).toBe(200);
+        expect(read.rows).toHaveLength(2);
+        expect(fetched(read.rows)).toBeLessThan(10_000);
+      }
+      const withContent = await capture(`document-lists/${list}?fields=metadata,content`);
+      expect(withContent.response.body.documents[0].content).toHaveLength(200);
+      expect(withContent.response.body.documents[1].metadata).toEqual({ title: 'Large one' });
+      expect(fetched(withContent.rows)).toBeGreaterThan(2_000_000);
     });
   });
 

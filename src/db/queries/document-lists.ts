@@ -1,6 +1,6 @@
 import type { ViewSource } from '../../domain/document-view';
 import type { Queryable } from '../pool';
-import { PUBLICATION_VIEW_COLUMNS } from './latest-publications';
+import { PUBLICATION_VIEW_COLUMNS, PUBLICATION_VIEW_COLUMNS_WITHOUT_CONTENT } from './latest-publications';
 
 /** The one writer of `document_lists` and their items, `document_list_items`. */
 export function documentListQueries(db: Queryable) {
@@ -155,17 +155,19 @@ export function documentListReadQueries(db: Queryable) {
      * The latest publications of the first `limit` published documents of each list, in list order (editor
      * order, or newest-added first with `reverse`); items whose document is not published are skipped. Each
      * list is walked along its position index and stops at its limit: numbering every item of the list to
-     * keep the first few read all of them (5 s for a list of 300,000), on every read.
+     * keep the first few read all of them (5 s for a list of 300,000), on every read. Without `content`, the
+     * sources' content is empty (not fetched).
      */
     async publishedDocuments(
       projectId: number,
       listIds: readonly number[],
-      options: { limit: number; reverse: boolean },
+      options: { limit: number; reverse: boolean; content: boolean },
     ): Promise<(ViewSource & { listId: number })[]> {
       if (listIds.length === 0 || options.limit === 0) return [];
       const order = options.reverse ? 'DESC' : 'ASC';
+      const columns = options.content ? PUBLICATION_VIEW_COLUMNS : PUBLICATION_VIEW_COLUMNS_WITHOUT_CONTENT;
       const result = await db.query<ViewSource & { listId: number }>(
-        `SELECT item.list_id AS "listId", ${PUBLICATION_VIEW_COLUMNS}
+        `SELECT item.list_id AS "listId", ${columns}
          FROM unnest($2::int[]) AS wanted(list_id)
          CROSS JOIN LATERAL (
            SELECT i.list_id, i.position, i.document_id FROM document_list_items i
