@@ -2,9 +2,13 @@ import { invalid, valid, type Checked } from './validation';
 
 export const MAX_LIST_NAME_LENGTH = 200;
 
-/** A list's name as operators give it: trimmed, not empty, at most 200 characters, no control characters. */
+/**
+ * A list's name as operators give it: trimmed, not empty, at most 200 characters, no control characters; in
+ * its composed form (NFC), so that 'é' spelt as 'e' and a combining accent is the same name, the one clients
+ * search for with ?name=.
+ */
 export function checkListName(raw: string): Checked<string> {
-  const name = raw.trim();
+  const name = raw.normalize('NFC').trim();
   const problem =
     name === ''
       ? 'must not be empty'

@@ -280,6 +280,23 @@ describe('document lists', () => {
       expect((await api.get('document-lists?name=nothing-like-it')).body).toEqual({ results: [] });
     });
 
+    it('when a name spells an accent with a combining mark, then it is one name with the composed spelling', async () => {
+      // Stored as given, 'Cafe' + U+0301 and 'Café' were two lists that look the same, and each spelling of
+      // ?name= found only its own.
+      const decomposed = 'Cafe\u0301 corner';
+      const composed = 'Caf\u00e9 corner';
+      const list = await newList(project.projectId, decomposed, [p4]);
+      await expect(
+        app.ctx.commands.createDocumentList({ projectId: project.projectId, name: composed }),
+      ).rejects.toMatchObject({ status: 409 });
+      for (const name of [composed, decomposed, 'CAF\u00c9', 'E\u0301 C']) {
+        const response = await api.get(`document-lists?name=${encodeURIComponent(name)}`);
+        expect(response.status).toBe(200);
+        expect(response.body.results.map((item: { id: number }) => item.id)).toEqual([list]);
+        expect(response.body.results[0].name).toBe(composed);
+      }
+    });
+
     it('when limit is given, then that many documents per list; offset skips lists', async () => {
       const one = await api.get('document-lists?name=e&limit=1');
       const byName = Object.fromEntries(

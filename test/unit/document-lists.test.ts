@@ -5,6 +5,12 @@ describe('checkListName', () => {
     expect(checkListName('  Front page ')).toEqual({ ok: true, value: 'Front page' });
   });
 
+  it('when a name spells an accent as a combining mark, then it is stored composed (NFC), as clients type it', () => {
+    // 'Cafe' + U+0301 (what macOS file names and some editors give) and 'Café' look the same: both were stored
+    // as given, so the project could hold two lists named 'Café' and ?name=café found only one.
+    expect(checkListName('Cafe\u0301 corner')).toEqual({ ok: true, value: 'Caf\u00e9 corner' });
+  });
+
   it('when a name is empty, too long or holds control characters, then it is refused saying why', () => {
     const message = (raw: string) => {
       const checked = checkListName(raw);

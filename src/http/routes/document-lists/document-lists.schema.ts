@@ -29,8 +29,10 @@ export const documentListsQuery = z.strictObject({
     .string()
     .min(1, { message: 'must not be empty' })
     .max(200, { message: 'must be at most 200 characters long' })
+    // Names are stored composed (checkListName): an accent spelt with a combining mark finds them too.
+    .transform((name) => name.normalize('NFC'))
     .optional()
-    .describe('only lists whose name contains this (case-insensitive)'),
+    .describe('only lists whose name contains this (case-insensitive, either spelling of an accent)'),
   limit: integerParam(0, MAX_LIMIT).default(10).describe('documents resolved per list'),
   offset: integerParam(0, MAX_OFFSET).default(0).describe('lists skipped'),
 });
