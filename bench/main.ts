@@ -69,7 +69,7 @@ const MODULES: BenchModule[] = [
           name: 'search',
           run: () =>
             searchBench({
-              ...(QUICK ? { documents: 3000, durationMs: 1000, lagSamples: 10 } : {}),
+              ...(QUICK ? { documents: 3000, durationMs: 1000, lagSamples: 10, warmUpMs: 500 } : {}),
               ...(DOCS === undefined ? {} : { documents: DOCS }),
               ...(ROUNDS === undefined ? {} : { rounds: ROUNDS }),
               phases: searchPhases,
