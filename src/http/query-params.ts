@@ -21,9 +21,15 @@ export const DOCUMENT_TYPES = ['article', 'page', 'data-record'] as const;
 /** The query of a route that takes no parameters: any parameter sent is a 400 naming it. */
 export const noQueryParams = z.strictObject({});
 
+/**
+ * A yes/no query parameter: `true` or `false`, `1` or `0`, or the name alone (`?reverse&limit=2`, read as ''),
+ * which is how the vendor's reference writes its examples and what existing sync tools and exporters send.
+ */
 export const queryBoolean = z
-  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
-  .transform((v) => v === 'true')
+  .enum(['true', 'false', '1', '0', ''], {
+    message: "must be 'true' or 'false' ('1' or '0'; the name alone means true)",
+  })
+  .transform((v) => v !== 'false' && v !== '0')
   .meta({ type: 'boolean' });
 
 export const commaList = z

@@ -48,7 +48,7 @@ describe('categories', () => {
     expect(single.body).toEqual(
       envelope(400, 'Bad Request', {
         name: 'ValidationError',
-        inheritMetadata: "must be 'true' or 'false'",
+        inheritMetadata: "must be 'true' or 'false' ('1' or '0'; the name alone means true)",
         nope: 'is not allowed',
       }),
     );

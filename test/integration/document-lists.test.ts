@@ -119,7 +119,7 @@ describe('document lists', () => {
       expect(bad.status).toBe(400);
       expect(bad.body.error_details).toEqual({
         name: 'ValidationError',
-        reverse: "must be 'true' or 'false'",
+        reverse: "must be 'true' or 'false' ('1' or '0'; the name alone means true)",
         fields: 'must be a comma separated list of systemdata, metadata, content',
         limit: 'must be <= 100',
         x: 'is not allowed',

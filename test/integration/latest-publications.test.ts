@@ -104,6 +104,13 @@ describe('GET documents/latestPublications', () => {
 
   it.each([
     ['reverse=true', () => ids],
+    // As the vendor's reference writes its examples, and as existing exporters send it: the name alone is true.
+    ['reverse&publishedAt.gte=2025-02-01T00:28:00Z', () => [ids[28], ids[29]]],
+    ['reverse=1', () => ids],
+    ['reverse=0', () => newestFirst()],
+    ['homepage', () => [ids[9]]],
+    ['homepage=1', () => [ids[9]]],
+    ['homepage=0&limit=2', () => newestFirst().slice(0, 2)],
     ['limit=3&offset=2', () => newestFirst().slice(2, 5)],
     ['limit=0', () => []],
     ['contentTypes=page', () => [ids[29], ids[19], ids[9]]],

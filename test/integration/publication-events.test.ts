@@ -172,6 +172,19 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     expect(before).toEqual([]);
   });
 
+  it('when reverse is sent as the name alone (the vendor reference writes ?reverse&limit=2) or as 1 or 0, then it reads as a flag', async () => {
+    const all = (await api.get('publicationEvents')).body.results as EventRecord[];
+    const ids = (query: string) =>
+      api.get(`publicationEvents?${query}`).then((r) => (r.body.results as EventRecord[]).map((e) => e.id));
+    const newestTwo = all.map((e) => e.id).reverse().slice(0, 2);
+    expect(await ids('reverse&limit=2')).toEqual(newestTwo);
+    expect(await ids('limit=2&reverse')).toEqual(newestTwo);
+    expect(await ids('reverse=1&limit=2')).toEqual(newestTwo);
+    expect(await ids('reverse=0&limit=2')).toEqual(all.slice(0, 2).map((e) => e.id));
+    const bare = await api.withVersion('v1').get('publicationEvents?reverse&limit=2');
+    expect((bare.body as EventRecord[]).map((e) => e.id)).toEqual(newestTwo);
+  });
+
   it('when a createdAt bound has digits past the millisecond, then each bound holds exactly', async () => {
     const all = (await api.get('publicationEvents')).body.results as EventRecord[];
     const last = all.at(-1)!;

@@ -8,6 +8,7 @@ import {
   idListParam,
   idParam,
   integerParam,
+  queryBoolean,
 } from '../../src/http/query-params';
 
 const detailsOf = (schema: z.ZodType, input: unknown): Record<string, unknown> => {
@@ -111,5 +112,21 @@ describe('date-time range bounds (instants held to the millisecond)', () => {
       name: 'ValidationError',
       id: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z',
     });
+  });
+});
+
+describe('yes/no parameters', () => {
+  it('when sent as true or false, 1 or 0, or as the name alone (read as an empty value), then a boolean', () => {
+    for (const value of ['true', '1', '']) expect(parseOrThrow(queryBoolean, value)).toBe(true);
+    for (const value of ['false', '0']) expect(parseOrThrow(queryBoolean, value)).toBe(false);
+  });
+
+  it('when sent as anything else, then 400 saying what it takes', () => {
+    for (const value of ['yes', 'TRUE', 'on', '2', ' true']) {
+      expect(detailsOf(queryBoolean, value)).toEqual({
+        name: 'ValidationError',
+        id: "must be 'true' or 'false' ('1' or '0'; the name alone means true)",
+      });
+    }
   });
 });
