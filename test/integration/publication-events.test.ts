@@ -185,6 +185,32 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     expect((bare.body as EventRecord[]).map((e) => e.id)).toEqual(newestTwo);
   });
 
+  it('when a sync tool pages with the deprecated after=<event id> of the vendor API, then it reads as id.gt, on every version', async () => {
+    const all = (await api.get('publicationEvents')).body.results as EventRecord[];
+    const third = all[2]!.id;
+    const ids = (response: { body: EventRecord[] | { results: EventRecord[] } }) =>
+      (Array.isArray(response.body) ? response.body : response.body.results).map((e) => e.id);
+    const expected = all.filter((e) => e.id > third).map((e) => e.id);
+    for (const version of ['v1', '2025-11', '2026-01']) {
+      const response = await api.withVersion(version).get(`publicationEvents?after=${third}`);
+      expect({ version, status: response.status }).toEqual({ version, status: 200 });
+      expect(ids(response)).toEqual(expected);
+    }
+    // With id.gt as well, both bounds hold: the larger decides.
+    expect(ids(await api.get(`publicationEvents?after=${third}&id.gt=${all[4]!.id}`))).toEqual(
+      all.filter((e) => e.id > all[4]!.id).map((e) => e.id),
+    );
+    expect(ids(await api.get(`publicationEvents?after=${all[4]!.id}&id.gt=${third}&limit=1`))).toEqual([
+      all[5]!.id,
+    ]);
+    const bad = await api.get('publicationEvents?after=abc');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error_details).toEqual({
+      name: 'ValidationError',
+      after: 'must be a non-negative integer id',
+    });
+  });
+
   it('when a createdAt bound has digits past the millisecond, then each bound holds exactly', async () => {
     const all = (await api.get('publicationEvents')).body.results as EventRecord[];
     const last = all.at(-1)!;
