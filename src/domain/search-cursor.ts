@@ -252,3 +252,10 @@ export function checkCursorValues(
   }
   return valid([...values]);
 }
+
+/**
+ * The cursor as a list answers it: a string (api-spec §4.20), '' when there is no next page, as the vendor's
+ * API answers it (`{results: [], total: 0, cursor: ''}`); never null, which clients typed on the contract's
+ * string refuse.
+ */
+export const cursorAnswer = (cursor: string | null): string => cursor ?? '';

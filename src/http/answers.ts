@@ -31,8 +31,10 @@ export function listAnswer(item: z.ZodType, extra: z.ZodRawShape = {}) {
   return perVersion((version): z.ZodType => (version.wrapsLists ? wrapped : bare));
 }
 
-/** What the lists with cursors add from 2026-01 (api-spec §4.20 rule 2); `cursor` says when it is null. */
+/** What the lists with cursors add from 2026-01 (api-spec §4.20 rule 2); `cursor` says what it signs. */
 export const pagedExtra = (cursor: string) => ({
   total: z.number().int().min(0).describe('how many items in all'),
-  cursor: z.string().nullable().describe(`pass as after for the next page; ${cursor}`),
+  cursor: z
+    .string()
+    .describe(`pass as after for the next page; ${cursor}; '' when this page is not full (the last one)`),
 });

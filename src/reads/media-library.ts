@@ -6,7 +6,7 @@ import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
 import { incomingCursorSignature, nextKey } from '../domain/incoming-references';
 import { toApiEntry } from '../domain/media';
-import type { CursorCodec } from '../domain/search-cursor';
+import { cursorAnswer, type CursorCodec } from '../domain/search-cursor';
 import { withoutTrailingSlashes } from '../domain/trailing-slashes';
 
 /** The endpoints whose `after` cursors are signed apart, each with its entry (incomingCursorSignature). */
@@ -35,8 +35,8 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
 
   /**
    * The cursor of a page is its last id, signed: the next page starts after it. A page shorter than `limit`
-   * is the last one and has none (null), as documents/{id}/incoming*References and search (api-spec §4.20),
-   * so a client that pages until the cursor is null never asks for an empty page after a short one.
+   * is the last one and has none (''), as documents/{id}/incoming*References and search (api-spec §4.20),
+   * so a client that pages until the cursor is empty never asks for an empty page after a short one.
    */
   function paged<T extends { id: string | number }>(
     results: T[],
@@ -47,7 +47,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
   ) {
     if (!version.wrapsLists) return results;
     const next = nextKey(results, (item) => item.id, page.limit);
-    return { results, total, cursor: next === null ? null : cursors.encode([next], signature) };
+    return { results, total, cursor: cursorAnswer(next === null ? null : cursors.encode([next], signature)) };
   }
 
   async function assertExists(projectId: number, id: string): Promise<void> {

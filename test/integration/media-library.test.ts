@@ -369,7 +369,7 @@ describe('mediaLibrary entries, patch and incoming references', () => {
         ],
         total: 2,
         // Two of at most 100: the last page, so no cursor to an empty one.
-        cursor: null,
+        cursor: '',
       });
       expect(response.body.results[0].references).toHaveLength(2);
       const bare = await reader.withVersion('2025-11').get('mediaLibrary/hero/incomingDocumentReferences');
@@ -386,12 +386,12 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       const third = await reader.get(
         `mediaLibrary/hero/incomingDocumentReferences?limit=1&after=${encodeURIComponent(second.body.cursor as string)}`,
       );
-      expect(third.body).toEqual({ results: [], total: 2, cursor: null });
+      expect(third.body).toEqual({ results: [], total: 2, cursor: '' });
       const byOffset = await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=1&offset=1');
       expect(byOffset.body.results).toEqual(second.body.results);
     });
 
-    it('when a page is shorter than limit, then its cursor is null, as on the documents incoming references and search', async () => {
+    it("when a page is shorter than limit, then its cursor is '' (a string, never null), as on the documents incoming references and search", async () => {
       const first = await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=1');
       expect(first.body).toMatchObject({
         results: [{ id: documentA }],
@@ -404,7 +404,7 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       expect(last.body).toEqual({
         results: [{ id: documentB, references: expect.any(Array) }],
         total: 2,
-        cursor: null,
+        cursor: '',
       });
       expect(
         (await reader.get('mediaLibrary/hero/incomingDocumentReferences?limit=2&offset=1')).body,
@@ -412,10 +412,10 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       // The same rule as documents/{id}/incomingDocumentReferences: a cursor only on a full page.
       const documents = await reader.get(`documents/${documentA}/incomingDocumentReferences?limit=100`);
       expect(documents.status).toBe(200);
-      expect(documents.body.cursor).toBeNull();
+      expect(documents.body.cursor).toBe('');
       expect((await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=100')).body).toMatchObject({
         total: 2,
-        cursor: null,
+        cursor: '',
       });
       expect((await reader.get('mediaLibrary/hero/incomingMediaReferences?limit=2')).body).toMatchObject({
         total: 2,
@@ -425,11 +425,11 @@ describe('mediaLibrary entries, patch and incoming references', () => {
 
     it('when limit=0 is asked, then the total alone, as the documents incoming references answer it', async () => {
       const documents = await reader.get(`documents/${documentA}/incomingDocumentReferences?limit=0`);
-      expect(documents.body).toEqual({ results: [], total: expect.any(Number), cursor: null });
+      expect(documents.body).toEqual({ results: [], total: expect.any(Number), cursor: '' });
       for (const list of ['incomingDocumentReferences', 'incomingMediaReferences']) {
         const response = await reader.get(`mediaLibrary/hero/${list}?limit=0`);
         expect(response.status).toBe(200);
-        expect(response.body).toEqual({ results: [], total: 2, cursor: null });
+        expect(response.body).toEqual({ results: [], total: 2, cursor: '' });
       }
     });
 
@@ -471,7 +471,7 @@ describe('mediaLibrary entries, patch and incoming references', () => {
           },
         ],
         total: 2,
-        cursor: null,
+        cursor: '',
       });
       // A patch of the metadata changes them in its transaction.
       await api.patch('mediaLibrary/gallery-a', { patches: [{ operation: 'setMetadata', metadata: {} }] });
@@ -481,7 +481,7 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       const next = await reader.get(
         `mediaLibrary/hero/incomingMediaReferences?after=${encodeURIComponent(page.body.cursor as string)}`,
       );
-      expect(next.body).toEqual({ results: [], total: 1, cursor: null });
+      expect(next.body).toEqual({ results: [], total: 1, cursor: '' });
     });
 
     it("when the parameters are wrong or the entry is not the project's, then 400 or 404", async () => {

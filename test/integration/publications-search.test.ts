@@ -182,7 +182,7 @@ describe('GET publications/search', () => {
       const { token } = await tokenFor(app.ctx, other.projectId, ['public-api:read']);
       const response = await apiClient(app.url, token).get('publications/search?search=glacier');
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ results: [], total: 0, cursor: null });
+      expect(response.body).toEqual({ results: [], total: 0, cursor: '' });
     });
   });
 

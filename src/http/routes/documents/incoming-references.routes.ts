@@ -5,7 +5,7 @@ import {
   openIncomingCursor,
   type IncomingPage,
 } from '../../../domain/incoming-references';
-import type { CursorCodec } from '../../../domain/search-cursor';
+import { cursorAnswer, type CursorCodec } from '../../../domain/search-cursor';
 import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow, valueOrThrow, type Checked } from '../../../domain/validation';
 import { INCOMING_CURSOR_SIGNATURES, type IncomingPageAnswer } from '../../../reads/incoming-references';
@@ -17,7 +17,7 @@ import { incomingReferencesQuery } from './incoming-references.schema';
 /** A bare array up to 2025-11; `{results, total, cursor}` from 2026-01 (api-spec §4.20 rule 2). */
 function answer<T>(req: Request, page: IncomingPageAnswer<T>) {
   return req.apiVersion.wrapsLists
-    ? { results: page.results, total: page.total, cursor: page.cursor }
+    ? { results: page.results, total: page.total, cursor: cursorAnswer(page.cursor) }
     : page.results;
 }
 

@@ -72,7 +72,7 @@ export const incomingMediaReferenceAnswer = z
   })
   .meta({ id: 'IncomingMediaReference' });
 
-const cursorText = 'null when this page is not full (the last one)';
+const cursorText = 'signs the id of the last item';
 
 /** documents/{id}/incomingDocumentReferences and drafts/{id}/incomingDocumentReferences. */
 export const incomingDocumentReferencesAnswer = listAnswer(

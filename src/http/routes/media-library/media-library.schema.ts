@@ -335,7 +335,7 @@ export const mediaIncomingMediaReferenceAnswer = z
   })
   .meta({ id: 'MediaIncomingMediaReference' });
 
-const mediaCursor = 'signs the id of the last item; null when this page is not full (the last one)';
+const mediaCursor = 'signs the id of the last item';
 
 export const mediaIncomingDocumentReferencesAnswer = listAnswer(
   mediaIncomingDocumentReferenceAnswer,

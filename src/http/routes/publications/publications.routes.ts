@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { cursorAnswer } from '../../../domain/search-cursor';
 import { sendJsonItems, setSearchCacheHeaders } from '../../json-items';
 import { requireScope } from '../../middleware/authenticate';
 import type { RouteDeps } from '../deps';
@@ -48,7 +49,7 @@ export function publicationsRoutes(
     sendJsonItems(
       res,
       page,
-      req.apiVersion.wrapsLists ? { total: page.total, cursor: page.cursor } : undefined,
+      req.apiVersion.wrapsLists ? { total: page.total, cursor: cursorAnswer(page.cursor) } : undefined,
     );
   });
 }

@@ -135,5 +135,5 @@ export const searchIdsItemAnswer = z
  */
 export const searchAnswer = listAnswer(
   z.union([documentAnswer, searchIdsItemAnswer]),
-  pagedExtra('null when this page is not full (the last one)'),
+  pagedExtra('signs the sort values of the last hit'),
 );
