@@ -176,7 +176,10 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     const all = (await api.get('publicationEvents')).body.results as EventRecord[];
     const ids = (query: string) =>
       api.get(`publicationEvents?${query}`).then((r) => (r.body.results as EventRecord[]).map((e) => e.id));
-    const newestTwo = all.map((e) => e.id).reverse().slice(0, 2);
+    const newestTwo = all
+      .map((e) => e.id)
+      .reverse()
+      .slice(0, 2);
     expect(await ids('reverse&limit=2')).toEqual(newestTwo);
     expect(await ids('limit=2&reverse')).toEqual(newestTwo);
     expect(await ids('reverse=1&limit=2')).toEqual(newestTwo);
