@@ -1,4 +1,4 @@
-import type { CursorCodec } from './search-cursor';
+import { checkCursorProject, issuedForOther, type CursorCodec } from './search-cursor';
 import { invalid, under, valid, type Checked } from './validation';
 
 /** One reference of an incoming document reference (api-spec §2.9); absent parts are left out. */
@@ -89,7 +89,9 @@ export function mediaCursorKey(values: readonly unknown[]): Checked<string> {
 /**
  * What a cursor of an incoming-references list is signed for: the endpoint (whose references, keyed how) and
  * the target whose references it pages through. A cursor says where in one target's list a page starts, so
- * one of another endpoint or of another target is refused, as a search's cursor is under another search.
+ * one of another endpoint or of another target is refused, as a search's cursor is under another search. The
+ * cursor also names the target's project (CursorCodec.encode's projectId): a media library entry's id is only
+ * unique in its project.
  */
 export function incomingCursorSignature(endpoint: string, target: string | number): string {
   return `${endpoint}\n${String(target)}`;
@@ -97,21 +99,24 @@ export function incomingCursorSignature(endpoint: string, target: string | numbe
 
 /**
  * The key of the last item of the previous page from an `after` cursor (undefined without one), checked to be
- * a cursor this server issued for this endpoint and this target (`noun` names it in the 400); the issues are
- * keyed `after`.
+ * a cursor this server issued for this endpoint and this target of this project (`noun` names the target in
+ * the 400); the issues are keyed `after`. One of another project is refused as a search's is
+ * (checkCursorProject); one that names no project was issued before cursors did and says not whose list it
+ * pages, so it is refused as another list is.
  */
 export function openIncomingCursor<K>(
   cursors: CursorCodec,
   after: string | undefined,
   endpoint: string,
-  target: { id: string | number; noun: string },
+  target: { projectId: number; id: string | number; noun: string },
   keyOf: (values: readonly unknown[]) => Checked<K>,
 ): Checked<K | undefined> {
   if (after === undefined) return valid(undefined);
-  const values = cursors.decode(
-    after,
-    incomingCursorSignature(endpoint, target.id),
-    `another list (the endpoint and its ${target.noun} must stay those of the first page)`,
-  );
-  return under('after', values.ok ? keyOf(values.value.values) : values);
+  const otherList = `another list (the endpoint and its ${target.noun} must stay those of the first page)`;
+  const opened = cursors.decode(after, incomingCursorSignature(endpoint, target.id), otherList);
+  if (!opened.ok) return under('after', opened);
+  const { projectId, values } = opened.value;
+  const issuedHere =
+    projectId === undefined ? issuedForOther(otherList) : checkCursorProject(projectId, target.projectId);
+  return under('after', issuedHere.ok ? keyOf(values) : issuedHere);
 }

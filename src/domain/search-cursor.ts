@@ -35,7 +35,7 @@ interface CursorPayload {
   v: number;
   s: string;
   a: unknown[];
-  /** The project whose documents the cursor pages through (search cursors); absent in other cursors. */
+  /** The project whose list the cursor pages through; absent in cursors issued before cursors named one. */
   p?: number;
   /** Relevance cursors: the page's hits before the last, in page order. */
   h?: CursorHit[];
@@ -137,6 +137,9 @@ function hashSignature(sortSignature: string): string {
 }
 
 const problem = (message: string) => invalid([{ path: [], message }]);
+/** The 400 of a cursor this server issued for something else than the request: `issuedFor` says what. */
+export const issuedForOther = (issuedFor: string): Checked<never> =>
+  problem(`invalid cursor: it was issued for ${issuedFor}; start again without after`);
 const INVALID = 'invalid cursor: pass the cursor of a previous response';
 const UNFIT = 'invalid cursor: its values do not fit the sort; start again without after';
 
@@ -201,9 +204,7 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
     decode(raw, sortSignature, issuedFor = 'a different sort') {
       const payload = open(raw);
       if (!payload) return problem(INVALID);
-      if (payload.s !== hashSignature(sortSignature)) {
-        return problem(`invalid cursor: it was issued for ${issuedFor}; start again without after`);
-      }
+      if (payload.s !== hashSignature(sortSignature)) return issuedForOther(issuedFor);
       // An array or object is never a sort value, whatever the sort.
       if (!payload.a.every(isFieldValue)) return problem(UNFIT);
       return valid({
@@ -223,7 +224,7 @@ export function cursorCodec(key: Uint8Array): CursorCodec {
 export function checkCursorProject(issuedIn: number | undefined, projectId: number): Checked<void> {
   return issuedIn === undefined || issuedIn === projectId
     ? valid(undefined)
-    : problem('invalid cursor: it was issued for another project; start again without after');
+    : issuedForOther('another project');
 }
 
 const FLOAT_SENTINELS = new Set(['Infinity', '-Infinity']);

@@ -80,7 +80,11 @@ export function incomingReferenceReads(deps: { db: Queryable; cursors: CursorCod
         cursor:
           next === null
             ? null
-            : cursors.encode([next], incomingCursorSignature(INCOMING_CURSOR_SIGNATURES[scope], documentId)),
+            : cursors.encode(
+                [next],
+                incomingCursorSignature(INCOMING_CURSOR_SIGNATURES[scope], documentId),
+                projectId,
+              ),
       };
     },
 
@@ -110,7 +114,11 @@ export function incomingReferenceReads(deps: { db: Queryable; cursors: CursorCod
         cursor:
           next === null
             ? null
-            : cursors.encode([next], incomingCursorSignature(INCOMING_CURSOR_SIGNATURES.media, documentId)),
+            : cursors.encode(
+                [next],
+                incomingCursorSignature(INCOMING_CURSOR_SIGNATURES.media, documentId),
+                projectId,
+              ),
       };
     },
   };

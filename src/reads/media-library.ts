@@ -34,20 +34,26 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
     toApiEntry(row, baseUrl(view), view.version.label);
 
   /**
-   * The cursor of a page is its last id, signed: the next page starts after it. A page shorter than `limit`
-   * is the last one and has none (''), as documents/{id}/incoming*References and search (api-spec §4.20),
-   * so a client that pages until the cursor is empty never asks for an empty page after a short one.
+   * The cursor of a page is its last id, signed for the list (the endpoint, the entry and its project): the
+   * next page starts after it. A page shorter than `limit` is the last one and has none (''), as
+   * documents/{id}/incoming*References and search (api-spec §4.20), so a client that pages until the cursor is
+   * empty never asks for an empty page after a short one.
    */
   function paged<T extends { id: string | number }>(
     results: T[],
     total: number,
     page: ReferencePage,
     version: ApiVersion,
-    signature: string,
+    list: { projectId: number; endpoint: string; id: string },
   ) {
     if (!version.wrapsLists) return results;
     const next = nextKey(results, (item) => item.id, page.limit);
-    return { results, total, cursor: cursorAnswer(next === null ? null : cursors.encode([next], signature)) };
+    const signature = incomingCursorSignature(list.endpoint, list.id);
+    return {
+      results,
+      total,
+      cursor: cursorAnswer(next === null ? null : cursors.encode([next], signature, list.projectId)),
+    };
   }
 
   async function assertExists(projectId: number, id: string): Promise<void> {
@@ -98,7 +104,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
         ...page,
         afterId: after,
       });
-      return paged(groups, total, page, version, incomingCursorSignature(INCOMING_DOCUMENTS_CURSOR, id));
+      return paged(groups, total, page, version, { projectId, endpoint: INCOMING_DOCUMENTS_CURSOR, id });
     },
 
     /** The media entries whose metadata refers to the entry, by entry id; 404 for no such entry. */
@@ -113,7 +119,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
           afterId: after,
         },
       );
-      return paged(groups, total, page, version, incomingCursorSignature(INCOMING_MEDIA_CURSOR, id));
+      return paged(groups, total, page, version, { projectId, endpoint: INCOMING_MEDIA_CURSOR, id });
     },
   };
 }

@@ -180,16 +180,17 @@ describe('incoming references', () => {
       const draftCursor = app.ctx.cursors.encode(
         [1],
         incomingCursorSignature('incomingDocumentReferences:draft', target.id),
+        project.projectId,
       );
       const crossed = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${draftCursor}`));
       expect(crossed.status).toBe(400);
       const ownSignature = incomingCursorSignature('incomingDocumentReferences:publication', target.id);
-      const valid = app.ctx.cursors.encode([1], ownSignature);
+      const valid = app.ctx.cursors.encode([1], ownSignature, project.projectId);
       const both = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${valid}&offset=1`));
       expect(both.status).toBe(400);
       expect(both.body.error_details.after).toMatch(/use after or offset, not both/);
       // A signed cursor of this list whose value is not a document id.
-      const wrongKey = app.ctx.cursors.encode(['m-1'], ownSignature);
+      const wrongKey = app.ctx.cursors.encode(['m-1'], ownSignature, project.projectId);
       const wrong = await api.get(at(ENDPOINTS[0]!, target.id, `?after=${wrongKey}`));
       expect(wrong.status).toBe(400);
       expect(wrong.body.error_details.after).toMatch(/not issued by this endpoint/);
@@ -214,7 +215,7 @@ describe('incoming references', () => {
       }
       // incomingMediaReferences signs its cursors with the document as well.
       const mediaSignature = (id: number) => incomingCursorSignature('incomingMediaReferences:document', id);
-      const mediaCursor = app.ctx.cursors.encode(['m-1'], mediaSignature(first.id));
+      const mediaCursor = app.ctx.cursors.encode(['m-1'], mediaSignature(first.id), project.projectId);
       expect((await api.get(at(ENDPOINTS[1]!, first.id, `?after=${mediaCursor}`))).status).toBe(200);
       const crossed = await api.get(at(ENDPOINTS[1]!, second.id, `?after=${mediaCursor}`));
       expect(crossed.status).toBe(400);
@@ -223,6 +224,20 @@ describe('incoming references', () => {
       const unbound = app.ctx.cursors.encode([1], 'incomingDocumentReferences:publication');
       expect((await api.get(at(ENDPOINTS[0]!, first.id, `?after=${unbound}`))).body.error_details.after).toBe(
         otherList,
+      );
+      // Nor one that names no project, or another project: the list is the project's.
+      const signature = incomingCursorSignature('incomingDocumentReferences:publication', first.id);
+      const noProject = app.ctx.cursors.encode([1], signature);
+      expect(
+        (await api.get(at(ENDPOINTS[0]!, first.id, `?after=${noProject}`))).body.error_details.after,
+      ).toBe(otherList);
+      const otherProject = await api.get(
+        at(ENDPOINTS[0]!, first.id, `?after=${app.ctx.cursors.encode([1], signature, other.projectId)}`),
+      );
+      expect(otherProject.body).toEqual(
+        envelope(400, 'Bad Request', {
+          after: 'invalid cursor: it was issued for another project; start again without after',
+        }),
       );
     });
 
@@ -515,6 +530,7 @@ describe('incoming references', () => {
       const documentCursor = app.ctx.cursors.encode(
         [1],
         incomingCursorSignature('incomingDocumentReferences:publication', target),
+        project.projectId,
       );
       expect((await api.get(at(ENDPOINTS[1]!, target, `?after=${documentCursor}`))).status).toBe(400);
     });

@@ -12,18 +12,20 @@ describe('mediaLibrary entries, patch and incoming references', () => {
   let api: ReturnType<typeof apiClient>;
   let reader: ReturnType<typeof apiClient>;
   let other: ReturnType<typeof apiClient>;
+  let otherProjectId: number;
+  let otherWriteToken: string;
   let writeToken: string;
   let png: Buffer;
 
   /** An image entry imported the way a client would: the bytes uploaded, then the import naming them. */
-  async function importImage(id: string, extra: Record<string, unknown> = {}) {
+  async function importImage(id: string, extra: Record<string, unknown> = {}, token = writeToken) {
     const uploaded = await fetch(`${app.url}/api/2026-03/mediaLibrary/uploads`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'image/png' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'image/png' },
       body: png,
     });
     const { uploadId } = (await uploaded.json()) as { uploadId: string };
-    const response = await api.post('import/mediaLibrary', {
+    const response = await apiClient(app.url, token).post('import/mediaLibrary', {
       mediaLibraryEntries: [{ id, mediaType: 'image', asset: { uploadId }, ...extra }],
     });
     expect(response.body.results[0]).toMatchObject({ ok: true, id });
@@ -38,8 +40,9 @@ describe('mediaLibrary entries, patch and incoming references', () => {
     writeToken = (await tokenFor(app.ctx, projectId, WRITE)).token;
     api = apiClient(app.url, writeToken);
     reader = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token);
-    const otherProject = await createTestProject(app.ctx);
-    other = apiClient(app.url, (await tokenFor(app.ctx, otherProject.projectId, WRITE)).token);
+    otherProjectId = (await createTestProject(app.ctx)).projectId;
+    otherWriteToken = (await tokenFor(app.ctx, otherProjectId, WRITE)).token;
+    other = apiClient(app.url, otherWriteToken);
     await importImage('hero', {
       metadata: { title: 'Hero' },
       translations: [{ locale: 'de', metadata: { title: 'Held' } }],
@@ -541,6 +544,45 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       expect((await reader.get('mediaLibrary/nope/incomingDocumentReferences')).status).toBe(404);
       expect((await other.get('mediaLibrary/hero/incomingDocumentReferences')).status).toBe(404);
       expect((await other.get('mediaLibrary/hero/incomingMediaReferences')).status).toBe(404);
+    });
+
+    it("when a cursor of one project's entry is sent with another project's token for its entry of the same id, then 400 on after and nothing of either list", async () => {
+      // Entry ids are the project's own: both projects have an entry 'shared', each pointed at by two entries
+      // and two published documents. Project B's referrers come before project A's in id order, so a cursor of
+      // A's list, taken up on B's, would page B's list from A's key and silently skip all of it.
+      for (const [id, referrers, token, project] of [
+        ['shared', ['zz-1', 'zz-2'], writeToken, projectId],
+        ['shared', ['aa-1', 'aa-2'], otherWriteToken, otherProjectId],
+      ] as const) {
+        await importImage(id, {}, token);
+        for (const referrer of referrers) {
+          await importImage(referrer, { metadata: { related: { mediaId: id } } }, token);
+        }
+        await createPublishedDocument(app.ctx, project, { metadata: { teaserImage: { mediaId: id } } });
+        await createPublishedDocument(app.ctx, project, { metadata: { teaserImage: { mediaId: id } } });
+      }
+      // (Project B's documents were created last: A's document key would page B's whole list, as A's.)
+      const otherProject = 'invalid cursor: it was issued for another project; start again without after';
+      for (const endpoint of ['incomingMediaReferences', 'incomingDocumentReferences']) {
+        const first = await reader.get(`mediaLibrary/shared/${endpoint}?limit=1`);
+        expect(first.body).toMatchObject({ total: 2, cursor: expect.any(String) });
+        const cursor = encodeURIComponent(first.body.cursor as string);
+        expect((await reader.get(`mediaLibrary/shared/${endpoint}?limit=1&after=${cursor}`)).status).toBe(
+          200,
+        );
+        const replayed = await other.get(`mediaLibrary/shared/${endpoint}?limit=1&after=${cursor}`);
+        expect(replayed.status).toBe(400);
+        expect(replayed.body).toEqual(
+          envelope(400, 'Bad Request', { name: 'ValidationError', after: otherProject }),
+        );
+        expect(replayed.text).not.toMatch(/zz-|aa-|results/);
+        // Project B's own list, paged with its own cursor, is whole.
+        const own = await other.get(`mediaLibrary/shared/${endpoint}?limit=1`);
+        const next = await other.get(
+          `mediaLibrary/shared/${endpoint}?limit=1&after=${encodeURIComponent(own.body.cursor as string)}`,
+        );
+        expect([...own.body.results, ...next.body.results]).toHaveLength(2);
+      }
     });
   });
 });

@@ -96,8 +96,15 @@ describe('cursor keys', () => {
 describe('openIncomingCursor', () => {
   const codec = cursorCodec(Buffer.alloc(32, 7));
   const ENDPOINT = 'incomingDocumentReferences:publication';
+  const PROJECT = 3;
   const open = (after: string | undefined, id: number, endpoint = ENDPOINT) =>
-    openIncomingCursor(codec, after, endpoint, { id, noun: 'document' }, documentCursorKey);
+    openIncomingCursor(
+      codec,
+      after,
+      endpoint,
+      { projectId: PROJECT, id, noun: 'document' },
+      documentCursorKey,
+    );
   const OTHER_LIST =
     'invalid cursor: it was issued for another list (the endpoint and its document must stay those of the ' +
     'first page); start again without after';
@@ -107,7 +114,7 @@ describe('openIncomingCursor', () => {
   });
 
   it('when the cursor was issued for the same endpoint and target, then its key', () => {
-    expect(open(codec.encode([12], incomingCursorSignature(ENDPOINT, 5)), 5)).toEqual({
+    expect(open(codec.encode([12], incomingCursorSignature(ENDPOINT, 5), PROJECT), 5)).toEqual({
       ok: true,
       value: 12,
     });
@@ -115,12 +122,31 @@ describe('openIncomingCursor', () => {
 
   it('when the cursor was issued for another target, another endpoint or no target, then refused at after', () => {
     for (const cursor of [
-      codec.encode([12], incomingCursorSignature(ENDPOINT, 6)),
-      codec.encode([12], incomingCursorSignature('incomingDocumentReferences:draft', 5)),
-      codec.encode([12], ENDPOINT),
+      codec.encode([12], incomingCursorSignature(ENDPOINT, 6), PROJECT),
+      codec.encode([12], incomingCursorSignature('incomingDocumentReferences:draft', 5), PROJECT),
+      codec.encode([12], ENDPOINT, PROJECT),
     ]) {
       expect(open(cursor, 5)).toEqual({ ok: false, issues: [{ path: ['after'], message: OTHER_LIST }] });
     }
+  });
+
+  it('when the cursor was issued in another project, then refused at after, saying so', () => {
+    expect(open(codec.encode([12], incomingCursorSignature(ENDPOINT, 5), PROJECT + 1), 5)).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: ['after'],
+          message: 'invalid cursor: it was issued for another project; start again without after',
+        },
+      ],
+    });
+  });
+
+  it('when the cursor names no project (issued before cursors named one), then refused as another list', () => {
+    expect(open(codec.encode([12], incomingCursorSignature(ENDPOINT, 5)), 5)).toEqual({
+      ok: false,
+      issues: [{ path: ['after'], message: OTHER_LIST }],
+    });
   });
 
   it('when the target is a media id, then another id is another list; a document id signs as its digits', () => {

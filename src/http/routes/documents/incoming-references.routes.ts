@@ -30,7 +30,8 @@ function pageOf<K>(
   keyOf: (values: readonly unknown[]) => Checked<K>,
 ): IncomingPage<K> & { withTotal: boolean } {
   const { after, ...query } = parseQueryOrThrow(incomingReferencesQuery(req.apiVersion), req.query);
-  const key = openIncomingCursor(cursors, after, endpoint, { id: documentId, noun: 'document' }, keyOf);
+  const target = { projectId: req.auth.projectId, id: documentId, noun: 'document' };
+  const key = openIncomingCursor(cursors, after, endpoint, target, keyOf);
   return { ...query, after: valueOrThrow(key), withTotal: req.apiVersion.wrapsLists };
 }
 

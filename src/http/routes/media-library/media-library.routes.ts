@@ -38,7 +38,8 @@ function pageOf<K>(
   keyOf: (values: readonly unknown[]) => Checked<K>,
 ) {
   const { after, ...query } = parseQueryOrThrow(incomingReferencesQuery(req.apiVersion), req.query);
-  const key = openIncomingCursor(cursors, after, endpoint, { id, noun: 'media library entry' }, keyOf);
+  const target = { projectId: req.auth.projectId, id, noun: 'media library entry' };
+  const key = openIncomingCursor(cursors, after, endpoint, target, keyOf);
   return { ...query, after: valueOrThrow(key) };
 }
 
