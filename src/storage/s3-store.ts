@@ -211,6 +211,17 @@ export class S3Store implements ObjectStore {
     return this.sdkClient;
   }
 
+  /**
+   * The SDK's send, and what says S3 is unavailable thrown as StoreUnavailableError: every command goes
+   * through here, once.
+   */
+  private send<I extends S3.ServiceInputTypes, O extends S3.ServiceOutputTypes>(
+    command: S3.$Command<I, O, S3.S3ClientResolvedConfig, S3.ServiceInputTypes, S3.ServiceOutputTypes>,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<O> {
+    return reaching(this.client.send(command, options));
+  }
+
   private info(
     key: string,
     output: { ContentLength?: number; ContentType?: string; ETag?: string; LastModified?: Date },
@@ -273,17 +284,15 @@ export class S3Store implements ObjectStore {
     abortSignal?: AbortSignal,
   ): Promise<StoredObjectInfo> {
     const { PutObjectCommand } = loadSdk();
-    const output = await reaching(
-      this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: key,
-          Body: body,
-          ContentLength: size,
-          ContentType: contentType,
-        }),
-        abortSignal === undefined ? {} : { abortSignal },
-      ),
+    const output = await this.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: body,
+        ContentLength: size,
+        ContentType: contentType,
+      }),
+      abortSignal === undefined ? {} : { abortSignal },
     );
     return this.info(key, { ...output, ContentType: contentType, LastModified: new Date() }, size);
   }
@@ -300,48 +309,42 @@ export class S3Store implements ObjectStore {
       CreateMultipartUploadCommand,
       UploadPartCommand,
     } = loadSdk();
-    const { UploadId } = await reaching(
-      this.client.send(
-        new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
-      ),
+    const { UploadId } = await this.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
     );
     try {
       const uploaded: Array<{ ETag: string; PartNumber: number }> = [];
       let size = 0;
       let part: Buffer | undefined = firstPart;
       for (let number = 1; part !== undefined; number += 1) {
-        const output = await reaching(
-          this.client.send(
-            new UploadPartCommand({
-              Bucket: this.bucket,
-              Key: key,
-              UploadId,
-              PartNumber: number,
-              Body: part,
-              ContentLength: part.length,
-            }),
-          ),
+        const output = await this.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId,
+            PartNumber: number,
+            Body: part,
+            ContentLength: part.length,
+          }),
         );
         uploaded.push({ ETag: output.ETag ?? '', PartNumber: number });
         size += part.length;
         const next = await rest.next();
         part = next.done === true ? undefined : next.value;
       }
-      const output = await reaching(
-        this.client.send(
-          new CompleteMultipartUploadCommand({
-            Bucket: this.bucket,
-            Key: key,
-            UploadId,
-            MultipartUpload: { Parts: uploaded },
-          }),
-        ),
+      const output = await this.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId,
+          MultipartUpload: { Parts: uploaded },
+        }),
       );
       return this.info(key, { ETag: output.ETag, ContentType: contentType, LastModified: new Date() }, size);
     } catch (error) {
-      await this.client
-        .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId }))
-        .catch(() => undefined);
+      await this.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId })).catch(
+        () => undefined,
+      );
       throw error;
     }
   }
@@ -450,12 +453,14 @@ export class S3Store implements ObjectStore {
 
   async head(key: string): Promise<StoredObjectInfo | null> {
     checkObjectKey(key);
-    return reaching(this.headObject(key));
+    const direct = await reaching(this.headDirect(key));
+    return direct === undefined ? this.headViaSdk(key) : direct;
   }
 
-  private async headObject(key: string): Promise<StoredObjectInfo | null> {
+  /** HEAD read by this.read; undefined when the SDK must do the read. */
+  private async headDirect(key: string): Promise<StoredObjectInfo | null | undefined> {
     const response = await this.read('HEAD', key);
-    if (response === undefined) return this.headViaSdk(key);
+    if (response === undefined) return undefined;
     response.resume();
     if (response.statusCode === 200) return this.infoOf(key, response);
     if (response.statusCode === 404) return null;
@@ -469,15 +474,17 @@ export class S3Store implements ObjectStore {
     checkObjectKey(key);
     // The bounds' own sanity (integers, start <= end); the object's size is S3's to check.
     if (range !== undefined) clampRange(range, Number.MAX_SAFE_INTEGER);
-    return reaching(this.getObject(key, range));
+    const direct = await reaching(this.getDirect(key, range));
+    return direct === undefined ? this.getViaSdk(key, range) : direct;
   }
 
-  private async getObject(
+  /** GET read by this.read; undefined when the SDK must do the read. */
+  private async getDirect(
     key: string,
     range?: { start: number; end: number },
-  ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null> {
+  ): Promise<{ info: StoredObjectInfo; body: NodeJS.ReadableStream } | null | undefined> {
     const response = await this.read('GET', key, range);
-    if (response === undefined) return this.getViaSdk(key, range);
+    if (response === undefined) return undefined;
     const status = response.statusCode ?? 0;
     if (status === 200 || status === 206) return { info: this.infoOf(key, response), body: response };
     if (status === 404) {
@@ -486,8 +493,9 @@ export class S3Store implements ObjectStore {
     }
     if (status === 416) {
       response.resume();
-      const head = await this.head(key);
-      if (head === null) return null;
+      // The HEAD read as this GET was (so never undefined here); its errors are this GET's.
+      const head = await this.headDirect(key);
+      if (!head) return null;
       throw new UnsatisfiableRangeError(head.size);
     }
     throw await readError(response, key);
@@ -496,10 +504,7 @@ export class S3Store implements ObjectStore {
   private async headViaSdk(key: string): Promise<StoredObjectInfo | null> {
     const { HeadObjectCommand } = loadSdk();
     try {
-      return this.info(
-        key,
-        await reaching(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))),
-      );
+      return this.info(key, await this.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -513,14 +518,12 @@ export class S3Store implements ObjectStore {
     const { GetObjectCommand } = loadSdk();
     let output;
     try {
-      output = await reaching(
-        this.client.send(
-          new GetObjectCommand({
-            Bucket: this.bucket,
-            Key: key,
-            ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }),
-          }),
-        ),
+      output = await this.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }),
+        }),
       );
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -539,12 +542,14 @@ export class S3Store implements ObjectStore {
 
   /** The GET's answer read whole when its Content-Length is within `maxBytes`: one write to the client after. */
   async getSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
-    return reaching(this.readSmall(key, maxBytes));
-  }
-
-  private async readSmall(key: string, maxBytes: number): Promise<SmallObject | null> {
     const got = await this.get(key);
     if (got === null || got.info.size > maxBytes) return got;
+    // A connection lost while the body comes is S3 unavailable, as one lost before it.
+    return { info: got.info, bytes: await reaching(this.readWhole(key, got)) };
+  }
+
+  /** The body of a GET whose size is known, read into one buffer. */
+  private async readWhole(key: string, got: { info: StoredObjectInfo; body: NodeJS.ReadableStream }) {
     const bytes = Buffer.allocUnsafe(got.info.size);
     let filled = 0;
     for await (const chunk of got.body as AsyncIterable<Buffer>) {
@@ -558,13 +563,13 @@ export class S3Store implements ObjectStore {
     if (filled !== bytes.length) {
       throw new Error(`object ${key}: S3 sent ${filled} of the ${bytes.length} bytes it announced`);
     }
-    return { info: got.info, bytes };
+    return bytes;
   }
 
   async delete(key: string): Promise<void> {
     checkObjectKey(key);
     const { DeleteObjectCommand } = loadSdk();
-    await reaching(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+    await this.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   close(): void {
