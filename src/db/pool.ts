@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { CONNECTION_ERRNOS } from '../domain/connection-errors';
 import { loggableUrl } from '../domain/loggable-url';
 
 /**
@@ -122,14 +123,8 @@ export async function withTransaction<T>(pool: Pool, work: (tx: Transaction) => 
  */
 const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53'];
 const UNAVAILABLE_SQLSTATES = new Set(['25006', '57014', '57P01', '57P02', '57P03']);
-const UNAVAILABLE_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-]);
+/** A connection that could not be made or was lost (the object store counts a few more). */
+const UNAVAILABLE_ERRNOS = new Set(CONNECTION_ERRNOS);
 /** pg's and pg-pool's own errors for a connection that could not be had or was lost (they carry no code). */
 const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect',

@@ -4,6 +4,8 @@
  * src/storage/local-folder-store.ts) or any S3-compatible store (src/storage/s3-store.ts).
  */
 
+import { CONNECTION_ERRNOS } from '../domain/connection-errors';
+
 export interface StoredObjectInfo {
   key: string;
   /** Bytes of the whole object (not of a requested range). */
@@ -76,16 +78,15 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** Socket and DNS errors that mean the store's host could not be reached or the connection was lost. */
+/**
+ * Socket and DNS errors that mean the store's host could not be reached or the connection was lost: those of
+ * any connection (as the database pool's), and the store's own as an HTTP client: a connection aborted,
+ * undici's socket error, a network or a DNS answer missing for a moment (the pool does not count these).
+ */
 const UNREACHABLE_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
+  ...CONNECTION_ERRNOS,
   'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
   'ENETUNREACH',
-  'ENOTFOUND',
   'EAI_AGAIN',
   'UND_ERR_SOCKET',
 ]);

@@ -26,6 +26,21 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'])(
+    'when a connection fails with %s, then yes',
+    (code) => {
+      expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
+    },
+  );
+
+  // The object store's further errnos (src/storage/object-store.ts) are not the pool's: a 500 here, as before.
+  it.each(['ECONNABORTED', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET'])(
+    'when a connection fails with %s, then no (the store counts it, the pool does not)',
+    (code) => {
+      expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(false);
+    },
+  );
+
   it.each([
     ['a unique violation', pgError('23505')],
     ['a syntax error', pgError('42601')],

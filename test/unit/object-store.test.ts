@@ -80,6 +80,21 @@ describe('isStoreUnavailable', () => {
     expect(isStoreUnavailable(new StoreUnavailableError(networkError('EPIPE')))).toBe(true);
   });
 
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ECONNABORTED',
+    'EPIPE',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'UND_ERR_SOCKET',
+  ])('when a connection fails with %s, then the store is unavailable', (code) => {
+    expect(isStoreUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
+  });
+
   it('when the store answered a 4xx or the bytes were wrong, then it is not (a bug or bad input)', () => {
     expect(isStoreUnavailable(Object.assign(new Error('x'), { $metadata: { httpStatusCode: 403 } }))).toBe(
       false,
