@@ -21,18 +21,24 @@ function answer<T>(req: Request, page: IncomingPageAnswer<T>) {
     : page.results;
 }
 
-/** The page a request asks for on the document's list of `endpoint`: its cursor must be one of that list. */
-function pageOf<K>(
-  req: Request,
-  cursors: CursorCodec,
-  documentId: number,
-  endpoint: string,
-  keyOf: (values: readonly unknown[]) => Checked<K>,
-): IncomingPage<K> & { withTotal: boolean } {
-  const { after, ...query } = parseQueryOrThrow(incomingReferencesQuery(req.apiVersion), req.query);
-  const target = { projectId: req.auth.projectId, id: documentId, noun: 'document' };
-  const key = openIncomingCursor(cursors, after, endpoint, target, keyOf);
-  return { ...query, after: valueOrThrow(key), withTotal: req.apiVersion.wrapsLists };
+/**
+ * How the incoming-reference lists of one kind of target (`noun`: a document here, a media library entry in
+ * src/http/routes/media-library/media-library.routes.ts) read the page a request asks for on the list of
+ * `endpoint` of target `id`: the query of `query`, and its cursor opened as one of that list in the token's
+ * project (openIncomingCursor).
+ */
+export function incomingPages(cursors: CursorCodec, query: typeof incomingReferencesQuery, noun: string) {
+  return <K>(
+    req: Request,
+    id: string | number,
+    endpoint: string,
+    keyOf: (values: readonly unknown[]) => Checked<K>,
+  ): IncomingPage<K> & { withTotal: boolean } => {
+    const { after, ...page } = parseQueryOrThrow(query(req.apiVersion), req.query);
+    const target = { projectId: req.auth.projectId, id, noun };
+    const key = openIncomingCursor(cursors, after, endpoint, target, keyOf);
+    return { ...page, after: valueOrThrow(key), withTotal: req.apiVersion.wrapsLists };
+  };
 }
 
 /**
@@ -44,6 +50,7 @@ export function incomingReferenceRoutes(
   router: Router,
   { auth, reads, cursors }: Pick<RouteDeps, 'auth' | 'reads' | 'cursors'>,
 ): void {
+  const pageOf = incomingPages(cursors, incomingReferencesQuery, 'document');
   router.get(
     '/documents/:documentId/incomingDocumentReferences',
     ...auth,
@@ -54,7 +61,7 @@ export function incomingReferenceRoutes(
         req.auth.projectId,
         documentId,
         'published',
-        pageOf(req, cursors, documentId, INCOMING_CURSOR_SIGNATURES.published, documentCursorKey),
+        pageOf(req, documentId, INCOMING_CURSOR_SIGNATURES.published, documentCursorKey),
       );
       res.json(answer(req, page));
     },
@@ -69,7 +76,7 @@ export function incomingReferenceRoutes(
       const page = await reads.incomingReferences.mediaReferences(
         req.auth.projectId,
         documentId,
-        pageOf(req, cursors, documentId, INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey),
+        pageOf(req, documentId, INCOMING_CURSOR_SIGNATURES.media, mediaCursorKey),
       );
       res.json(answer(req, page));
     },
@@ -85,7 +92,7 @@ export function incomingReferenceRoutes(
         req.auth.projectId,
         documentId,
         'drafts',
-        pageOf(req, cursors, documentId, INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey),
+        pageOf(req, documentId, INCOMING_CURSOR_SIGNATURES.drafts, documentCursorKey),
       );
       res.json(answer(req, page));
     },

@@ -1,18 +1,11 @@
 import type { Request, Router } from 'express';
-import { documentCursorKey, mediaCursorKey, openIncomingCursor } from '../../../domain/incoming-references';
-import type { CursorCodec } from '../../../domain/search-cursor';
-import {
-  fromZodIssues,
-  issuesToPaths,
-  parseOrThrow,
-  readableIssueMessage,
-  valueOrThrow,
-  type Checked,
-} from '../../../domain/validation';
+import { documentCursorKey, mediaCursorKey } from '../../../domain/incoming-references';
+import { fromZodIssues, issuesToPaths, parseOrThrow, readableIssueMessage } from '../../../domain/validation';
 import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
 import type { RouteDeps } from '../deps';
+import { incomingPages } from '../documents/incoming-references.routes';
 import {
   importMediaBody,
   importMediaEntry,
@@ -29,20 +22,6 @@ import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 /** Where this request came to: the base of asset URLs when PUBLIC_BASE_URL is not configured. */
 const originOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
-/** The page a request asks for on the entry's list of `endpoint`: its cursor must be one of that list. */
-function pageOf<K>(
-  req: Request,
-  cursors: CursorCodec,
-  id: string,
-  endpoint: string,
-  keyOf: (values: readonly unknown[]) => Checked<K>,
-) {
-  const { after, ...query } = parseQueryOrThrow(incomingReferencesQuery(req.apiVersion), req.query);
-  const target = { projectId: req.auth.projectId, id, noun: 'media library entry' };
-  const key = openIncomingCursor(cursors, after, endpoint, target, keyOf);
-  return { ...query, after: valueOrThrow(key) };
-}
-
 /**
  * The media library (api-spec §2.7, §3.2, §4.18; supplement §9): entries by id, by ids or by external id,
  * their incoming references, the patch of revocation and metadata, the import, and the upload of bytes for it.
@@ -52,6 +31,7 @@ export function mediaLibraryRoutes(
   router: Router,
   { auth, reads, commands, cursors }: Pick<RouteDeps, 'auth' | 'reads' | 'commands' | 'cursors'>,
 ): void {
+  const pageOf = incomingPages(cursors, incomingReferencesQuery, 'media library entry');
   router.get('/mediaLibrary', ...auth, requireScope('public-api:read'), async (req, res) => {
     const query = parseQueryOrThrow(mediaListQuery, req.query);
     res.json(
@@ -93,7 +73,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { id } = parseOrThrow(mediaParams, req.params);
-      const page = pageOf(req, cursors, id, INCOMING_DOCUMENTS_CURSOR, documentCursorKey);
+      const page = pageOf(req, id, INCOMING_DOCUMENTS_CURSOR, documentCursorKey);
       res.json(
         await reads.mediaLibrary.incomingDocumentReferences(req.auth.projectId, id, page, req.apiVersion),
       );
@@ -106,7 +86,7 @@ export function mediaLibraryRoutes(
     requireScope('public-api:read'),
     async (req, res) => {
       const { id } = parseOrThrow(mediaParams, req.params);
-      const page = pageOf(req, cursors, id, INCOMING_MEDIA_CURSOR, mediaCursorKey);
+      const page = pageOf(req, id, INCOMING_MEDIA_CURSOR, mediaCursorKey);
       res.json(
         await reads.mediaLibrary.incomingMediaReferences(req.auth.projectId, id, page, req.apiVersion),
       );
