@@ -66,13 +66,8 @@ export interface ApiMediaEntry {
   translations: ApiTranslation[];
 }
 
-export interface ApiAsset {
-  key: string;
-  filename: string;
-  mimeType: string;
-  size: number;
-  width?: number;
-  height?: number;
+/** The asset as the API shows it: the stored one with its serve-image url. */
+export interface ApiAsset extends StoredAsset {
   url: string;
 }
 
