@@ -1,14 +1,17 @@
 import { withTransaction, type Pool, type Transaction } from '../db/pool';
 import { documentCommandTransactionQueries } from '../db/queries/document-command-transactions';
+import { designQueries } from '../db/queries/designs';
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
 import {
   embargoBlocksPublish,
   embargoOf,
   applyCommands,
+  writesDirective,
   type DraftState,
   type Embargo,
 } from '../domain/document-commands/apply';
 import type { CommandRequest } from '../domain/document-commands/schema';
+import type { Design } from '../domain/design';
 import { AppError } from '../domain/errors';
 import { extractReferences } from '../domain/references';
 import { storedInstant } from '../domain/storable-dates';
@@ -92,7 +95,7 @@ export async function runDocumentCommandsIn(
   const row = await documents.findByIdForUpdate(input.projectId, input.documentId);
   if (row === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
 
-  const state = toDraftState(row);
+  const state = { ...toDraftState(row), design: await directiveDesign(tx, row, input.request) };
   const outcome = applyCommands(state, input.request, input.now);
 
   // Judged on the state the request leaves behind: a request cannot publish and stay (or become) embargoed.
@@ -161,6 +164,20 @@ export async function runDocumentCommandsIn(
       draftReferences: extractReferences(outcome.metadata, outcome.content).rows,
     }),
   });
+}
+
+/**
+ * The design the document names, read only when the request writes a directive (a publish needs none); undefined
+ * when it names none or the project does not have it.
+ */
+async function directiveDesign(
+  tx: Transaction,
+  row: DocumentRow,
+  request: CommandRequest,
+): Promise<Design | undefined> {
+  if (row.designName === null || row.designVersion === null) return undefined;
+  if (!request.commands.some(writesDirective)) return undefined;
+  return designQueries(tx).findByVersion(row.projectId, row.designVersion, row.designName);
 }
 
 /**

@@ -578,6 +578,63 @@ describe('PATCH documents/{documentId}/commands', () => {
   });
 
   describe('publishing', () => {
+    it('when a command writes a directive its design does not declare, or of another kind, then 400 and nothing is published', async () => {
+      // TEST_DESIGN: an image component has an image directive and an editable caption.
+      const doc = await createDraftDocument(app.ctx, {
+        ...project,
+        content: [
+          { id: 'doc-img', component: 'image', identifier: 'test-design.image', content: { caption: 'C' } },
+        ],
+      });
+      const attempts = [
+        { operation: 'setEditableDirective', componentId: 'doc-img', directiveName: 'image', value: 'x' },
+        {
+          operation: 'setLinkDirective',
+          componentId: 'doc-img',
+          directiveName: 'credit',
+          value: { href: '/a' },
+        },
+      ];
+      const answers = [];
+      for (const attempt of attempts) {
+        answers.push(await commands(doc.id, { commands: [attempt, { operation: 'publish' }] }));
+      }
+      expect(answers.map((answer) => answer.body)).toEqual([
+        envelope(400, 'Bad Request', {
+          message:
+            "Command at index 0 failed: component 'doc-img' (image) of design test-design@1.0.0 has no " +
+            "editable directive 'image': it is an image directive",
+          commandIndex: 0,
+        }),
+        envelope(400, 'Bad Request', {
+          message:
+            "Command at index 0 failed: component 'doc-img' (image) of design test-design@1.0.0 has no " +
+            "link directive 'credit': it declares image, caption",
+          commandIndex: 0,
+        }),
+      ]);
+      const after = await load(doc.id);
+      expect([after.version, after.latestPublicationId, after.content]).toEqual([
+        doc.version,
+        null,
+        doc.content,
+      ]);
+      expect(await publicationCount(doc.id)).toBe(0);
+
+      const caption = await commands(doc.id, {
+        commands: [
+          {
+            operation: 'setEditableDirective',
+            componentId: 'doc-img',
+            directiveName: 'caption',
+            value: 'New',
+          },
+          { operation: 'publish' },
+        ],
+      });
+      expect(caption.status).toBe(204);
+    });
+
     it('when publish runs, then a publication of the current draft, both dates, a publish event and an index job exist', async () => {
       const doc = await draft();
       const response = await commands(doc.id, {

@@ -2,6 +2,7 @@ import { applyCommands, embargoBlocksPublish } from '../../src/domain/document-c
 import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
 import { findComponent } from '../../src/domain/content';
+import type { Design } from '../../src/domain/design';
 import { AppError } from '../../src/domain/errors';
 import { DOCUMENT_LIMITS } from '../../src/domain/json-limits';
 import { nestedArrays } from '../helpers/json';
@@ -82,6 +83,13 @@ const outdated = (index: number) => ({
 });
 
 const component = (outcome: CommandOutcome, id: string) => findComponent(outcome.content, id);
+
+/** The kind of directive each directive command writes, as its 400 names it. */
+const KIND: Record<string, string> = {
+  setEditableDirective: 'editable',
+  setLinkDirective: 'link',
+  setStyleDirective: 'style',
+};
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -527,6 +535,140 @@ describe('applyCommands: a set command names a directive of another kind', () =>
       empty: { href: '/a' },
       partial: { href: '/b' },
     });
+  });
+});
+
+describe('applyCommands: a directive command on a document whose design is known', () => {
+  // The components of buildState as a design declares them; `container` declares no directives.
+  const DESIGN: Design = {
+    name: 'd',
+    version: '1.0.0',
+    components: [
+      {
+        name: 'head',
+        directives: [
+          { name: 'title', type: 'editable' },
+          { name: 'body', type: 'html' },
+          { name: 'photo', type: 'image' },
+          { name: 'link', type: 'link' },
+          { name: 'teaser', type: 'include' },
+          { name: 'layout', type: 'style' },
+        ],
+      },
+      { name: 'p', directives: [{ name: 'text', type: 'editable' }] },
+      { name: 'container', directives: [], containers: ['main'] },
+    ],
+  };
+  const withDesign = () => buildState({ design: DESIGN });
+  const set = (operation: string, directiveName: string, componentId = 'doc-1'): Command => {
+    switch (operation) {
+      case 'setEditableDirective':
+        return { operation, componentId, directiveName, value: 'A' };
+      case 'setLinkDirective':
+        return { operation, componentId, directiveName, value: { href: '/a' } };
+      case 'setStyleDirective':
+        return { operation, componentId, directiveName, propertyName: 'color', value: 'red' };
+      default:
+        throw new Error(operation);
+    }
+  };
+
+  it.each([
+    ['setEditableDirective', 'photo', 'it is an image directive'],
+    ['setEditableDirective', 'layout', 'it is a style directive'],
+    ['setLinkDirective', 'photo', 'it is an image directive'],
+    ['setLinkDirective', 'title', 'it is an editable directive'],
+    ['setStyleDirective', 'photo', 'it is an image directive'],
+    ['setStyleDirective', 'body', 'it is an html directive'],
+  ])(
+    'when %s names the %s directive, which is not there yet, then 400 naming its type',
+    (operation, name, why) => {
+      const state = withDesign();
+      delete findComponent(state.content, 'doc-1')!.content![name];
+      const error = errorOf(() => run([set(operation, name)], state));
+      expect(error).toMatchObject(
+        failed(
+          0,
+          `component 'doc-1' (head) of design d@1.0.0 has no ${KIND[operation]} directive '${name}': ${why}`,
+        ),
+      );
+    },
+  );
+
+  it.each(['setEditableDirective', 'setLinkDirective', 'setStyleDirective'])(
+    'when %s names a directive the component does not declare, then 400 and nothing applies',
+    (operation) => {
+      const state = withDesign();
+      const error = errorOf(() =>
+        run(
+          [
+            { operation: 'setMetadataProperty', propertyName: 'title', value: 'x' },
+            set(operation, 'bogus', 'doc-3'),
+          ],
+          state,
+        ),
+      );
+      expect(error).toMatchObject(
+        failed(
+          1,
+          `component 'doc-3' (p) of design d@1.0.0 has no ${KIND[operation]} directive 'bogus': it declares text`,
+        ),
+      );
+    },
+  );
+
+  it('when a component declares no directives, then the 400 says so', () => {
+    const error = errorOf(() => run([set('setEditableDirective', 'text', 'doc-2')], withDesign()));
+    expect(error).toMatchObject(
+      failed(
+        0,
+        "component 'doc-2' (container) of design d@1.0.0 has no editable directive 'text': it declares none",
+      ),
+    );
+  });
+
+  it('when each command names a directive of its own type, then they run (an html directive takes text too)', () => {
+    const state = withDesign();
+    delete findComponent(state.content, 'doc-1')!.content!.layout;
+    const outcome = run(
+      [
+        set('setEditableDirective', 'title'),
+        set('setEditableDirective', 'body'),
+        set('setLinkDirective', 'link'),
+        set('setStyleDirective', 'layout'),
+        {
+          operation: 'setIncludeDirective',
+          componentId: 'doc-1',
+          directiveName: 'teaser',
+          value: { params: {} },
+        },
+      ],
+      state,
+    );
+    expect(component(outcome, 'doc-1')?.content).toMatchObject({
+      title: 'A',
+      body: 'A',
+      link: { href: '/a' },
+      layout: { color: 'red' },
+      teaser: { service: 'teaser', params: {} },
+    });
+  });
+
+  it('when null clears a directive the design does not declare (content stored before), then it is removed', () => {
+    const state = withDesign();
+    findComponent(state.content, 'doc-3')!.content!.legacy = { href: '/old' };
+    const outcome = run(
+      [{ operation: 'setLinkDirective', componentId: 'doc-3', directiveName: 'legacy', value: null }],
+      state,
+    );
+    expect(component(outcome, 'doc-3')?.content).toEqual({ text: 'nested' });
+  });
+
+  it('when the component is not in the design or the document has no design, then nothing is checked', () => {
+    const state = withDesign();
+    findComponent(state.content, 'doc-4')!.component = 'unknown';
+    expect(() => run([set('setEditableDirective', 'anything', 'doc-4')], state)).not.toThrow();
+    expect(() => run([set('setEditableDirective', 'bogus', 'doc-3')])).not.toThrow();
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Component, Content, Metadata } from '../content';
-import { findComponent, isRecord } from '../content';
+import { componentName, findComponent, isRecord } from '../content';
+import type { Design } from '../design';
 import { AppError } from '../errors';
 import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
 import type { Command, CommandOf, CommandRequest } from './schema';
@@ -33,6 +34,12 @@ export interface DraftState {
   embargo: Embargo | null;
   publishSchedule: string | null;
   unpublishSchedule: string | null;
+  /**
+   * The design the document names, when the project has it: a directive command may only write a directive
+   * its component declares, of the command's kind. Without it (no design, or one the project lacks) nothing
+   * is checked.
+   */
+  design?: Design | undefined;
 }
 
 export type CommandEffect = { type: 'publish' } | { type: 'unpublish' };
@@ -82,6 +89,7 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     isPublished: state.isPublished,
     publishedAt: null,
     effects: [],
+    design: state.design,
   };
   request.commands.forEach((command, index) => {
     applyCommand(draft, command, index, now);
@@ -180,6 +188,8 @@ interface Draft {
   /** The index of the publish in force (none after an unpublish): no draft edit may follow it. */
   publishedAt: number | null;
   effects: CommandEffect[];
+  /** What directive commands must fit (DraftState.design). */
+  design: Design | undefined;
 }
 
 function applyCommand(draft: Draft, command: Command, index: number, now: Date): void {
@@ -195,6 +205,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       if (current !== undefined && typeof current !== 'string') {
         throw fail(`directive '${command.directiveName}' is not an editable directive`);
       }
+      checkDeclared(draft.design, component, command, index);
       editRecord(component, 'content', (content) =>
         setOrDelete(content, command.directiveName, command.value),
       );
@@ -225,6 +236,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       if (current !== undefined && !isStyleDirective(current)) {
         throw fail(`directive '${command.directiveName}' is not a style directive`);
       }
+      if (command.value !== null) checkDeclared(draft.design, component, command, index);
       checkOldValue(command, ownValue(current, command.propertyName), index);
       const style = current ?? {};
       setOrDelete(style, command.propertyName, command.value);
@@ -240,6 +252,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       if (current !== undefined && !isLinkDirective(current)) {
         throw fail(`directive '${command.directiveName}' is not a link directive`);
       }
+      if (command.value !== null) checkDeclared(draft.design, component, command, index);
       checkOldValue(command, current, index);
       editRecord(component, 'content', (content) =>
         setOrDelete(content, command.directiveName, command.value),
@@ -294,6 +307,7 @@ function setIncludeDirective(draft: Draft, command: CommandOf<'setIncludeDirecti
   if (!isIncludeDirective(current)) {
     throw commandFailed(index, `directive '${command.directiveName}' is not an include directive`);
   }
+  checkDeclared(draft.design, component, command, index);
   // oldValue comes in the shape of value ({params, overrides}); a client echoing the stored directive, service
   // included, means the same thing.
   const { service, ...currentValue } = current;
@@ -306,6 +320,51 @@ function setIncludeDirective(draft: Draft, command: CommandOf<'setIncludeDirecti
       ...(overrides === undefined ? {} : { overrides }),
     };
   });
+}
+
+/** The directive types each directive command may write (an html directive holds text as an editable one does). */
+const DIRECTIVE_KINDS = {
+  setEditableDirective: { kind: 'editable', types: ['editable', 'html'] },
+  setLinkDirective: { kind: 'link', types: ['link'] },
+  setStyleDirective: { kind: 'style', types: ['style'] },
+  setIncludeDirective: { kind: 'include', types: ['include'] },
+} as const satisfies Record<string, { kind: string; types: readonly string[] }>;
+
+type DirectiveCommand = CommandOf<keyof typeof DIRECTIVE_KINDS>;
+
+/** Whether the command writes a directive, which must fit the document's design (DraftState.design). */
+export const writesDirective = (command: Command): command is DirectiveCommand =>
+  Object.hasOwn(DIRECTIVE_KINDS, command.operation);
+
+/**
+ * A directive command writes what the document's design declares for the component: a directive of that name
+ * and of the command's kind, as an import from 2026-01 requires of the whole content. Otherwise a string could
+ * land in an image directive, or a link in one no template renders, and be published so. A component the
+ * design does not declare (content stored as sent before 2026-01) has nothing to hold it to.
+ */
+function checkDeclared(
+  design: Design | undefined,
+  component: Component,
+  command: DirectiveCommand,
+  index: number,
+): void {
+  if (design === undefined) return;
+  const name = componentName(component);
+  const declared = (design.components ?? []).find((candidate) => candidate.name === name);
+  if (declared === undefined) return;
+  const directives = declared.directives ?? [];
+  const directive = directives.find((candidate) => candidate.name === command.directiveName);
+  const { kind, types } = DIRECTIVE_KINDS[command.operation];
+  if (directive !== undefined && (types as readonly string[]).includes(directive.type)) return;
+  const why =
+    directive !== undefined
+      ? `it is ${/^([aeiou]|html$)/.test(directive.type) ? 'an' : 'a'} ${directive.type} directive`
+      : `it declares ${directives.map((candidate) => candidate.name).join(', ') || 'none'}`;
+  throw commandFailed(
+    index,
+    `component '${component.id}' (${name}) of design ${design.name}@${design.version} has no ${kind} ` +
+      `directive '${command.directiveName}': ${why}`,
+  );
 }
 
 type WithOldValue = { oldValue?: unknown };

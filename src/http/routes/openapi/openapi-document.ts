@@ -943,6 +943,10 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       '/documents/{documentId}/commands': {
         patch: {
           summary: 'Run document commands in one transaction (optimistic version, preconditions)',
+          description:
+            'A directive command (setEditableDirective, setLinkDirective, setStyleDirective, setIncludeDirective) ' +
+            "writes only a directive that the document's design declares for the component, of the command's " +
+            'kind (setEditableDirective: editable or html): anything else is a 400 at its index.',
           security: write,
           parameters: params({ path: documentIdParams }),
           requestBody: body(commandsBody, 'Commands, run in order', {
