@@ -29,6 +29,12 @@ export interface RunDocumentCommandsInput {
   request: CommandRequest;
   /** The API client that sent the request, recorded with the transaction. */
   clientId?: string;
+  /**
+   * The request's If-Match names entity tags (not `*`). A document has none (latestDraft's ETag is a weak tag of
+   * an answer, which If-Match's strong comparison never matches), so they cannot hold: a 412 rather than
+   * ignored, since a client that sends them expects a stale write to be refused (the body's `version` does that).
+   */
+  ifMatchTagged?: boolean;
   /** Injected so tests can pin time; production passes `new Date()`. */
   now: Date;
   /**
@@ -94,6 +100,15 @@ export async function runDocumentCommandsIn(
   const documents = documentQueries(tx);
   const row = await documents.findByIdForUpdate(input.projectId, input.documentId);
   if (row === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
+  if (input.ifMatchTagged === true) {
+    throw new AppError(412, {
+      name: 'PreconditionFailed',
+      message:
+        'If-Match cannot hold: a document has no entity tag to match. Send the version the change is based on ' +
+        'in the body (`version`) instead',
+      currentVersion: row.version,
+    });
+  }
 
   const state = { ...toDraftState(row), design: await directiveDesign(tx, row, input.request) };
   const outcome = applyCommands(state, input.request, input.now);

@@ -55,8 +55,16 @@ export function noneMatchHolds(ifNoneMatch: string | undefined, etag: string): b
  * this is asked). A weak tag never matches, nor does a value with no entity tag in it.
  */
 export function matchHolds(ifMatch: string, etag: string): boolean {
-  if (etag.startsWith('W/')) return entityTags(ifMatch).includes('*');
+  if (etag.startsWith('W/')) return untaggedMatchHolds(ifMatch);
   return entityTags(ifMatch).some((tag) => tag === '*' || tag === etag);
+}
+
+/**
+ * If-Match on an existing resource that has no strong entity tag (§13.1.1): only `*` holds; a list of tags
+ * cannot name its current representation.
+ */
+export function untaggedMatchHolds(ifMatch: string): boolean {
+  return entityTags(ifMatch).includes('*');
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -406,6 +406,35 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect((await load(doc.id)).metadata.title).toBe('A draft');
     });
 
+    it("when If-Match names an entity tag (say latestDraft's), then 412 and nothing is written; `*` holds", async () => {
+      const doc = await draft();
+      const body = { commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'no' }] };
+      const etag = (await api.get(`documents/${doc.id}/latestDraft`)).headers.get('etag')!;
+      for (const ifMatch of [etag, '"1"', `"x", ${etag}`]) {
+        const response = await api.patch(`documents/${doc.id}/commands`, body, { 'if-match': ifMatch });
+        expect(response.body).toEqual({
+          status: 412,
+          error: 'Precondition Failed',
+          error_details: {
+            name: 'PreconditionFailed',
+            message:
+              'If-Match cannot hold: a document has no entity tag to match. Send the version the change is ' +
+              'based on in the body (`version`) instead',
+            currentVersion: doc.version,
+          },
+        });
+      }
+      const after = await load(doc.id);
+      expect([after.version, after.metadata.title]).toEqual([doc.version, 'A draft']);
+      expect(await transactionCount(doc.id)).toBe(0);
+
+      // Preconditions are judged on a document that exists (RFC 9110 §13.2.1): an unknown one stays a 404.
+      const missing = await api.patch('documents/999999999/commands', body, { 'if-match': '"1"' });
+      expect(missing.status).toBe(404);
+      const any = await api.patch(`documents/${doc.id}/commands`, body, { 'if-match': '*' });
+      expect(any.status).toBe(204);
+    });
+
     it('when an oldValue differs from the current value, then 409 "Cannot update outdated value" with commandIndex', async () => {
       const doc = await draft();
       const response = await commands(doc.id, {

@@ -3,6 +3,7 @@ import {
   evaluatePreconditions,
   ifRangeAllows,
   matchHolds,
+  untaggedMatchHolds,
   noneMatchHolds,
   parseHttpDate,
 } from '../../src/http/conditional-get';
@@ -80,6 +81,16 @@ describe('matchHolds', () => {
     expect(matchHolds('"abcd"', '"abc"')).toBe(false);
     expect(matchHolds('abc', '"abc"')).toBe(false);
     expect(matchHolds('"abc"', 'W/"abc"')).toBe(false);
+  });
+});
+
+describe('untaggedMatchHolds', () => {
+  it('when If-Match is * (alone or in a list), then it holds; any tag, a weak one or none, then it does not', () => {
+    expect(untaggedMatchHolds('*')).toBe(true);
+    expect(untaggedMatchHolds('"a", *')).toBe(true);
+    expect(untaggedMatchHolds('"abc"')).toBe(false);
+    expect(untaggedMatchHolds('W/"abc"')).toBe(false);
+    expect(untaggedMatchHolds('')).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
+import { untaggedMatchHolds } from '../../conditional-get';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
 import { noQueryParams, parseQueryOrThrow } from '../../query-params';
@@ -22,11 +23,13 @@ export function documentCommandsRoutes(
       // Everything is in the body: a `?version=` or `?preserveUpdatedAt=` must not be silently ignored.
       parseQueryOrThrow(noQueryParams, req.query);
       const request = parseCommandRequest(req.body, req.apiVersion);
+      const ifMatch = req.get('if-match');
       await commands.runDocumentCommands({
         projectId: req.auth.projectId,
         documentId,
         request,
         clientId: req.auth.clientId,
+        ifMatchTagged: ifMatch !== undefined && !untaggedMatchHolds(ifMatch),
         now: new Date(),
       });
       res.status(204).end();

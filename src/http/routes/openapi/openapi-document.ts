@@ -946,9 +946,14 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           description:
             'A directive command (setEditableDirective, setLinkDirective, setStyleDirective, setIncludeDirective) ' +
             "writes only a directive that the document's design declares for the component, of the command's " +
-            'kind (setEditableDirective: editable or html): anything else is a 400 at its index.',
+            'kind (setEditableDirective: editable or html): anything else is a 400 at its index. The optimistic ' +
+            "check is the body's `version` (409 when outdated); a document has no entity tag, so an `If-Match` " +
+            "naming one (latestDraft's weak ETag included) is a 412 with `currentVersion`, and only `*` holds.",
           security: write,
-          parameters: params({ path: documentIdParams }),
+          parameters: [
+            ...params({ path: documentIdParams }),
+            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+          ],
           requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
             preconditions: [{ type: 'isPublished', value: false }],
@@ -960,6 +965,13 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           responses: {
             204: { description: 'All commands applied' },
             ...errors(400, 401, 403, 404, 409, 413, 415),
+            412: errorAnswerOf(412, {
+              name: 'PreconditionFailed',
+              message:
+                'If-Match cannot hold: a document has no entity tag to match. Send the version the change is ' +
+                'based on in the body (`version`) instead',
+              currentVersion: 4,
+            }),
           },
         },
       },
