@@ -6,6 +6,7 @@ import {
   embargoBlocksPublish,
   embargoOf,
   applyCommands,
+  linkedDocumentIds,
   writesDirective,
   type DraftState,
   type Embargo,
@@ -110,7 +111,11 @@ export async function runDocumentCommandsIn(
     });
   }
 
-  const state = { ...toDraftState(row), design: await directiveDesign(tx, row, input.request) };
+  const state = {
+    ...toDraftState(row),
+    design: await directiveDesign(tx, row, input.request),
+    linkTargets: await linkTargets(tx, row.projectId, input.request),
+  };
   const outcome = applyCommands(state, input.request, input.now);
 
   // Judged on the state the request leaves behind: a request cannot publish and stay (or become) embargoed.
@@ -193,6 +198,23 @@ async function directiveDesign(
   if (row.designName === null || row.designVersion === null) return undefined;
   if (!request.commands.some(writesDirective)) return undefined;
   return designQueries(tx).findByVersion(row.projectId, row.designVersion, row.designName);
+}
+
+/**
+ * Which of the documents the request links to are the project's (undefined when it links to none): a link to
+ * another project's document, or to an id no document has, is refused (see applyCommands).
+ */
+async function linkTargets(
+  tx: Transaction,
+  projectId: number,
+  request: CommandRequest,
+): Promise<ReadonlySet<string> | undefined> {
+  const ids = linkedDocumentIds(request);
+  if (ids.length === 0) return undefined;
+  // An id that is not the digits of an exact number names no document (and Postgres would refuse it as a bigint).
+  const numbers = ids.filter((id) => /^[1-9]\d*$/.test(id) && Number.isSafeInteger(Number(id))).map(Number);
+  const existing = numbers.length === 0 ? [] : await documentQueries(tx).findExistingIds(projectId, numbers);
+  return new Set(existing.map(String));
 }
 
 /**

@@ -291,6 +291,44 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(refs.rows).toContainEqual({ target_id: String(target.id), location: 'link-directive' });
     });
 
+    it('when setLinkDirective links a document of another project or no document, then 400 and nothing is written', async () => {
+      const otherProject = await createTestProject(app.ctx);
+      const foreign = await createDraftDocument(app.ctx, otherProject);
+      const doc = await draft();
+      const linkTo = (id: string) => ({
+        commands: [
+          {
+            operation: 'setLinkDirective',
+            componentId: 'doc-link',
+            directiveName: 'link',
+            value: { $ref: 'document', reference: { id }, href: '/x' },
+          },
+          { operation: 'publish' },
+        ],
+      });
+      for (const id of [String(foreign.id), 'abc', '99999999999999999999']) {
+        const response = await commands(doc.id, linkTo(id));
+        expect(response.body).toEqual(
+          envelope(400, 'Bad Request', {
+            message: `Command at index 0 failed: the link's document '${id}' is not a document of this project`,
+            commandIndex: 0,
+          }),
+        );
+      }
+      const after = await load(doc.id);
+      expect([after.version, after.latestPublicationId, after.content]).toEqual([
+        doc.version,
+        null,
+        doc.content,
+      ]);
+      const refs = await app.ctx.pool.query(
+        'SELECT count(*)::int AS n FROM document_references WHERE source_document_id = $1 AND target_id = $2',
+        [doc.id, String(foreign.id)],
+      );
+      expect(refs.rows[0].n).toBe(0);
+      expect((await commands(doc.id, linkTo(String(doc.id)))).status).toBe(204);
+    });
+
     it('when setIncludeDirective sends params and overrides, then both are stored; params alone removes the overrides', async () => {
       const doc = await draft();
       const override = { id: 'o1', content: { title: 'Other' }, originalSnapshot: {}, contentProperties: {} };

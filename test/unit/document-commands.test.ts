@@ -1,4 +1,8 @@
-import { applyCommands, embargoBlocksPublish } from '../../src/domain/document-commands/apply';
+import {
+  applyCommands,
+  embargoBlocksPublish,
+  linkedDocumentIds,
+} from '../../src/domain/document-commands/apply';
 import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
 import { findComponent } from '../../src/domain/content';
@@ -535,6 +539,37 @@ describe('applyCommands: a set command names a directive of another kind', () =>
       empty: { href: '/a' },
       partial: { href: '/b' },
     });
+  });
+});
+
+describe('applyCommands: a link to a document', () => {
+  const link = (id: string): Command => ({
+    operation: 'setLinkDirective',
+    componentId: 'doc-1',
+    directiveName: 'link',
+    value: { $ref: 'document', reference: { id }, href: '/x' },
+  });
+
+  it("when the linked document is not among the project's, then 400 at its index and nothing applies", () => {
+    const state = buildState({ linkTargets: new Set(['7']) });
+    const error = errorOf(() => run([link('7'), link('8')], state));
+    expect(error).toMatchObject(failed(1, "the link's document '8' is not a document of this project"));
+  });
+
+  it("when every linked document is the project's, or the targets are not known, then the links are set", () => {
+    const outcome = run([link('7')], buildState({ linkTargets: new Set(['7']) }));
+    expect(component(outcome, 'doc-1')?.content?.link).toEqual({
+      $ref: 'document',
+      reference: { id: '7' },
+      href: '/x',
+    });
+    expect(() => run([link('8')])).not.toThrow();
+  });
+
+  it('names the ids a request links to, in order, once each', () => {
+    expect(
+      linkedDocumentIds({ commands: [link('7'), link('3'), link('7'), { operation: 'publish' }] }),
+    ).toEqual(['7', '3']);
   });
 });
 

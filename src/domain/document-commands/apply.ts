@@ -40,6 +40,21 @@ export interface DraftState {
    * is checked.
    */
   design?: Design | undefined;
+  /**
+   * Which of the documents the request's links name (linkedDocumentIds) are the project's: a link to any other
+   * (another project's, or no document) is refused. Without it links are not checked.
+   */
+  linkTargets?: ReadonlySet<string> | undefined;
+}
+
+/** The document ids the request's setLinkDirective commands link to, in order, once each. */
+export function linkedDocumentIds(request: Pick<CommandRequest, 'commands'>): string[] {
+  const ids = request.commands.flatMap((command) =>
+    command.operation === 'setLinkDirective' && command.value?.reference !== undefined
+      ? [command.value.reference.id]
+      : [],
+  );
+  return [...new Set(ids)];
 }
 
 export type CommandEffect = { type: 'publish' } | { type: 'unpublish' };
@@ -90,6 +105,7 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     publishedAt: null,
     effects: [],
     design: state.design,
+    linkTargets: state.linkTargets,
   };
   request.commands.forEach((command, index) => {
     applyCommand(draft, command, index, now);
@@ -190,6 +206,8 @@ interface Draft {
   effects: CommandEffect[];
   /** What directive commands must fit (DraftState.design). */
   design: Design | undefined;
+  /** The project's documents among those links name (DraftState.linkTargets). */
+  linkTargets: ReadonlySet<string> | undefined;
 }
 
 function applyCommand(draft: Draft, command: Command, index: number, now: Date): void {
@@ -253,6 +271,10 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
         throw fail(`directive '${command.directiveName}' is not a link directive`);
       }
       if (command.value !== null) checkDeclared(draft.design, component, command, index);
+      const linked = command.value?.reference?.id;
+      if (linked !== undefined && draft.linkTargets !== undefined && !draft.linkTargets.has(linked)) {
+        throw fail(`the link's document '${linked}' is not a document of this project`);
+      }
       checkOldValue(command, current, index);
       editRecord(component, 'content', (content) =>
         setOrDelete(content, command.directiveName, command.value),
