@@ -106,7 +106,7 @@ export async function runDocumentCommandsIn(
       name: 'PreconditionFailed',
       message:
         'If-Match cannot hold: a document has no entity tag to match. Send the version the change is based on ' +
-        'in the body (`version`) instead',
+        "(latestDraft's systemdata.version) in the body (`version`) instead",
       currentVersion: row.version,
     });
   }

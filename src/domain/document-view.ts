@@ -16,6 +16,8 @@ export interface Systemdata {
   visiblePublicationDate?: string;
   lastPublicationDate?: string;
   updatedAt: string;
+  /** latestDraft only: the draft's version, the `version` a commands request is checked against. */
+  version?: number;
 }
 
 export interface DocumentView {
@@ -43,6 +45,8 @@ export interface ViewSource {
   lastPublicationDate: Date | null;
   significantPublicationDate: Date | null;
   visiblePublicationDateOverride: Date | null;
+  /** A draft's version (latestDraft): shown as `systemdata.version`. Publications have none of their own. */
+  draftVersion?: number;
 }
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : undefined);
@@ -68,6 +72,7 @@ export function buildDocumentView(source: ViewSource): DocumentView {
     visiblePublicationDate: iso(source.visiblePublicationDateOverride ?? source.firstPublicationDate),
     lastPublicationDate: iso(source.lastPublicationDate),
     updatedAt: source.updatedAt.toISOString(),
+    version: source.draftVersion,
   };
   for (const key of Object.keys(systemdata) as (keyof Systemdata)[]) {
     if (systemdata[key] === undefined) delete systemdata[key];

@@ -66,11 +66,15 @@ export function documentReads(db: Queryable) {
   }
 
   return {
-    /** documents/{id}/latestDraft (api-spec §4.14): the draft as it is now, without publicationId. */
+    /**
+     * documents/{id}/latestDraft (api-spec §4.14): the draft as it is now, without publicationId, with its version
+     * (what a commands request sends as `version` to be refused when someone changed the draft since).
+     */
     async latestDraft(project: ProjectRow, documentId: number, read: DocumentViewRead) {
       const document = await documentQueries(db).findById(project.id, documentId);
       if (!document) throw AppError.notFound(`Document ${documentId} not found`);
-      return answer(viewOf(project, { ...document, documentId: document.id }, read.conditions), read);
+      const source = { ...document, documentId: document.id, draftVersion: document.version };
+      return answer(viewOf(project, source, read.conditions), read);
     },
 
     /** documents/{id}/latestPublication (api-spec §4.19): unpublished documents are not found. */

@@ -102,6 +102,7 @@ describe('GET documents/{documentId}/latestDraft', () => {
       contentType: 'regular',
       design: { name: 'test-design', version: '1.0.0' },
       updatedAt: doc.updatedAt.toISOString(),
+      version: doc.version,
     });
     expect(response.body.metadata.title).toBe('Draft');
     expect(response.body.references).toEqual([
@@ -119,6 +120,28 @@ describe('GET documents/{documentId}/latestDraft', () => {
     expect(response.body.metadata.title).toBe('Edited after publish');
     expect(response.body.systemdata).not.toHaveProperty('publicationId');
     expect(response.body.systemdata.firstPublicationDate).toBe(doc.firstPublicationDate!.toISOString());
+  });
+
+  it('when two editors send the version latestDraft answered, then the first edit wins and the second is a 409', async () => {
+    const doc = await createPublishedDraft(app.ctx, project);
+    const read = await api.get(`documents/${doc.id}/latestDraft`);
+    const { version } = read.body.systemdata as { version: number };
+    expect(version).toBe(doc.version);
+    const edit = (title: string) =>
+      api.patch(`documents/${doc.id}/commands`, {
+        version,
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: title }],
+      });
+    const [first, second] = await Promise.all([edit('first'), edit('second')]);
+    expect([first.status, second.status].sort()).toEqual([204, 409]);
+    const loser = first.status === 409 ? first : second;
+    expect(loser.body.error_details).toMatchObject({ expectedVersion: version, currentVersion: version + 1 });
+    const after = await api.get(`documents/${doc.id}/latestDraft`);
+    expect(after.body.systemdata.version).toBe(version + 1);
+    expect(after.body.metadata.title).toBe(first.status === 204 ? 'first' : 'second');
+    // A publication's systemdata has no version: it is the draft's.
+    const live = await api.get(`documents/${doc.id}/latestPublication`);
+    expect(live.body.systemdata).not.toHaveProperty('version');
   });
 
   it('when fields is given, then only those come back; v1 defaults leave references out', async () => {

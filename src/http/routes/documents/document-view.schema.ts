@@ -28,6 +28,13 @@ export const systemdataAnswer = z
     updatedAt: dateTime.describe(
       "a publication's: the document's updated_at as of the publish, kept with it (a later edit of the draft does not move it); latestDraft's: the draft's",
     ),
+    version: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "latestDraft only: the draft's version; send it as a commands request's `version` to have the request refused (409) when the draft changed since",
+      ),
   })
   .meta({ id: 'Systemdata' });
 

@@ -970,7 +970,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               name: 'PreconditionFailed',
               message:
                 'If-Match cannot hold: a document has no entity tag to match. Send the version the change is ' +
-                'based on in the body (`version`) instead',
+                "based on (latestDraft's systemdata.version) in the body (`version`) instead",
               currentVersion: 4,
             }),
           },
