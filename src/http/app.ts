@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { AppContext } from '../context';
 import { weakEtag } from './etag';
+import { answerConditionalRequestsAtOrigin } from './freshness';
 import { accessLog } from './middleware/access-log';
 import { absentRoutesAreUnknown } from './middleware/absent-routes';
 import { apiVersion } from './middleware/api-version';
@@ -22,6 +23,8 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback');
   app.set('etag', weakEtag);
+  // 304 to If-None-Match even with the `Cache-Control: no-cache` fetch adds to it (freshness.ts says why).
+  answerConditionalRequestsAtOrigin(app);
   app.use(
     inOrder([
       observeRequests(ctx.metrics),

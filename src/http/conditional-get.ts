@@ -44,10 +44,15 @@ function entityTags(header: string): string[] {
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
 
-/** If-None-Match (weak comparison, §13.1.2): true when the client's copy is current, so 304. */
-export function noneMatchHolds(ifNoneMatch: string | undefined, etag: string): boolean {
+/**
+ * If-None-Match (weak comparison, §13.1.2): true when the client's copy is current, so 304. `*` holds for any
+ * answer there is; without an etag nothing else does.
+ */
+export function noneMatchHolds(ifNoneMatch: string | undefined, etag: string | undefined): boolean {
   if (ifNoneMatch === undefined) return false;
-  return entityTags(ifNoneMatch).some((tag) => tag === '*' || opaque(tag) === opaque(etag));
+  return entityTags(ifNoneMatch).some(
+    (tag) => tag === '*' || (etag !== undefined && opaque(tag) === opaque(etag)),
+  );
 }
 
 /**
@@ -129,6 +134,26 @@ export interface Preconditions {
   ifUnmodifiedSince?: string | undefined;
 }
 
+/** A time as Last-Modified shows it: HTTP-dates have no fraction of a second. */
+const toShownSecond = (time: Date) => Math.floor(time.getTime() / 1000) * 1000;
+
+/**
+ * If-None-Match, else If-Modified-Since (RFC 9110 §13.2.2, steps 3 and 4): true when the client's copy is
+ * current, so a GET or HEAD answers 304. An If-Modified-Since that is not a valid HTTP-date, or an answer
+ * without Last-Modified, never holds; dates compare at the second Last-Modified shows. A request's
+ * `Cache-Control` plays no part: its `no-cache` tells caches to ask the origin, and the origin is what answers
+ * here (RFC 9111 §5.2.1.4).
+ */
+export function clientCopyCurrent(
+  request: Pick<Preconditions, 'ifNoneMatch' | 'ifModifiedSince'>,
+  current: { etag?: string | undefined; lastModified?: Date | undefined },
+): boolean {
+  if (request.ifNoneMatch !== undefined) return noneMatchHolds(request.ifNoneMatch, current.etag);
+  if (request.ifModifiedSince === undefined || current.lastModified === undefined) return false;
+  const since = parseHttpDate(request.ifModifiedSince);
+  return since !== undefined && toShownSecond(current.lastModified) <= since;
+}
+
 /**
  * The preconditions of a GET or HEAD of an existing object, in RFC 9110 §13.2.2's order: If-Match (else
  * If-Unmodified-Since) failing is 412; then If-None-Match (else If-Modified-Since) holding is 304. A date that
@@ -138,21 +163,13 @@ export function evaluatePreconditions(
   request: Preconditions,
   current: { etag: string; lastModified: Date },
 ): PreconditionOutcome {
-  const modified = Math.floor(current.lastModified.getTime() / 1000) * 1000;
   if (request.ifMatch !== undefined) {
     if (!matchHolds(request.ifMatch, current.etag)) return 'failed';
   } else if (request.ifUnmodifiedSince !== undefined) {
     const since = parseHttpDate(request.ifUnmodifiedSince);
-    if (since !== undefined && modified > since) return 'failed';
+    if (since !== undefined && toShownSecond(current.lastModified) > since) return 'failed';
   }
-  if (request.ifNoneMatch !== undefined) {
-    return noneMatchHolds(request.ifNoneMatch, current.etag) ? 'not-modified' : 'proceed';
-  }
-  if (request.ifModifiedSince !== undefined) {
-    const since = parseHttpDate(request.ifModifiedSince);
-    if (since !== undefined && modified <= since) return 'not-modified';
-  }
-  return 'proceed';
+  return clientCopyCurrent(request, current) ? 'not-modified' : 'proceed';
 }
 
 /**

@@ -291,8 +291,8 @@ describe('GET documents/latestPublications and publications/search with awkward 
   it('when the same list is asked for again, then the ETag is the same and If-None-Match gets 304', async () => {
     const first = await api.get('documents/latestPublications');
     const etag = first.headers.get('etag')!;
-    // fetch adds `Cache-Control: no-cache` to a conditional request unless told otherwise; a browser
-    // revalidating sends max-age=0.
+    // As a browser's reload revalidates (max-age=0); fetch's `no-cache` gets 304 as well
+    // (conditional-reads.test.ts).
     const second = await api.get('documents/latestPublications', {
       'if-none-match': etag,
       'cache-control': 'max-age=0',

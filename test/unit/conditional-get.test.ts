@@ -1,4 +1,5 @@
 import {
+  clientCopyCurrent,
   decideRange,
   evaluatePreconditions,
   ifRangeAllows,
@@ -121,6 +122,28 @@ describe('parseHttpDate', () => {
     ]) {
       expect({ value, parsed: parseHttpDate(value) }).toEqual({ value, parsed: undefined });
     }
+  });
+});
+
+describe('clientCopyCurrent (what req.fresh and serve-image answer 304 by)', () => {
+  const shown = 'Sat, 14 Mar 2026 10:00:00 GMT';
+
+  it('when the answer has no Last-Modified, then If-Modified-Since never holds', () => {
+    expect(clientCopyCurrent({ ifModifiedSince: shown }, { etag: 'W/"1-a"' })).toBe(false);
+  });
+
+  it('when the answer has no ETag, then only If-None-Match: * holds', () => {
+    expect(clientCopyCurrent({ ifNoneMatch: '*' }, {})).toBe(true);
+    expect(clientCopyCurrent({ ifNoneMatch: '"a"' }, {})).toBe(false);
+  });
+
+  it('when If-None-Match names a weak ETag strongly (or the reverse), then it holds (weak comparison)', () => {
+    expect(clientCopyCurrent({ ifNoneMatch: '"1-a"' }, { etag: 'W/"1-a"' })).toBe(true);
+    expect(clientCopyCurrent({ ifNoneMatch: 'W/"1-a"' }, { etag: '"1-a"' })).toBe(true);
+  });
+
+  it('when neither header is sent, then the copy is not current', () => {
+    expect(clientCopyCurrent({}, { etag: 'W/"1-a"', lastModified: new Date() })).toBe(false);
   });
 });
 

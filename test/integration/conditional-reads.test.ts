@@ -1,0 +1,142 @@
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument, indexNow } from '../helpers/documents';
+import { createDraftDocument } from '../helpers/draft-documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient } from '../helpers/http';
+import { storeImage } from '../helpers/media';
+
+/**
+ * What a poller or widget built on fetch sends when it revalidates: fetch adds `Cache-Control: no-cache` and
+ * `Pragma: no-cache` to any request whose caller set If-None-Match (the Fetch standard; browsers and Node's
+ * undici alike). That `no-cache` is for caches; the API is the origin and answers the validator: 304.
+ */
+describe('conditional reads as fetch sends them (If-None-Match with Cache-Control: no-cache)', () => {
+  let app: TestApp;
+  let uncached: TestApp;
+  let projectId: number;
+  let documentId: number;
+  let draftId: number;
+  let listId: number;
+  let mediaId: string;
+  let imageKey: string;
+  let token: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    uncached = await startTestApp({ env: { SEARCH_CACHE: 'off' } });
+    const project = await createTestProject(app.ctx);
+    projectId = project.projectId;
+    token = (await tokenFor(app.ctx, projectId)).token;
+    ({ documentId } = await createPublishedDocument(app.ctx, projectId, { metadata: { title: 'Polled' } }));
+    await indexNow(app.ctx, projectId, [documentId]);
+    draftId = (await createDraftDocument(app.ctx, project)).id;
+    listId = (await app.ctx.commands.createDocumentList({ projectId, name: 'Polled list' })).id;
+    await app.ctx.commands.addToDocumentList({ listId, documentIds: [documentId] });
+    imageKey = `${projectId}/2026/11/27/polled.png`;
+    ({ id: mediaId } = await storeImage(app.ctx, app.ctx.objects, {
+      projectId,
+      key: imageKey,
+      bytes: Buffer.from('not really a png, but bytes'),
+    }));
+  });
+  afterAll(async () => {
+    await uncached?.close();
+    await app?.close();
+  });
+
+  /** The reads, their ids named: the fixtures are made in beforeAll, after the tests are named. */
+  const reads = [
+    'documents/latestPublications?limit=5',
+    'publications/search?fields=id&limit=5',
+    'document-lists',
+    'document-lists/{list}',
+    'documents/{draft}/latestDraft',
+    'documents/{document}/latestPublication',
+    'mediaLibrary/{media}',
+    'mediaLibrary?ids={media}',
+  ];
+  const pathOf = (read: string) =>
+    read
+      .replace('{list}', String(listId))
+      .replace('{draft}', String(draftId))
+      .replace('{document}', String(documentId))
+      .replaceAll('{media}', mediaId);
+
+  describe.each([
+    ['the search answer cache on', () => app],
+    ['SEARCH_CACHE=off', () => uncached],
+  ])('with %s', (_name, server) => {
+    it.each(reads)(
+      'when %s is revalidated with its ETag and no-cache, then 304 with no body',
+      async (read) => {
+        const api = apiClient(server().url, token);
+        const path = pathOf(read);
+        const first = await api.get(path);
+        expect(first.status).toBe(200);
+        const etag = first.headers.get('etag')!;
+        expect(etag).toMatch(/^W\/"/);
+
+        // Exactly what fetch sends; spelled out so the test does not rest on the client adding it.
+        const spelledOut = await api.get(path, {
+          'if-none-match': etag,
+          'cache-control': 'no-cache',
+          pragma: 'no-cache',
+        });
+        expect({ path, status: spelledOut.status, text: spelledOut.text }).toEqual({
+          path,
+          status: 304,
+          text: '',
+        });
+        expect(spelledOut.headers.get('etag')).toBe(etag);
+        // And what a caller of fetch writes: only If-None-Match (fetch adds the rest).
+        expect((await api.get(path, { 'if-none-match': etag })).status).toBe(304);
+        // A weak comparison, a list and `*` hold as before; another tag does not.
+        expect((await api.get(path, { 'if-none-match': `"x", ${etag.slice(2)}` })).status).toBe(304);
+        expect((await api.get(path, { 'if-none-match': '*' })).status).toBe(304);
+        const other = await api.get(path, { 'if-none-match': 'W/"1-other"' });
+        expect(other.status).toBe(200);
+        expect(other.body).toEqual(first.body);
+      },
+    );
+  });
+
+  it('when the answer changed since, then the old ETag with no-cache gets 200 and the new answer', async () => {
+    const api = apiClient(app.url, token);
+    const path = `document-lists/${listId}`;
+    const before = await api.get(path);
+    const { documentId: added } = await createPublishedDocument(app.ctx, projectId);
+    await app.ctx.commands.addToDocumentList({ listId, documentIds: [added] });
+    const after = await api.get(path, { 'if-none-match': before.headers.get('etag')! });
+    expect(after.status).toBe(200);
+    expect(after.body.documents).toHaveLength(2);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  it('when a HEAD is revalidated with no-cache, then 304', async () => {
+    const url = `${app.url}/api/2026-03/documents/latestPublications?limit=5`;
+    const headers = { authorization: `Bearer ${token}` };
+    const etag = (await fetch(url, { method: 'HEAD', headers })).headers.get('etag')!;
+    const again = await fetch(url, {
+      method: 'HEAD',
+      headers: { ...headers, 'if-none-match': etag, 'cache-control': 'no-cache', pragma: 'no-cache' },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it('when serve-image is revalidated with no-cache (If-None-Match, or If-Modified-Since alone), then 304', async () => {
+    const url = `${app.url}/api/2026-03/mediaLibrary/serve-image/${imageKey}`;
+    const headers = { authorization: `Bearer ${token}` };
+    const first = await fetch(url, { headers });
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    const noCache = { 'cache-control': 'no-cache', pragma: 'no-cache' };
+    const byTag = await fetch(url, {
+      headers: { ...headers, ...noCache, 'if-none-match': first.headers.get('etag')! },
+    });
+    expect(byTag.status).toBe(304);
+    const byDate = await fetch(url, {
+      headers: { ...headers, ...noCache, 'if-modified-since': first.headers.get('last-modified')! },
+    });
+    expect(byDate.status).toBe(304);
+  });
+});
