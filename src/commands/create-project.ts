@@ -6,14 +6,14 @@ import { designQueries } from '../db/queries/designs';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { NewProjectConfigSchema } from '../domain/project-config';
-import { DesignSchema } from '../domain/design';
+import { NewDesignSchema } from '../domain/design';
 import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH } from '../domain/json-limits';
 import { readableIssueMessage, zodIssuesToPaths } from '../domain/validation';
 
 export interface CreateProjectInput {
   name?: string;
   config: unknown;
-  /** Designs to store with the project (checked: DesignSchema); the one named by `config.design` becomes current. */
+  /** Designs to store with the project (checked: NewDesignSchema); the one named by `config.design` becomes current. */
   designs?: unknown[];
 }
 
@@ -42,7 +42,7 @@ function checkStored<Schema extends z.ZodType>(
 export async function createProject(pool: Pool, input: CreateProjectInput) {
   const checkedConfig = checkStored(NewProjectConfigSchema, input.config, 'projectConfig');
   const checkedDesigns = (input.designs ?? []).map((design, index) =>
-    checkStored(DesignSchema, design, `designs.${index}`),
+    checkStored(NewDesignSchema, design, `designs.${index}`),
   );
   const problems = Object.assign(
     {},

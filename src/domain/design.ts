@@ -51,3 +51,18 @@ export const DesignSchema = z.looseObject({
   metadata: z.array(z.unknown()).optional(),
   assets: z.record(z.string(), z.unknown()).optional(),
 }) satisfies z.ZodType<Design>;
+
+/**
+ * What `project create` stores: DesignSchema, and a version GET design/{designVersion} can be asked for. `.` and
+ * `..` could be stored, yet no URL names them (URLs resolve such path segments away: the request went to GET
+ * design or to a 404). Stored designs are not read with this, so one stored before the rule still loads.
+ */
+export const NewDesignSchema = DesignSchema.superRefine((design, ctx) => {
+  if (design.version === '.' || design.version === '..') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['version'],
+      message: "cannot be '.' or '..': no URL can name it in GET design/{designVersion}",
+    });
+  }
+});

@@ -181,6 +181,8 @@ describe('broadsheet CLI', () => {
       await write('null-design.json', 'null'),
       await write('empty-design.json', '{}'),
       await write('string-components.json', JSON.stringify({ ...TEST_DESIGN, components: 'nope' })),
+      // Stored before, while no URL reaches GET design/.. (URLs resolve the segment away).
+      await write('dot-dot-version.json', JSON.stringify({ ...TEST_DESIGN, version: '..' })),
     ];
     const storedProjects = async () =>
       (await app.ctx.pool.query('SELECT id FROM projects WHERE handle = $1', [handle])).rows;
@@ -205,6 +207,9 @@ describe('broadsheet CLI', () => {
     for (const key of ['designs.0', 'designs.1.name', 'designs.1.components', 'designs.2.components']) {
       expect(refused.stderr).toContain(`"${key}"`);
     }
+    expect(refused.stderr).toContain(
+      `"designs.3.version": "cannot be '.' or '..': no URL can name it in GET design/{designVersion}"`,
+    );
     // Postgres's 'invalid byte sequence for encoding "UTF8": 0x00' before.
     const withNul = await write(
       'nul-project.json',

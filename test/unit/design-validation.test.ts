@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Component, Content } from '../../src/domain/content';
-import { DesignSchema } from '../../src/domain/design';
+import { DesignSchema, NewDesignSchema } from '../../src/domain/design';
 import { validateContentAgainstDesign, type Design } from '../../src/domain/design-validation';
 import { TEST_DESIGN } from '../helpers/factories';
 import { loadPublication } from '../helpers/fixtures';
@@ -296,5 +296,19 @@ describe('DesignSchema (designs stored by project create)', () => {
       'components.0.directives.0.type',
       'components.1',
     ]);
+  });
+
+  it("when a new design's version is '.' or '..', then it is refused on version, while a stored one still reads", () => {
+    // Stored before, yet GET design/. and GET design/.. never reached it: URLs resolve those segments away.
+    for (const version of ['.', '..', ' .. ']) {
+      const checked = NewDesignSchema.safeParse({ ...TEST_DESIGN, version });
+      expect(checked.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+        ['version', "cannot be '.' or '..': no URL can name it in GET design/{designVersion}"],
+      ]);
+      expect(DesignSchema.parse({ ...TEST_DESIGN, version })).toMatchObject({ version: version.trim() });
+    }
+    for (const version of ['...', '.1', '1.0.']) {
+      expect(NewDesignSchema.parse({ ...TEST_DESIGN, version })).toMatchObject({ version });
+    }
   });
 });
