@@ -4,16 +4,25 @@ import type { Pause, Steps } from './domain/steps';
 export const SLICE_MS = 10;
 
 /**
+ * Work (see Pause) between two reads of the clock: an element of a render is a fraction of a microsecond.
+ * A step that is large work by itself (a document) says SLICE_WORK, so that the clock is read before it.
+ */
+export const SLICE_WORK = 32;
+
+/**
  * Runs `make`'s steps in slices of about SLICE_MS, letting the event loop run (setImmediate) between them:
  * a request that renders a 2 MB content spends seconds of CPU, and every other request of the process
- * waited for all of it. The pause is asked often (before each element); the clock is read every 32 asks.
+ * waited for all of it. The pause is asked often (before each element); the clock is read once 32 elements'
+ * work was done (every 32 asks of a render).
  */
 export async function runInSlices<T>(make: (pause: Pause) => Steps<T>): Promise<T> {
   let deadline = performance.now() + SLICE_MS;
-  let asked = 0;
-  const pause: Pause = () => {
-    asked += 1;
-    return (asked & 31) === 0 && performance.now() >= deadline;
+  let work = 0;
+  const pause: Pause = (done = 1) => {
+    work += done;
+    if (work < SLICE_WORK) return false;
+    work = 0;
+    return performance.now() >= deadline;
   };
   const steps = make(pause);
   for (;;) {

@@ -147,6 +147,12 @@ export function satisfiesConditions(
   return true;
 }
 
+/** Copying the tree is the costly part of applying conditions; most contents have none to apply. */
+export function hasConditions(content: Content): boolean {
+  for (const component of walkComponents(content)) if (component.conditions) return true;
+  return false;
+}
+
 /**
  * A copy of the content without the components whose conditions fail (and everything inside them).
  * The input is never touched; kept components keep their stored `conditions`.

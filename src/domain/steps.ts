@@ -5,8 +5,11 @@
  */
 export type Steps<T = string> = Generator<void, T, void>;
 
-/** Asked before each step: true to stop (yield) there. */
-export type Pause = () => boolean;
+/**
+ * Asked before each step: true to stop (yield) there. `work` is how much was done since the last ask, in
+ * elements of a render (1 by default); a step that can be large (a document, a serialised value) says more.
+ */
+export type Pause = (work?: number) => boolean;
 
 /** The answer, computed without stopping. */
 export function finishSteps<T>(steps: Steps<T>): T {

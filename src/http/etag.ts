@@ -8,5 +8,10 @@ import { hash } from 'node:crypto';
 export function weakEtag(body: string | Buffer): string {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   if (bytes.length === 0) return 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
-  return `W/"${bytes.length.toString(16)}-${hash('sha1', bytes, 'base64').slice(0, 27)}"`;
+  return weakEtagOf(bytes.length, hash('sha1', bytes, 'base64'));
+}
+
+/** weakEtag of a body of `length` bytes whose SHA-1 (base64) is `sha1`, hashed piece by piece elsewhere. */
+export function weakEtagOf(length: number, sha1: string): string {
+  return `W/"${length.toString(16)}-${sha1.slice(0, 27)}"`;
 }

@@ -8,11 +8,16 @@ const CLOSE = Buffer.from(']');
 const RESULTS_OPEN = Buffer.from('{"results":[');
 const CLOSE_END = Buffer.from(']}');
 
-interface Rendered {
-  /** The answer's bytes in order: the envelope's start, the items joined by commas, the envelope's end. */
+/** A JSON answer as the pieces of its bytes, in order, and its weak ETag. */
+export interface JsonChunks {
   chunks: Buffer[];
   length: number;
   etag: string;
+}
+
+interface Rendered extends JsonChunks {
+  /** The answer's bytes in order: the envelope's start, the items joined by commas, the envelope's end. */
+  chunks: Buffer[];
   /** The chunks concatenated, made when the same rendering is sent a second time (a kept answer). */
   body?: Buffer;
 }
@@ -32,8 +37,9 @@ const joinedItems = new WeakMap<Items, Buffer[]>();
  * ETag hashes the items' fingerprint and the envelope instead of the whole answer (up to ~170 kB for a page
  * of 100): same guarantees, a fraction of the work; If-None-Match and 304 work as for any other answer.
  *
- * The first time an answer is sent its parts go out as they are, in one write (see joinItems) (no ~170 kB copy of a page
- * that, uncached, is sent once); a rendering sent again is joined into one buffer then, and kept with it.
+ * The first time an answer is sent its parts go out as they are, in one write (sendJsonChunks, see joinItems) (no
+ * ~170 kB copy of a page that, uncached, is sent once); a rendering sent again is joined into one buffer then,
+ * and kept with it.
  */
 export function sendJsonItems(res: Response, answer: Items, envelope?: Record<string, unknown>): void {
   const rest = envelope ? JSON.stringify(envelope) : undefined;
@@ -50,18 +56,36 @@ export function sendJsonItems(res: Response, answer: Items, envelope?: Record<st
     }
     renderings.set(shape, done);
   }
-  res.setHeader('ETag', done.etag);
-  res.setHeader('Content-Type', JSON_TYPE);
-  if (again || res.req.method !== 'GET' || res.req.fresh) {
-    // A kept answer, a HEAD or a 304: Express's own send, with the whole body (it strips what a 304 or HEAD
-    // must not carry).
+  if (again) {
+    // A kept answer: Express's own send, with the whole body joined once (it strips what a 304 or HEAD must
+    // not carry).
+    res.setHeader('ETag', done.etag);
+    res.setHeader('Content-Type', JSON_TYPE);
     done.body ??= Buffer.concat(done.chunks, done.length);
     res.send(done.body);
     return;
   }
-  res.setHeader('Content-Length', done.length);
+  sendJsonChunks(res, done);
+}
+
+/**
+ * Sends a JSON answer given as pieces, as `res.send` would send them joined: its ETag, `304` without a body
+ * when If-None-Match matches it, the Content-Length without a body for a HEAD; else the pieces in one write.
+ */
+export function sendJsonChunks(res: Response, answer: JsonChunks): void {
+  res.setHeader('ETag', answer.etag);
+  if (res.req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Content-Length', answer.length);
+  if (res.req.method === 'HEAD') {
+    res.end();
+    return;
+  }
   res.cork();
-  for (const chunk of done.chunks) if (chunk.length > 0) res.write(chunk);
+  for (const chunk of answer.chunks) if (chunk.length > 0) res.write(chunk);
   res.end();
 }
 

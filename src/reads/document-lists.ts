@@ -4,6 +4,7 @@ import type { ProjectRow } from '../db/queries/projects';
 import type { ConditionRequest } from '../domain/component-conditions';
 import { pickFields, type ViewField, type ViewSource } from '../domain/document-view';
 import { AppError } from '../domain/errors';
+import { SLICE_WORK, runInSlices } from '../time-slices';
 import { viewOf } from './documents';
 
 /** The fields a list's documents may have (api-spec §4.8: content also accepted, no renditions). */
@@ -47,13 +48,25 @@ function listBody(list: DocumentListRow, documents: unknown[]) {
 export function documentListReads(db: Queryable) {
   const queries = documentListReadQueries(db);
 
+  /**
+   * The documents' views, made in slices (runInSlices): with their content, each can take tens of ms (its
+   * conditions applied, its references found), and a list shows up to 100.
+   */
   function documentsOf(
     project: ProjectRow,
     sources: readonly ViewSource[],
     fields: readonly ListDocumentField[],
     conditions: ConditionRequest | null,
   ) {
-    return sources.map((source) => pickFields(viewOf(project, source, conditions), fields));
+    return runInSlices(function* (pause) {
+      const documents = [];
+      for (const source of sources) {
+        // A document is large work: the clock is read before each.
+        if (pause(SLICE_WORK)) yield;
+        documents.push(pickFields(viewOf(project, source, conditions), fields));
+      }
+      return documents;
+    });
   }
 
   return {
@@ -69,15 +82,11 @@ export function documentListReads(db: Queryable) {
         lists.map((list) => list.id),
         { limit: read.limit, reverse: true, content: LISTING_FIELDS.includes('content') },
       );
+      const documents = await documentsOf(project, sources, LISTING_FIELDS, {});
       return lists.map((list) =>
         listBody(
           list,
-          documentsOf(
-            project,
-            sources.filter((source) => source.listId === list.id),
-            LISTING_FIELDS,
-            {},
-          ),
+          documents.filter((_, index) => sources[index]!.listId === list.id),
         ),
       );
     },
@@ -91,7 +100,7 @@ export function documentListReads(db: Queryable) {
         reverse: read.reverse,
         content: read.fields.includes('content'),
       });
-      return listBody(list, documentsOf(project, sources, read.fields, read.conditions));
+      return listBody(list, await documentsOf(project, sources, read.fields, read.conditions));
     },
   };
 }

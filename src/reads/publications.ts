@@ -4,11 +4,11 @@ import type { ProjectRow } from '../db/queries/projects';
 import {
   applyComponentConditions,
   conditionContext,
+  hasConditions,
   nextConditionChange,
   type ConditionContext,
   type ConditionRequest,
 } from '../domain/component-conditions';
-import { walkComponents, type Content } from '../domain/content';
 import type { DocumentView, ViewField } from '../domain/document-view';
 import { conditionDefaults, defaultBrand, indexedMetadataFields } from '../domain/project-config';
 import { AppError } from '../domain/errors';
@@ -49,12 +49,6 @@ import type { Computed, SearchAnswerCache } from './search-answer-cache';
  * by the search adapter. Elasticsearch down, stuck or overloaded is a 503 the client can retry, within seconds
  * (the read request options' short timeout).
  */
-
-/** Copying the tree is the costly part of applying conditions; most publications have none to apply. */
-function hasConditions(content: Content): boolean {
-  for (const component of walkComponents(content)) if (component.conditions) return true;
-  return false;
-}
 
 const EMPTY_ITEM = Buffer.from('{}');
 /** Built searches kept per process: a widget's repeated search is checked and built once. */

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { sendJsonInSlices } from '../../json-slices';
 import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
@@ -8,7 +9,8 @@ import { documentListParams, documentListQuery, documentListsQuery } from './doc
 /**
  * GET document-lists and GET document-lists/{id} (api-spec §4.7, §4.8, supplement §8): the project's lists
  * with their published documents resolved. The listing is wrapped as `{results}` from 2026-01; one list is an
- * object in every version. Another project's list is a 404.
+ * object in every version. Another project's list is a 404. Answered in slices (sendJsonInSlices): 100
+ * documents with their content can be 100 MB of JSON.
  */
 export function documentListRoutes(
   router: Router,
@@ -18,13 +20,13 @@ export function documentListRoutes(
     const query = parseQueryOrThrow(documentListsQuery, req.query);
     const project = await projectConfigs.get(req.auth.projectId);
     const results = await reads.documentLists.search(project, query);
-    res.json(req.apiVersion.wrapsLists ? { results } : results);
+    await sendJsonInSlices(res, req.apiVersion.wrapsLists ? { results } : results);
   });
 
   router.get('/document-lists/:id', ...auth, requireScope('public-api:read'), async (req, res) => {
     const { id } = parseOrThrow(documentListParams, req.params);
     const query = parseQueryOrThrow(documentListQuery, req.query);
     const project = await projectConfigs.get(req.auth.projectId);
-    res.json(await reads.documentLists.byId(project, id, query));
+    await sendJsonInSlices(res, await reads.documentLists.byId(project, id, query));
   });
 }
