@@ -56,6 +56,7 @@ class SameDocumentTwice extends Error {}
  * lock the targets, insert the new drafts, replace the existing ones, their references, publish or unpublish
  * (publications, events, publication references), the imported lastPublicationDate, and one index job naming
  * the batch's published and unpublished documents (the outbox, in the same transaction; see indexJobsFor).
+ * `autoPublish` of a live document sent again unchanged publishes nothing new (it is `published` already).
  * Returns one log per document, in order. A document that names a missing `documentId` fails alone; anything
  * Postgres refuses throws, the whole batch rolls back, and the caller writes its documents one by one to find
  * which one it was.
@@ -132,7 +133,9 @@ export async function writeImportBatch(
       now,
     );
     for (const [externalId, ids] of insertedPublished) inserted.set(externalId, ids.documentId);
-    await documents.replaceImportedDrafts(
+    // Live documents sent again unchanged: published already, as the import asks, so not published again (a
+    // migration run again to resume made every document's publication, event and lastPublicationDate anew).
+    const alreadyLive = await documents.replaceImportedDrafts(
       written.flatMap(({ item, existing }) =>
         existing ? [{ draft: item.draft, dates: datesOf(item.document), documentId: existing.id }] : [],
       ),
@@ -152,13 +155,14 @@ export async function writeImportBatch(
     );
 
     const publishing = written.filter((entry) => entry.item.document.flags?.autoPublish);
+    const republishing = publishing.filter((entry) => !alreadyLive.has(idOf(entry)));
     const unpublishing = written.filter(
       (entry) => entry.item.document.flags?.unpublish && entry.existing?.latestPublicationId != null,
     );
     const unpublished = new Set(unpublishing);
     const publications = await documents.publishDrafts(
       projectId,
-      publishing.filter((entry) => entry.existing).map(idOf),
+      republishing.filter((entry) => entry.existing).map(idOf),
       now,
     );
     for (const ids of insertedPublished.values()) publications.set(ids.documentId, ids.publicationId);
@@ -195,7 +199,7 @@ export async function writeImportBatch(
       }
     }
     await references.replaceMany(projectId, 'publication', [
-      ...publishing.map((entry) => ({
+      ...republishing.map((entry) => ({
         documentId: idOf(entry),
         rows: entry.item.references,
         new: !entry.existing,
@@ -214,7 +218,7 @@ export async function writeImportBatch(
     const redated = written.filter(
       (entry) =>
         entry.existing?.latestPublicationId != null &&
-        !entry.item.document.flags?.autoPublish &&
+        !publications.has(idOf(entry)) &&
         !unpublished.has(entry) &&
         Object.values(entry.item.document.publishControl ?? {}).some((date) => date !== undefined),
     );
@@ -223,7 +227,7 @@ export async function writeImportBatch(
       deps.boss,
       tx,
       'indexDocuments',
-      indexJobsFor(projectId, [...publishing, ...unpublishing, ...redated].map(idOf)),
+      indexJobsFor(projectId, [...republishing, ...unpublishing, ...redated].map(idOf)),
     );
     // Last: the events take the project's event lock (their ids must be in commit order), held until the
     // commit, so another batch of the import waits only for this statement and the commit, not for the rest.

@@ -392,4 +392,50 @@ describe('import in batches', () => {
     expect(refs.rows).toEqual([{ source_kind: 'draft' }]);
     expect((await api.get(`documents/${documentId}/latestPublication`)).status).toBe(404);
   });
+  it('when a published document is imported again unchanged with autoPublish (a migration run again to resume), then it keeps its publication, event and lastPublicationDate; a changed one is published anew', async () => {
+    const systemName = `again-${randomBytes(3).toString('hex')}`;
+    const document = (id: string, text: string) => ({
+      id,
+      contentType: 'regular',
+      title: `title ${id}`,
+      metadata: { related: { $ref: 'documents', references: [{ id: '5' }] } },
+      content: [paragraph(text)],
+      flags: { autoPublish: true },
+    });
+    const first = await importAndWait({
+      systemName,
+      documents: [document('same', 'kept'), document('changed', 'before')],
+    });
+    expect(first.body.logs.map((log: Log) => log.state)).toEqual(['published', 'published']);
+    const ids = first.body.logs.map((log: Log) => log.document_id as number);
+    const live = async () =>
+      (
+        await app.ctx.pool.query(
+          `SELECT d.id, d.latest_publication_id AS "publicationId", d.last_publication_date AS "lastPublicationDate",
+             (SELECT count(*)::int FROM publications p WHERE p.document_id = d.id) AS publications,
+             (SELECT count(*)::int FROM publication_events e WHERE e.document_id = d.id) AS events
+           FROM documents d WHERE d.id = ANY($1) ORDER BY d.id`,
+          [ids],
+        )
+      ).rows;
+    const before = await live();
+
+    const again = await importAndWait({
+      systemName,
+      documents: [document('same', 'kept'), document('changed', 'after')],
+    });
+    expect(again.body.state).toBe('success');
+    expect(again.body.logs).toEqual([
+      { state: 'published', external_id: 'same', document_id: ids[0] },
+      { state: 'published', external_id: 'changed', document_id: ids[1] },
+    ]);
+    const [same, changed] = await live();
+    expect(same).toEqual(before[0]);
+    expect(changed.publications).toBe(2);
+    expect(changed.events).toBe(2);
+    expect(changed.publicationId).not.toBe(before[1].publicationId);
+    const served = await api.get(`documents/${ids[0]}/latestPublication`);
+    expect(served.status).toBe(200);
+    expect(served.body.systemdata).toMatchObject({ documentId: ids[0] });
+  });
 });

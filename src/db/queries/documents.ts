@@ -363,10 +363,14 @@ export function documentQueries(db: Queryable) {
      * draft stays so when the import sends that draft again (published_version follows the new version, as
      * saveCommandedDraft does for commands that change nothing of it). The ids are documents of the project
      * this transaction locked (findImportTargetsForUpdate): matched by primary key alone, see there why.
+     * Returns the ids of those that are live with no unpublished changes now: publishing them again would
+     * only repeat their publication.
      */
-    async replaceImportedDrafts(rows: readonly (ImportedDraftRow & { documentId: number })[]): Promise<void> {
-      if (rows.length === 0) return;
-      await db.query(
+    async replaceImportedDrafts(
+      rows: readonly (ImportedDraftRow & { documentId: number })[],
+    ): Promise<Set<number>> {
+      if (rows.length === 0) return new Set();
+      const result = await db.query<{ id: number; live: boolean }>(
         `UPDATE documents d SET document_type = r.document_type, content_type = r.content_type,
            design_name = r.design_name, design_version = r.design_version, metadata = r.metadata,
            content = r.content, version = d.version + 1, updated_at = now(),
@@ -383,9 +387,11 @@ export function documentQueries(db: Queryable) {
            design_name text, design_version text, metadata jsonb, content jsonb,
            first_publication_date timestamptz, significant_publication_date timestamptz,
            visible_publication_date_override timestamptz)
-         WHERE d.id = r.id`,
+         WHERE d.id = r.id
+         RETURNING d.id, d.latest_publication_id IS NOT NULL AND d.published_version = d.version AS live`,
         [JSON.stringify(rows.map((row) => draftRecord(row, { id: row.documentId })))],
       );
+      return new Set(result.rows.filter((row) => row.live).map((row) => row.id));
     },
 
     /**
