@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Pool } from '../db/pool';
+import { isDatabaseUnavailable, withTransaction, type Pool } from '../db/pool';
 import { designQueries } from '../db/queries/designs';
 import type { ImportedDraft } from '../db/queries/documents';
 import { importJobQueries } from '../db/queries/import-jobs';
@@ -115,7 +115,7 @@ export async function importDocumentsNow(
   apiVersion: ApiVersion,
   body: ImportRequest,
   options: ImportRunOptions = {},
-): Promise<{ id: string; state: 'success' | 'failed'; logs: ImportLog[] }> {
+): Promise<{ id: string; state: 'success' | 'failed'; logs: ImportLog[]; outage?: ImportOutage }> {
   const id = randomUUID();
   await importJobQueries(deps.pool).insert({
     id,
@@ -124,13 +124,43 @@ export async function importDocumentsNow(
     request: { systemName: body.systemName, source: 'cli', documentCount: body.documents.length },
     apiVersion: apiVersion.label,
   });
-  return { id, ...(await runImport(deps, { id, projectId, apiVersion }, body, options)) };
+  try {
+    return { id, ...(await runImport(deps, { id, projectId, apiVersion }, body, options)) };
+  } catch (error) {
+    if (!(error instanceof ImportOutage)) throw error;
+    // No queue retries this run: it ends here, its job marked failed when Postgres lets it (else it stays
+    // 'started'), and the caller says what was written.
+    const logs = [...error.logs, jobFailure(error)];
+    await finishJob(deps, id, 'failed', logs, false).catch(() => undefined);
+    return { id, state: 'failed', logs, outage: error };
+  }
+}
+
+/**
+ * An import stopped because Postgres became unavailable (refused, cut or read-only, as a restart or a failover
+ * makes it): no document is to blame, so none is logged failed for it. `logs` are those of the documents
+ * decided before (written, or failed on their own), in order; the others were not written.
+ */
+export class ImportOutage extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly logs: ImportLog[],
+    readonly total: number,
+  ) {
+    const written = logs.filter((log) => log.state !== 'failed').length;
+    super(
+      `the database became unavailable after ${written} of ${total} documents were written ` +
+        `(${messageOf(cause)}); what was written stays, the rest was not imported`,
+    );
+    this.name = 'ImportOutage';
+  }
 }
 
 /**
  * Runs one `POST import/documents` job from its stored request. A finished job is not run again (a
  * duplicate or retried queue entry is a no-op); a job that crashed half-way is re-run from the start, which
- * is safe because documents are matched by external id.
+ * is safe because documents are matched by external id. A run that Postgres stopped (ImportOutage) leaves
+ * the job started and throws, so pg-boss runs it again later: its client sees it finish, not fail.
  */
 export async function runImportJob(
   deps: ImportDeps,
@@ -153,7 +183,9 @@ export async function runImportJob(
  * The engine: every document is checked first, then each batch of the ones that pass is written in one
  * transaction (see writeImportBatch). When Postgres refuses a batch, it rolls back whole and its documents
  * are written again one per transaction, so the log names exactly the one that failed and nothing of it
- * stays. Saves the job's logs as it goes and finishes the job.
+ * stays. Saves the job's logs as it goes and finishes the job. When Postgres becomes unavailable, no batch
+ * starts after it, the ones in flight finish, and it throws an ImportOutage naming what was written, without
+ * finishing the job.
  */
 async function runImport(
   deps: ImportDeps,
@@ -183,6 +215,7 @@ async function runImport(
     let reported = 0;
     let savedAt = 0;
     let failure: { error: unknown } | undefined;
+    const stop = (error: unknown) => void (failure ??= { error });
     const starting = () => next < batches.length && !failure && options.signal?.aborted !== true;
     while (starting() || inFlight.size > 0) {
       const batch = starting() ? batches[next]! : undefined;
@@ -192,10 +225,10 @@ async function runImport(
         if (![...inFlight.values()].some((other) => conflicts(other, keys, exclusive))) {
           const index = next++;
           const done = importBatch(deps, project, designs, job.apiVersion, request.systemName, batch)
-            .then(
-              (batchLogs) => void (results[index] = batchLogs),
-              (error: unknown) => void (failure ??= { error }),
-            )
+            .then((written) => {
+              results[index] = written.logs;
+              if (written.outage !== undefined) stop(written.outage);
+            }, stop)
             .finally(() => inFlight.delete(index));
           inFlight.set(index, { keys, exclusive, done });
           continue;
@@ -206,14 +239,21 @@ async function runImport(
       while (results[reported] !== undefined) logs.push(...results[reported++]!);
       options.onProgress?.(logs.length, total);
       const unsaved = logs.length - savedAt;
-      if (unsaved >= Math.max(LOG_SAVE_EVERY, savedAt * LOG_SAVE_GROWTH) && logs.length < total) {
-        // Only the new entries are sent; the first save of a run replaces what an earlier run left.
-        await jobs.saveLogs(job.id, logs.slice(savedAt), { append: savedAt > 0 });
-        savedAt = logs.length;
+      if (unsaved >= Math.max(LOG_SAVE_EVERY, savedAt * LOG_SAVE_GROWTH) && logs.length < total && !failure) {
+        // Only the new entries are sent; the first save of a run replaces what an earlier run left. Postgres
+        // away, the batches in flight are still waited for: their documents are written or not, and logged.
+        try {
+          await jobs.saveLogs(job.id, logs.slice(savedAt), { append: savedAt > 0 });
+          savedAt = logs.length;
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          stop(error);
+        }
       }
     }
-    // A batch that finished during the last save has not been taken yet.
-    while (results[reported] !== undefined) logs.push(...results[reported++]!);
+    // A batch that finished during the last save has not been taken yet; after a failure, every batch that
+    // finished is (those after the one that failed were written too).
+    for (; reported < results.length; reported += 1) logs.push(...(results[reported] ?? []));
     if (failure) throw failure.error;
     if (options.signal?.aborted && logs.length < total) {
       throw new Error(
@@ -225,6 +265,7 @@ async function runImport(
     options.onProgress?.(logs.length, total);
     state = finalImportState(logs);
   } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new ImportOutage(error, logs, request.documents.length);
     state = 'failed';
     logs.push(jobFailure(error));
   }
@@ -243,7 +284,11 @@ function jobFailure(error: unknown): ImportLog {
 
 /**
  * One batch: prepare every document (a document that fails a check fails alone, before anything is written),
- * write the rest in one transaction, and when that is refused write them one per transaction.
+ * write the rest in one transaction, and when that is refused write them one per transaction. Postgres
+ * unavailable is no document's fault: the batch is tried once more whole (a backend cut by a restart or
+ * pg_terminate_backend, the next connection takes it); still unavailable, the batch answers the logs of what
+ * it wrote and the `outage` that stopped it (before, every document after an outage was logged failed with
+ * 'connect ECONNREFUSED', one connection attempt each, and the run went on through the whole file).
  */
 async function importBatch(
   deps: ImportDeps,
@@ -252,43 +297,54 @@ async function importBatch(
   version: ApiVersion,
   systemName: string,
   documents: readonly ImportDocument[],
-): Promise<ImportLog[]> {
-  const logs: ImportLog[] = [];
+): Promise<{ logs: ImportLog[]; outage?: unknown }> {
+  const logs: (ImportLog | undefined)[] = [];
   const prepared: { index: number; item: PreparedImport }[] = [];
   for (const [index, document] of documents.entries()) {
     try {
       const draft = await prepareDraft(project, designs, version, document);
       const references = extractReferences(draft.metadata, draft.content).rows;
       prepared.push({ index, item: { document, draft, references } });
-      logs.push({ state: 'imported', external_id: document.id, document_id: null });
+      logs.push(undefined);
     } catch (error) {
+      if (isDatabaseUnavailable(error)) return { logs: [], outage: error };
       logs.push(failedLog(document, error));
     }
   }
-  if (prepared.length === 0) return logs;
+  const items = prepared.map((entry) => entry.item);
+  const { written, outage } =
+    items.length === 0 ? { written: [] } : await writeBatch(deps, project.id, systemName, items);
+  for (const [position, { index }] of prepared.entries()) logs[index] = written[position];
+  return { logs: logs.filter((log) => log !== undefined), outage };
+}
+
+/** A batch's writes (see importBatch): its logs in order, fewer than its documents when `outage` stopped it. */
+async function writeBatch(
+  deps: ImportDeps,
+  projectId: number,
+  systemName: string,
+  items: readonly PreparedImport[],
+): Promise<{ written: ImportLog[]; outage?: unknown }> {
   const now = new Date();
-  let written: ImportLog[];
-  try {
-    written = await writeImportBatch(
-      deps,
-      project.id,
-      systemName,
-      prepared.map((entry) => entry.item),
-      now,
-    );
-  } catch {
-    // Which document Postgres refused, the error does not say reliably: one transaction each tells.
-    written = [];
-    for (const { item } of prepared) {
-      try {
-        written.push(...(await writeImportBatch(deps, project.id, systemName, [item], now)));
-      } catch (error) {
-        written.push(failedLog(item.document, error));
-      }
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return { written: await writeImportBatch(deps, projectId, systemName, items, now) };
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) break;
+      if (attempt === 2) return { written: [], outage: error };
     }
   }
-  for (const [position, { index }] of prepared.entries()) logs[index] = written[position]!;
-  return logs;
+  // Which document Postgres refused, the error does not say reliably: one transaction each tells.
+  const written: ImportLog[] = [];
+  for (const item of items) {
+    try {
+      written.push(...(await writeImportBatch(deps, projectId, systemName, [item], now)));
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) return { written, outage: error };
+      written.push(failedLog(item.document, error));
+    }
+  }
+  return { written };
 }
 
 function failedLog(document: ImportDocument, error: unknown): ImportLog {

@@ -10,6 +10,7 @@ import { createPublishedDocument } from '../helpers/documents';
 import { buildProjectConfig, createTestProject, READ, TEST_DESIGN, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 import { nestedArrays } from '../helpers/json';
+import { startTcpProxy } from '../helpers/tcp-proxy';
 
 /** The operators' CLI, run as an operator runs it: a separate process on the run's database. */
 const run = promisify(execFile);
@@ -541,6 +542,8 @@ describe('broadsheet CLI', () => {
         { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       let signalled = false;
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
@@ -563,10 +566,89 @@ describe('broadsheet CLI', () => {
       const written = (await importedIds(projectId, 'sigint')).length;
       expect(written).toBeGreaterThan(0);
       expect(written).toBeLessThan(total);
+      // The job's own last line is no document: it was counted as one failed (and exited 2 had it not been 130).
+      expect(JSON.parse(stdout)).toEqual({ documents: total, imported: written, published: 0, failed: 0 });
       expect(jobs.rows[0]!.logs.at(-1)!.reason).toBe(
         `The import job failed: interrupted after ${written} of ${total} documents; what was written stays, the ` +
           'rest was not imported (import the file again: documents are matched by external id)',
       );
+    }, 120_000);
+
+    it('when Postgres goes away mid-import, then it stops, reports what was written and what not, blames no document, and exits 75; the same command then finishes it', async () => {
+      // Before, every document after the outage was printed as 'failed <id>: connect ECONNREFUSED ...', one
+      // connection attempt each, and the run ended 'broadsheet: connect ECONNREFUSED' with no count of what had
+      // been committed.
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'outage.ndjson');
+      const total = 3000;
+      await writeFile(
+        file,
+        Array.from({ length: total }, (_, i) =>
+          JSON.stringify({ id: `o${i}`, contentType: 'regular', flags: { autoPublish: true } }),
+        ).join('\n'),
+      );
+      const target = new URL(process.env.DATABASE_URL ?? '');
+      const proxy = await startTcpProxy(`http://${target.hostname}:${target.port || 5432}`);
+      try {
+        const proxied = new URL(target.toString());
+        proxied.host = new URL(proxy.url).host;
+        const args = [
+          'src/cli/main.ts',
+          'import',
+          file,
+          '--project',
+          String(projectId),
+          '--system-name',
+          'outage',
+        ];
+        const child = spawn(path.resolve('node_modules/.bin/tsx'), [...args, '--batch-size', '100'], {
+          env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: proxied.toString() },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        let cut = false;
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          // The first batches are in: Postgres goes away (a restart, a failover), refusing connections.
+          if (!cut && /\r[1-9]\d*\//.test(stderr)) {
+            cut = true;
+            void proxy.down('refuse');
+          }
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        expect(cut).toBe(true);
+        const reported = JSON.parse(stdout) as { published: number };
+        expect(reported).toEqual({ documents: total, imported: 0, published: reported.published, failed: 0 });
+        expect(reported.published).toBeGreaterThan(0);
+        expect(stderr).not.toMatch(/failed o\d+/);
+        expect(stderr).toContain(
+          `the database became unavailable after ${reported.published} of ${total} documents were written`,
+        );
+        expect(stderr).toContain('Import the file again to finish');
+        expect(code).toBe(75);
+        // What it reports is written; a batch whose connection was cut as it committed may be written too.
+        const written = (await importedIds(projectId, 'outage')).length;
+        expect(written).toBeGreaterThanOrEqual(reported.published);
+        expect(written).toBeLessThanOrEqual(reported.published + 2 * 100);
+        expect(written).toBeLessThan(total);
+      } finally {
+        await proxy.close();
+      }
+      // Run again (Postgres back): the rest is imported, and what was written before is not published again.
+      const again = await cli('import', file, '--project', String(projectId), '--system-name', 'outage');
+      expect(JSON.parse(again.stdout)).toEqual({
+        documents: total,
+        imported: 0,
+        published: total,
+        failed: 0,
+      });
+      const publications = await app.ctx.pool.query(
+        'SELECT count(*)::int AS n FROM publications WHERE project_id = $1',
+        [projectId],
+      );
+      expect(publications.rows[0].n).toBe(total);
     }, 120_000);
 
     it('when the reader of its output goes away mid-run (| head -1), then it carries on and finishes the import', async () => {

@@ -1,11 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { importDocumentsNow } from '../../src/commands/import-documents';
+import { ImportOutage, importDocumentsNow, runImportJob } from '../../src/commands/import-documents';
+import { createPool } from '../../src/db/pool';
 import { importJobQueries } from '../../src/db/queries/import-jobs';
 import { ApiVersion } from '../../src/domain/api-versions';
 import { ImportRequestSchema, type ImportLog } from '../../src/domain/import-request';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually, type ApiResponse } from '../helpers/http';
+import { startTcpProxy } from '../helpers/tcp-proxy';
 
 jest.setTimeout(60_000);
 
@@ -437,5 +439,68 @@ describe('import in batches', () => {
     const served = await api.get(`documents/${ids[0]}/latestPublication`);
     expect(served.status).toBe(200);
     expect(served.body.systemdata).toMatchObject({ documentId: ids[0] });
+  });
+  it('when Postgres goes away mid-job, then the run blames no document, leaves the job started for pg-boss to retry, and the retry finishes it publishing each document once', async () => {
+    // Before, every document after the outage was logged failed ('connect ECONNREFUSED ...'), one connection
+    // attempt each, and a retry published the documents written before a second time.
+    const systemName = `outage-${randomBytes(3).toString('hex')}`;
+    const total = 600;
+    const request = ImportRequestSchema.parse({
+      systemName,
+      documents: Array.from({ length: total }, (_, i) => ({
+        id: `o${i}`,
+        contentType: 'regular',
+        flags: { autoPublish: true },
+      })),
+    });
+    const id = randomUUID();
+    // As POST import/documents stores it, without the queue entry (this app's workers would run it).
+    await importJobQueries(app.ctx.pool).insert({
+      id,
+      projectId,
+      systemName,
+      request,
+      apiVersion: ApiVersion.latest().label,
+    });
+    const target = new URL(process.env.DATABASE_URL ?? '');
+    const proxy = await startTcpProxy(`http://${target.hostname}:${target.port || 5432}`);
+    const proxied = new URL(target.toString());
+    proxied.host = new URL(proxy.url).host;
+    const pool = createPool(proxied.toString(), 4);
+    let cut = false;
+    try {
+      const run = runImportJob({ pool, boss: app.ctx.boss }, id, {
+        batchSize: 100,
+        concurrency: 1,
+        onProgress: (done) => {
+          if (done > 0 && !cut) {
+            cut = true;
+            void proxy.down('refuse');
+          }
+        },
+      });
+      await expect(run).rejects.toBeInstanceOf(ImportOutage);
+    } finally {
+      await pool.end().catch(() => undefined);
+      await proxy.close();
+    }
+    expect(cut).toBe(true);
+    const stopped = await importJobQueries(app.ctx.pool).findByIdAnyProject(id);
+    expect(stopped?.state).toBe('started');
+    expect((stopped?.logs ?? []).filter((log: ImportLog) => log.state === 'failed')).toEqual([]);
+    const written = (await rowsOf(systemName)).length;
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(total);
+
+    await runImportJob(app.ctx, id);
+    const done = await api.get(`import/documents/status?id=${id}`);
+    expect(done.body.state).toBe('success');
+    expect(done.body.logs.map((log: Log) => log.state)).toEqual(Array(total).fill('published'));
+    const publications = await app.ctx.pool.query(
+      `SELECT count(*)::int AS n FROM publications p JOIN documents d ON d.id = p.document_id
+       WHERE d.project_id = $1 AND d.system_name = $2`,
+      [projectId, systemName],
+    );
+    expect(publications.rows[0].n).toBe(total);
   });
 });

@@ -66,13 +66,17 @@ export function withAutoPublish(document: unknown): unknown {
   return { ...document, flags: { ...document.flags, autoPublish: true } };
 }
 
+/** Postgres became unavailable mid-run (sysexits' EX_TEMPFAIL): nothing is wrong with the file, run it again. */
+const EXIT_TEMPORARY_FAILURE = 75;
+
 export function importCommand(program: Command): void {
   program
     .command('import <file>')
     .description(
       'Import documents from a JSON (array or {documents}) or NDJSON file, synchronously. Prints ' +
         '{documents, imported, published, failed} and each failure on stderr; exits 1 when every document ' +
-        'failed, 2 when some did. Ctrl-C lets the batches in flight commit, ends the job failed and exits 130',
+        'failed, 2 when some did, 75 when Postgres became unavailable (what was written stays: import the ' +
+        'file again). Ctrl-C lets the batches in flight commit, ends the job failed and exits 130',
     )
     .requiredOption('-p, --project <handle|id>', 'project to import into')
     .requiredOption(
@@ -150,7 +154,8 @@ export function importCommand(program: Command): void {
               onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
             },
           ).finally(stop.release);
-          for (const log of job.logs) {
+          // Documents only: the job's own last line (an interrupted run's, external_id '') is said apart below.
+          for (const log of job.logs.filter((entry) => entry.external_id !== '')) {
             totals[log.state] += 1;
             if (log.state === 'failed') failures.push(log);
           }
@@ -160,7 +165,15 @@ export function importCommand(program: Command): void {
           console.log(JSON.stringify({ documents: raw.length, ...totals }));
           // A script must not read 'imported' off a run that left documents behind: 2 says some failed.
           if (totals.failed > 0) process.exitCode = totals.failed === raw.length ? 1 : 2;
-          if (stop.signal.aborted && job.state === 'failed') {
+          if (job.outage) {
+            console.error(
+              `broadsheet: import stopped: ${job.outage.message} (a batch whose connection was cut as it ` +
+                `committed may be written too). Job ${job.id} is marked failed if Postgres let it. Import the ` +
+                'file again to finish: documents are matched by external id, and one already published and ' +
+                'unchanged is not published again',
+            );
+            process.exitCode = EXIT_TEMPORARY_FAILURE;
+          } else if (stop.signal.aborted && job.state === 'failed') {
             console.error(
               `broadsheet: import stopped; job ${job.id} is marked failed, what was written stays`,
             );
