@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { withTransaction, type Pool } from '../db/pool';
+import { isDatabaseUnavailable, withTransaction, type Pool } from '../db/pool';
 import { mediaQueries, type MediaEntryWrite } from '../db/queries/media';
 import { mediaReferenceQueries } from '../db/queries/media-references';
 import { mediaUploadQueries } from '../db/queries/media-uploads';
@@ -96,6 +96,18 @@ const storeUnavailable = () =>
     },
   });
 
+/** As the 503 of a request Postgres cannot answer now (http/middleware/errors.ts). */
+const databaseUnavailable = () =>
+  new EntryFailure({
+    ok: false,
+    status: 503,
+    error: 'DatabaseUnavailable',
+    error_details: {
+      name: 'DatabaseUnavailable',
+      message: 'The database is unavailable right now; try again in a few seconds',
+    },
+  });
+
 const uniqueIdViolation = (message: string) =>
   new EntryFailure({
     ok: false,
@@ -130,6 +142,8 @@ export async function importMedia(
   signal?: AbortSignal,
 ): Promise<ImportMediaResult[]> {
   const results: ImportMediaResult[] = [];
+  /** Postgres became unavailable: what every entry after it answers, not started (each would wait for it). */
+  let outage: ImportMediaResult | undefined;
   for (const input of inputs) {
     if (!input.ok) {
       results.push(invalidEntry(input.details).result);
@@ -137,6 +151,10 @@ export async function importMedia(
     }
     // Nobody reads the results any more: the entries done so far stay, the rest are not started.
     if (signal?.aborted) throw new RequestAbandonedError();
+    if (outage) {
+      results.push(outage);
+      continue;
+    }
     try {
       const row = await importOne(deps, projectId, input.entry, new Date(), signal);
       results.push({
@@ -146,10 +164,12 @@ export async function importMedia(
         record: toApiEntry(row, view.baseUrl, view.version.label),
       });
     } catch (error) {
-      // The store away is this entry's failure, not the request's: the entries before it are committed, and a
-      // client that got a 503 for all would retry those into 409s. Nothing of this one was kept (importOne).
+      // The store or Postgres away is this entry's failure, not the request's: the entries before it are
+      // committed, and a client that got a 503 for all would retry those into 409s. Nothing of this one was
+      // kept (importOne).
       if (error instanceof StoreUnavailableError) results.push(storeUnavailable().result);
       else if (error instanceof EntryFailure) results.push(error.result);
+      else if (isDatabaseUnavailable(error)) results.push((outage = databaseUnavailable().result));
       else throw error;
     }
   }

@@ -894,7 +894,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary:
             'Create or update media library entries (by externalId and systemName); each entry on its own, results ' +
             'in request order: {ok: true, status: 200, id, record} or {ok: false, status: 400 | 409 | 503, error, ' +
-            'error_details} (503 StorageUnavailable: the media store could not take its bytes now). The bytes come from asset.url (downloaded: http(s), bounded size and time, few ' +
+            'error_details} (503 StorageUnavailable: the media store could not take its bytes now; 503 DatabaseUnavailable: ' +
+            'Postgres could not answer, this entry and the ones after it were not stored). The bytes come from asset.url (downloaded: http(s), bounded size and time, few ' +
             'redirects, no private addresses) or asset.uploadId. A bare array up to 2025-11, {results} from 2026-01',
           security: write,
           requestBody: body(fromZod(importMediaBodyDescription, 'MediaImport', components)),
