@@ -175,6 +175,11 @@ export const EnvSchema = z.object({
     .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
     .default('false'),
   /**
+   * How long a write to the S3 store may wait to connect, or between two of its bytes, in milliseconds: a
+   * store that takes connections and never answers held an import's request for good.
+   */
+  MEDIA_S3_TIMEOUT_MS: wholeNumberOr(100, 600_000, 10_000),
+  /**
    * Memory each API process gives to images of up to 1 MiB it recently served, in MiB (0: none): a hot image is
    * answered without a read from the folder or a round trip to S3 (keys are never rewritten).
    */
@@ -212,6 +217,8 @@ export type MediaStorageConfig =
       region: string;
       credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
       forcePathStyle: boolean;
+      /** How long a write to the store may wait to connect, or for the store's next bytes (MEDIA_S3_TIMEOUT_MS). */
+      timeoutMs: number;
     };
 
 function mediaStorage(e: z.infer<typeof EnvSchema>, problems: string[]): MediaStorageConfig {
@@ -234,6 +241,7 @@ function mediaStorage(e: z.infer<typeof EnvSchema>, problems: string[]): MediaSt
         ? { accessKeyId: e.MEDIA_S3_ACCESS_KEY_ID, secretAccessKey: e.MEDIA_S3_SECRET_ACCESS_KEY }
         : undefined,
     forcePathStyle: e.MEDIA_S3_FORCE_PATH_STYLE === 'true',
+    timeoutMs: e.MEDIA_S3_TIMEOUT_MS,
   };
 }
 

@@ -144,6 +144,12 @@ export async function importMedia(
   const results: ImportMediaResult[] = [];
   /** Postgres became unavailable: what every entry after it answers, not started (each would wait for it). */
   let outage: ImportMediaResult | undefined;
+  /**
+   * The store could not take an entry's bytes (refused, 5xx, or no answer within MEDIA_S3_TIMEOUT_MS): the
+   * entries after it that bring bytes are its 503 without being tried, so a hung store costs a request one
+   * timeout, not one per entry. Entries of uploads (bytes stored already) are still imported.
+   */
+  let storeAway = false;
   for (const input of inputs) {
     if (!input.ok) {
       results.push(invalidEntry(input.details).result);
@@ -153,6 +159,10 @@ export async function importMedia(
     if (signal?.aborted) throw new RequestAbandonedError();
     if (outage) {
       results.push(outage);
+      continue;
+    }
+    if (storeAway && bringsBytes(input.entry)) {
+      results.push(storeUnavailable().result);
       continue;
     }
     try {
@@ -167,13 +177,20 @@ export async function importMedia(
       // The store or Postgres away is this entry's failure, not the request's: the entries before it are
       // committed, and a client that got a 503 for all would retry those into 409s. Nothing of this one was
       // kept (importOne).
-      if (error instanceof StoreUnavailableError) results.push(storeUnavailable().result);
-      else if (error instanceof EntryFailure) results.push(error.result);
+      if (error instanceof StoreUnavailableError) {
+        storeAway = true;
+        results.push(storeUnavailable().result);
+      } else if (error instanceof EntryFailure) results.push(error.result);
       else if (isDatabaseUnavailable(error)) results.push((outage = databaseUnavailable().result));
       else throw error;
     }
   }
   return results;
+}
+
+/** Whether an entry's import writes bytes to the store: its asset or a translation's comes from a URL. */
+function bringsBytes(entry: ImportMediaEntry): boolean {
+  return entry.asset.url !== undefined || entry.translations.some((each) => each.asset?.url !== undefined);
 }
 
 /** The import of one entry, for the CLI and the demo as well: the stored row, or an EntryFailure. */

@@ -21,6 +21,8 @@ export interface S3StoreOptions {
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
+  /** How long the SDK's requests (writes) wait to connect, or for the next bytes either way; then TimeoutError. */
+  timeoutMs: number;
 }
 
 /**
@@ -207,6 +209,8 @@ export class S3Store implements ObjectStore {
       // and the etag already identifies the bytes.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // The SDK waits for ever by default. An idle bound, not a total one: a large upload that moves is not cut.
+      requestHandler: { connectionTimeout: options.timeoutMs, socketTimeout: options.timeoutMs },
     });
     return this.sdkClient;
   }

@@ -158,3 +158,77 @@ describe('media requests while the object store cannot be reached', () => {
     expect(retry.body.results).toEqual([results[1]]);
   });
 });
+
+/**
+ * A hung object store (it takes connections and never answers: a stuck node, a host gone behind a load
+ * balancer): an import wrote each entry's bytes with no time limit, so the request never answered.
+ */
+describe('POST import/mediaLibrary while the object store hangs', () => {
+  let app: TestApp;
+  let token: string;
+  let images: Server;
+  let imagesUrl: string;
+  let hung: ReturnType<typeof createServer>;
+  const held = new Set<import('node:net').Socket>();
+
+  beforeAll(async () => {
+    hung = createServer((socket) => {
+      held.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    app = await startTestApp({
+      env: {
+        MEDIA_S3_BUCKET: 'broadsheet-store-hung',
+        MEDIA_S3_ENDPOINT: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+        MEDIA_S3_REGION: 'us-east-1',
+        MEDIA_S3_ACCESS_KEY_ID: 'broadsheet-test',
+        MEDIA_S3_SECRET_ACCESS_KEY: 'broadsheet-test-secret',
+        MEDIA_S3_FORCE_PATH_STYLE: 'true',
+        MEDIA_S3_TIMEOUT_MS: '500',
+        MEDIA_DOWNLOAD_ALLOW_PRIVATE: 'true',
+      },
+    });
+    const { projectId } = await createTestProject(app.ctx);
+    ({ token } = await tokenFor(app.ctx, projectId, WRITE));
+    const png = await noisePng(40, 30);
+    images = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+      res.end(png);
+    });
+    await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+    imagesUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => hung.close(() => resolve()));
+    await new Promise<void>((resolve) => images.close(() => resolve()));
+    await app.close();
+  });
+
+  it('when entries need their bytes stored, then the first waits MEDIA_S3_TIMEOUT_MS and the rest are not tried: each a 503 StorageUnavailable, soon', async () => {
+    const started = Date.now();
+    const response = await fetch(`${app.url}/api/2026-03/import/mediaLibrary`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mediaLibraryEntries: Array.from({ length: 10 }, (_, i) => ({
+          id: `hung-${i}`,
+          mediaType: 'image',
+          asset: { url: `${imagesUrl}/photo-${i}.png` },
+        })),
+      }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const elapsed = Date.now() - started;
+    expect(response.status).toBe(200);
+    const { results } = (await response.json()) as { results: { status: number; error: string }[] };
+    expect(results.map((result) => [result.status, result.error])).toEqual(
+      Array(10).fill([503, 'StorageUnavailable']),
+    );
+    // One wait of 500 ms for the first entry (a streamed write is not retried), and slack: none per further entry.
+    expect(elapsed).toBeLessThan(3_000);
+  });
+});

@@ -126,6 +126,7 @@ describe('S3 store reads (signed requests of its own)', () => {
       region: 'eu-central-1',
       credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: secret },
       forcePathStyle: true,
+      timeoutMs: 10_000,
     });
 
   it("the verifier agrees with AWS's documented example signature (GET with a Range, us-east-1)", () => {

@@ -142,6 +142,7 @@ describe('loadConfig: media storage', () => {
         MEDIA_S3_ACCESS_KEY_ID: 'id',
         MEDIA_S3_SECRET_ACCESS_KEY: 'secret',
         MEDIA_S3_FORCE_PATH_STYLE: 'true',
+        MEDIA_S3_TIMEOUT_MS: '2500',
       }).media.storage,
     ).toEqual({
       kind: 's3',
@@ -150,11 +151,13 @@ describe('loadConfig: media storage', () => {
       region: 'eu-west-1',
       credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
       forcePathStyle: true,
+      timeoutMs: 2500,
     });
     expect(loadConfig({ MEDIA_S3_BUCKET: 'media' }).media.storage).toMatchObject({
       region: 'us-east-1',
       credentials: undefined,
       forcePathStyle: false,
+      timeoutMs: 10_000,
     });
     expect(loadConfig({ MEDIA_S3_BUCKET: 'media' }).media.cacheBytes).toBe(64 * 1024 * 1024);
     expect(loadConfig({ MEDIA_CACHE_MB: '8' }).media.cacheBytes).toBe(8 * 1024 * 1024);
