@@ -29,8 +29,9 @@ export async function startBoss(databaseUrl: string, options: { supervise: boole
     useListenNotify: true,
   });
   boss.on('error', (error: unknown) => {
-    // Surface, never crash: pg-boss retries its own maintenance work.
-    console.error('pg-boss error', error);
+    // Surface, never crash: pg-boss retries its own maintenance work. Its stack, not the object: pg's errors
+    // carry their Client, which printed over a hundred lines of its internals (an operator's CLI import too).
+    console.error('pg-boss error', error instanceof Error ? (error.stack ?? error.message) : error);
   });
   await boss.start();
   for (const queue of Object.values(QUEUES)) {
