@@ -89,6 +89,6 @@ export async function readJsonFile(file: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`${file} is not JSON: ${jsonErrorMessage(error)}`);
+    throw new Error(`${file} is not JSON: ${jsonErrorMessage(error, text)}`);
   }
 }

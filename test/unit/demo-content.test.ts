@@ -1,4 +1,5 @@
 import { parseDocumentsFile, withAutoPublish } from '../../src/cli/commands/import';
+import { jsonErrorOffset } from '../../src/cli/text-files';
 import {
   demoArticles,
   demoAuthors,
@@ -101,8 +102,35 @@ describe('parseDocumentsFile', () => {
   it('when a JSON file spread over lines has a mistake, then it is named with JSON’s problem on one line, not as line 1 of NDJSON', () => {
     // 'line 1 is not JSON' before: line 1 is the '[' of a file whose mistake is a trailing comma further down.
     const parse = () => parseDocumentsFile('[\n  {"id":"a"},\n  {"id":"b"},\n]\n', 'docs.json');
-    expect(parse).toThrow(/^docs\.json is not JSON: Unexpected token '\]', .* is not valid JSON$/);
+    expect(parse).toThrow(
+      /^docs\.json is not JSON: Unexpected token '\]', .* is not valid JSON \(line 4 column 1\)$/,
+    );
     expect(parse).not.toThrow(/\n/);
+  });
+
+  it('when JSON names no position for its problem, then the line and column are found and named', () => {
+    // V8 says where for some problems only: an unexpected token or word came without any, so a mistake in
+    // the first line of an NDJSON file (or anywhere in a JSON file) was named without its line.
+    expect(() => parseDocumentsFile('{"id": a}\n{"id":"b"}\n', 'f.ndjson')).toThrow(
+      /^f\.ndjson is not JSON: Unexpected token 'a', .* \(line 1 column 8\)$/,
+    );
+    expect(() => parseDocumentsFile('[\n {"id": "a"},\n {"id": tru}\n]', 'docs.json')).toThrow(
+      /^docs\.json is not JSON: Unexpected token '}', .* \(line 3 column 9\)$/,
+    );
+    // Where the scanner stops: the first character that cannot be there (the end when the text ends early).
+    const offsets: [string, number][] = [
+      ['{"id": "a\u0001"}', 9],
+      ['{"id": "\\q"}', 8],
+      ['{"id": 01}', 8],
+      ['{"id" "a"}', 6],
+      ['[{"id": "a"}] x', 14],
+      ['[{"id": "a"}', 12],
+      ['[1, 2,]', 6],
+      ['{"a": [1, {"b": falsey}]}', 16],
+      [`${'['.repeat(100_000)}x`, 100_000],
+    ];
+    for (const [text, offset] of offsets)
+      expect([text.slice(0, 20), jsonErrorOffset(text)]).toEqual([text.slice(0, 20), offset]);
   });
 });
 

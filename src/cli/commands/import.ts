@@ -45,7 +45,7 @@ export function parseDocumentsFile(text: string, file = 'the file'): unknown[] {
       firstLine = false;
       return [document];
     } catch (error) {
-      if (firstLine) throw new Error(`${file} is not JSON: ${jsonErrorMessage(wholeFileProblem)}`);
+      if (firstLine) throw new Error(`${file} is not JSON: ${jsonErrorMessage(wholeFileProblem, text)}`);
       // V8 places the error in the line alone ('position 1 (line 1 column 2)'): the column is what says where.
       const problem = jsonErrorMessage(error).replace(
         / at position \d+ \(line 1 column (\d+)\)/,
