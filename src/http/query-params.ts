@@ -7,7 +7,15 @@ import {
 } from '../domain/component-conditions';
 import type { ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
-import { readableIssueMessage, under, valid, zodIssuesToPaths, type Checked } from '../domain/validation';
+import {
+  fromCheck,
+  invalid,
+  readableIssueMessage,
+  under,
+  valid,
+  zodIssuesToPaths,
+  type Checked,
+} from '../domain/validation';
 
 /**
  * zod pieces for query strings and path parameters, shared by every route schema so that the same parameter
@@ -32,12 +40,52 @@ export const queryBoolean = z
   .transform((v) => v !== 'false' && v !== '0')
   .meta({ type: 'boolean' });
 
-export const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()))
-  .refine((items) => items.every((item) => item !== ''), {
-    message: 'must be a comma separated list without empty items',
-  });
+/**
+ * The items of a list parameter, in each form clients send one: a comma list (`x=a,b`), repeated (`x=a&x=b`:
+ * URLSearchParams.append, Python requests), with empty brackets (`x[]=a&x[]=b`: axios) or indexed
+ * (`x[0]=a&x[1]=b`: qs with indices, the vendor's node SDK). The query parser reads the last three as an
+ * array, or, past 20 items, as an object keyed by index, and merges a mix of forms into one: every value is
+ * still split at its commas and trimmed, so `x=a,b&x[]=c` is a, b, c. An empty item is refused in every form,
+ * duplicates are kept (as in the comma form), and so is the order: by index where indices were given. What is
+ * not a list of texts (`x[a]=1`, `x[0][a]=1`, an index sent twice) is refused. `of` names the items.
+ */
+export function queryListItems(value: unknown, of?: string): Checked<string[]> {
+  const list = `a comma separated list${of === undefined ? '' : ` of ${of}`}`;
+  let parts: unknown[] | undefined;
+  if (typeof value === 'string') parts = [value];
+  else if (Array.isArray(value)) parts = value;
+  else if (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).every((key) => /^\d+$/.test(key))
+  ) {
+    parts = Object.entries(value)
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([, item]) => item as unknown);
+  }
+  if (parts === undefined || !parts.every((part): part is string => typeof part === 'string')) {
+    return invalid([
+      { path: [], message: `must be ${list}, or one item per repeat: x=a&x=b, x[]=a&x[]=b or x[0]=a&x[1]=b` },
+    ]);
+  }
+  const items = parts.flatMap((part) => part.split(',')).map((item) => item.trim());
+  if (items.length === 0 || items.includes('')) {
+    return invalid([{ path: [], message: `must be ${list} without empty items` }]);
+  }
+  return valid(items);
+}
+
+/**
+ * A list parameter in any of its forms (queryListItems) as its items. The description declares it an array
+ * of `style: form, explode: true` (src/http/routes/openapi/parameters.ts), which names the repeated form.
+ */
+export const queryList = (of?: string) =>
+  z
+    .unknown()
+    .transform(fromCheck((value: unknown) => queryListItems(value, of)))
+    .meta({ type: 'array', items: { type: 'string' } });
+
+export const commaList = queryList();
 
 /**
  * The bounds are checked first, on a value held within the doubles: the bound is what a client sent too many
@@ -139,11 +187,17 @@ export const dateTimeParam = dateTime({ roundUp: false });
  */
 export const dateTimeRoundingUpParam = dateTime({ roundUp: true });
 
+const isViewField = (item: string): item is ViewField => (VIEW_FIELDS as readonly string[]).includes(item);
+
+/** View fields as a set, or undefined when an item is none: `fields` here, and next to `id` in search's. */
+export const viewFieldsOf = (items: readonly string[]): ViewField[] | undefined =>
+  items.every(isViewField) ? [...new Set(items)] : undefined;
+
 export const viewFields = commaList
-  .refine((items) => items.every((item) => (VIEW_FIELDS as readonly string[]).includes(item)), {
+  .refine((items) => viewFieldsOf(items) !== undefined, {
     message: `must be a comma separated list of ${VIEW_FIELDS.join(', ')}`,
   })
-  .transform((items) => [...new Set(items)] as ViewField[])
+  .transform((items) => viewFieldsOf(items)!)
   .describe(`comma separated: ${VIEW_FIELDS.join(', ')}`);
 
 export const documentTypesList = commaList
@@ -158,8 +212,8 @@ const WRONG_KIND = new Set(['invalid_type', 'invalid_value', 'invalid_union']);
 /**
  * parseOrThrow for `req.query`. The query parser reads a parameter sent twice (`limit=1&limit=2`) as an array
  * and one in brackets (`limit[a]=1`) as an object; where the schema wants one value, the 400 says that rather
- * than `must be a string` (or the parameter's own wording of a bad value). A parameter that takes several
- * values (mediaLibrary's `ids`) words its own problems with custom issues, which are left alone.
+ * than `must be a string` (or the parameter's own wording of a bad value). A list parameter (queryList), which
+ * takes those forms, words its own problems with custom issues, which are left alone.
  */
 export function parseQueryOrThrow<Schema extends z.ZodType>(
   schema: Schema,

@@ -226,7 +226,7 @@ describe('mediaListQuery', () => {
       'must be a comma separated list of media ids without empty items',
     );
     expect(errorOf(() => parseOrThrow(mediaListQuery, { ids: { x: 'a' } })).details.ids).toBe(
-      'must be a comma separated list of media ids, or ids[0]=…&ids[1]=…',
+      'must be a comma separated list of media ids, or one item per repeat: x=a&x=b, x[]=a&x[]=b or x[0]=a&x[1]=b',
     );
   });
 

@@ -43,8 +43,11 @@ describe('parametersOf', () => {
         name: 'tags',
         in: 'query',
         required: false,
-        description: 'comma separated',
-        schema: { type: 'string' },
+        description:
+          'comma separated; sent as tags=a,b, tags=a&tags=b, tags[]=a&tags[]=b or tags[0]=a&tags[1]=b',
+        style: 'form',
+        explode: true,
+        schema: { type: 'array', items: { type: 'string' } },
       },
       { name: 'name', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
     ]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../src/domain/errors';
 import { parseOrThrow } from '../../src/domain/validation';
 import {
+  commaList,
   dateTimeParam,
   dateTimeRoundingUpParam,
   documentIdParam,
@@ -9,6 +10,8 @@ import {
   idParam,
   integerParam,
   queryBoolean,
+  queryListItems,
+  viewFields,
 } from '../../src/http/query-params';
 
 const detailsOf = (schema: z.ZodType, input: unknown): Record<string, unknown> => {
@@ -128,5 +131,66 @@ describe('yes/no parameters', () => {
         id: "must be 'true' or 'false' ('1' or '0'; the name alone means true)",
       });
     }
+  });
+});
+
+describe('list parameters (contentTypes, fields, id, ids, ...)', () => {
+  const SHAPE =
+    'must be a comma separated list, or one item per repeat: x=a&x=b, x[]=a&x[]=b or x[0]=a&x[1]=b';
+  const EMPTY = 'must be a comma separated list without empty items';
+
+  it('when sent as a comma list, repeated, with [] or with indices (as the query parser reads each), then the same items', () => {
+    // `x=a,b`; `x=a&x=b`, `x[]=a&x[]=b` and `x[0]=a&x[1]=b` are all ['a', 'b'] to qs.
+    expect(queryListItems('a,b')).toEqual({ ok: true, value: ['a', 'b'] });
+    expect(queryListItems(['a', 'b'])).toEqual({ ok: true, value: ['a', 'b'] });
+    // Past 20 items qs gives an object keyed by index: ordered by index, not by key text.
+    const keyed = Object.fromEntries(
+      Array.from({ length: 25 }, (_, index) => [String(24 - index), `t${24 - index}`]),
+    );
+    expect(queryListItems(keyed)).toEqual({
+      ok: true,
+      value: Array.from({ length: 25 }, (_, index) => `t${index}`),
+    });
+  });
+
+  it('when a value of the array form holds commas or spaces, or items repeat, then as the comma form reads them', () => {
+    expect(queryListItems(['a, b', ' c'])).toEqual({ ok: true, value: ['a', 'b', 'c'] });
+    expect(queryListItems(['a', 'a'])).toEqual(queryListItems('a,a'));
+    expect(parseOrThrow(viewFields, ['content', 'metadata,content'])).toEqual(['content', 'metadata']);
+  });
+
+  it('when an item is empty in any form, then 400 saying so', () => {
+    for (const value of ['', 'a,,b', ['a', ''], ['a,'], { '0': 'a', '21': '' }, []]) {
+      expect(detailsOf(commaList, value)).toEqual({ name: 'ValidationError', id: EMPTY });
+    }
+    expect(queryListItems('a,', 'media ids')).toEqual({
+      ok: false,
+      issues: [{ path: [], message: 'must be a comma separated list of media ids without empty items' }],
+    });
+  });
+
+  it('when it is not a list of texts (x[a]=1, x[0][a]=1, x=a&x[b]=1, an index sent twice), then 400 naming the forms', () => {
+    for (const value of [
+      { a: 'x' },
+      { a: { b: 'x' } },
+      [{ a: 'x' }],
+      ['x', { b: 'y' }],
+      [['x', 'y']],
+      { '0': 'x', b: 'y' },
+      1,
+      null,
+    ]) {
+      expect(detailsOf(commaList, value)).toEqual({ name: 'ValidationError', id: SHAPE });
+    }
+  });
+
+  it('when a list has more items than its limit in the array form, then the same 400 as the comma form', () => {
+    const ids = Array.from({ length: 11 }, (_, index) => String(index));
+    expect(detailsOf(idListParam(10), ids)).toEqual(detailsOf(idListParam(10), ids.join(',')));
+    expect(detailsOf(idListParam(10), ids)).toEqual({
+      name: 'ValidationError',
+      id: 'must list at most 10 ids',
+    });
+    expect(parseOrThrow(idListParam(10), ids.slice(1))).toEqual(ids.slice(1).map(Number));
   });
 });

@@ -49,10 +49,7 @@ export const documentListQuery = z
       })
       .transform((items) => [...new Set(items)] as ListDocumentField[])
       .default(['systemdata', 'metadata'])
-      .meta({
-        default: 'systemdata,metadata',
-        description: `comma separated: ${LIST_FIELDS.join(', ')}`,
-      }),
+      .describe(`comma separated: ${LIST_FIELDS.join(', ')}`),
     limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT).describe('documents resolved'),
     ...conditionParams,
   })

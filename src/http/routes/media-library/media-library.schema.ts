@@ -10,6 +10,7 @@ import {
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
 import { listAnswer, pagedExtra } from '../../answers';
 import { incomingReferencesQueryOf } from '../documents/incoming-references.schema';
+import { queryList } from '../../query-params';
 
 const MEDIA_ID_MESSAGE = 'must be a media library id: 1 to 32 letters, digits or hyphens';
 export const mediaIdValue = z.string().regex(MEDIA_ID_PATTERN, { message: MEDIA_ID_MESSAGE });
@@ -17,39 +18,8 @@ export const mediaIdValue = z.string().regex(MEDIA_ID_PATTERN, { message: MEDIA_
 /** `{id}` of mediaLibrary/{id} and its sub-resources. */
 export const mediaParams = z.object({ id: mediaIdValue });
 
-/**
- * `ids` as the vendor's client sends it: a comma list (`ids=a,b`), repeated (`ids=a&ids=b`), or a bracket
- * array (`ids[0]=a&ids[1]=b`, which the query parser reads as an array, or, past 20 indices, as an object
- * keyed by index). Order kept, at most MAX_MEDIA_ENTRIES ids.
- */
-function mediaIdList(value: unknown): Checked<string[]> {
-  let parts: unknown[];
-  if (typeof value === 'string') parts = [value];
-  else if (Array.isArray(value)) parts = value;
-  else if (
-    typeof value === 'object' &&
-    value !== null &&
-    Object.keys(value).every((key) => /^\d+$/.test(key))
-  ) {
-    parts = Object.entries(value)
-      .sort(([a], [b]) => Number(a) - Number(b))
-      .map(([, item]) => item as unknown);
-  } else {
-    return invalid([
-      { path: [], message: 'must be a comma separated list of media ids, or ids[0]=…&ids[1]=…' },
-    ]);
-  }
-  if (!parts.every((part): part is string => typeof part === 'string')) {
-    return invalid([
-      { path: [], message: 'must be a comma separated list of media ids, or ids[0]=…&ids[1]=…' },
-    ]);
-  }
-  const ids = parts.flatMap((part) => part.split(',')).map((id) => id.trim());
-  if (ids.length === 0 || ids.some((id) => id === '')) {
-    return invalid([
-      { path: [], message: 'must be a comma separated list of media ids without empty items' },
-    ]);
-  }
+/** `ids`, in any form of a list parameter (queryList): order kept, at most MAX_MEDIA_ENTRIES ids. */
+function mediaIdList(ids: string[]): Checked<string[]> {
   const bad = ids.find((id) => !MEDIA_ID_PATTERN.test(id));
   if (bad !== undefined) return invalid([{ path: [], message: `'${bad.slice(0, 40)}' ${MEDIA_ID_MESSAGE}` }]);
   if (ids.length > MAX_MEDIA_ENTRIES) {
@@ -67,14 +37,10 @@ const oneText = (name: string, max: number) =>
 /** supplement §9: GET mediaLibrary by `ids`, or by `externalId` with `systemName`; one of the two. */
 export const mediaListQuery = z
   .strictObject({
-    ids: z
-      .unknown()
+    ids: queryList('media ids')
       .transform(fromCheck(mediaIdList))
       .optional()
-      .meta({
-        type: 'string',
-        description: `comma separated media ids (max ${MAX_MEDIA_ENTRIES}); also ids[0]=…&ids[1]=… or repeated ids=`,
-      }),
+      .describe(`comma separated media ids (max ${MAX_MEDIA_ENTRIES})`),
     externalId: oneText('external id', 200)
       .optional()
       .describe('with systemName: the entry a system knows by this id'),

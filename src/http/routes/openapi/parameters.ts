@@ -109,15 +109,18 @@ function refusesEverything(schema: z.ZodType): boolean {
 
 const SCALAR_TYPES = ['integer', 'number', 'boolean', 'string'];
 const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
+const isDefault = (value: unknown) => isScalar(value) || (Array.isArray(value) && value.every(isScalar));
 
 /**
  * What a client sends as a parameter, described. A query value is text, but what it means is what the
  * schema parses it into: `integerParam(0, 100)` reads a string and gives an integer of 0..100, which is what
  * OpenAPI says with `{type: 'integer', minimum: 0, maximum: 100}`. So a parameter is described from the
  * schema's output when that is a plain value (a scalar type or an enum), and from its input otherwise (a
- * comma list parsed into an array is sent as a string); pieces whose output conversion cannot tell (a
+ * list parameter, parsed into a set of fields, is sent as a list of texts); pieces whose output conversion cannot tell (a
  * transform into a number, a date) say it with `.meta()` (src/http/query-params.ts). A default is kept when
- * it is a value a client could send; descriptions (`.describe()`) become the parameter's.
+ * it is a value (or list of values) a client could send; descriptions (`.describe()`) become the parameter's. A list parameter
+ * (`{type: 'array'}`, src/http/query-params.ts queryList) is `style: form, explode: true`, its other forms
+ * named in its description.
  */
 function parametersFrom(schema: z.ZodType, where: 'path' | 'query'): Schema[] {
   const object = objectOf(schema);
@@ -139,15 +142,27 @@ function parametersFrom(schema: z.ZodType, where: 'path' | 'query'): Schema[] {
       : { ...sent, ...('description' in parsed && { description: parsed.description }) };
     const { default: _sentDefault, description, ...schema } = chosen;
     const fallback = parsed.default;
+    const list = schema.type === 'array';
+    const said = !list
+      ? description
+      : typeof description === 'string'
+        ? `${description}; ${listForms(name)}`
+        : listForms(name);
     return {
       name,
       in: where,
       required: where === 'path' || required.has(name),
-      ...(typeof description === 'string' && { description }),
-      schema: { ...schema, ...(isScalar(fallback) && { default: fallback }) },
+      ...(typeof said === 'string' && { description: said }),
+      // A list parameter (queryList): each item its own `name=…` is what OpenAPI calls form, exploded.
+      ...(list && { style: 'form', explode: true }),
+      schema: { ...schema, ...(isDefault(fallback) && { default: fallback }) },
     };
   });
 }
+
+/** The forms of a list parameter that queryListItems reads, the comma list among them. */
+const listForms = (name: string) =>
+  `sent as ${name}=a,b, ${name}=a&${name}=b, ${name}[]=a&${name}[]=b or ${name}[0]=a&${name}[1]=b`;
 
 function convert(schema: z.ZodType, io: 'input' | 'output'): Schema {
   const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Schema;

@@ -4,7 +4,8 @@ import { OTHER_SEARCH, searchCursorSignature, type CursorCodec } from '../../../
 import { parseFilterJson } from '../../../domain/search-filters';
 import { parseSortSpec } from '../../../domain/search-sort';
 import { hasSearchTerms } from '../../../domain/search-text';
-import { checkAll, fromCheck, under, valid } from '../../../domain/validation';
+import type { ViewField } from '../../../domain/document-view';
+import { checkAll, fromCheck, invalid, under, valid, type Checked } from '../../../domain/validation';
 import { MAX_LIMIT, MAX_OFFSET } from '../documents/latest-publications.schema';
 import { listAnswer, pagedExtra } from '../../answers';
 import {
@@ -12,12 +13,24 @@ import {
   conditionParams,
   integerParam,
   VIEW_FIELDS,
-  viewFields,
+  viewFieldsOf,
   withConditions,
 } from '../../query-params';
 import { documentAnswer } from '../documents/document-view.schema';
 
 const MAX_SEARCH_LENGTH = 1000;
+
+/** `fields` of a search: `id` alone (the ids of each hit only), or view fields. */
+function searchFieldsOf(items: string[]): Checked<'id' | ViewField[]> {
+  if (items.length === 1 && items[0] === 'id') return valid('id');
+  if (items.includes('id')) {
+    return invalid([{ path: [], message: 'id cannot be combined with other fields: use fields=id alone' }]);
+  }
+  const fields = viewFieldsOf(items);
+  return fields === undefined
+    ? invalid([{ path: [], message: `must be id, or a comma separated list of ${VIEW_FIELDS.join(', ')}` }])
+    : valid(fields);
+}
 
 /**
  * api-spec §4.15 and supplement §5: every query parameter of GET publications/search, per API version, with
@@ -55,20 +68,8 @@ export const searchQuery = (cursors: CursorCodec) =>
           .describe(
             'comma separated; - prefix descends; default -sortDate,-documentId (relevance first with search terms)',
           ),
-        fields: z
-          .string()
-          .refine(
-            (value) => value.trim() === 'id' || !value.split(',').some((item) => item.trim() === 'id'),
-            {
-              message: 'id cannot be combined with other fields: use fields=id alone',
-            },
-          )
-          .pipe(
-            z.union([z.literal('id'), viewFields], {
-              // Neither branch's own issue says what the parameter takes; zod's default would be "has an invalid value".
-              error: `must be id, or a comma separated list of ${VIEW_FIELDS.join(', ')}`,
-            }),
-          )
+        fields: commaList
+          .transform(fromCheck(searchFieldsOf))
           .optional()
           .describe('comma separated, or id for {documentId, projectId} items'),
         limit: integerParam(0, MAX_LIMIT).default(10),
