@@ -11,6 +11,7 @@ import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metric
 import { noOptions, renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
 import { securityHeaders } from './middleware/security-headers';
+import { parseQueryString } from './query-params';
 import { registerRoutes } from './routes';
 
 /**
@@ -20,7 +21,7 @@ import { registerRoutes } from './routes';
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('query parser', 'extended');
+  app.set('query parser', parseQueryString);
   app.set('trust proxy', 'loopback');
   app.set('etag', weakEtag);
   // 304 to If-None-Match even with the `Cache-Control: no-cache` fetch adds to it (freshness.ts says why).

@@ -1,3 +1,4 @@
+import { parse as parseQs } from 'qs';
 import { z } from 'zod';
 import {
   conditionRequestOf,
@@ -234,6 +235,15 @@ export function parseQueryOrThrow<Schema extends z.ZodType>(
   });
   throw AppError.validation(zodIssuesToPaths(issues));
 }
+
+/**
+ * The app's query parser: Express's `extended` one (qs, prototype keys allowed as Express has them), without
+ * qs' limit of 1,000 parameters, past which it drops the rest unsaid: `id=1&…&id=1001` would have been read as
+ * 1,000 ids instead of refused as one too many (queryListItems), and a parameter past the 1,000th ignored.
+ * The request line is bounded by the server's header limit (16 KB), which bounds the parameters.
+ */
+export const parseQueryString = (text: string): Record<string, unknown> =>
+  parseQs(text, { allowPrototypes: true, parameterLimit: Infinity });
 
 /** The query string of a request URL as sent (without the `?`), e.g. to key a cache of parsed queries. */
 export function rawQueryString(url: string): string {

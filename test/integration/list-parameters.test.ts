@@ -198,4 +198,20 @@ describe('list parameters in every form', () => {
       details: { name: 'ValidationError', [name]: message },
     });
   });
+
+  it('when id lists more than 1000 ids in the repeated or bracket form, then the same 400 as the comma list', async () => {
+    const many = Array.from({ length: 1001 }, (_, index) => String(index + 1));
+    const expected = { name: 'ValidationError', id: 'must list at most 1000 ids' };
+    expect((await api.get(`documents/latestPublications?id=${many.join(',')}`)).body.error_details).toEqual(
+      expected,
+    );
+    for (const form of ['repeated', 'brackets', 'indices'] as const) {
+      const response = await api.get(`documents/latestPublications?${FORMS[form]!('id', many)}`);
+      expect({ form, status: response.status, details: response.body.error_details }).toEqual({
+        form,
+        status: 400,
+        details: expected,
+      });
+    }
+  });
 });
