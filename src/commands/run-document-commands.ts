@@ -6,7 +6,7 @@ import {
   embargoBlocksPublish,
   embargoOf,
   applyCommands,
-  linkedDocumentIds,
+  referencedDocumentIds,
   writesDirective,
   type DraftState,
   type Embargo,
@@ -114,7 +114,7 @@ export async function runDocumentCommandsIn(
   const state = {
     ...toDraftState(row),
     design: await directiveDesign(tx, row, input.request),
-    linkTargets: await linkTargets(tx, row.projectId, input.request),
+    documentTargets: await documentTargets(tx, row.projectId, input.request),
   };
   const outcome = applyCommands(state, input.request, input.now);
 
@@ -201,15 +201,16 @@ async function directiveDesign(
 }
 
 /**
- * Which of the documents the request links to are the project's (undefined when it links to none): a link to
- * another project's document, or to an id no document has, is refused (see applyCommands).
+ * Which of the documents the request references (links, includes' params, metadata) are the project's
+ * (undefined when it references none): a reference to another project's document, or to an id no document
+ * has, is refused (see applyCommands).
  */
-async function linkTargets(
+async function documentTargets(
   tx: Transaction,
   projectId: number,
   request: CommandRequest,
 ): Promise<ReadonlySet<string> | undefined> {
-  const ids = linkedDocumentIds(request);
+  const ids = referencedDocumentIds(request);
   if (ids.length === 0) return undefined;
   // An id that is not the digits of an exact number names no document (and Postgres would refuse it as a bigint).
   const numbers = ids.filter((id) => /^[1-9]\d*$/.test(id) && Number.isSafeInteger(Number(id))).map(Number);

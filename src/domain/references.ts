@@ -124,6 +124,27 @@ export function extractReferences(metadata: Metadata, content: Content): Extract
   return { documents: collector.documents, rows: collector.rows };
 }
 
+/**
+ * The documents one metadata property's value references (as extractReferences finds them there; a language
+ * group is no document), in order, once each.
+ */
+export function metadataDocumentIds(propertyName: string, value: unknown): string[] {
+  const { rows } = extractReferences({ [propertyName]: value }, []);
+  return [...new Set(rows.flatMap((row) => (row.targetType === 'document' ? [row.targetId] : [])))];
+}
+
+/**
+ * The documents an include directive's params reference (`$ref` document or documents, the legacy teaser's
+ * `mediaId`), each with its param, in order, once each.
+ */
+export function includeDocumentReferences(params: Json): { param: string; id: string }[] {
+  const collector = new ReferenceCollector();
+  collectInclude({ service: '', params }, { directiveName: '' }, collector);
+  return collector.rows.flatMap((row) =>
+    row.targetType === 'document' ? [{ param: row.propertyName!, id: row.targetId }] : [],
+  );
+}
+
 /** Looks through nested objects and arrays of one metadata property, but never into a preloaded value. */
 function collectMetadataValue(value: unknown, propertyName: string, collector: ReferenceCollector): void {
   if (Array.isArray(value)) {

@@ -329,6 +329,61 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect((await commands(doc.id, linkTo(String(doc.id)))).status).toBe(204);
     });
 
+    it("when setIncludeDirective's params or setMetadataProperty's value reference a document of another project or no document, then 400 naming where and nothing is written", async () => {
+      const otherProject = await createTestProject(app.ctx);
+      const foreign = await createPublishedDraft(app.ctx, otherProject);
+      const doc = await draft();
+      const ref = (id: string) => ({ $ref: 'document', reference: { id } });
+      const include = (params: Record<string, unknown>) => ({
+        operation: 'setIncludeDirective',
+        componentId: 'doc-embed',
+        directiveName: 'teaser',
+        value: { params },
+      });
+      const metadata = (value: unknown) => ({
+        operation: 'setMetadataProperty',
+        propertyName: 'related',
+        value,
+      });
+      for (const id of [String(foreign.id), 'abc', '99999999999999999999']) {
+        const cases = [
+          [include({ article: ref(id) }), `the include's document '${id}' (params.article) is not`],
+          [
+            include({ more: { $ref: 'documents', references: [{ id: String(doc.id) }, { id }] } }),
+            `the include's document '${id}' (params.more) is not`,
+          ],
+          [metadata(ref(id)), `the document '${id}' (metadata property 'related') is not`],
+          [metadata({ authors: [ref(id)] }), `the document '${id}' (metadata property 'related') is not`],
+        ] as const;
+        for (const [command, message] of cases) {
+          const response = await commands(doc.id, { commands: [command, { operation: 'publish' }] });
+          expect(response.body).toEqual(
+            envelope(400, 'Bad Request', {
+              message: `Command at index 0 failed: ${message} a document of this project`,
+              commandIndex: 0,
+            }),
+          );
+        }
+      }
+      const after = await load(doc.id);
+      expect([after.version, after.latestPublicationId, after.content, after.metadata]).toEqual([
+        doc.version,
+        null,
+        doc.content,
+        doc.metadata,
+      ]);
+      const refs = await app.ctx.pool.query(
+        'SELECT count(*)::int AS n FROM document_references WHERE source_document_id = $1',
+        [doc.id],
+      );
+      expect(refs.rows[0].n).toBe(0);
+      // The project's own documents are taken.
+      const own = await commands(doc.id, {
+        commands: [include({ article: ref(String(doc.id)) }), metadata(ref(String(doc.id)))],
+      });
+      expect(own.status).toBe(204);
+    });
+
     it('when setIncludeDirective sends params and overrides, then both are stored; params alone removes the overrides', async () => {
       const doc = await draft();
       const override = { id: 'o1', content: { title: 'Other' }, originalSnapshot: {}, contentProperties: {} };

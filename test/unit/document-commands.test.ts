@@ -1,7 +1,7 @@
 import {
   applyCommands,
   embargoBlocksPublish,
-  linkedDocumentIds,
+  referencedDocumentIds,
 } from '../../src/domain/document-commands/apply';
 import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
@@ -542,7 +542,7 @@ describe('applyCommands: a set command names a directive of another kind', () =>
   });
 });
 
-describe('applyCommands: a link to a document', () => {
+describe('applyCommands: a reference to a document', () => {
   const link = (id: string): Command => ({
     operation: 'setLinkDirective',
     componentId: 'doc-1',
@@ -551,13 +551,13 @@ describe('applyCommands: a link to a document', () => {
   });
 
   it("when the linked document is not among the project's, then 400 at its index and nothing applies", () => {
-    const state = buildState({ linkTargets: new Set(['7']) });
+    const state = buildState({ documentTargets: new Set(['7']) });
     const error = errorOf(() => run([link('7'), link('8')], state));
     expect(error).toMatchObject(failed(1, "the link's document '8' is not a document of this project"));
   });
 
   it("when every linked document is the project's, or the targets are not known, then the links are set", () => {
-    const outcome = run([link('7')], buildState({ linkTargets: new Set(['7']) }));
+    const outcome = run([link('7')], buildState({ documentTargets: new Set(['7']) }));
     expect(component(outcome, 'doc-1')?.content?.link).toEqual({
       $ref: 'document',
       reference: { id: '7' },
@@ -566,10 +566,80 @@ describe('applyCommands: a link to a document', () => {
     expect(() => run([link('8')])).not.toThrow();
   });
 
-  it('names the ids a request links to, in order, once each', () => {
+  const include = (params: Record<string, unknown>): Command =>
+    ({
+      operation: 'setIncludeDirective',
+      componentId: 'doc-1',
+      directiveName: 'teaser',
+      value: { params },
+    }) as Command;
+  const metadata = (propertyName: string, value: unknown): Command =>
+    ({ operation: 'setMetadataProperty', propertyName, value }) as Command;
+  const ref = (id: string | number) => ({ $ref: 'document', reference: { id } });
+
+  it("when an include's params reference a document not among the project's, then 400 naming the param", () => {
+    const state = buildState({ documentTargets: new Set(['7']) });
+    for (const [params, param, id] of [
+      [{ article: ref('8') }, 'article', '8'],
+      [{ more: { $ref: 'documents', references: [{ id: '7' }, { id: 9 }] } }, 'more', '9'],
+      [{ mediaId: 10 }, 'mediaId', '10'],
+    ] as const) {
+      const error = errorOf(() => run([include({ ok: ref(7), ...params })], state));
+      expect(error).toMatchObject(
+        failed(0, `the include's document '${id}' (params.${param}) is not a document of this project`),
+      );
+    }
+    // A list, a media entry or a plain value is no document reference.
+    const outcome = run(
+      [
+        include({
+          list: { $ref: 'list', reference: { id: 3 } },
+          image: { $ref: 'mediaLibrary', reference: { id: 'x' } },
+          size: 'xl',
+        }),
+      ],
+      state,
+    );
+    expect(component(outcome, 'doc-1')?.content?.teaser).toMatchObject({ params: { size: 'xl' } });
+  });
+
+  it("when a metadata value references a document not among the project's, at any depth, then 400 naming the property", () => {
+    const state = buildState({ documentTargets: new Set(['7']) });
+    for (const value of [
+      ref('8'),
+      [ref('7'), ref('8')],
+      { nested: { deeper: ref(8) } },
+      { $ref: 'documents', references: [{ id: '8' }] },
+    ]) {
+      const error = errorOf(() => run([metadata('title', 'New'), metadata('related', value)], state));
+      expect(error).toMatchObject(
+        failed(1, "the document '8' (metadata property 'related') is not a document of this project"),
+      );
+    }
+    // The language group, a media entry and plain values reference no document.
+    const outcome = run(
+      [
+        metadata('related', ref('7')),
+        metadata('language', { groupId: '8', locale: 'de' }),
+        metadata('picture', { $ref: 'mediaLibrary', reference: { id: '8' } }),
+        metadata('count', 8),
+      ],
+      state,
+    );
+    expect(outcome.metadata.related).toEqual(ref('7'));
+  });
+
+  it('names the ids a request references by links, includes and metadata, in order, once each', () => {
     expect(
-      linkedDocumentIds({ commands: [link('7'), link('3'), link('7'), { operation: 'publish' }] }),
-    ).toEqual(['7', '3']);
+      referencedDocumentIds({
+        commands: [
+          link('7'),
+          include({ a: ref('3'), b: { $ref: 'documents', references: [{ id: '7' }, { id: '4' }] } }),
+          metadata('related', [ref('5'), ref(3)]),
+          { operation: 'publish' },
+        ],
+      }),
+    ).toEqual(['7', '3', '4', '5']);
   });
 });
 

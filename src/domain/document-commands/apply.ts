@@ -3,6 +3,7 @@ import { componentName, findComponent, isRecord } from '../content';
 import type { Design } from '../design';
 import { AppError } from '../errors';
 import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
+import { includeDocumentReferences, metadataDocumentIds } from '../references';
 import type { Command, CommandOf, CommandRequest } from './schema';
 
 export interface Embargo {
@@ -41,19 +42,43 @@ export interface DraftState {
    */
   design?: Design | undefined;
   /**
-   * Which of the documents the request's links name (linkedDocumentIds) are the project's: a link to any other
-   * (another project's, or no document) is refused. Without it links are not checked.
+   * Which of the documents the request references (referencedDocumentIds) are the project's: a link, an
+   * include's param or a metadata value naming any other (another project's, or no document) is refused.
+   * Without it references are not checked.
    */
-  linkTargets?: ReadonlySet<string> | undefined;
+  documentTargets?: ReadonlySet<string> | undefined;
 }
 
-/** The document ids the request's setLinkDirective commands link to, in order, once each. */
-export function linkedDocumentIds(request: Pick<CommandRequest, 'commands'>): string[] {
-  const ids = request.commands.flatMap((command) =>
-    command.operation === 'setLinkDirective' && command.value?.reference !== undefined
-      ? [command.value.reference.id]
-      : [],
-  );
+/**
+ * The documents one command writes a reference to (its link, its include's params, its metadata value), each
+ * with how a refusal names it: `what` the reference is, and `at` where in the command it is.
+ */
+function commandDocumentReferences(command: Command): { id: string; what: string; at?: string }[] {
+  switch (command.operation) {
+    case 'setLinkDirective':
+      return command.value?.reference === undefined
+        ? []
+        : [{ id: command.value.reference.id, what: "the link's document" }];
+    case 'setIncludeDirective':
+      return includeDocumentReferences(command.value.params ?? {}).map(({ param, id }) => ({
+        id,
+        what: "the include's document",
+        at: `params.${param}`,
+      }));
+    case 'setMetadataProperty':
+      return metadataDocumentIds(command.propertyName, command.value).map((id) => ({
+        id,
+        what: 'the document',
+        at: `metadata property '${command.propertyName}'`,
+      }));
+    default:
+      return [];
+  }
+}
+
+/** The document ids the request's commands reference (links, includes' params, metadata), in order, once each. */
+export function referencedDocumentIds(request: Pick<CommandRequest, 'commands'>): string[] {
+  const ids = request.commands.flatMap((command) => commandDocumentReferences(command).map(({ id }) => id));
   return [...new Set(ids)];
 }
 
@@ -105,7 +130,7 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     publishedAt: null,
     effects: [],
     design: state.design,
-    linkTargets: state.linkTargets,
+    documentTargets: state.documentTargets,
   };
   request.commands.forEach((command, index) => {
     applyCommand(draft, command, index, now);
@@ -206,14 +231,15 @@ interface Draft {
   effects: CommandEffect[];
   /** What directive commands must fit (DraftState.design). */
   design: Design | undefined;
-  /** The project's documents among those links name (DraftState.linkTargets). */
-  linkTargets: ReadonlySet<string> | undefined;
+  /** The project's documents among those the request references (DraftState.documentTargets). */
+  documentTargets: ReadonlySet<string> | undefined;
 }
 
 function applyCommand(draft: Draft, command: Command, index: number, now: Date): void {
   const fail = (why: string) => commandFailed(index, why);
   switch (command.operation) {
     case 'setMetadataProperty':
+      checkReferences(draft, command, index);
       checkOldValue(command, ownValue(draft.metadata, command.propertyName), index);
       setOrDelete(draft.metadata, command.propertyName, command.value);
       return;
@@ -271,10 +297,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
         throw fail(`directive '${command.directiveName}' is not a link directive`);
       }
       if (command.value !== null) checkDeclared(draft.design, component, command, index);
-      const linked = command.value?.reference?.id;
-      if (linked !== undefined && draft.linkTargets !== undefined && !draft.linkTargets.has(linked)) {
-        throw fail(`the link's document '${linked}' is not a document of this project`);
-      }
+      checkReferences(draft, command, index);
       checkOldValue(command, current, index);
       editRecord(component, 'content', (content) =>
         setOrDelete(content, command.directiveName, command.value),
@@ -330,6 +353,7 @@ function setIncludeDirective(draft: Draft, command: CommandOf<'setIncludeDirecti
     throw commandFailed(index, `directive '${command.directiveName}' is not an include directive`);
   }
   checkDeclared(draft.design, component, command, index);
+  checkReferences(draft, command, index);
   // oldValue comes in the shape of value ({params, overrides}); a client echoing the stored directive, service
   // included, means the same thing.
   const { service, ...currentValue } = current;
@@ -387,6 +411,19 @@ function checkDeclared(
     `component '${component.id}' (${name}) of design ${design.name}@${design.version} has no ${kind} ` +
       `directive '${command.directiveName}': ${why}`,
   );
+}
+
+/**
+ * A command may only reference the project's documents (DraftState.documentTargets): a reference to another
+ * project's, or to no document, would point where no read of the project resolves it.
+ */
+function checkReferences(draft: Draft, command: Command, index: number): void {
+  if (draft.documentTargets === undefined) return;
+  for (const { id, what, at } of commandDocumentReferences(command)) {
+    if (draft.documentTargets.has(id)) continue;
+    const where = at === undefined ? '' : ` (${at})`;
+    throw commandFailed(index, `${what} '${id}'${where} is not a document of this project`);
+  }
 }
 
 type WithOldValue = { oldValue?: unknown };

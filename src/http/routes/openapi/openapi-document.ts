@@ -950,8 +950,10 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           description:
             'A directive command (setEditableDirective, setLinkDirective, setStyleDirective, setIncludeDirective) ' +
             "writes only a directive that the document's design declares for the component, of the command's " +
-            "kind (setEditableDirective: editable or html): anything else is a 400 at its index. A link's " +
-            "reference must name a document of the token's project (else a 400 at its index). The optimistic " +
+            'kind (setEditableDirective: editable or html): anything else is a 400 at its index. A document ' +
+            "reference a command writes (a link's reference, a document `$ref` or legacy `mediaId` in an include's " +
+            "params, a document `$ref` in a metadata value) must name a document of the token's project (else a " +
+            '400 at its index naming the param or property). The optimistic ' +
             "check is the body's `version` (409 when outdated); a document has no entity tag, so an `If-Match` " +
             "naming one (latestDraft's weak ETag included) is a 412 with `currentVersion`, and only `*` holds.",
           security: write,
