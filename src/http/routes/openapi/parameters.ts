@@ -172,8 +172,8 @@ function convert(schema: z.ZodType, io: 'input' | 'output'): Schema {
 
 /**
  * Refuses a description whose operations' path parameters are not exactly the `{names}` of their paths (a
- * route given another route's params schema), so such a slip stops the app at start instead of misleading
- * a client. A path parameter described once per version (variants marked with their versions) counts once.
+ * route given another route's params schema), so such a slip fails the description's build (a 500 on
+ * openapi.json, which `openapi.test.ts` asks for in every version) instead of misleading a client. A path parameter described once per version (variants marked with their versions) counts once.
  */
 export function checkPathParameters<T extends Schema>(document: T): T {
   const paths = document.paths as Record<string, Record<string, { parameters?: Schema[] }>>;
