@@ -22,7 +22,9 @@ export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'curs
   let byVersion: Map<string, Buffer> | undefined;
   const describeEveryVersion = (): Map<string, Buffer> => {
     const all: Schema = withoutHeadBodies(
-      withDatabaseUnavailable(withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() })),
+      withDatabaseUnavailable(
+        withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() }),
+      ),
     );
     const routes = listRoutes(router);
     return new Map(
