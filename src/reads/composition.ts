@@ -38,7 +38,7 @@ export interface CompositionRead {
 }
 
 function summaryOf(source: ViewSource): PublishedSummary {
-  const view = buildDocumentView(source);
+  const view = buildDocumentView(source, { references: false });
   return { systemdata: { ...view.systemdata }, metadata: view.metadata };
 }
 
@@ -95,10 +95,14 @@ export function compositionReads(db: Queryable) {
       const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
       if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
       const context = read.conditions && conditionContext(read.conditions, conditionDefaults(project.config));
-      const view = buildDocumentView({
-        ...source,
-        content: context === null ? source.content : applyComponentConditions(source.content, context),
-      });
+      // A composition answers no references.
+      const view = buildDocumentView(
+        {
+          ...source,
+          content: context === null ? source.content : applyComponentConditions(source.content, context),
+        },
+        { references: false },
+      );
       const wants = new Set(read.fields);
       const design =
         wants.has('html') || wants.has('design') ? await designOf(project.id, source) : undefined;

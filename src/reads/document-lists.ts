@@ -63,7 +63,7 @@ export function documentListReads(db: Queryable) {
       for (const source of sources) {
         // A document is large work: the clock is read before each.
         if (pause(SLICE_WORK)) yield;
-        documents.push(pickFields(viewOf(project, source, conditions), fields));
+        documents.push(pickFields(viewOf(project, source, conditions, fields), fields));
       }
       return documents;
     });

@@ -31,20 +31,22 @@ export interface DocumentViewRead {
 }
 
 /**
- * The view with the project's component conditions applied as the request asks. Content without any is
- * not copied (a copy per component: tens of ms for a 1 MB content, the same answer).
+ * The view with the project's component conditions applied as the request asks, its references found only
+ * when `fields` has them. Content without conditions is not copied (a copy per component: tens of ms for a
+ * 1 MB content, the same answer).
  */
 export function viewOf(
   project: ProjectRow,
   source: ViewSource,
   conditions: ConditionRequest | null,
+  fields: readonly ViewField[],
 ): DocumentView {
   const context = conditions && conditionContext(conditions, conditionDefaults(project.config));
   const unchanged = context === null || (Array.isArray(source.content) && !hasConditions(source.content));
-  return buildDocumentView({
-    ...source,
-    content: unchanged ? source.content : applyComponentConditions(source.content, context),
-  });
+  return buildDocumentView(
+    { ...source, content: unchanged ? source.content : applyComponentConditions(source.content, context) },
+    { references: fields.includes('references') },
+  );
 }
 
 /** The renditions rendered in slices: a 2 MB content takes seconds, which other requests need not wait for. */
@@ -64,10 +66,11 @@ export function documentReads(db: Queryable) {
     project: ProjectRow,
     documentId: number,
     conditions: ConditionRequest | null,
+    fields: readonly ViewField[],
   ): Promise<DocumentView> {
     const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
     if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
-    return viewOf(project, source, conditions);
+    return viewOf(project, source, conditions, fields);
   }
 
   return {
@@ -79,12 +82,12 @@ export function documentReads(db: Queryable) {
       const document = await documentQueries(db).findById(project.id, documentId);
       if (!document) throw AppError.notFound(`Document ${documentId} not found`);
       const source = { ...document, documentId: document.id, draftVersion: document.version };
-      return answer(viewOf(project, source, read.conditions), read);
+      return answer(viewOf(project, source, read.conditions, read.fields), read);
     },
 
     /** documents/{id}/latestPublication (api-spec §4.19): unpublished documents are not found. */
     async latestPublication(project: ProjectRow, documentId: number, read: DocumentViewRead) {
-      return answer(await publicationView(project, documentId, read.conditions), read);
+      return answer(await publicationView(project, documentId, read.conditions, read.fields), read);
     },
 
     /** documents/{id}/latestPublication/renditions/{handles} (up to 2025-07), with the default conditions. */
@@ -93,7 +96,7 @@ export function documentReads(db: Queryable) {
       documentId: number,
       handles: readonly string[],
     ): Promise<Rendition[]> {
-      return renditionsOf((await publicationView(project, documentId, {})).content, handles);
+      return renditionsOf((await publicationView(project, documentId, {}, ['content'])).content, handles);
     },
   };
 }

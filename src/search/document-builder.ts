@@ -160,24 +160,28 @@ export function buildSearchDocument(
     return undefined;
   const metadata: Metadata = row.metadata ?? {};
   const content: Content = row.content ?? [];
-  const view = buildDocumentView({
-    projectId: row.projectId,
-    channelId: row.channelId,
-    documentId: row.documentId,
-    publicationId: row.publicationId,
-    documentType: row.documentType,
-    contentType: row.contentType,
-    layout: row.layout,
-    designName: row.designName,
-    designVersion: row.designVersion,
-    metadata,
-    content,
-    updatedAt: row.updatedAt,
-    firstPublicationDate: row.firstPublicationDate,
-    lastPublicationDate: row.lastPublicationDate,
-    significantPublicationDate: row.significantPublicationDate,
-    visiblePublicationDateOverride: row.visiblePublicationDateOverride,
-  });
+  const view = buildDocumentView(
+    {
+      projectId: row.projectId,
+      channelId: row.channelId,
+      documentId: row.documentId,
+      publicationId: row.publicationId,
+      documentType: row.documentType,
+      contentType: row.contentType,
+      layout: row.layout,
+      designName: row.designName,
+      designVersion: row.designVersion,
+      metadata,
+      content,
+      updatedAt: row.updatedAt,
+      firstPublicationDate: row.firstPublicationDate,
+      lastPublicationDate: row.lastPublicationDate,
+      significantPublicationDate: row.significantPublicationDate,
+      visiblePublicationDateOverride: row.visiblePublicationDateOverride,
+    },
+    // The stored body is what search answers show, references included (they pick its fields).
+    { references: true },
+  );
 
   const typed = {
     meta_keyword: {} as Record<string, string | string[]>,

@@ -2,11 +2,15 @@ import type { Router } from 'express';
 import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { requireScope } from '../../middleware/authenticate';
+import { sendJsonInSlices } from '../../json-slices';
 import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 import { defaultViewFields, latestDraftQuery } from './latest-draft.schema';
 
-/** GET documents/{documentId}/latestDraft (api-spec §4.14): the draft as it is now, no publicationId. */
+/**
+ * GET documents/{documentId}/latestDraft (api-spec §4.14): the draft as it is now, no publicationId. Answered
+ * in slices (sendJsonInSlices): a content of 30 MB is seconds of serialising other requests need not wait for.
+ */
 export function latestDraftRoutes(
   router: Router,
   { auth, projectConfigs, reads }: Pick<RouteDeps, 'auth' | 'projectConfigs' | 'reads'>,
@@ -19,12 +23,11 @@ export function latestDraftRoutes(
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const query = parseQueryOrThrow(latestDraftQuery(req.apiVersion), req.query);
       const project = await projectConfigs.get(req.auth.projectId);
-      res.json(
-        await reads.documents.latestDraft(project, documentId, {
-          ...query,
-          fields: query.fields ?? defaultViewFields(req.apiVersion),
-        }),
-      );
+      const body = await reads.documents.latestDraft(project, documentId, {
+        ...query,
+        fields: query.fields ?? defaultViewFields(req.apiVersion),
+      });
+      await sendJsonInSlices(res, body);
     },
   );
 }

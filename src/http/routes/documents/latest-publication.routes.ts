@@ -3,6 +3,7 @@ import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
+import { sendJsonInSlices } from '../../json-slices';
 import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 import {
@@ -13,7 +14,8 @@ import {
 
 /**
  * GET documents/{documentId}/latestPublication (api-spec §4.19) from Postgres, and its renditions route
- * (only up to 2025-07). Unpublished, unknown and other projects' documents are 404.
+ * (only up to 2025-07). Unpublished, unknown and other projects' documents are 404. The view is answered in
+ * slices (sendJsonInSlices): a content of 30 MB is seconds of serialising other requests need not wait for.
  */
 export function latestPublicationRoutes(
   router: Router,
@@ -27,12 +29,11 @@ export function latestPublicationRoutes(
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const query = parseQueryOrThrow(latestPublicationQuery(req.apiVersion), req.query);
       const project = await projectConfigs.get(req.auth.projectId);
-      res.json(
-        await reads.documents.latestPublication(project, documentId, {
-          ...query,
-          fields: query.fields ?? defaultViewFields(req.apiVersion),
-        }),
-      );
+      const body = await reads.documents.latestPublication(project, documentId, {
+        ...query,
+        fields: query.fields ?? defaultViewFields(req.apiVersion),
+      });
+      await sendJsonInSlices(res, body);
     },
   );
 
