@@ -1,4 +1,5 @@
 import type { Pause, Steps } from './domain/steps';
+import { RequestAbandonedError } from './media/decode-budget';
 
 /** How long one slice of a long computation may keep the event loop before letting other work run. */
 export const SLICE_MS = 10;
@@ -13,9 +14,10 @@ export const SLICE_WORK = 32;
  * Runs `make`'s steps in slices of about SLICE_MS, letting the event loop run (setImmediate) between them:
  * a request that renders a 2 MB content spends seconds of CPU, and every other request of the process
  * waited for all of it. The pause is asked often (before each element); the clock is read once 32 elements'
- * work was done (every 32 asks of a render).
+ * work was done (every 32 asks of a render). Once `signal` is aborted (the client went away) no further slice
+ * runs: the promise rejects with RequestAbandonedError (answered to nobody, not logged as a bug).
  */
-export async function runInSlices<T>(make: (pause: Pause) => Steps<T>): Promise<T> {
+export async function runInSlices<T>(make: (pause: Pause) => Steps<T>, signal?: AbortSignal): Promise<T> {
   let deadline = performance.now() + SLICE_MS;
   let work = 0;
   const pause: Pause = (done = 1) => {
@@ -29,6 +31,7 @@ export async function runInSlices<T>(make: (pause: Pause) => Steps<T>): Promise<
     const step = steps.next();
     if (step.done === true) return step.value;
     await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal?.aborted === true) throw new RequestAbandonedError();
     deadline = performance.now() + SLICE_MS;
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { Pause, Steps } from '../domain/steps';
 import { runInSlices } from '../time-slices';
+import { requestLifetime } from './request-lifetime';
 import { weakEtagOf } from './etag';
 import { sendJsonChunks, type JsonChunks } from './json-items';
 
@@ -95,8 +96,9 @@ function isPlainObject(value: object): value is Record<string, unknown> {
 /**
  * What `res.json(value)` sends (the same bytes, ETag, 304 and HEAD), serialised in slices (runInSlices): an
  * answer of 100 documents of 1 MB was one JSON.stringify, its bytes and its hash, seconds during which every
- * other request of the process waited.
+ * other request of the process waited. When the client goes away meanwhile (the response closes) the
+ * serialising stops (runInSlices): its seconds of CPU would be spent for nobody.
  */
 export async function sendJsonInSlices(res: Response, value: unknown): Promise<void> {
-  sendJsonChunks(res, await runInSlices((pause) => jsonSteps(value, pause)));
+  sendJsonChunks(res, await runInSlices((pause) => jsonSteps(value, pause), requestLifetime(res)));
 }

@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { finishSteps } from '../../src/domain/steps';
 import { weakEtag } from '../../src/http/etag';
-import { jsonSteps } from '../../src/http/json-slices';
+import { jsonSteps, sendJsonInSlices } from '../../src/http/json-slices';
 
 const serialise = (value: unknown, pause: () => boolean = () => false) => {
   const answer = finishSteps(jsonSteps(value, pause));
@@ -61,5 +63,45 @@ describe('jsonSteps (answers serialised in slices)', () => {
     }
     expect(stops).toBeGreaterThanOrEqual(50);
     expect(Buffer.concat(step.value.chunks).toString()).toBe(JSON.stringify(value));
+  });
+});
+
+describe('sendJsonInSlices', () => {
+  it('when the client goes away while the answer is serialised, then the serialising stops', async () => {
+    const total = 200_000;
+    let serialised = 0;
+    // Each item counts itself when serialised (its toJSON): how much work the answer still costs.
+    const items = Array.from({ length: total }, (_, index) => ({
+      toJSON: () => {
+        serialised += 1;
+        return { index, text: 'x'.repeat(100) };
+      },
+    }));
+    const app = express();
+    app.get('/', async (_req, res) => {
+      await sendJsonInSlices(res, items);
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      const client = new AbortController();
+      const request = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        signal: client.signal,
+      }).catch(() => undefined);
+      while (serialised === 0) await sleep(1);
+      client.abort();
+      await request;
+      // Until the process is idle: no item serialised for 300 ms. Before, the whole answer was made anyway.
+      let seen = -1;
+      while (seen !== serialised) {
+        seen = serialised;
+        await sleep(300);
+      }
+      expect(serialised).toBeLessThan(total / 2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
