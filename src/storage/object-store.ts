@@ -80,16 +80,10 @@ export class StoreUnavailableError extends Error {
 
 /**
  * Socket and DNS errors that mean the store's host could not be reached or the connection was lost: those of
- * any connection (as the database pool's), and the store's own as an HTTP client: a connection aborted,
- * undici's socket error, a network or a DNS answer missing for a moment (the pool does not count these).
+ * any connection (as the database pool's), and the store's own as an HTTP client: a connection aborted and
+ * undici's socket error (the pool does not count these).
  */
-const UNREACHABLE_ERRNOS = new Set([
-  ...CONNECTION_ERRNOS,
-  'ECONNABORTED',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-]);
+const UNREACHABLE_ERRNOS = new Set([...CONNECTION_ERRNOS, 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 /**
  * Whether an error a remote store's client threw means the store is unavailable (see StoreUnavailableError):

@@ -1,4 +1,6 @@
+import dns from 'node:dns';
 import { createPool, isDatabaseUnavailable, type Pool } from '../../src/db/pool';
+import { translateError } from '../../src/http/middleware/errors';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 /**
@@ -56,6 +58,57 @@ describe('the database pool under load and when Postgres does not answer', () =>
       expect(isDatabaseUnavailable(error)).toBe(true);
       // The client's own connect timeout cut it (the pool's would say 'timeout exceeded ...' after 60 s).
       expect((error as Error).message).toBe('timeout expired');
+    });
+  });
+
+  /** What a request that needed the database would be answered, from the error its query got. */
+  const answerTo = (error: unknown) => {
+    const translated = translateError(error);
+    return {
+      status: translated?.status,
+      name: translated?.details.name,
+      retryAfter: translated?.retryAfterSeconds,
+    };
+  };
+  const unavailable = { status: 503, name: 'DatabaseUnavailable', retryAfter: 5 };
+
+  it('when the route to Postgres is gone (ENETUNREACH), then a query fails as the database being unavailable: 503 with Retry-After', async () => {
+    const unroutable = new URL(url);
+    // The kernel has no route for a TCP connection to the limited broadcast address: connect ENETUNREACH.
+    unroutable.hostname = '255.255.255.255';
+    const error = await poolOf(2_000, 2_000, unroutable.toString())
+      .query('SELECT 1')
+      .catch((caught: unknown) => caught);
+    expect((error as { code?: unknown }).code).toBe('ENETUNREACH');
+    expect(answerTo(error)).toEqual(unavailable);
+  });
+
+  describe("when the DNS server cannot answer for Postgres's host name for a moment (EAI_AGAIN)", () => {
+    const host = 'postgres.broadsheet.test';
+    let lookup: jest.SpiedFunction<typeof dns.lookup>;
+    beforeAll(() => {
+      // Node's resolver answers EAI_AGAIN when the DNS server times out or answers SERVFAIL: a failure for now.
+      lookup = jest.spyOn(dns, 'lookup').mockImplementation((hostname: string, ...rest: unknown[]) => {
+        const callback = rest[rest.length - 1] as (error: NodeJS.ErrnoException) => void;
+        const error = Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), {
+          code: 'EAI_AGAIN',
+          syscall: 'getaddrinfo',
+          hostname,
+        });
+        process.nextTick(() => callback(error));
+      });
+    });
+    afterAll(() => lookup.mockRestore());
+
+    it('then a query fails as the database being unavailable: 503 with Retry-After', async () => {
+      const named = new URL(url);
+      named.hostname = host;
+      const error = await poolOf(2_000, 2_000, named.toString())
+        .query('SELECT 1')
+        .catch((caught: unknown) => caught);
+      expect(lookup).toHaveBeenCalled();
+      expect((error as { code?: unknown }).code).toBe('EAI_AGAIN');
+      expect(answerTo(error)).toEqual(unavailable);
     });
   });
 });

@@ -26,15 +26,23 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
-  it.each(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'])(
-    'when a connection fails with %s, then yes',
-    (code) => {
-      expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
-    },
-  );
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'EPIPE',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'EHOSTDOWN',
+    'ENETUNREACH',
+    'ENETDOWN',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+  ])('when a connection fails with %s, then yes', (code) => {
+    expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
+  });
 
   // The object store's further errnos (src/storage/object-store.ts) are not the pool's: a 500 here, as before.
-  it.each(['ECONNABORTED', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET'])(
+  it.each(['ECONNABORTED', 'UND_ERR_SOCKET'])(
     'when a connection fails with %s, then no (the store counts it, the pool does not)',
     (code) => {
       expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(false);
