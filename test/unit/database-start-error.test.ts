@@ -33,6 +33,11 @@ describe('databaseStartError', () => {
   it.each([
     ['a refused connection', withCode('connect ECONNREFUSED 127.0.0.1:5999', 'ECONNREFUSED')],
     ['an unknown host', withCode('getaddrinfo ENOTFOUND nowhere', 'ENOTFOUND')],
+    ['a DNS server that cannot answer now', withCode('getaddrinfo EAI_AGAIN db.internal', 'EAI_AGAIN')],
+    [
+      'no route to the network',
+      withCode('connect ENETUNREACH 10.9.8.7:5432 - Local (0.0.0.0:0)', 'ENETUNREACH'),
+    ],
     ['a refused password (28P01)', withCode('password authentication failed for user "app"', '28P01')],
     ['a missing database (3D000)', withCode('database "broadsheet" does not exist', '3D000')],
     ['a connect timeout', new Error('Connection terminated due to connection timeout')],
