@@ -27,10 +27,7 @@ async function main() {
     // Readiness answers 503 at once; requests are served as before until the drain ends and the port closes,
     // so a balancer that probes readiness stops sending them first (none is refused on the way).
     ctx.reads.health.shutDown();
-    ctx.logger.info(
-      { signal, drainMs: shutdownDrainMs },
-      'shutting down: readiness answers 503, then finishing in-flight requests',
-    );
+    ctx.logger.info({ signal, drainMs: shutdownDrainMs }, 'shutting down: finishing in-flight requests');
     setTimeout(() => {
       closeGracefully(server)
         .then(() => ctx.close())
