@@ -66,11 +66,15 @@ function get(port: number, agent: http.Agent, urlPath: string): Promise<Answer> 
     http
       .get({ host: '127.0.0.1', port, path: urlPath, agent }, (res) => {
         let body = '';
+        res.on('error', (error) =>
+          reject(Object.assign(error, { message: `GET ${urlPath}: ${error.message}` })),
+        );
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
         res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection, body }));
       })
-      .on('error', reject);
+      // Which request failed, when one does.
+      .on('error', (error) => reject(Object.assign(error, { message: `GET ${urlPath}: ${error.message}` })));
   });
 }
 
