@@ -21,6 +21,10 @@ export async function startDelayingProxy(
   const held = new Set<NodeJS.Timeout>();
   const server = createServer((incoming, outgoing) => {
     requests.push({ method: incoming.method ?? '', path: incoming.url ?? '' });
+    // A client that goes away while its request is held or answered (an API process stopping) resets its
+    // socket: the request and the answer report it, which the proxy takes as the end of that exchange.
+    incoming.on('error', () => outgoing.destroy());
+    outgoing.on('error', () => incoming.destroy());
     const forward = () => {
       const upstream = request(
         {
@@ -31,6 +35,7 @@ export async function startDelayingProxy(
           headers: incoming.headers,
         },
         (answer) => {
+          answer.on('error', () => outgoing.destroy());
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
         },
