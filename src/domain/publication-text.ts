@@ -44,7 +44,7 @@ const MACHINE_KEY =
 const MACHINE_VALUE = /^(https?:\/\/|mailto:|\/\/|\/)\S*$|^doc-[A-Za-z0-9_-]+$/;
 
 /** A Map: the names come from stored HTML, and `&constructor;` must not find Object.prototype's. */
-const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
+export const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
   ['amp', '&'],
   ['lt', '<'],
   ['gt', '>'],
