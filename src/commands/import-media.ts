@@ -19,7 +19,7 @@ import {
   type StoredAsset,
   type Translation,
 } from '../domain/media';
-import { validationDetails } from '../domain/errors';
+import { AppError, validationDetails } from '../domain/errors';
 import type { Logger } from '../logger';
 import { downloadToFile, DownloadError, type DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
@@ -84,29 +84,16 @@ const invalidEntry = (details: Record<string, string>) =>
     error_details: validationDetails(details),
   });
 
-/** As the 503 of a request whose bytes the store cannot take now (http/middleware/errors.ts). */
-const storeUnavailable = () =>
-  new EntryFailure({
-    ok: false,
-    status: 503,
-    error: 'StorageUnavailable',
-    error_details: {
-      name: 'StorageUnavailable',
-      message: 'The media store is unavailable right now; try again in a few seconds',
-    },
-  });
-
-/** As the 503 of a request Postgres cannot answer now (http/middleware/errors.ts). */
-const databaseUnavailable = () =>
-  new EntryFailure({
-    ok: false,
-    status: 503,
-    error: 'DatabaseUnavailable',
-    error_details: {
-      name: 'DatabaseUnavailable',
-      message: 'The database is unavailable right now; try again in a few seconds',
-    },
-  });
+/**
+ * An entry's 503, as the request's would say it (http/middleware/errors.ts): its name as `error`, as every
+ * result of this import names its failure.
+ */
+const unavailableResult = (error: AppError): Extract<ImportMediaResult, { ok: false }> => ({
+  ok: false,
+  status: error.status,
+  error: String(error.details.name),
+  error_details: error.details,
+});
 
 const uniqueIdViolation = (message: string) =>
   new EntryFailure({
@@ -162,7 +149,7 @@ export async function importMedia(
       continue;
     }
     if (storeAway && bringsBytes(input.entry)) {
-      results.push(storeUnavailable().result);
+      results.push(unavailableResult(AppError.storageUnavailable()));
       continue;
     }
     try {
@@ -179,9 +166,10 @@ export async function importMedia(
       // kept (importOne).
       if (error instanceof StoreUnavailableError) {
         storeAway = true;
-        results.push(storeUnavailable().result);
+        results.push(unavailableResult(AppError.storageUnavailable()));
       } else if (error instanceof EntryFailure) results.push(error.result);
-      else if (isDatabaseUnavailable(error)) results.push((outage = databaseUnavailable().result));
+      else if (isDatabaseUnavailable(error))
+        results.push((outage = unavailableResult(AppError.databaseUnavailable())));
       else throw error;
     }
   }

@@ -26,6 +26,11 @@ export function validationDetails(byPath: Record<string, string>): ErrorDetails 
   return Object.fromEntries(details);
 }
 
+/** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** How long a client is asked to wait when the object store of media bytes cannot answer (Retry-After). */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 /**
  * The one error type of the service. Anything thrown that is not an AppError is a bug and renders as a
  * plain 500; an AppError renders as `{status, error: <reason phrase>, error_details}`.
@@ -75,6 +80,24 @@ export class AppError extends Error {
   /** 503: a service we depend on cannot answer now; the client may retry after `retryAfterSeconds`. */
   static unavailable(name: string, message: string, retryAfterSeconds: number): AppError {
     return new AppError(503, { name, message }, retryAfterSeconds);
+  }
+
+  /** The 503 of a request Postgres cannot answer now. */
+  static databaseUnavailable(): AppError {
+    return AppError.unavailable(
+      'DatabaseUnavailable',
+      'The database is unavailable right now; try again in a few seconds',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
+  }
+
+  /** The 503 of a request whose media bytes the object store cannot read or write now. */
+  static storageUnavailable(): AppError {
+    return AppError.unavailable(
+      'StorageUnavailable',
+      'The media store is unavailable right now; try again in a few seconds',
+      STORAGE_RETRY_AFTER_SECONDS,
+    );
   }
 }
 

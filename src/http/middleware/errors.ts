@@ -9,19 +9,6 @@ import { StoreUnavailableError } from '../../storage/object-store';
 import { RequestAbandonedError } from '../../media/decode-budget';
 import type { Logger } from '../../logger';
 
-/** How long a client is asked to wait when Postgres cannot answer (Retry-After). */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
-/** How long a client is asked to wait when the object store of media bytes cannot answer (Retry-After). */
-const STORAGE_RETRY_AFTER_SECONDS = 5;
-
-/** The 503 of a request whose media bytes the object store cannot read or write now. */
-export const storageUnavailable = () =>
-  AppError.unavailable(
-    'StorageUnavailable',
-    'The media store is unavailable right now; try again in a few seconds',
-    STORAGE_RETRY_AFTER_SECONDS,
-  );
-
 /** Any path that no route answered: the spec's `404 {url}` (supplement §1). */
 export const unknownRoute: RequestHandler = (req) => {
   throw new AppError(404, { url: req.originalUrl.split('?')[0] ?? req.originalUrl });
@@ -105,7 +92,7 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
   if (error instanceof ZodError) return AppError.validation(zodIssuesToPaths(error.issues));
   if (typeof error !== 'object' || error === null) return undefined;
   // Before the database's errnos: a refused connection to S3 is no sign of Postgres being away.
-  if (error instanceof StoreUnavailableError) return storageUnavailable();
+  if (error instanceof StoreUnavailableError) return AppError.storageUnavailable();
   // Nobody is left to read it: a 400 (not a 500 logged as a bug), as a body cut off by its client is.
   if (error instanceof RequestAbandonedError) {
     return AppError.badRequest('The connection was closed before the request was answered');
@@ -117,13 +104,7 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
       message: clientMessageOf(error, status, contentEncoding),
     });
   }
-  if (isDatabaseUnavailable(error)) {
-    return AppError.unavailable(
-      'DatabaseUnavailable',
-      'The database is unavailable right now; try again in a few seconds',
-      DATABASE_RETRY_AFTER_SECONDS,
-    );
-  }
+  if (isDatabaseUnavailable(error)) return AppError.databaseUnavailable();
   const pg = error as { code?: unknown; detail?: unknown };
   if (pg.code === '23505') {
     return new AppError(409, {

@@ -7,6 +7,7 @@ import {
   type VersionLabel,
 } from '../../../domain/api-versions';
 import { requestSchema as commandRequestSchema } from '../../../domain/document-commands/schema';
+import { AppError } from '../../../domain/errors';
 import { ImportRequestSchema } from '../../../domain/import-request';
 import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
@@ -266,7 +267,7 @@ const storageUnavailable = () =>
   unavailableResponse(
     'StorageUnavailable',
     'the object store of media bytes cannot be reached or fails (Retry-After)',
-    'The media store is unavailable right now; try again in a few seconds',
+    AppError.storageUnavailable().message,
   );
 
 /** A JSON answer or body; `example`, when given, must validate against `schema` (test/integration/openapi). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from '../../../domain/errors';
 import { ImportWebhookPayloadSchema } from '../../../domain/import-request';
 
 type Schema = Record<string, unknown>;
@@ -85,10 +86,7 @@ const DATABASE_UNAVAILABLE = {
       example: {
         status: 503,
         error: 'Service Unavailable',
-        error_details: {
-          name: 'DatabaseUnavailable',
-          message: 'The database is unavailable right now; try again in a few seconds',
-        },
+        error_details: AppError.databaseUnavailable().details,
       },
     },
   },
