@@ -52,11 +52,6 @@ const httpUrl = () => urlOf(HTTP_PROTOCOLS, 'an http:// or https:// URL');
 export const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: wholeNumberOr(0, 65535, 3000),
-  /**
-   * On SIGTERM, how long the API keeps serving while GET health/ready answers 503, before its port closes:
-   * the time a balancer that probes readiness (Kubernetes) needs to stop sending it requests.
-   */
-  SHUTDOWN_DRAIN_MS: wholeNumberOr(0, 120_000, 0),
   DATABASE_URL: urlOf(['postgres:', 'postgresql:'], 'a postgres:// or postgresql:// URL').default(
     'postgres://postgres@127.0.0.1:5432/broadsheet',
   ),
@@ -333,7 +328,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     http: {
       host: e.HOST,
       port: e.PORT,
-      shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
       bodyLimit: e.BODY_LIMIT,
       bodyLimitBytes: sizeInBytes(e.BODY_LIMIT),
       publicBaseUrl: e.PUBLIC_BASE_URL,

@@ -23,20 +23,14 @@ async function main() {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    const { shutdownDrainMs } = config.http;
-    // Readiness answers 503 at once; requests are served as before until the drain ends and the port closes,
-    // so a balancer that probes readiness stops sending them first (none is refused on the way).
-    ctx.reads.health.shutDown();
-    ctx.logger.info({ signal, drainMs: shutdownDrainMs }, 'shutting down: finishing in-flight requests');
-    setTimeout(() => {
-      closeGracefully(server)
-        .then(() => ctx.close())
-        .then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-    }, shutdownDrainMs);
-    setTimeout(() => process.exit(1), shutdownDrainMs + 15_000).unref();
+    ctx.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    closeGracefully(server)
+      .then(() => ctx.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    setTimeout(() => process.exit(1), 15_000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -15,8 +15,6 @@ export type DependencyState = 'ok' | 'red' | 'unavailable';
 
 export interface Readiness {
   ready: boolean;
-  /** The process is shutting down (SIGTERM, src/main.ts): not ready, whatever its dependencies say. */
-  shuttingDown: boolean;
   postgres: DependencyState;
   elasticsearch: DependencyState;
   /** When not ready: how long a client is asked to wait before trying again (Retry-After). */
@@ -53,21 +51,11 @@ function check(
   return Promise.race([outcome, deadline]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Whether the process's backing services answer (GET health/ready), within READINESS_TIMEOUT_MS, and the
- * process is not shutting down.
- */
+/** Whether the process's backing services answer (GET health/ready), within READINESS_TIMEOUT_MS. */
 export function healthReads(deps: { db: Queryable; search: SearchClient; logger?: Logger | undefined }) {
   const server = serverQueries(deps.db);
-  let shuttingDown = false;
   return {
-    /** From now on readiness answers not ready, so a balancer takes the process out before its port closes. */
-    shutDown(): void {
-      shuttingDown = true;
-    },
     async readiness(): Promise<Readiness> {
-      // As when the request arrived: one in flight at SIGTERM is answered as it would have been.
-      const stopping = shuttingDown;
       const [postgres, elasticsearch] = await Promise.all([
         check('postgres', server.ping(), deps.logger),
         check(
@@ -83,9 +71,10 @@ export function healthReads(deps: { db: Queryable; search: SearchClient; logger?
           deps.logger,
         ),
       ]);
-      const ready = !stopping && postgres === 'ok' && elasticsearch === 'ok';
-      const answer = { ready, shuttingDown: stopping, postgres, elasticsearch };
-      return ready ? answer : { ...answer, retryAfterSeconds: SEARCH_RETRY_AFTER_SECONDS };
+      const ready = postgres === 'ok' && elasticsearch === 'ok';
+      return ready
+        ? { ready, postgres, elasticsearch }
+        : { ready, postgres, elasticsearch, retryAfterSeconds: SEARCH_RETRY_AFTER_SECONDS };
     },
   };
 }

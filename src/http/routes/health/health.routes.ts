@@ -1,18 +1,14 @@
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
 
-/**
- * Liveness needs no token and touches nothing; readiness checks Postgres and Elasticsearch, and is 503 once the
- * process is shutting down (its drain, SHUTDOWN_DRAIN_MS).
- */
+/** Liveness needs no token and touches nothing; readiness checks Postgres and Elasticsearch. */
 export function healthRoutes(router: Router, { reads }: Pick<RouteDeps, 'reads'>): void {
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
   router.get('/health/ready', async (_req, res) => {
-    const { ready, shuttingDown, postgres, elasticsearch, retryAfterSeconds } =
-      await reads.health.readiness();
+    const { ready, postgres, elasticsearch, retryAfterSeconds } = await reads.health.readiness();
     if (retryAfterSeconds !== undefined) res.set('Retry-After', String(retryAfterSeconds));
     res.status(ready ? 200 : 503).json(
       ready
@@ -22,7 +18,7 @@ export function healthRoutes(router: Router, { reads }: Pick<RouteDeps, 'reads'>
             error: 'Service Unavailable',
             error_details: {
               name: 'NotReady',
-              message: shuttingDown ? 'The server is shutting down' : 'A dependency is not ready',
+              message: 'A dependency is not ready',
               postgres,
               elasticsearch,
             },

@@ -562,8 +562,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       },
       '/health/ready': {
         get: {
-          summary:
-            'Readiness: Postgres and Elasticsearch answer and the process is not shutting down (503 NotReady while it drains)',
+          summary: 'Readiness: Postgres and Elasticsearch answer',
           responses: {
             200: json(out(readinessAnswer), 'OK', {
               status: 'ok',
