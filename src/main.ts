@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
 import { closeGracefully, listen } from './http/server';
+import { exitAfterLogs } from './logger';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
@@ -27,8 +28,8 @@ async function main() {
     closeGracefully(server)
       .then(() => ctx.close())
       .then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => exitAfterLogs(ctx.logger, 0),
+        () => exitAfterLogs(ctx.logger, 1),
       );
     setTimeout(() => process.exit(1), 15_000).unref();
   };

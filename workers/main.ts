@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
+import { exitAfterLogs } from '../src/logger';
 import { startMetricsServer } from '../src/metrics/server';
 import { queueHandlers } from './handlers';
 import { checkHandlers, FETCH_OPTIONS, type QueueHandler } from './registry';
@@ -57,8 +58,8 @@ async function main() {
     ctx.logger.info('workers shutting down: finishing active jobs');
     metricsServer?.close();
     ctx.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exitAfterLogs(ctx.logger, 0),
+      () => exitAfterLogs(ctx.logger, 1),
     );
   };
   // Before saying "running": a SIGTERM that follows the line at once must find the handler in place.
