@@ -213,16 +213,30 @@ export async function writeImportBatch(
         return date ? [{ documentId: idOf(entry), lastPublicationDate: storedInstant(date) }] : [];
       }),
     );
-    // A published document whose publication dates the import names without publishing or unpublishing it:
-    // its search document carries the dates (latestPublications and search), so it is indexed again.
+    // A published document whose publication dates the import changes without publishing or unpublishing
+    // it: latestPublication answers the new dates, and its search document carries them (latestPublications
+    // and search), so it is indexed again and a poller of publicationEvents hears of it (an update naming
+    // the publication it has). Dates sent again as they are (an import run again to resume) change nothing.
     const redated = written.filter(
       (entry) =>
         entry.existing?.latestPublicationId != null &&
         !publications.has(idOf(entry)) &&
         !unpublished.has(entry) &&
-        Object.values(entry.item.document.publishControl ?? {}).some((date) => date !== undefined),
+        changesPublicationDates(entry.item.document.publishControl, entry.existing),
     );
-    await documents.bumpIndexVersions(projectId, redated.map(idOf));
+    const redatedTypes = await documents.bumpIndexVersions(projectId, redated.map(idOf));
+    for (const entry of redated) {
+      const types = redatedTypes.get(idOf(entry))!;
+      events.push({
+        projectId,
+        channelId: entry.existing!.channelId,
+        documentId: idOf(entry),
+        documentType: types.documentType,
+        contentType: types.contentType,
+        eventType: 'update',
+        publicationId: entry.existing!.latestPublicationId,
+      });
+    }
     await enqueueMany(
       deps.boss,
       tx,
@@ -233,6 +247,27 @@ export async function writeImportBatch(
     // commit, so another batch of the import waits only for this statement and the commit, not for the rest.
     await publicationEventQueries(tx).insertMany(projectId, events);
     return logs;
+  });
+}
+
+/**
+ * Whether the publication dates an import names differ from the document's, at the millisecond they are
+ * stored and answered (whatever offset the client wrote them in). Pure, so tested on its own.
+ */
+export function changesPublicationDates(
+  named: ImportDocument['publishControl'],
+  current: Pick<
+    ImportTargetRow,
+    | 'firstPublicationDate'
+    | 'significantPublicationDate'
+    | 'visiblePublicationDateOverride'
+    | 'lastPublicationDate'
+  >,
+): boolean {
+  if (!named) return false;
+  return (Object.keys(named) as (keyof typeof named)[]).some((key) => {
+    const date = named[key];
+    return date !== undefined && Date.parse(date) !== current[key]?.getTime();
   });
 }
 

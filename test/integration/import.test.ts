@@ -408,6 +408,77 @@ describe('import/documents', () => {
     expect(found.body.results).toContainEqual({ documentId, projectId });
   });
 
+  it('when a live document is imported again with only its publication dates changed, then a poller of publicationEvents gets an update naming its publication; the same dates again write none', async () => {
+    const eventsOf = async (documentId: number) => {
+      const response = await api.get('publicationEvents?limit=1000');
+      expect(response.status).toBe(200);
+      return (
+        response.body.results as {
+          documentId: number;
+          eventType: string;
+          publicationId: number;
+          contentType?: string;
+          documentType: string;
+        }[]
+      ).filter((event) => event.documentId === documentId);
+    };
+    const first = await importAndWait({
+      systemName: 'wire',
+      documents: [{ id: 'redated-events', contentType: 'regular', title: 'R', flags: { autoPublish: true } }],
+    });
+    const documentId = first.body.logs[0].document_id;
+    const published = await eventsOf(documentId);
+    expect(published.map((event) => event.eventType)).toEqual(['publish']);
+    const { publicationId } = published[0]!;
+
+    // Without autoPublish, and with it (the draft unchanged, so nothing is published again): the frontend's
+    // copy of latestPublication answers the old dates until it hears of the change.
+    const dated = (firstPublicationDate: string, flags?: { autoPublish: boolean }) =>
+      importAndWait({
+        systemName: 'wire',
+        documents: [
+          {
+            id: 'redated-events',
+            contentType: 'regular',
+            title: 'R',
+            publishControl: { firstPublicationDate },
+            ...(flags && { flags }),
+          },
+        ],
+      });
+    await dated('2001-01-01T00:00:00.000Z');
+    await dated('2002-01-01T00:00:00.000Z', { autoPublish: true });
+    const after = await eventsOf(documentId);
+    expect(after.map((event) => [event.eventType, event.publicationId])).toEqual([
+      ['publish', publicationId],
+      ['update', publicationId],
+      ['update', publicationId],
+    ]);
+    expect(after[2]).toMatchObject({ documentType: 'article' });
+    const single = await api.get(`documents/${documentId}/latestPublication?fields=systemdata`);
+    expect(single.body.systemdata.firstPublicationDate).toBe('2002-01-01T00:00:00.000Z');
+
+    // The same dates again (a migration run again to resume, in another offset too) change nothing.
+    await dated('2002-01-01T01:00:00.000+01:00');
+    await dated('2002-01-01T00:00:00.000Z', { autoPublish: true });
+    expect(await eventsOf(documentId)).toHaveLength(3);
+
+    // A draft of another type, not published, with a new date: the event names the publication's type.
+    await importAndWait({
+      systemName: 'wire',
+      documents: [
+        {
+          id: 'redated-events',
+          contentType: 'page',
+          title: 'R',
+          publishControl: { significantPublicationDate: '2003-01-01T00:00:00.000Z' },
+        },
+      ],
+    });
+    const last = (await eventsOf(documentId)).at(-1);
+    expect(last).toMatchObject({ eventType: 'update', publicationId, documentType: 'article' });
+  });
+
   it('when publishControl dates carry offsets past the ±15:59 Postgres reads, then the document is published with those instants, answered in UTC', async () => {
     // Postgres failed the document with its own message ("time zone displacement out of range").
     const done = await importAndWait({

@@ -1,4 +1,4 @@
-import { cutImportBatches, importTargetKey } from '../../src/commands/import-batch';
+import { changesPublicationDates, cutImportBatches, importTargetKey } from '../../src/commands/import-batch';
 import { ImportDocumentSchema } from '../../src/domain/import-request';
 
 const document = (id: string, documentId?: number) =>
@@ -24,5 +24,47 @@ describe('cutImportBatches', () => {
 
   it('when there are no documents, then there are no batches', () => {
     expect(cutImportBatches([], 10, importTargetKey)).toEqual([]);
+  });
+});
+
+describe('changesPublicationDates', () => {
+  const stored = {
+    firstPublicationDate: new Date('2020-01-01T00:00:00.000Z'),
+    significantPublicationDate: null,
+    visiblePublicationDateOverride: new Date('2021-06-01T12:00:00.123Z'),
+    lastPublicationDate: new Date('2022-01-01T00:00:00.000Z'),
+  };
+
+  it('when the import names no dates, then nothing changes', () => {
+    expect(changesPublicationDates(undefined, stored)).toBe(false);
+    expect(changesPublicationDates({}, stored)).toBe(false);
+  });
+
+  it('when it names the stored instants, in any offset, then nothing changes', () => {
+    expect(
+      changesPublicationDates(
+        {
+          firstPublicationDate: '2020-01-01T01:00:00+01:00',
+          visiblePublicationDateOverride: '2021-06-01T12:00:00.123Z',
+          lastPublicationDate: '2022-01-01T00:00:00Z',
+        },
+        stored,
+      ),
+    ).toBe(false);
+  });
+
+  it('when one date differs, even by a millisecond, or fills one the document lacks, then the dates change', () => {
+    expect(
+      changesPublicationDates({ visiblePublicationDateOverride: '2021-06-01T12:00:00.124Z' }, stored),
+    ).toBe(true);
+    expect(changesPublicationDates({ significantPublicationDate: '2020-01-01T00:00:00Z' }, stored)).toBe(
+      true,
+    );
+    expect(
+      changesPublicationDates(
+        { firstPublicationDate: '2020-01-01T00:00:00Z', lastPublicationDate: '2023-01-01T00:00:00Z' },
+        stored,
+      ),
+    ).toBe(true);
   });
 });

@@ -55,6 +55,12 @@ export interface UnpublishedTypes {
   unpublishedDocumentType: string;
 }
 
+/** The types a publication was made with (its document's draft may have others since). */
+export interface PublicationTypes {
+  contentType: string;
+  documentType: string;
+}
+
 const UNPUBLISHED_TYPES = `p.content_type AS "unpublishedContentType",
   p.document_type AS "unpublishedDocumentType"`;
 
@@ -88,6 +94,11 @@ export interface ImportTargetRow {
   embargoSet: boolean;
   embargoReason: string | null;
   embargoUntil: Date | null;
+  /** Its publication dates: an import that names other ones changes what latestPublication answers. */
+  firstPublicationDate: Date | null;
+  significantPublicationDate: Date | null;
+  visiblePublicationDateOverride: Date | null;
+  lastPublicationDate: Date | null;
 }
 
 /** One document of an import batch: its draft and the publication dates its import names. */
@@ -247,7 +258,11 @@ export function documentQueries(db: Queryable) {
     ): Promise<ImportTargetRow[]> {
       const columns = `d.id, d.system_name AS "systemName", d.external_id AS "externalId",
         d.channel_id AS "channelId", d.latest_publication_id AS "latestPublicationId",
-        d.embargo_set AS "embargoSet", d.embargo_reason AS "embargoReason", d.embargo_until AS "embargoUntil"`;
+        d.embargo_set AS "embargoSet", d.embargo_reason AS "embargoReason", d.embargo_until AS "embargoUntil",
+        d.first_publication_date AS "firstPublicationDate",
+        d.significant_publication_date AS "significantPublicationDate",
+        d.visible_publication_date_override AS "visiblePublicationDateOverride",
+        d.last_publication_date AS "lastPublicationDate"`;
       const byExternalId =
         externalIds.length === 0
           ? []
@@ -469,17 +484,25 @@ export function documentQueries(db: Queryable) {
     },
 
     /**
-     * The index version of these documents of the project grows: what their search documents are built from
-     * changed without a publish or unpublish (which move it themselves), and only a higher version replaces
-     * what the index holds.
+     * The index version of these published documents of the project grows: what their search documents are
+     * built from changed without a publish or unpublish (which move it themselves), and only a higher version
+     * replaces what the index holds. Answers the types of each one's publication, by document id (its event
+     * names them: the draft may have others).
      */
-    async bumpIndexVersions(projectId: number, documentIds: readonly number[]): Promise<void> {
-      if (documentIds.length === 0) return;
-      await db.query(
-        `UPDATE documents SET index_version = index_version + 1
-         WHERE (project_id, id) IN (SELECT $1::integer, unnest($2::bigint[]))`,
+    async bumpIndexVersions(
+      projectId: number,
+      documentIds: readonly number[],
+    ): Promise<Map<number, PublicationTypes>> {
+      if (documentIds.length === 0) return new Map();
+      const result = await db.query<PublicationTypes & { id: number }>(
+        `UPDATE documents d SET index_version = d.index_version + 1
+         FROM publications p
+         WHERE (d.project_id, d.id) IN (SELECT $1::integer, unnest($2::bigint[]))
+           AND p.id = d.latest_publication_id
+         RETURNING d.id, p.content_type AS "contentType", p.document_type AS "documentType"`,
         [projectId, documentIds],
       );
+      return new Map(result.rows.map(({ id, ...types }) => [id, types]));
     },
 
     /**

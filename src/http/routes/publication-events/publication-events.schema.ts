@@ -51,7 +51,11 @@ export const publicationEventAnswer = z
     channelId: z.number().int(),
     documentId: z.number().int(),
     documentType: z.enum(['article', 'page', 'data-record']),
-    eventType: z.enum(['publish', 'unpublish', 'update']),
+    eventType: z
+      .enum(['publish', 'unpublish', 'update'])
+      .describe(
+        'update: a live document published again, or its publication dates changed by an import (the same publicationId)',
+      ),
     publicationId: z.number().int().nullable(),
   })
   .meta({ id: 'PublicationEvent' });
