@@ -1,4 +1,6 @@
+import { importDocumentsNow } from '../../src/commands/import-documents';
 import { publishDocument } from '../../src/commands/publish-document';
+import { ApiVersion } from '../../src/domain/api-versions';
 import { withTransaction } from '../../src/db/pool';
 import { documentQueries } from '../../src/db/queries/documents';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -284,6 +286,79 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
       [slow.id, 'publish'],
       [fast.id, 'publish'],
     ]);
+  });
+
+  it('when imports and publishes of one project race, then a poller paging with id.gt misses none of their events', async () => {
+    // A project of its own: the events of this test stay out of the other tests' counts.
+    const own = await createTestProject(app.ctx);
+    const client = apiClient(app.url, (await tokenFor(app.ctx, own.projectId)).token);
+    const drafts = [];
+    for (let i = 0; i < 24; i += 1) drafts.push(await createDraftDocument(app.ctx, own));
+    const seen: number[] = [];
+    let cursor = 0;
+    const poll = async () => {
+      const page = await client.get(`publicationEvents?id.gt=${cursor}&limit=1000`);
+      expect(page.status).toBe(200);
+      const ids = (page.body.results as EventRecord[]).map((event) => event.id);
+      seen.push(...ids);
+      cursor = ids.at(-1) ?? cursor;
+      return ids.length;
+    };
+
+    let racing = true;
+    const poller = (async () => {
+      while (racing) await poll();
+    })();
+    // Small batches, several in flight, beside publish requests several at a time: many transactions that
+    // draw event ids at once and commit in any order.
+    const imports = [0, 1].map((round) =>
+      importDocumentsNow(
+        app.ctx,
+        own.projectId,
+        ApiVersion.latest(),
+        {
+          systemName: `race-${round}`,
+          documents: Array.from({ length: 60 }, (_, i) => ({
+            id: `doc-${i}`,
+            contentType: 'regular',
+            content: [],
+            metadata: { title: `Raced ${round}.${i}` },
+            flags: { autoPublish: true },
+          })),
+        },
+        { batchSize: 2, concurrency: 4 },
+      ),
+    );
+    const publishes = (async () => {
+      for (let round = 0; round < 2; round += 1) {
+        for (let i = 0; i < drafts.length; i += 6) {
+          const responses = await Promise.all(
+            drafts
+              .slice(i, i + 6)
+              .map((draft) =>
+                client.patch(`documents/${draft.id}/commands`, { commands: [{ operation: 'publish' }] }),
+              ),
+          );
+          expect(responses.map((response) => response.status)).toEqual(responses.map(() => 204));
+        }
+      }
+    })();
+    try {
+      const results = await Promise.all(imports);
+      expect(results.map((result) => result.state)).toEqual(['success', 'success']);
+      await publishes;
+    } finally {
+      racing = false;
+      await poller;
+    }
+    while ((await poll()) > 0);
+
+    const stored = await app.ctx.pool.query<{ id: string }>(
+      'SELECT id FROM publication_events WHERE project_id = $1 ORDER BY id',
+      [own.projectId],
+    );
+    expect(stored.rows).toHaveLength(2 * 60 + 2 * drafts.length);
+    expect(seen).toEqual(stored.rows.map((row) => Number(row.id)));
   });
 
   it('when a publish that started earlier commits after a later one, then createdAt still grows with id, so resuming from the last createdAt seen misses nothing', async () => {
