@@ -361,6 +361,38 @@ describe('GET publicationEvents[/{channelHandle}]', () => {
     expect(seen).toEqual(stored.rows.map((row) => Number(row.id)));
   });
 
+  it('when an import batch’s events share one createdAt, then a poller resuming with createdAt.gte and id.gt of the last event gets them all, page by page', async () => {
+    const own = await createTestProject(app.ctx);
+    const client = apiClient(app.url, (await tokenFor(app.ctx, own.projectId)).token);
+    const imported = await importDocumentsNow(app.ctx, own.projectId, ApiVersion.latest(), {
+      systemName: 'batch',
+      documents: Array.from({ length: 5 }, (_, i) => ({
+        id: `doc-${i}`,
+        contentType: 'regular',
+        content: [],
+        metadata: { title: `Batch ${i}` },
+        flags: { autoPublish: true },
+      })),
+    });
+    expect(imported.state).toBe('success');
+    const all = (await client.get('publicationEvents')).body.results as EventRecord[];
+    expect(all).toHaveLength(5);
+    expect(new Set(all.map((event) => event.createdAt)).size).toBe(1);
+
+    const seen: number[] = [];
+    let last: EventRecord | undefined;
+    for (let page = 0; page < 5; page += 1) {
+      const query = last
+        ? `&createdAt.gte=${encodeURIComponent(last.createdAt)}&id.gt=${last.id}`
+        : `&createdAt.gte=${encodeURIComponent(all[0]!.createdAt)}`;
+      const results = (await client.get(`publicationEvents?limit=2${query}`)).body.results as EventRecord[];
+      if (results.length === 0) break;
+      seen.push(...results.map((event) => event.id));
+      last = results.at(-1);
+    }
+    expect(seen).toEqual(all.map((event) => event.id));
+  });
+
   it('when a publish that started earlier commits after a later one, then createdAt still grows with id, so resuming from the last createdAt seen misses nothing', async () => {
     // A project of its own: the events of this test stay out of the other tests' counts.
     const own = await createTestProject(app.ctx);

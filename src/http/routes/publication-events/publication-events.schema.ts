@@ -46,7 +46,10 @@ export const publicationEventAnswer = z
     id: z.number().int().describe('grows with every event; page with id.gt'),
     createdAt: z.iso
       .datetime()
-      .describe('when the event joined the stream, as its publish committed; never behind an earlier id'),
+      .describe(
+        'when the event joined the stream, as its publish committed; never behind an earlier id. The events of ' +
+          'one transaction (an import batch) share it: resume with createdAt.gte and id.gt of the last event seen',
+      ),
     projectId: z.number().int(),
     channelId: z.number().int(),
     documentId: z.number().int(),
