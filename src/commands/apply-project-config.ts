@@ -18,19 +18,22 @@ export interface SchemaError {
   message: string;
 }
 
-export interface ApplyProjectConfigResult {
-  ok: true;
-  plan: boolean;
-  patches: JsonPatch[];
-  revisionNumber: number;
+/**
+ * What an apply answers (supplement §8), both as a 200: the patches planned or applied, or the config's
+ * problems (`ok: false`), which the vendor's project-config CLI reads from the body of a 200 to list them.
+ */
+export type ApplyProjectConfigResult =
+  { ok: true; plan: boolean; patches: JsonPatch[]; revisionNumber: number } | InvalidProjectConfig;
+
+export interface InvalidProjectConfig {
+  ok: false;
+  schemaErrors: SchemaError[];
 }
 
 const pointerOf = (path: readonly PropertyKey[]): string =>
   path.map((segment) => `/${escapePointerToken(String(segment))}`).join('');
 
-function invalidConfig(schemaErrors: SchemaError[]): AppError {
-  return AppError.badRequest('The project config is invalid', { ok: false, schemaErrors });
-}
+const invalidConfig = (schemaErrors: SchemaError[]): InvalidProjectConfig => ({ ok: false, schemaErrors });
 
 function schemaErrorsOf(issues: readonly z.core.$ZodIssue[]): SchemaError[] {
   return issues.flatMap((issue) =>
@@ -47,7 +50,8 @@ function storedForm(config: ProjectConfig): ProjectConfig {
 }
 
 /**
- * `POST projectConfig` (supplement §8): validates the config, diffs it against the stored one and, unless
+ * `POST projectConfig` (supplement §8): validates the config (an invalid one is `{ok: false, schemaErrors}`
+ * with JSON pointers, and nothing changes), diffs it against the stored one and, unless
  * `plan` is set, stores it as the next revision with its categories, channel and current design, all in
  * one transaction. A `$baseRevision` that is not the current revision is a 409: someone applied in between.
  * When the new config changes what search documents are built from (reindexedByConfigChange: indexed fields
@@ -61,7 +65,7 @@ export async function applyProjectConfig(
   input: { plan: boolean; projectConfig: unknown },
 ): Promise<ApplyProjectConfigResult> {
   const parsed = NewProjectConfigSchema.safeParse(input.projectConfig, { error: readableIssueMessage });
-  if (!parsed.success) throw invalidConfig(schemaErrorsOf(parsed.error.issues));
+  if (!parsed.success) return invalidConfig(schemaErrorsOf(parsed.error.issues));
   const next = parsed.data;
 
   const result = await withTransaction<ApplyProjectConfigResult>(pool, async (tx) => {
@@ -87,7 +91,7 @@ export async function applyProjectConfig(
         message: `unknown design ${next.design.name}@${next.design.version} in this project`,
       });
     }
-    if (problems.length > 0) throw invalidConfig(problems);
+    if (problems.length > 0) return invalidConfig(problems);
 
     const stored = storedForm(next);
     const patches = diffJson(storedForm(project.config), stored);
@@ -109,6 +113,6 @@ export async function applyProjectConfig(
     return { ok: true, plan: false, patches, revisionNumber };
   });
   // Committed: this process's caches drop the project's config at once.
-  if (!result.plan) pool.changes.emit('project', projectId);
+  if (result.ok && !result.plan) pool.changes.emit('project', projectId);
   return result;
 }

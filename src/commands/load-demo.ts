@@ -130,10 +130,11 @@ export async function loadDemo(deps: DemoDeps, options: DemoOptions): Promise<De
 
   const project = (await projectQueries(deps.pool).findById(projectId))!;
   if (project.config.settings.homepageDocumentId !== homepageDocumentId) {
-    await applyProjectConfig(deps, projectId, {
+    const applied = await applyProjectConfig(deps, projectId, {
       plan: false,
       projectConfig: demoConfig(homepageDocumentId),
     });
+    if (!applied.ok) throw new Error(`the demo config is invalid: ${JSON.stringify(applied.schemaErrors)}`);
   }
 
   const lists = [

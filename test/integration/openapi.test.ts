@@ -236,6 +236,9 @@ async function collectAnswers(): Promise<void> {
         projectConfig: { ...config, settings: { ...(config.settings as Schema), label: 'New' } },
       },
     });
+    await call(label, 200, 'POST /projectConfig', 'projectConfig', {
+      body: { plan: true, projectConfig: { ...config, bogus: true } },
+    });
     await call(
       label,
       200,

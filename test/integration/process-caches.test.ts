@@ -51,7 +51,10 @@ describe('the caches a process keeps', () => {
       { handle: 'ch', label: 'Switzerland' },
       { handle: 'de', label: 'Germany', isDefault: true },
     ];
-    expect((await api.post('projectConfig', { plan: false, projectConfig: config })).status).toBe(200);
+    expect(await api.post('projectConfig', { plan: false, projectConfig: config })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     expect(await visibleIds(draft.id)).toEqual(['doc-all', 'doc-de']);
   });
 

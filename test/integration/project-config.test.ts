@@ -77,10 +77,13 @@ describe('projectConfig', () => {
     const broken = structuredClone(current);
     broken.contentTypes[0].handle = '1 bad';
     const refused = await api.post('projectConfig', { plan: true, channelConfig: broken });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error_details.schemaErrors).toEqual([
-      { pointer: '/contentTypes/0/handle', message: 'must start with a letter; letters, digits, - and _' },
-    ]);
+    expect(refused.status).toBe(200);
+    expect(refused.body).toEqual({
+      ok: false,
+      schemaErrors: [
+        { pointer: '/contentTypes/0/handle', message: 'must start with a letter; letters, digits, - and _' },
+      ],
+    });
   });
 
   it('when both keys or neither are sent, or the config is not an object, then 400 naming the key', async () => {
@@ -128,29 +131,28 @@ describe('projectConfig', () => {
     ]);
   });
 
-  it('when the config is invalid, then 400 carries schemaErrors with JSON pointers and nothing changes', async () => {
+  it('when the config is invalid, then 200 {ok: false, schemaErrors} with JSON pointers and nothing changes', async () => {
+    // Supplement §8: the vendor's project-config CLI reads `ok` and `schemaErrors` from the body of a 200 and
+    // lists them; a 400 envelope put them in error_details, where it never looks.
     const { api, current } = await setup();
     const broken = structuredClone(current);
     broken.contentTypes[0].handle = '1 bad';
     broken.contentTypes[1].unknownKey = true;
-    const response = await api.post('projectConfig', { plan: false, projectConfig: broken });
-    expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ status: 400, error: 'Bad Request' });
-    expect(response.body.error_details).toMatchObject({
-      name: 'ValidationError',
-      message: 'The project config is invalid',
-      ok: false,
-    });
-    expect(response.body.error_details.schemaErrors).toEqual(
-      expect.arrayContaining([
-        { pointer: '/contentTypes/0/handle', message: expect.stringContaining('must start with a letter') },
-        { pointer: '/contentTypes/1/unknownKey', message: 'is not allowed' },
-      ]),
-    );
-    expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
+    for (const plan of [false, true]) {
+      const response = await api.post('projectConfig', { plan, projectConfig: broken });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        ok: false,
+        schemaErrors: expect.arrayContaining([
+          { pointer: '/contentTypes/0/handle', message: expect.stringContaining('must start with a letter') },
+          { pointer: '/contentTypes/1/unknownKey', message: 'is not allowed' },
+        ]),
+      });
+    }
+    expect((await api.get('projectConfig')).body).toEqual(current);
   });
 
-  it('when a config indexes more metadata fields than a project may (config:write), then 400 names the limit and nothing changes', async () => {
+  it('when a config indexes more metadata fields than a project may (config:write), then schemaErrors name the limit and nothing changes', async () => {
     // Each indexed handle is a meta_<type>.<handle> field of the index all projects share: with no bound, one
     // apply could fill its total_fields.limit and stop every project's new fields from being indexed.
     const { api, current } = await setup();
@@ -159,23 +161,22 @@ describe('projectConfig', () => {
       ...Array.from({ length: 5000 }, (_, n) => ({ handle: `flood${n}`, type: 'integer', index: true })),
     );
     const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
-    expect(response.status).toBe(400);
-    expect(response.body.error_details).toMatchObject({
-      name: 'ValidationError',
-      message: 'The project config is invalid',
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ok: false,
+      schemaErrors: [
+        {
+          pointer: expect.stringMatching(/^\/contentTypes\/0\/metadata\/\d+\/index$/),
+          message: expect.stringContaining(
+            'would be indexed metadata field number 101: a project indexes at most 100',
+          ),
+        },
+      ],
     });
-    expect(response.body.error_details.schemaErrors).toEqual([
-      {
-        pointer: expect.stringMatching(/^\/contentTypes\/0\/metadata\/\d+\/index$/),
-        message: expect.stringContaining(
-          'would be indexed metadata field number 101: a project indexes at most 100',
-        ),
-      },
-    ]);
     expect(await api.get('projectConfig')).toMatchObject({ status: 200, body: current });
   });
 
-  it("when a category id is longer than 256 characters, '.' or '..', then 400 points at it and nothing changes", async () => {
+  it("when a category id is longer than 256 characters, '.' or '..', then schemaErrors point at it and nothing changes", async () => {
     // A long id went into the categories table's key, whose index refused it: the apply was a 500. '..' was
     // listed by GET categories, but no client can send it as GET categories/{categoryId}.
     const { api, current } = await setup();
@@ -186,18 +187,24 @@ describe('projectConfig', () => {
       { id: '..', label: 'Up', path: '/up' },
     );
     const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
-    expect(response.status).toBe(400);
-    expect(response.body.error_details.schemaErrors).toEqual([
-      { pointer: '/categories/3/id', message: 'must be at most 256 characters long' },
-      {
-        pointer: '/categories/4/id',
-        message: "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}",
-      },
-    ]);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ok: false,
+      schemaErrors: [
+        { pointer: '/categories/3/id', message: 'must be at most 256 characters long' },
+        {
+          pointer: '/categories/4/id',
+          message: "cannot be '.' or '..': no URL can name it in GET categories/{categoryId}",
+        },
+      ],
+    });
     expect(await api.get('projectConfig')).toMatchObject({ status: 200, body: current });
     changed.categories[3].id = long.slice(0, 256);
     changed.categories[4].id = '..up';
-    expect((await api.post('projectConfig', { plan: false, projectConfig: changed })).status).toBe(200);
+    expect(await api.post('projectConfig', { plan: false, projectConfig: changed })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     for (const id of [long.slice(0, 256), '..up']) {
       const category = await api.get(`categories/${encodeURIComponent(id)}`);
       expect(category).toMatchObject({ status: 200, body: { id } });
@@ -218,7 +225,10 @@ describe('projectConfig', () => {
       pointer: '/categories/0/metadata',
       value: metadata,
     });
-    expect((await api.post('projectConfig', { plan: false, projectConfig: changed })).status).toBe(200);
+    expect(await api.post('projectConfig', { plan: false, projectConfig: changed })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     delete changed.categories[0].metadata;
     changed.categories[0].metadata = { k0: 0 };
     changed.$baseRevision = 2;
@@ -331,16 +341,17 @@ describe('projectConfig', () => {
     expect(revisions.rows.map((row) => row.revision_number)).toEqual([1, 2]);
   });
 
-  it('when the config names a design the project does not have, then 400 points at /design', async () => {
+  it('when the config names a design the project does not have, then schemaErrors point at /design', async () => {
     const { api, current } = await setup();
     const response = await api.post('projectConfig', {
       plan: true,
       projectConfig: { ...current, design: { name: 'nope', version: '9.9.9' } },
     });
-    expect(response.status).toBe(400);
-    expect(response.body.error_details.schemaErrors).toEqual([
-      { pointer: '/design', message: 'unknown design nope@9.9.9 in this project' },
-    ]);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ok: false,
+      schemaErrors: [{ pointer: '/design', message: 'unknown design nope@9.9.9 in this project' }],
+    });
   });
 
   it('when another project applies a config, then this project is untouched', async () => {
@@ -353,7 +364,7 @@ describe('projectConfig', () => {
       plan: false,
       projectConfig: config,
     });
-    expect(response.status).toBe(200);
+    expect(response).toMatchObject({ status: 200, body: { ok: true } });
     expect((await api.get('projectConfig')).body.$baseRevision).toBe(1);
   });
 });

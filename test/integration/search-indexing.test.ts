@@ -153,14 +153,20 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     // A change search documents do not show (the label) indexes nothing again.
     const config = (await admin.get('projectConfig')).body;
     config.settings.label = 'Renamed';
-    expect((await admin.post('projectConfig', { plan: false, projectConfig: config })).status).toBe(200);
+    expect(await admin.post('projectConfig', { plan: false, projectConfig: config })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     expect(await indexVersion()).toBe(before);
 
     const indexing = (await admin.get('projectConfig')).body;
     indexing.contentTypes[0].metadata.push({ handle: 'desk', type: 'string', index: true });
     indexing.contentTypes[0].metadata.find((field: { handle: string }) => field.handle === 'flag').type =
       'integer';
-    expect((await admin.post('projectConfig', { plan: false, projectConfig: indexing })).status).toBe(200);
+    expect(await admin.post('projectConfig', { plan: false, projectConfig: indexing })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     await eventually(async () => (await filtered(byDesk)).includes(documentId), 2000, 50);
     expect(await filtered({ key: 'metadata.flag', range: { gte: 7, lte: 7 } })).toEqual([documentId]);
   });
@@ -201,7 +207,10 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     const moveHomepage = async (documentId: number) => {
       const config = (await admin.get('projectConfig')).body;
       config.settings.homepageDocumentId = documentId;
-      expect((await admin.post('projectConfig', { plan: false, projectConfig: config })).status).toBe(200);
+      expect(await admin.post('projectConfig', { plan: false, projectConfig: config })).toMatchObject({
+        status: 200,
+        body: { ok: true },
+      });
     };
     const before = await versions();
 

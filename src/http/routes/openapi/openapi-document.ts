@@ -384,6 +384,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
   const publicationState = out(publicationStateAnswer);
   const applyProjectConfig = fromZod(ApplyProjectConfigBody, 'ApplyProjectConfig', components);
   const applyProjectConfigResult = out(applyProjectConfigAnswer);
+  const applyProjectConfigOk =
+    'The patches planned or applied; for an invalid config, {ok: false, schemaErrors} with JSON pointers, ' +
+    'nothing changed (a 200: the vendor project-config CLI reads schemaErrors from it)';
   const projectConfig = out(projectConfigAnswer);
   const configConflict = errorAnswerOf(409, {
     name: 'Conflict',
@@ -619,7 +622,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
           responses: {
-            200: json(applyProjectConfigResult),
+            200: json(applyProjectConfigResult, applyProjectConfigOk),
             ...errors(400, 401, 403, 413, 415),
             409: configConflict,
           },
@@ -638,7 +641,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           security: [{ bearer: ['public-api:config:write'] }],
           requestBody: body(applyProjectConfig),
           responses: {
-            200: json(applyProjectConfigResult),
+            200: json(applyProjectConfigResult, applyProjectConfigOk),
             ...errors(400, 401, 403, 413, 415),
             409: configConflict,
           },

@@ -57,17 +57,36 @@ export const projectConfigAnswer = ProjectConfigSchema.and(
   }),
 );
 
-/** POST projectConfig (and the legacy POST channelConfig), supplement §8: what the apply planned or did. */
-export const applyProjectConfigAnswer = z.strictObject({
-  ok: z.literal(true),
-  plan: z.boolean().describe('true: the patches were only planned, nothing changed'),
-  patches: z.array(
-    z.strictObject({
-      action: z.enum(['add', 'update', 'remove']),
-      pointer: z.string().describe('JSON pointer into the config'),
-      value: z.unknown().optional().describe('the new value (not for remove)'),
-      valueBefore: z.unknown().optional().describe('the old value (not for add)'),
-    }),
-  ),
-  revisionNumber: z.number().int().describe('the revision now (the current one when planned)'),
-});
+/**
+ * POST projectConfig (and the legacy POST channelConfig), supplement §8, both a 200: what the apply planned
+ * or did, or, for an invalid config, its problems and nothing changed (`ok: false`: the vendor's
+ * project-config CLI reads `schemaErrors` from the body of a 200 and lists them).
+ */
+export const applyProjectConfigAnswer = z.union([
+  z.strictObject({
+    ok: z.literal(true),
+    plan: z.boolean().describe('true: the patches were only planned, nothing changed'),
+    patches: z.array(
+      z.strictObject({
+        action: z.enum(['add', 'update', 'remove']),
+        pointer: z.string().describe('JSON pointer into the config'),
+        value: z.unknown().optional().describe('the new value (not for remove)'),
+        valueBefore: z.unknown().optional().describe('the old value (not for add)'),
+      }),
+    ),
+    revisionNumber: z.number().int().describe('the revision now (the current one when planned)'),
+  }),
+  z
+    .strictObject({
+      ok: z.literal(false),
+      schemaErrors: z
+        .array(
+          z.strictObject({
+            pointer: z.string().describe('JSON pointer into the config'),
+            message: z.string(),
+          }),
+        )
+        .min(1),
+    })
+    .describe('the config is invalid: nothing was planned or changed'),
+]);
