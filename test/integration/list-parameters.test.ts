@@ -68,6 +68,14 @@ describe('list parameters in every form', () => {
     ['publications/search?sort=documentId', 'languages', ['de', 'fr'], () => documents.slice(1, 3)],
     ['publications/search?sort=documentId', 'fields', ['systemdata', 'content'], () => documents],
     ['publications/search?sort=documentId', 'fields', ['id'], () => documents],
+    // sort was the one list parameter read as text only: `sort=-contentType&sort=-documentId` was a 400
+    // `must be given once`, and axios' `sort[]=` or the node SDK's `sort[0]=` the same.
+    [
+      'publications/search?limit=100',
+      'sort',
+      ['-contentType', '-documentId'],
+      () => [documents[2]!, documents[1]!, documents[0]!, documents[3]!, documents[4]!],
+    ],
     [
       'documents/latestPublications?reverse',
       'contentTypes',
@@ -162,6 +170,24 @@ describe('list parameters in every form', () => {
       'must be id, or a comma separated list of systemdata, metadata, content, references',
     ],
     [
+      'publications/search',
+      'sort[a]=documentId',
+      'sort',
+      'must be a comma separated list of sort fields, or one item per repeat: x=a&x=b, x[]=a&x[]=b or x[0]=a&x[1]=b',
+    ],
+    [
+      'publications/search',
+      'sort[]=documentId&sort[]=',
+      'sort',
+      'must be a comma separated list of sort fields without empty items',
+    ],
+    [
+      'publications/search',
+      'sort=contentType&sort=-contentType',
+      'sort',
+      "'contentType' is given more than once",
+    ],
+    [
       'documents/latestPublications',
       'documentTypes=page&documentTypes=blog',
       'documentTypes',
@@ -197,6 +223,21 @@ describe('list parameters in every form', () => {
       status: 400,
       details: { name: 'ValidationError', [name]: message },
     });
+  });
+
+  it('when a search is paged with sort in the comma form, then its cursor continues it in the other forms', async () => {
+    const first = await api.get('publications/search?sort=-contentType,-documentId&limit=2');
+    expect(ids(first.body)).toEqual([documents[2], documents[1]]);
+    for (const [form, query] of Object.entries(FORMS)) {
+      const next = await api.get(
+        `publications/search?${query('sort', ['-contentType', '-documentId'])}&limit=2&after=${first.body.cursor}`,
+      );
+      expect({ form, status: next.status, ids: ids(next.body) }).toEqual({
+        form,
+        status: 200,
+        ids: [documents[0], documents[3]],
+      });
+    }
   });
 
   it('when id lists more than 1000 ids in the repeated or bracket form, then the same 400 as the comma list', async () => {

@@ -247,6 +247,7 @@ describe('the parameters the OpenAPI description lists', () => {
       'ids',
       'languages',
       'renditions',
+      'sort',
     ]);
   }, 180_000);
 

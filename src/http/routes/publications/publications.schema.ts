@@ -12,6 +12,7 @@ import {
   commaList,
   conditionParams,
   integerParam,
+  queryListItems,
   VIEW_FIELDS,
   viewFieldsOf,
   withConditions,
@@ -19,6 +20,22 @@ import {
 import { documentAnswer } from '../documents/document-view.schema';
 
 const MAX_SEARCH_LENGTH = 1000;
+
+/**
+ * `sort` in every form of a list parameter (queryListItems: repeated, `sort[]=`, `sort[0]=`), as the comma list
+ * parseSortSpec reads. The comma form is passed on as sent, so a blank `sort=` still means the default and an
+ * empty entry gets parseSortSpec's own message.
+ */
+const sortParam = z
+  .unknown()
+  .transform(
+    fromCheck((value: unknown): Checked<string> => {
+      if (typeof value === 'string') return valid(value);
+      const items = queryListItems(value, 'sort fields');
+      return items.ok ? valid(items.value.join(',')) : items;
+    }),
+  )
+  .meta({ type: 'array', items: { type: 'string' } });
 
 /** `fields` of a search: `id` alone (the ids of each hit only), or view fields. */
 function searchFieldsOf(items: string[]): Checked<'id' | ViewField[]> {
@@ -62,8 +79,7 @@ export const searchQuery = (cursors: CursorCodec) =>
           .transform(fromCheck(parseFilterJson))
           .optional()
           .describe('JSON filter expression (supplement §5)'),
-        sort: z
-          .string()
+        sort: sortParam
           .optional()
           .describe(
             'comma separated; - prefix descends; default -sortDate,-documentId (relevance first with search terms)',
