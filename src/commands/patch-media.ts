@@ -5,6 +5,7 @@ import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
 import {
   applyMediaPatches,
+  assertMediaVersion,
   assetKeys,
   mediaReferences,
   toApiEntry,
@@ -19,11 +20,14 @@ export interface PatchMediaInput {
   id: string;
   patches: MediaPatch[];
   preserveUpdatedAt: boolean;
+  /** The version the client last read: another is a 409 and nothing changes. */
+  version?: number | undefined;
 }
 
 /**
  * PATCH mediaLibrary/{id} (api-spec §3.2, §4.18): the batch applies in order, in one transaction, or not at
- * all (a 409 names the patch); the entry gets a new version, and keeps its updatedAt with preserveUpdatedAt.
+ * all (a 409 names the patch, or the version when `version` is not the entry's); the entry gets a new version,
+ * and keeps its updatedAt with preserveUpdatedAt.
  * Changed metadata replaces the entry's outgoing references in the same transaction.
  */
 export async function patchMedia(
@@ -36,6 +40,7 @@ export async function patchMedia(
     const queries = mediaQueries(tx);
     const current = await queries.findById(input.projectId, input.id, true);
     if (!current) throw AppError.notFound(`Media library entry '${input.id}' not found`);
+    assertMediaVersion(input.version, current.version);
     before = assetKeys(current);
     const next = applyMediaPatches(current, input.patches, {
       conflictOnRevokeRevoked: view.version.atLeast('2026-01'),

@@ -120,11 +120,27 @@ function toApiAsset(asset: StoredAsset, baseUrl: string, versionLabel: string): 
   };
 }
 
+/**
+ * The optimistic check of PATCH mediaLibrary/{id}: a `version` sent that is not the entry's is a 409 Conflict,
+ * worded as a document command's, before any patch applies. The vendor's clients send it (its reference
+ * documents `version` on this patch); none sent, no check.
+ */
+export function assertMediaVersion(expected: number | undefined, current: number): void {
+  if (expected !== undefined && expected !== current) {
+    throw AppError.conflict('The media library entry you tried to update is outdated', {
+      expectedVersion: expected,
+      currentVersion: current,
+    });
+  }
+}
+
 /** One patch operation of PATCH mediaLibrary/{id} (api-spec §4.18), as the edge parsed it. */
 export type MediaPatch =
   | { operation: 'revokeAsset'; note?: string | undefined }
   | { operation: 'unrevokeAsset' }
   | { operation: 'setMetadata'; metadata: Record<string, unknown> }
+  /** The vendor's operation (supplement §9 names none): a value of null, or none, removes the property. */
+  | { operation: 'setMetadataProperty'; propertyName: string; value?: unknown }
   | { operation: 'setTranslations'; translations: { locale: string; metadata: Record<string, unknown> }[] };
 
 export interface PatchableState {
@@ -173,6 +189,17 @@ export function applyMediaPatches(
       case 'setMetadata':
         next = { ...next, metadata: patch.metadata };
         return;
+      case 'setMetadataProperty': {
+        const { [patch.propertyName]: _old, ...rest } = next.metadata;
+        next = {
+          ...next,
+          metadata:
+            patch.value === undefined || patch.value === null
+              ? rest
+              : { ...next.metadata, [patch.propertyName]: patch.value },
+        };
+        return;
+      }
       case 'setTranslations': {
         // A patch sets the translations' metadata; a translation's own image stays with its locale (an import
         // replaces images), and goes when its locale goes.

@@ -252,6 +252,79 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       });
     });
 
+    it('when a client sends setMetadataProperty (the vendor operation), then that property is set, and removed by null or no value', async () => {
+      // It was a 400 "patches.0.operation: must be one of ...": the operation the vendor's reference documents
+      // first, and the one a DAM sync or a transcoder sends to update one field.
+      await importImage('one-prop', { metadata: { title: 'Old', credit: 'AP', caption: 'c' } });
+      const set = await api.patch('mediaLibrary/one-prop', {
+        patches: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'New' },
+          { operation: 'setMetadataProperty', propertyName: 'focus', value: { x: 1, y: 2 } },
+          { operation: 'setMetadataProperty', propertyName: 'credit', value: null },
+          { operation: 'setMetadataProperty', propertyName: 'caption' },
+        ],
+      });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ version: 2, metadata: { title: 'New', focus: { x: 1, y: 2 } } });
+      expect(Object.keys(set.body.metadata).sort()).toEqual(['focus', 'title']);
+      expect((await reader.get('mediaLibrary/one-prop')).body.metadata).toEqual(set.body.metadata);
+      const legacy = await api.withVersion('2025-03').patch('mediaLibrary/one-prop', {
+        patches: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'Older API' }],
+      });
+      expect(legacy.body).toMatchObject({ version: 3, metadata: { title: 'Older API' } });
+      const reserved = await api.patch('mediaLibrary/one-prop', {
+        patches: [{ operation: 'setMetadataProperty', propertyName: '__proto__', value: 1 }],
+      });
+      expect(reserved.body).toEqual(
+        envelope(400, 'Bad Request', { 'patches.0.propertyName': 'is a reserved name' }),
+      );
+    });
+
+    it('when a patch sends the version the client read, then it applies; another version is a 409 and nothing changes', async () => {
+      // `version` was refused as an unknown key (400): the vendor's optimistic check on this patch, which its
+      // clients send, as a number or as the string of its digits.
+      await importImage('versioned', { metadata: { title: 'v1' } });
+      const first = await api.patch('mediaLibrary/versioned', {
+        version: 1,
+        patches: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'v2' }],
+      });
+      expect(first.body).toMatchObject({ version: 2, metadata: { title: 'v2' } });
+      const asText = await api.patch('mediaLibrary/versioned', {
+        version: '2',
+        patches: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'v3' }],
+      });
+      expect(asText.body).toMatchObject({ version: 3, metadata: { title: 'v3' } });
+      const stale = await api.patch('mediaLibrary/versioned', {
+        version: 2,
+        patches: [{ operation: 'revokeAsset' }],
+      });
+      expect(stale.body).toEqual(
+        envelope(409, 'Conflict', {
+          name: 'Conflict',
+          message: 'The media library entry you tried to update is outdated',
+          expectedVersion: 2,
+          currentVersion: 3,
+        }),
+      );
+      const served = await fetch(`${app.url}/api/2026-03/mediaLibrary/serve-image/${first.body.asset.key}`, {
+        headers: { authorization: `Bearer ${writeToken}` },
+      });
+      expect(served.status).toBe(200);
+      expect((await reader.get('mediaLibrary/versioned')).body).toMatchObject({
+        version: 3,
+        metadata: { title: 'v3' },
+      });
+      const bad = await api.patch('mediaLibrary/versioned', {
+        version: 'latest',
+        patches: [{ operation: 'revokeAsset' }],
+      });
+      expect(bad.body).toEqual(
+        envelope(400, 'Bad Request', {
+          version: "must be the entry's version: a non-negative integer (or its digits as a string)",
+        }),
+      );
+    });
+
     it('when translations name a locale twice, then 400 names the repeat and the entry is unchanged', async () => {
       await importImage('locales', { translations: [{ locale: 'de', metadata: { title: 'Eins' } }] });
       const response = await api.patch('mediaLibrary/locales', {
@@ -305,13 +378,14 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       expect(response.body.error_details).toMatchObject({
         'patches.0.note': 'must be at most 200 characters long',
         'patches.1.operation':
-          "must be one of 'revokeAsset', 'unrevokeAsset', 'setMetadata', 'setTranslations'",
+          "must be one of 'revokeAsset', 'unrevokeAsset', 'setMetadata', 'setTranslations', 'setMetadataProperty'",
       });
       const legacy = await api.withVersion('2025-11').patch('mediaLibrary/thumb', {
         patches: [{ operation: 'unrevokeAsset' }, { operation: 'revokeAsset', note: 'n' }],
       });
       expect(legacy.body.error_details).toMatchObject({
-        'patches.0.operation': "must be one of 'revokeAsset', 'setMetadata', 'setTranslations'",
+        'patches.0.operation':
+          "must be one of 'revokeAsset', 'setMetadata', 'setTranslations', 'setMetadataProperty'",
         'patches.1.note': 'is not available in API version 2025-11 (from 2026-01)',
       });
       expect((await api.patch('mediaLibrary/thumb', { patches: [] })).body.error_details).toMatchObject({

@@ -2,6 +2,7 @@ import { ApiVersion } from '../../src/domain/api-versions';
 import { AppError } from '../../src/domain/errors';
 import {
   applyMediaPatches,
+  assertMediaVersion,
   mediaReferences,
   newObjectKey,
   safeFilename,
@@ -102,6 +103,41 @@ describe('applyMediaPatches', () => {
   });
 });
 
+describe('setMetadataProperty', () => {
+  it('when a property is set, then only it changes; null or no value removes it', () => {
+    const state = { ...fresh, metadata: { title: 'A', credit: 'AP', caption: 'c' } };
+    const next = applyMediaPatches(
+      state,
+      [
+        { operation: 'setMetadataProperty', propertyName: 'title', value: 'B' },
+        { operation: 'setMetadataProperty', propertyName: 'credit', value: null },
+        { operation: 'setMetadataProperty', propertyName: 'caption' },
+        { operation: 'setMetadataProperty', propertyName: 'focus', value: { x: 1 } },
+      ],
+      v2026,
+    );
+    expect(next.metadata).toEqual({ title: 'B', focus: { x: 1 } });
+    expect(state.metadata).toEqual({ title: 'A', credit: 'AP', caption: 'c' });
+  });
+});
+
+describe('assertMediaVersion', () => {
+  it('when no version is sent or it is the current one, then nothing; another is a 409 Conflict naming both', () => {
+    expect(() => assertMediaVersion(undefined, 3)).not.toThrow();
+    expect(() => assertMediaVersion(3, 3)).not.toThrow();
+    const error = errorOf(() => assertMediaVersion(2, 3));
+    expect({ status: error.status, details: error.details }).toEqual({
+      status: 409,
+      details: {
+        name: 'Conflict',
+        message: 'The media library entry you tried to update is outdated',
+        expectedVersion: 2,
+        currentVersion: 3,
+      },
+    });
+  });
+});
+
 describe('setTranslations', () => {
   it("when translations are set, then a kept locale keeps its image and a dropped one's goes", () => {
     const asset = { key: 'k/de.png', filename: 'de.png', mimeType: 'image/png', size: 1 };
@@ -141,7 +177,7 @@ describe('patchMediaBody', () => {
       parseOrThrow(patchMediaBody(v('2025-11')), { patches: [{ operation: 'unrevokeAsset' }] }),
     );
     expect(error.details['patches.0.operation']).toBe(
-      "must be one of 'revokeAsset', 'setMetadata', 'setTranslations'",
+      "must be one of 'revokeAsset', 'setMetadata', 'setTranslations', 'setMetadataProperty'",
     );
   });
 
@@ -159,6 +195,23 @@ describe('patchMediaBody', () => {
         patches: [{ operation: 'revokeAsset' }],
       }),
     ).toEqual({ preserveUpdatedAt: true, patches: [{ operation: 'revokeAsset' }] });
+  });
+
+  it('when version comes as a number or its digits, then it is read as the number; otherwise 400 names it', () => {
+    const patches = [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'x' }];
+    for (const version of [4, '4']) {
+      expect(parseOrThrow(patchMediaBody(v('2025-03')), { version, patches })).toEqual({
+        version: 4,
+        preserveUpdatedAt: false,
+        patches,
+      });
+    }
+    for (const version of ['v4', -1, 1.5, '']) {
+      const error = errorOf(() => parseOrThrow(patchMediaBody(v('2026-03')), { version, patches }));
+      expect(error.details.version).toBe(
+        "must be the entry's version: a non-negative integer (or its digits as a string)",
+      );
+    }
   });
 
   it('when a note is longer than 200 characters, then 400 names it', () => {

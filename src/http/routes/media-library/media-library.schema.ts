@@ -11,6 +11,7 @@ import { fromCheck, invalid, valid, type Checked } from '../../../domain/validat
 import { listAnswer, pagedExtra } from '../../answers';
 import { incomingReferencesQueryOf } from '../documents/incoming-references.schema';
 import { queryList } from '../../query-params';
+import { propertyName as documentPropertyName } from '../../../domain/document-commands/schema';
 
 const MEDIA_ID_MESSAGE = 'must be a media library id: 1 to 32 letters, digits or hyphens';
 export const mediaIdValue = z.string().regex(MEDIA_ID_PATTERN, { message: MEDIA_ID_MESSAGE });
@@ -157,7 +158,41 @@ export const uploadQuery = z.strictObject({
     .describe('the file name the entry shows (default upload.<ext>)'),
 });
 
-/** api-spec §4.18, per version: note from 2026-01, unrevokeAsset from 2026-01, preserveUpdatedAt from 2026-03. */
+/**
+ * The vendor's operation that existing clients (a DAM sync, a transcoder) send: one metadata property set, or
+ * removed with a value of null or none. In every version, as the vendor has it since 2020-12.
+ */
+const setMetadataProperty = z.strictObject({
+  operation: z.literal('setMetadataProperty'),
+  propertyName: documentPropertyName.describe('the metadata property'),
+  value: z.json().optional().describe('the new value; null or none removes the property'),
+});
+
+/**
+ * `version` of a patch: the entry's version as a number, or as a string of digits, which is how the vendor's
+ * reference writes it (`"version": "1"`).
+ */
+const ENTRY_VERSION_MESSAGE =
+  "must be the entry's version: a non-negative integer (or its digits as a string)";
+const entryVersion = z
+  .unknown()
+  .transform((value, ctx) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+    if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message: ENTRY_VERSION_MESSAGE, input: value });
+    return z.NEVER;
+  })
+  .meta({
+    anyOf: [
+      { type: 'integer', minimum: 0 },
+      { type: 'string', pattern: '^\\d{1,15}$' },
+    ],
+  });
+
+/**
+ * api-spec §4.18, per version: note from 2026-01, unrevokeAsset from 2026-01, preserveUpdatedAt from 2026-03;
+ * `version` and setMetadataProperty (the vendor's, what its clients send) in every version.
+ */
 export const patchMediaBody = perVersion((version) => {
   const since = (label: string) => `is not available in API version ${version.label} (from ${label})`;
   const revoke = z.strictObject({
@@ -169,9 +204,18 @@ export const patchMediaBody = perVersion((version) => {
   const setMetadata = z.strictObject({ operation: z.literal('setMetadata'), metadata: metadataObject });
   const setTranslations = z.strictObject({ operation: z.literal('setTranslations'), translations });
   const operations = version.atLeast('2026-01')
-    ? [revoke, z.strictObject({ operation: z.literal('unrevokeAsset') }), setMetadata, setTranslations]
-    : [revoke, setMetadata, setTranslations];
+    ? [
+        revoke,
+        z.strictObject({ operation: z.literal('unrevokeAsset') }),
+        setMetadata,
+        setTranslations,
+        setMetadataProperty,
+      ]
+    : [revoke, setMetadata, setTranslations, setMetadataProperty];
   return z.strictObject({
+    version: entryVersion
+      .optional()
+      .describe("the entry's version as last read: another is a 409 Conflict and nothing changes"),
     preserveUpdatedAt: version.atLeast('2026-03')
       ? z.boolean().default(false)
       : z
@@ -185,7 +229,7 @@ export const patchMediaBody = perVersion((version) => {
   });
 });
 
-export type PatchMediaBody = { preserveUpdatedAt: boolean; patches: MediaPatch[] };
+export type PatchMediaBody = { preserveUpdatedAt: boolean; version?: number; patches: MediaPatch[] };
 
 /**
  * The body of POST import/mediaLibrary as the description shows it: importMediaBody with each entry's schema
