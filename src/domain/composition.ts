@@ -32,12 +32,13 @@ export const MAX_INCLUDED_DOCUMENTS = 1000;
  */
 export const MAX_PRELOADED_REFERENCES = 1000;
 
-/** Fields answered when the body names none: the document itself, and includes when asked to resolve them. */
-export function defaultCompositionFields(resolveIncludes: boolean | undefined): CompositionField[] {
-  return resolveIncludes === true
-    ? ['systemdata', 'metadata', 'content', 'includes']
-    : ['systemdata', 'metadata', 'content'];
-}
+/**
+ * Fields answered when the body names none: all of them, the default the vendor's reference documents for
+ * `fields` ('systemdata', 'content', 'metadata', 'includes', 'html', 'design'), so a renderer written against
+ * it that sends `{}` finds the `html` it renders (api-spec §1: composition gathers content, metadata, the
+ * prerendered HTML and the resolved includes in one response).
+ */
+export const DEFAULT_COMPOSITION_FIELDS: readonly CompositionField[] = COMPOSITION_FIELDS;
 
 type Json = Record<string, unknown>;
 

@@ -263,10 +263,25 @@ describe('POST composition/{documentId}', () => {
   });
 
   describe('fields', () => {
-    it('when the body is empty or absent, then systemdata, metadata and content of the latest publication', async () => {
+    it('when the body is empty or absent, then every field of the latest publication, html and design included', async () => {
+      // The vendor's default `fields` is all of them: a renderer that sends `{}` reads `html`, which was missing
+      // (only systemdata, metadata and content were answered).
       const response = await compose(article);
       expect(response.status).toBe(200);
-      expect(Object.keys(response.body)).toEqual(['systemdata', 'metadata', 'content']);
+      expect(Object.keys(response.body)).toEqual([
+        'systemdata',
+        'metadata',
+        'content',
+        'html',
+        'includes',
+        'design',
+      ]);
+      expect(response.body.html).toBe((await compose(article, { fields: ['html'] })).body.html);
+      expect(response.body.html).toContain('Mapping the Streets That Never Cool Down');
+      expect(response.body.includes).toEqual(
+        (await compose(article, { fields: ['includes'] })).body.includes,
+      );
+      expect(response.body.design).toMatchObject({ name: 'living-times', version: LIVING_TIMES.version });
       expect(response.body.systemdata).toMatchObject({
         projectId: project.projectId,
         documentId: article,
@@ -562,7 +577,14 @@ describe('POST composition/{documentId}', () => {
         ] as Content,
       });
       const response = await compose(documentId, { resolveIncludes: true });
-      expect(Object.keys(response.body)).toEqual(['systemdata', 'metadata', 'content', 'includes']);
+      expect(Object.keys(response.body)).toEqual([
+        'systemdata',
+        'metadata',
+        'content',
+        'html',
+        'includes',
+        'design',
+      ]);
       const byComponent = Object.fromEntries(
         response.body.includes.map((include: never) => [
           (include as { componentId: string }).componentId,

@@ -1,7 +1,6 @@
 import {
   applyPreload,
   asDocumentId,
-  defaultCompositionFields,
   findIncludeRequests,
   MAX_INCLUDED_DOCUMENTS,
   MAX_PRELOADED_REFERENCES,
@@ -300,15 +299,19 @@ describe('resolveIncludes', () => {
 describe('the composition body', () => {
   const parse = (body: unknown) => parseOrThrow(compositionBody, body);
 
-  it('when the body is absent or empty, then the defaults: the document itself, includes resolved when asked', () => {
+  it('when the body is absent or empty, then the defaults: every field (the vendor default), includes resolved', () => {
     expect(parse(undefined)).toEqual({
-      fields: ['systemdata', 'metadata', 'content'],
+      fields: ['systemdata', 'metadata', 'content', 'html', 'includes', 'design'],
       preload: {},
       renderDirectiveInfo: false,
       resolveIncludes: true,
       conditions: {},
     });
-    expect(parse({ resolveIncludes: true }).fields).toEqual(defaultCompositionFields(true));
+    expect(parse({}).fields).toEqual(parse(undefined).fields);
+    expect(parse({ resolveIncludes: false })).toMatchObject({
+      fields: ['systemdata', 'metadata', 'content', 'html', 'includes', 'design'],
+      resolveIncludes: false,
+    });
     expect(parse({ fields: ['html', 'html'], resolveIncludes: false })).toMatchObject({
       fields: ['html'],
       resolveIncludes: false,

@@ -6,7 +6,7 @@ import {
 } from '../../../domain/component-conditions';
 import {
   COMPOSITION_FIELDS,
-  defaultCompositionFields,
+  DEFAULT_COMPOSITION_FIELDS,
   type CompositionField,
 } from '../../../domain/composition';
 import { isRecord } from '../../../domain/content';
@@ -31,7 +31,8 @@ export const compositionBodySchema = z.strictObject({
     .array(z.enum(COMPOSITION_FIELDS, { message: `must be one of ${COMPOSITION_FIELDS.join(', ')}` }))
     .min(1)
     .max(COMPOSITION_FIELDS.length * 2)
-    .optional(),
+    .optional()
+    .describe('default: every field'),
   metadata: z
     .strictObject({
       // At most MAX_PRELOAD_PROPERTIES, judged before the entries (see compositionBody).
@@ -73,7 +74,7 @@ function readBody(body: z.output<typeof compositionBodySchema>): Checked<Composi
   }
   if (!conditions.ok) return conditions;
   return valid({
-    fields: body.fields ? [...new Set(body.fields)] : defaultCompositionFields(body.resolveIncludes),
+    fields: body.fields ? [...new Set(body.fields)] : [...DEFAULT_COMPOSITION_FIELDS],
     preload: body.metadata?.preload ?? {},
     renderDirectiveInfo: body.renderOptions?.renderDirectiveInfo ?? false,
     // Asking for includes asks for them resolved, unless the body says otherwise.

@@ -750,8 +750,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         post: {
           summary:
             'One published document gathered for rendering (every API version). fields picks systemdata, metadata, ' +
-            'content, html, includes, design (default systemdata, metadata, content, and includes with ' +
-            'resolveIncludes true); metadata.preload names metadata properties whose document references resolve to ' +
+            'content, html, includes, design (default: all of them, as the vendor documents it; includes resolved ' +
+            'unless resolveIncludes is false); metadata.preload names metadata properties whose document references resolve to ' +
             'their published {systemdata, metadata} (drafts stay isPreloaded false); resolveIncludes resolves include ' +
             "directives that reference documents or a document list; html renders the design's component " +
             'templates with the content made safe (README, "Composition"); component conditions apply to content, ' +
