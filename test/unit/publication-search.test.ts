@@ -46,10 +46,21 @@ const read = (overrides: Partial<PublicationSearchRead> = {}): Omit<PublicationS
 });
 
 /** The query string as the route's schema reads it (API version 2026-03, which has cursors). */
-const atTheEdge = (query: Record<string, string>) =>
+const atTheEdge = (query: Record<string, unknown>) =>
   parseOrThrow(searchQuery(cursors)(ApiVersion.parse('2026-03')!), query);
 
 describe('the search query schema (the edge)', () => {
+  it('when sort comes as a list (repeated, [] or [0]), then it is read as its comma form; blank is the default', () => {
+    const comma = atTheEdge({ sort: '-contentType,documentId' }).sort;
+    expect(atTheEdge({ sort: ['-contentType', 'documentId'] }).sort).toEqual(comma);
+    expect(atTheEdge({ sort: { 21: 'documentId', 20: '-contentType' } }).sort).toEqual(comma);
+    expect(atTheEdge({ sort: '' }).sort).toEqual(atTheEdge({}).sort);
+    expect(validationDetails(() => atTheEdge({ sort: ['documentId', ''] }))).toEqual({
+      name: 'ValidationError',
+      sort: 'must be a comma separated list of sort fields without empty items',
+    });
+  });
+
   it('when a cursor is not one this server signed, then the 400 on after says to pass a previous one', () => {
     expect(validationDetails(() => atTheEdge({ after: 'garbage' }))).toEqual({
       name: 'ValidationError',
