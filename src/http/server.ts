@@ -34,6 +34,7 @@ export function listen(app: Express, port: number, host: string): Promise<Server
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requireHostHeader: false }, handle);
   drainStates.set(server, draining);
   server.on('clientError', clientErrorAnswerer());
+  server.on('connect', connectAnswerer());
   server.on('checkContinue', handle);
   server.on('checkExpectation', handle);
   return new Promise((resolve, reject) => {
@@ -129,10 +130,7 @@ function clientErrorOf(code: string | undefined, message: string): AppError {
  */
 function clientErrorAnswerer(): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   const answered = new WeakSet<Duplex>();
-  // The security headers every answer of the app carries (securityHeaders), these answers included.
-  const security = helmetHeaders()
-    .set.map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
+  const security = securityHeaderLines();
   return (error, socket) => {
     if (answered.has(socket)) return;
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -141,16 +139,43 @@ function clientErrorAnswerer(): (error: NodeJS.ErrnoException, socket: Duplex) =
       return;
     }
     answered.add(socket);
-    const appError = clientErrorOf(error.code, error.message);
-    const body = JSON.stringify(errorEnvelope(appError));
-    socket.end(
-      `HTTP/1.1 ${appError.status} ${appError.reason}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        security +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    answerOnSocket(socket, clientErrorOf(error.code, error.message), security);
   };
+}
+
+/**
+ * The server's `connect` handler. CONNECT (a proxy's tunnel) is no method of this API, but Node hands such a
+ * request to a `connect` listener instead of the app, and without one destroyed the socket: the client got no
+ * answer at all. It gets the plain 404 of any method a route lacks (errors.ts, noOptions), naming the target
+ * it asked for, and the connection is closed (what follows on it would be the tunnel's bytes, not HTTP).
+ */
+function connectAnswerer(): (req: IncomingMessage, socket: Duplex) => void {
+  const security = securityHeaderLines();
+  return (req, socket) => {
+    // Node took its own error listener off the socket it hands over: a client resetting it now would be an
+    // uncaught 'error' that stops the process.
+    socket.on('error', () => socket.destroy());
+    answerOnSocket(socket, new AppError(404, { url: (req.url ?? '').split('?')[0] ?? '' }), security);
+  };
+}
+
+/** The security headers every answer of the app carries (securityHeaders), as raw header lines. */
+function securityHeaderLines(): string {
+  return helmetHeaders()
+    .set.map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+}
+
+/** Writes an error in the envelope straight to a socket the app never saw, and closes it after a moment. */
+function answerOnSocket(socket: Duplex, appError: AppError, security: string): void {
+  const body = JSON.stringify(errorEnvelope(appError));
+  socket.end(
+    `HTTP/1.1 ${appError.status} ${appError.reason}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      security +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -215,6 +215,23 @@ describe('headers over the limit', () => {
     expect(JSON.parse(old.body)).toEqual({ status: 'ok' });
   });
 
+  it('when the method is CONNECT, then the 404 of any method a route lacks, in the envelope, and the server still answers', async () => {
+    // Node hands a CONNECT to a `connect` listener instead of the app; without one it closed the connection
+    // unanswered. A proxy's tunnel, in authority form, and a path of the API are both asked for.
+    for (const target of ['127.0.0.1:443', '/api/2026-03/health']) {
+      const response = await rawRequest(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      expect({ target, status: response.status }).toEqual({ target, status: 404 });
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(JSON.parse(response.body)).toEqual({
+        status: 404,
+        error: 'Not Found',
+        error_details: { url: target },
+      });
+    }
+    expect((await apiClient(app.url).get('health')).status).toBe(200);
+  });
+
   it('when Expect asks for anything but 100-continue, then 417 in the envelope', async () => {
     const response = await rawRequest(
       'POST /api/2026-03/import/documents HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n' +
