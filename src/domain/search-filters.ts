@@ -126,7 +126,11 @@ function show(value: unknown): string {
 function valueProblem(value: unknown, key: string, type: SearchFieldType): string | undefined {
   switch (type) {
     case 'long':
-      return Number.isSafeInteger(value) ? undefined : `must be an integer for '${key}', got ${show(value)}`;
+      // Past 2^53 a JSON number is no longer exact (9007199254740993 reads as ...992): the bounds say why an
+      // integer the client sent is refused.
+      return Number.isSafeInteger(value)
+        ? undefined
+        : `must be an integer between ${-Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} for '${key}', got ${show(value)}`;
     case 'integer':
       return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
         ? undefined

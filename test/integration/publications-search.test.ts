@@ -180,6 +180,20 @@ describe('GET publications/search', () => {
       expect(response.body.error_details[path]).toEqual(expect.any(String));
     });
 
+    it('when a documentId term or bound is an integer past 2^53, then 400 saying the range an id must be in', async () => {
+      // Read as the nearest double (…992), it was refused as "must be an integer": the integer the client sent.
+      for (const [filters, path] of [
+        ['{"key":"documentId","term":9007199254740993}', 'filters.term'],
+        ['{"key":"documentId","range":{"gt":-9007199254740993}}', 'filters.range.gt'],
+      ]) {
+        const response = await search(`filters=${encodeURIComponent(filters!)}`);
+        expect(response.status).toBe(400);
+        expect(response.body.error_details[path!]).toContain(
+          "must be an integer between -9007199254740991 and 9007199254740991 for 'documentId'",
+        );
+      }
+    });
+
     it('when filters nests thousands of levels deep (raw brackets fill the query string), then 400 naming filters', async () => {
       const response = await search(`filters=${'['.repeat(6000)}${']'.repeat(6000)}`);
       expect(response.status).toBe(400);

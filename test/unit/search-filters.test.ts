@@ -465,7 +465,7 @@ describe('buildFilterQuery', () => {
 
     it('a bound of the wrong type is keyed by the bound', () => {
       expect(issues({ key: 'documentId', range: { gte: '5' } })).toEqual({
-        'filters.range.gte': `must be an integer for 'documentId', got "5"`,
+        'filters.range.gte': `must be an integer between -9007199254740991 and 9007199254740991 for 'documentId', got "5"`,
       });
       expect(
         issues({ key: 'visiblePublicationDate', range: { lt: 'yesterday', gt: 1714557600000 } }),
