@@ -14,6 +14,12 @@ function directiveValueProblem(type: DirectiveType, value: unknown): string | un
   return undefined;
 }
 
+/** A value of the content as the problems show it: text as is, anything else as JSON, cut short. */
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
 /**
  * Every way the content breaks its design, one readable line each (empty = valid): unknown components,
  * identifiers that are not `<design>.<component>`, undeclared directives or containers, and directive
@@ -41,14 +47,28 @@ function checkComponent(
     return;
   }
   const name = componentName(component);
-  const shownAs = component.identifier ?? component.component ?? 'no identifier';
+  const label: unknown = component.identifier ?? component.component;
+  const shownAs = label === undefined || label === null ? 'no identifier' : shown(label);
   const id = typeof component.id === 'string' ? component.id : '<no id>';
   const report = (message: string): void => {
     problems.push(`component ${id} (${shownAs}) at ${path}: ${message}`);
   };
 
   if (name === '') {
-    report('has neither a component name nor an identifier');
+    // A name that is no text is none (componentName), but the component has one: say what is wrong with it.
+    const identifier: unknown = component.identifier;
+    const componentField: unknown = component.component;
+    if (identifier !== undefined && identifier !== null && typeof identifier !== 'string') {
+      report(`identifier must be a string, '${design.name}.<component name>', got ${shown(identifier)}`);
+    } else if (
+      componentField !== undefined &&
+      componentField !== null &&
+      typeof componentField !== 'string'
+    ) {
+      report(`component must be a string, the component's name, got ${shown(componentField)}`);
+    } else {
+      report('has neither a component name nor an identifier');
+    }
     return;
   }
   const expectedIdentifier = `${design.name}.${name}`;

@@ -255,6 +255,26 @@ describe('import/documents', () => {
     expect(stored.rows[0].content).toEqual(broken);
   });
 
+  it("when a component's identifier is no text, then from 2026-01 that document fails with a reason that shows it", async () => {
+    // The reason said "component doc-x ([object Object]) ...: has neither a component name nor an identifier".
+    const done = await importAndWait({
+      systemName: 'wire',
+      documents: [
+        { id: 'object-identifier', contentType: 'regular', content: [{ id: 'doc-x', identifier: { a: 1 } }] },
+      ],
+    });
+    expect(done.body.logs).toEqual([
+      {
+        state: 'failed',
+        external_id: 'object-identifier',
+        document_id: null,
+        reason:
+          'content does not match design test-design@1.0.0: component doc-x ({"a":1}) at content.0: ' +
+          'identifier must be a string, \'test-design.<component name>\', got {"a":1}',
+      },
+    ]);
+  });
+
   it('when 2025-11 content holds items that are no components or containers that are no lists, then it is stored as sent, published, read and commanded', async () => {
     // The walkers of the content tree assumed its shape: the import failed with a TypeError's message
     // ("content is not iterable") and a command on such a stored document answered 500.

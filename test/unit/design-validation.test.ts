@@ -118,6 +118,26 @@ describe('validateContentAgainstDesign', () => {
     ]);
   });
 
+  it('when the identifier or component name is no text, then it is shown as JSON and said to be no text', () => {
+    // Content as imports up to 2025-11 stored it. It was shown as "([object Object])" and reported as
+    // missing, though the component had one.
+    expect(
+      validateContentAgainstDesign([{ id: 'doc-x', identifier: {} }] as unknown as Content, design),
+    ).toEqual([
+      "component doc-x ({}) at content.0: identifier must be a string, 'living-times.<component name>', got {}",
+    ]);
+    expect(
+      validateContentAgainstDesign([{ id: 'doc-y', component: ['paragraph'] }] as unknown as Content, design),
+    ).toEqual([
+      'component doc-y (["paragraph"]) at content.0: component must be a string, the component\'s name, got ["paragraph"]',
+    ]);
+    expect(
+      validateContentAgainstDesign([{ id: 'doc-z', identifier: 5 }] as unknown as Content, design),
+    ).toEqual([
+      "component doc-z (5) at content.0: identifier must be a string, 'living-times.<component name>', got 5",
+    ]);
+  });
+
   it('when a content key is not a declared directive, then it is reported', () => {
     expect(validateContentAgainstDesign([paragraph({ content: { text: 'x', foo: 'y' } })], design)).toEqual([
       "component doc-p (living-times.paragraph) at content.0: unknown directive 'foo'",
