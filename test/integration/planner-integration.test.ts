@@ -99,6 +99,22 @@ describe('planner-integration (the planning tool follows publication state)', ()
       expect((await withToken.get('publicationEvents')).status).toBe(403);
     });
 
+    it('when a form sends grant_type or scope twice, then 400 saying each must be given once', async () => {
+      // RFC 6749 §3.1: no parameter more than once. Parsed into a list, a repeated client_credentials was
+      // refused as "must be 'client_credentials'", the value the client had sent.
+      const response = await requestToken({
+        body: 'grant_type=client_credentials&grant_type=client_credentials&scope=planner&scope=planner',
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual(
+        envelope(400, 'Bad Request', {
+          name: 'ValidationError',
+          grant_type: 'must be given once (RFC 6749 §3.1)',
+          scope: 'must be given once (RFC 6749 §3.1)',
+        }),
+      );
+    });
+
     it('when the request is JSON, then it works the same', async () => {
       const response = await requestToken({
         contentType: 'application/json',

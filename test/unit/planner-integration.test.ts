@@ -5,7 +5,10 @@ import {
   publicationStatesOf,
   type PublicationStateSource,
 } from '../../src/domain/planner-integration';
-import { basicCredentials } from '../../src/http/routes/planner-integration/planner-integration.schema';
+import {
+  basicCredentials,
+  repeatedTokenParams,
+} from '../../src/http/routes/planner-integration/planner-integration.schema';
 
 const CLIENT = '6f1c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6';
 const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
@@ -127,5 +130,15 @@ describe('publicationStatesOf', () => {
       elementId: 'story-1',
       publication: { id: 'p', status: 'planned' },
     });
+  });
+});
+
+describe('repeatedTokenParams', () => {
+  it('names each token parameter a form gave more than once, and only those', () => {
+    expect(
+      repeatedTokenParams({ grant_type: ['client_credentials', 'client_credentials'], scope: 'planner' }),
+    ).toEqual({ grant_type: 'must be given once (RFC 6749 §3.1)' });
+    expect(repeatedTokenParams({ grant_type: 'client_credentials', other: ['a', 'b'] })).toBeUndefined();
+    expect(repeatedTokenParams(undefined)).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ import {
   followBody,
   followDocumentBody,
   publicationDocumentParams,
+  repeatedTokenParams,
   statusesBody,
   tokenBody,
 } from './planner-integration.schema';
@@ -63,6 +64,9 @@ export function plannerIntegrationRoutes(
         message: "Send the API client's id and secret as HTTP Basic credentials.",
       });
     }
+    // Only a form repeats a parameter as a list; in JSON a list is a value of the wrong type.
+    const repeated = req.is('application/x-www-form-urlencoded') ? repeatedTokenParams(req.body) : undefined;
+    if (repeated) throw AppError.validation(repeated);
     parseOrThrow(tokenBody, req.body ?? {});
     const token = await commands.issuePlannerToken(credentials, new Date());
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(token);

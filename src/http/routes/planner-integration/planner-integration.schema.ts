@@ -66,6 +66,20 @@ export const tokenBody = z.object({
 });
 
 /**
+ * RFC 6749 §3.1: no parameter of a token request is sent more than once. A form parses a repeated one into a
+ * list, which tokenBody would refuse as the wrong value (`must be 'client_credentials'`, for the value sent):
+ * each of its parameters given twice is named instead, or undefined when none is.
+ */
+export function repeatedTokenParams(form: unknown): Record<string, string> | undefined {
+  if (typeof form !== 'object' || form === null) return undefined;
+  const repeated = Object.keys(tokenBody.shape).filter((key) =>
+    Array.isArray((form as Record<string, unknown>)[key]),
+  );
+  if (repeated.length === 0) return undefined;
+  return Object.fromEntries(repeated.map((key) => [key, 'must be given once (RFC 6749 §3.1)']));
+}
+
+/**
  * HTTP Basic client credentials (RFC 6749 §2.3.1: client id and secret, each form-urlencoded, joined by a
  * colon, base64): the client id (an API client's id, a uuid) and its secret, or undefined when the header
  * does not hold them.
