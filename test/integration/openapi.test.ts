@@ -43,6 +43,11 @@ const documents = new Map<string, OpenApi>();
 const answers: Answer[] = [];
 /** Real answers to HEAD requests (no body to validate): which operation, the status and the body's length. */
 const headAnswers: { label: string; operation: string; status: number; bodyLength: number }[] = [];
+/**
+ * Each GET answered 200 with an ETag, asked again with If-None-Match naming it: which operation, the status and
+ * the body's length of the second answer.
+ */
+const conditionalAnswers: { label: string; operation: string; status: number; bodyLength: number }[] = [];
 
 beforeAll(async () => {
   backend = await localFolderBackend();
@@ -105,6 +110,14 @@ async function collectAnswers(): Promise<void> {
     const text = await response.text();
     const body: unknown = contentType.startsWith('application/json') ? JSON.parse(text) : text;
     answers.push({ label, operation, url, expected, status: response.status, contentType, body });
+    const etag = response.headers.get('etag');
+    if (method === 'GET' && response.status === 200 && etag !== null) {
+      const again = await fetch(`${app.url}/api/${label}/${url}`, {
+        headers: { ...headers, 'if-none-match': etag },
+      });
+      const bodyLength = (await again.arrayBuffer()).byteLength;
+      conditionalAnswers.push({ label, operation, status: again.status, bodyLength });
+    }
     return body as Record<string, unknown> & { results?: Record<string, unknown>[] };
   };
 
@@ -569,6 +582,40 @@ describe('the OpenAPI description of each API version', () => {
       expect(Object.keys(responses)).not.toContain('416');
     }
   });
+
+  it('when a GET answer is asked for again with If-None-Match naming its ETag, then the app answers 304 with no body, and the operation describes that 304 and the header', () => {
+    const problems = conditionalAnswers.flatMap((answer) => {
+      const [method, path] = answer.operation.split(' ') as [string, string];
+      const operation = documents.get(answer.label)!.paths[path]?.[method.toLowerCase()];
+      const responses = operation?.responses as Record<string, Schema> | undefined;
+      const parameters = (operation?.parameters ?? []) as { name: string; in: string }[];
+      const described =
+        responses?.['304'] !== undefined &&
+        responses['304'].content === undefined &&
+        parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'If-None-Match');
+      return answer.status === 304 && answer.bodyLength === 0 && described ? [] : [{ ...answer, described }];
+    });
+    expect(problems).toEqual([]);
+    expect(new Set(conditionalAnswers.map((answer) => answer.operation)).size).toBeGreaterThan(25);
+  });
+
+  it.each(ALL_VERSION_LABELS)(
+    'when %s describes a GET or HEAD with a 2xx answer, then it describes the 304 a current If-None-Match gets, and the ETag of its 2xx answers',
+    (label) => {
+      const missing = Object.entries(documents.get(label)!.paths).flatMap(([path, operations]) =>
+        Object.entries(operations)
+          .filter(([method]) => method === 'get' || method === 'head')
+          .flatMap(([method, operation]) => {
+            const responses = operation.responses as Record<string, { headers?: Schema }>;
+            const ok = Object.entries(responses)
+              .filter(([status]) => status.startsWith('2'))
+              .every(([, response]) => Object.hasOwn(response.headers ?? {}, 'ETag'));
+            return ok && responses['304'] !== undefined ? [] : [`${method.toUpperCase()} ${path}`];
+          }),
+      );
+      expect(missing).toEqual([]);
+    },
+  );
 
   it('when the versions are compared, then legacy routes are only in the versions that have them', () => {
     const paths = (label: string) => Object.keys(documents.get(label)!.paths);

@@ -2,7 +2,13 @@ import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
 import { listRoutes } from '../../route-table';
 import { buildOpenApiDocument } from './openapi-document';
-import { importWebhook, withDatabaseUnavailable, withoutHeadBodies, withRateLimits } from './operational';
+import {
+  importWebhook,
+  withConditionalReads,
+  withDatabaseUnavailable,
+  withoutHeadBodies,
+  withRateLimits,
+} from './operational';
 import { documentForVersion } from './per-version';
 import { ALL_VERSION_LABELS, ApiVersion } from '../../../domain/api-versions';
 
@@ -22,8 +28,10 @@ export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'curs
   let byVersion: Map<string, Buffer> | undefined;
   const describeEveryVersion = (): Map<string, Buffer> => {
     const all: Schema = withoutHeadBodies(
-      withDatabaseUnavailable(
-        withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() }),
+      withConditionalReads(
+        withDatabaseUnavailable(
+          withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() }),
+        ),
       ),
     );
     const routes = listRoutes(router);

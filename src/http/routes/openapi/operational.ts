@@ -111,6 +111,59 @@ export function withDatabaseUnavailable(document: Schema): Schema {
   return document;
 }
 
+const ETAG_HEADER = {
+  ETag: {
+    description: "The answer's entity tag (weak for a JSON answer), for If-None-Match",
+    schema: { type: 'string' },
+  },
+};
+
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'the ETag of the copy the client has (weak comparison, a list or *): 304 when it is current',
+  schema: { type: 'string' },
+};
+
+const NOT_MODIFIED = {
+  description:
+    "Not Modified: If-None-Match names the answer's current ETag (weak comparison, a list or *), whatever the " +
+    "request's Cache-Control; no body",
+  headers: ETAG_HEADER,
+};
+
+/**
+ * What every GET (and so its HEAD) shares: its 2xx answer carries an ETag, and a request whose If-None-Match
+ * names it is answered 304 with no body (res.send, sendJsonItems and sendJsonInSlices through the app's
+ * req.fresh, src/http/freshness.ts; serve-image by the same clientCopyCurrent). Added to every such operation,
+ * so a GET added later is described without anyone remembering to; an operation that describes its own 304
+ * (serve-image, with If-Modified-Since) keeps it.
+ */
+export function withConditionalReads(document: Schema): Schema {
+  const paths = document.paths as Record<string, Record<string, Schema>>;
+  for (const operations of Object.values(paths)) {
+    for (const method of ['get', 'head']) {
+      const operation = operations[method];
+      if (!operation) continue;
+      const responses = (operation.responses ?? {}) as Record<string, Schema>;
+      if (!Object.keys(responses).some((status) => status.startsWith('2'))) continue;
+      for (const [status, response] of Object.entries(responses)) {
+        if (status.startsWith('2')) {
+          response.headers = { ...ETAG_HEADER, ...(response.headers as Schema | undefined) };
+        }
+      }
+      responses['304'] ??= NOT_MODIFIED;
+      const parameters = (operation.parameters ?? []) as Schema[];
+      if (!parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'If-None-Match')) {
+        operation.parameters = [...parameters, IF_NONE_MATCH];
+      }
+      operation.responses = responses;
+    }
+  }
+  return document;
+}
+
 /**
  * A HEAD answer has the headers of the GET's and no body (RFC 9110 §9.3.2): its operations' answers, the ones
  * the passes above add included, describe no content.
