@@ -81,6 +81,18 @@ describe('when Elasticsearch is unavailable', () => {
           elasticsearch: 'unavailable',
         },
       });
+      // The OpenAPI description says so: the Retry-After header, and an example with the same keys.
+      const description = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
+        paths: Record<string, { get: { responses: Record<string, Record<string, unknown>> } }>;
+      };
+      const described = description.paths['/health/ready']!.get.responses['503']! as {
+        headers?: Record<string, unknown>;
+        content: { 'application/json': { example: { error_details: Record<string, unknown> } } };
+      };
+      expect(Object.keys(described.headers ?? {})).toContain('Retry-After');
+      expect(Object.keys(described.content['application/json'].example.error_details).sort()).toEqual(
+        Object.keys((response.body as { error_details: object }).error_details).sort(),
+      );
     });
 
     it('then the reads that Postgres answers alone keep working', async () => {

@@ -234,8 +234,14 @@ const ERROR_EXAMPLES: Record<number, Schema> = {
     name: 'ConfigurationError',
     message: "Category 'deep' has more than 20 parents; metadata inheritance goes at most 20 levels deep",
   },
-  // GET health/ready's; searches and every read with a token describe their own 503s.
-  503: { name: 'NotReady', message: 'A dependency is not ready' },
+  // GET health/ready's (each dependency ok, red or unavailable); searches and every read with a token describe
+  // their own 503s.
+  503: {
+    name: 'NotReady',
+    message: 'A dependency is not ready',
+    postgres: 'ok',
+    elasticsearch: 'unavailable',
+  },
 };
 
 /** A 503 in the envelope with its own error name: a dependency of the operation other than Postgres is away. */
@@ -572,7 +578,19 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               postgres: 'ok',
               elasticsearch: 'ok',
             }),
-            ...errors(503),
+            503: {
+              ...errorAnswerOf(503),
+              description:
+                "Service Unavailable: the envelope with name 'NotReady' and each dependency's state (ok, red or " +
+                'unavailable, never its error) when Postgres or Elasticsearch does not answer within 2 s; retry ' +
+                'after Retry-After seconds',
+              headers: {
+                'Retry-After': {
+                  description: 'Seconds to wait before asking again',
+                  schema: { type: 'integer' },
+                },
+              },
+            },
           },
         },
       },
