@@ -247,6 +247,15 @@ describe('headers over the limit', () => {
       },
     });
   });
+
+  it('when the edge refuses a request before any route (400, 417, 431), then the OpenAPI description says it may', async () => {
+    const { info } = (await (await fetch(`${app.url}/api/2026-03/openapi.json`)).json()) as {
+      info: { description: string };
+    };
+    expect(info.description).toContain('HTTP/1.1 request without Host');
+    expect(info.description).toContain('417 for an Expect other than 100-continue');
+    expect(info.description).toContain('431 for headers over 16 KB');
+  });
 });
 
 describe('idle keep-alive connections', () => {
