@@ -18,7 +18,8 @@ import { ALL_SCOPES, createTestProject, READ, tokenFor, TEST_DESIGN } from '../h
  * A property-based fuzz test over every route the mounted app has (read from its router, so routes added
  * later are covered without touching this file): hostile path parameters, query strings, headers and
  * bodies, with a token that has every scope and without. Whatever comes, the answer is never a 5xx, every
- * error is the spec's envelope, and the process still answers health afterwards.
+ * error is the spec's envelope, every status a route answers is one its version's OpenAPI description lists for
+ * it (the edge's aside, which the description's info names), and the process still answers health afterwards.
  *
  * Seeded, so a run is repeatable: FUZZ_SEED picks another seed (the failure message prints the one used),
  * FUZZ_RUNS the number of requests.
@@ -750,6 +751,44 @@ interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body: Buffer | undefined;
+  /**
+   * The operation the request is sure to reach when it reaches a route (`GET /documents/{documentId}`): set
+   * when it is sent with the route's own method and every path parameter is one segment (no `/`, not empty,
+   * `.` or `..`), so that no other route can take it.
+   */
+  operation?: string;
+}
+
+/**
+ * What the edge answers before any route, whichever route a request is for, and the description's info names
+ * once for all: a malformed URL or body (400, a body sent even to a GET is parsed), a body too large (413) or not
+ * JSON (415), an Expect (417), headers over 16 KB (431).
+ */
+const EDGE_STATUSES = new Set([400, 413, 415, 417, 431]);
+
+/** What each operation answered, by version: `<label> <operation>` → status → one request that got it. */
+const answeredStatuses = new Map<string, Map<number, string>>();
+
+/** Notes the status of an answer to a request that names its operation, in a version it exists in. */
+function noteStatus(request: FuzzRequest, answer: { status: number; text: string }): void {
+  if (request.operation === undefined) return;
+  const label = /^\/api\/([^/?]+)\//.exec(request.path)?.[1] ?? '';
+  const version = ApiVersion.parse(label);
+  const route = routes.find(
+    (entry) =>
+      `${entry.method} ${entry.path.replace(/^\/api\/:apiVersion/, '').replace(/[:*](\w+)/g, '{$1}')}` ===
+      request.operation,
+  );
+  if (!version || !route || !routeExistsIn(route, version)) return;
+  const key = `${label} ${request.operation}`;
+  const statuses = answeredStatuses.get(key) ?? new Map<number, string>();
+  if (!statuses.has(answer.status)) {
+    statuses.set(
+      answer.status,
+      `${request.method} ${request.path.slice(0, 200)}: ${answer.text.slice(0, 200)}`,
+    );
+  }
+  answeredStatuses.set(key, statuses);
 }
 
 function requestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
@@ -781,7 +820,19 @@ function requestFor(route: RouteEntry): fc.Arbitrary<FuzzRequest> {
         sent['content-encoding'] = h.contentEncoding;
         if (bytes && h.encoded) bytes = compress(h.contentEncoding, bytes);
       }
-      return { method, path: query === undefined ? path : `${path}?${query}`, headers: sent, body: bytes };
+      const oneSegmentEach = names.every(
+        (name, index) =>
+          name === 'apiVersion' ||
+          name === 'key' ||
+          (!['', '.', '..'].includes(params[index] ?? '') && !(params[index] ?? '').includes('/')),
+      );
+      return {
+        method,
+        path: query === undefined ? path : `${path}?${query}`,
+        headers: sent,
+        body: bytes,
+        ...(method === route.method && oneSegmentEach && { operation: `${route.method} ${openApiPath}` }),
+      };
     });
 }
 
@@ -928,11 +979,15 @@ describe('every route, fuzzed', () => {
     }
   });
 
-  it(`when ${RUNS} hostile requests hit every route, then never a 5xx, every error is the envelope, and health still answers`, async () => {
+  it(`when ${RUNS} hostile requests hit every route, then never a 5xx, every error is the envelope, every status is one its operation's description lists, and health still answers`, async () => {
     const request = fc.oneof(...routes.map((route) => requestFor(route)));
     try {
       await fc.assert(
-        fc.asyncProperty(request, async (sent) => checkAnswer(sent, await send(sent))),
+        fc.asyncProperty(request, async (sent) => {
+          const answer = await send(sent);
+          checkAnswer(sent, answer);
+          noteStatus(sent, answer);
+        }),
         { seed: SEED, numRuns: RUNS },
       );
     } catch (error) {
@@ -948,6 +1003,22 @@ describe('every route, fuzzed', () => {
       contentType: expect.stringMatching(/^application\/json/),
       text: '{"status":"ok"}',
     });
+    // Every status an operation answered is one its version's OpenAPI description lists for it.
+    type Description = { paths: Record<string, Record<string, { responses: object }>> };
+    const descriptions = new Map<string, Description>();
+    for (const label of ALL_VERSION_LABELS) {
+      const response = await fetch(`${app.url}/api/${label}/openapi.json`);
+      descriptions.set(label, (await response.json()) as Description);
+    }
+    const undescribed = [...answeredStatuses].flatMap(([key, statuses]) => {
+      const [label = '', method = '', path = ''] = key.split(' ');
+      const responses = descriptions.get(label)?.paths[path]?.[method.toLowerCase()]?.responses ?? {};
+      return [...statuses]
+        .filter(([status]) => !EDGE_STATUSES.has(status) && !Object.hasOwn(responses, String(status)))
+        .map(([status, example]) => `${key} ${status} (${example})`);
+    });
+    expect(undescribed).toEqual([]);
+    expect(answeredStatuses.size).toBeGreaterThan(50);
   }, 300_000);
 
   it(`when ${READ_RUNS} well-formed queries with values at the edges hit the list reads, then never a 5xx and every error is the envelope`, async () => {
