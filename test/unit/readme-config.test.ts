@@ -146,8 +146,8 @@ describe('Dockerfile', () => {
 });
 
 describe('README: the CLI', () => {
-  /** Every command of `broadsheet` as main.ts registers it, with its long options. */
-  function cliCommands(): { name: string; options: string[] }[] {
+  /** Every command of `broadsheet` as main.ts registers it, with its long options and their defaults. */
+  function cliCommands(): { name: string; options: string[]; defaults: [string, string][] }[] {
     const program = new Command('broadsheet');
     for (const register of [
       migrateCommand,
@@ -161,11 +161,19 @@ describe('README: the CLI', () => {
       listCommands,
     ])
       register(program);
-    const walk = (command: Command, prefix: string): { name: string; options: string[] }[] =>
+    const walk = (
+      command: Command,
+      prefix: string,
+    ): { name: string; options: string[]; defaults: [string, string][] }[] =>
       command.commands.flatMap((sub) => {
         const name = `${prefix}${sub.name()}`;
         const options = sub.options.map((option) => option.long ?? '').filter(Boolean);
-        return sub.commands.length > 0 ? walk(sub, `${name} `) : [{ name, options }];
+        // A value's default (not a flag's true, nor a --no- option's): what the README shows as `[--opt value]`.
+        const defaults = sub.options
+          .filter((option) => option.required || option.optional)
+          .filter((option) => option.defaultValue !== undefined && option.long !== undefined)
+          .map((option): [string, string] => [option.long!, String(option.defaultValue)]);
+        return sub.commands.length > 0 ? walk(sub, `${name} `) : [{ name, options, defaults }];
       });
     return walk(program, '');
   }
@@ -191,5 +199,29 @@ describe('README: the CLI', () => {
       ];
     });
     expect(missing).toEqual([]);
+  });
+
+  it('when an option has a default, then the README shows that default where it names the command (`[--opt value]`)', () => {
+    const said = chunks();
+    const commands = cliCommands();
+    expect(commands.flatMap(({ defaults }) => defaults).length).toBeGreaterThan(5);
+    const wrong = commands.flatMap(({ name, defaults }) =>
+      defaults
+        .filter(
+          ([option, value]) =>
+            !said.some((chunk) => chunk.includes(name) && chunk.includes(`${option} ${value}`)),
+        )
+        .map(([option, value]) => `${name} ${option} (default ${value})`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('when the README names an option, then some command of the CLI has it', () => {
+    const options = new Set(cliCommands().flatMap(({ options: own }) => own));
+    // Not the CLI's: commander's own --help, and node's --env-file in `node --env-file=.broadsheet.env ...`.
+    for (const other of ['--help', '--env-file']) options.add(other);
+    const named = [...section('The CLI').matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((match) => match[0]);
+    expect(named.length).toBeGreaterThan(20);
+    expect([...new Set(named)].filter((option) => !options.has(option))).toEqual([]);
   });
 });
