@@ -48,6 +48,8 @@ const headAnswers: { label: string; operation: string; status: number; bodyLengt
  * the body's length of the second answer.
  */
 const conditionalAnswers: { label: string; operation: string; status: number; bodyLength: number }[] = [];
+/** POST mediaLibrary/uploads of the same image bytes under each Content-Type: which type, and the status. */
+const uploadAnswers: { contentType: string; status: number }[] = [];
 
 beforeAll(async () => {
   backend = await localFolderBackend();
@@ -135,6 +137,26 @@ async function collectAnswers(): Promise<void> {
     call(label, 200, 'POST /import/mediaLibrary', 'import/mediaLibrary', {
       body: { mediaLibraryEntries: entries },
     });
+  for (const contentType of [
+    'image/png',
+    'application/octet-stream',
+    'application/pdf',
+    'video/mp4',
+    'audio/mpeg',
+    'text/plain',
+    'application/json',
+    'application/ld+json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+  ]) {
+    const response = await fetch(`${app.url}/api/2026-03/mediaLibrary/uploads?filename=noise.png`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+      body: png,
+    });
+    await response.arrayBuffer();
+    uploadAnswers.push({ contentType, status: response.status });
+  }
   await importMedia('2026-03', [
     { id: 'hero', mediaType: 'image', asset: { uploadId: await upload() }, metadata: { title: 'Hero' } },
     // Refused on its own (no asset): the failure's shape is described too.
@@ -616,6 +638,28 @@ describe('the OpenAPI description of each API version', () => {
       expect(missing).toEqual([]);
     },
   );
+
+  it('when an upload is sent under a Content-Type, then the app takes it (201) exactly when a media range its request body describes covers that type, and refuses it otherwise', () => {
+    const upload = documents.get('2026-03')!.paths['/mediaLibrary/uploads']!.post!.requestBody as {
+      content: Record<string, unknown>;
+    };
+    const ranges = Object.keys(upload.content);
+    const covered = (contentType: string) => {
+      const type = contentType.split(';')[0]!.trim();
+      return ranges.some(
+        (range) =>
+          range === '*/*' || range === type || (range.endsWith('/*') && type.startsWith(range.slice(0, -1))),
+      );
+    };
+    // What the body's description excepts from application/*, which a media range cannot say.
+    const excluded = (contentType: string) => /json|x-www-form-urlencoded/.test(contentType);
+    // Refused: a 415, or for application/json the 400 of the JSON parser every route's body goes through.
+    const wrong = uploadAnswers.filter(({ contentType, status }) =>
+      covered(contentType) && !excluded(contentType) ? status !== 201 : ![400, 415].includes(status),
+    );
+    expect(wrong).toEqual([]);
+    expect(uploadAnswers.filter(({ contentType }) => !covered(contentType)).length).toBeGreaterThan(0);
+  });
 
   it('when the versions are compared, then legacy routes are only in the versions that have them', () => {
     const paths = (label: string) => Object.keys(documents.get(label)!.paths);

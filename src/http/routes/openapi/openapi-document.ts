@@ -905,7 +905,16 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           parameters: params({ query: uploadQuery }),
           requestBody: {
             required: true,
-            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+            description:
+              "The file's bytes as they are (no Content-Encoding but identity), with its own Content-Type: " +
+              'image/*, video/*, audio/* or an application/ type other than JSON (application/json, */*+json) ' +
+              'and forms (application/x-www-form-urlencoded); any other type, or an encoded body, is a 415',
+            content: Object.fromEntries(
+              ['image/*', 'video/*', 'audio/*', 'application/*'].map((range) => [
+                range,
+                { schema: { type: 'string', format: 'binary' } },
+              ]),
+            ),
           },
           responses: {
             201: json(out(mediaUploadAnswer), 'Created'),
