@@ -22,6 +22,13 @@ import { ALL_SCOPES, createTestProject, tokenFor, TEST_DESIGN } from '../helpers
 
 interface Operation {
   security?: Record<string, string[]>[];
+  responses?: Record<string, { headers?: Record<string, { description?: string }> }>;
+}
+
+/** What the route's description says its answer of `status` sends as WWW-Authenticate, or undefined. */
+function describedChallenge(route: RouteEntry, status: number): string | undefined {
+  const operation = description[openApiPath(route)]?.[route.method.toLowerCase()];
+  return operation?.responses?.[String(status)]?.headers?.['WWW-Authenticate']?.description;
 }
 
 let app: TestApp;
@@ -285,7 +292,7 @@ describe('the auth matrix over every mounted route', () => {
     expect(scopeless).toEqual([]);
   });
 
-  it('when a bearer route gets no token, garbage, a forged signature, an expired or a revoked token, then 401 naming why, with its RFC 6750 challenge', async () => {
+  it('when a bearer route gets no token, garbage, a forged signature, an expired or a revoked token, then 401 naming why, with its RFC 6750 challenge, which the description names', async () => {
     const failures: unknown[] = [];
     for (const route of routes.filter((entry) => security(entry).scheme === 'bearer')) {
       const version = await versionOf(route);
@@ -315,11 +322,14 @@ describe('the auth matrix over every mounted route', () => {
         JSON.stringify({ ...unauthorized(invalid), challenge: invalidTokenChallenge(invalid) })
       )
         failures.push({ route: `${route.method} ${path}`, credential: 'basic', answer: basic });
+      // The description names the challenge its 401 sends.
+      if (!describedChallenge(route, 401)?.includes('Bearer error="invalid_token"'))
+        failures.push({ route: `${route.method} ${path}`, described: describedChallenge(route, 401) });
     }
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it("when a bearer route gets a real token of the project without the route's scope, then 403 with the insufficient_scope challenge naming the scopes", async () => {
+  it("when a bearer route gets a real token of the project without the route's scope, then 403 with the insufficient_scope challenge naming the scopes, as the description says", async () => {
     const failures: unknown[] = [];
     const tokens = new Map<string, string>();
     for (const route of routes.filter((entry) => security(entry).scheme === 'bearer')) {
@@ -339,6 +349,13 @@ describe('the auth matrix over every mounted route', () => {
         if (JSON.stringify(answer) !== JSON.stringify({ ...forbidden, challenge: insufficientScope(needed) }))
           failures.push({ route: `${route.method} ${path}`, scopes, answer });
       }
+      // The description names the challenge its 403 sends, with the scopes the route needs.
+      const described = describedChallenge(route, 403);
+      if (
+        !described?.includes('error="insufficient_scope"') ||
+        !described.includes(`scope="${needed.join(' ')}"`)
+      )
+        failures.push({ route: `${route.method} ${path}`, described });
     }
     expect(failures).toEqual([]);
   }, 120_000);
@@ -409,7 +426,7 @@ describe('the auth matrix over every mounted route', () => {
     }
   });
 
-  it('when a client-credential login gets no, garbage, wrong or revoked credentials, then 401 with the Basic challenge', async () => {
+  it('when a client-credential login gets no, garbage, wrong or revoked credentials, then 401 with the Basic challenge the description names', async () => {
     const logins = routes.filter((route) => security(route).scheme === 'basic');
     expect(logins.length).toBeGreaterThan(0);
     const secret = app.ctx.config.auth.jwtSecret;
@@ -429,6 +446,10 @@ describe('the auth matrix over every mounted route', () => {
     const basic = (id: string, pass: string) => `Basic ${Buffer.from(`${id}:${pass}`).toString('base64')}`;
     for (const route of logins) {
       const path = concretePath(route, await versionOf(route));
+      expect({ path, described: describedChallenge(route, 401) }).toEqual({
+        path,
+        described: expect.stringContaining('Basic realm='),
+      });
       const good = await send(
         route.method,
         path,

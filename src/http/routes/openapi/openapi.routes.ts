@@ -4,6 +4,7 @@ import { listRoutes } from '../../route-table';
 import { buildOpenApiDocument } from './openapi-document';
 import {
   importWebhook,
+  withChallenges,
   withConditionalReads,
   withDatabaseUnavailable,
   withoutHeadBodies,
@@ -30,7 +31,7 @@ export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'curs
     const all: Schema = withoutHeadBodies(
       withConditionalReads(
         withDatabaseUnavailable(
-          withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() }),
+          withChallenges(withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() })),
         ),
       ),
     );

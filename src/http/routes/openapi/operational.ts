@@ -69,6 +69,41 @@ function forEachAuthenticatedOperation(
   }
 }
 
+/**
+ * The challenges of RFC 6750 §3.1 (a bearer token) and RFC 7617 (the planner's client-credential login), on the
+ * 401 and 403 of every operation secured by them (src/http/middleware/authenticate.ts, the planner's
+ * oauth/token): a client learns from the header what to send, and which scope to ask for.
+ */
+export function withChallenges(document: Schema): Schema {
+  forEachAuthenticatedOperation(document, (responses, security) => {
+    const challenge = (status: string, description: string) => {
+      const response = responses[status];
+      if (!response) return;
+      responses[status] = {
+        ...response,
+        headers: {
+          ...(response.headers as Schema | undefined),
+          'WWW-Authenticate': { description, schema: { type: 'string' } },
+        },
+      };
+    };
+    if (security.some((requirement) => Object.hasOwn(requirement, 'bearer'))) {
+      challenge(
+        '401',
+        'Bearer when no token was sent, else Bearer error="invalid_token", error_description="<why>"',
+      );
+      const scopes = security.flatMap((requirement) => (requirement.bearer as string[] | undefined) ?? []);
+      challenge(
+        '403',
+        `Bearer error="insufficient_scope", error_description="<why>", scope="${scopes.join(' ')}"`,
+      );
+    } else if (security.some((requirement) => Object.hasOwn(requirement, 'basic'))) {
+      challenge('401', 'Basic realm="broadsheet", charset="UTF-8"');
+    }
+  });
+  return document;
+}
+
 const RETRY_AFTER = {
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
 };
