@@ -148,7 +148,8 @@ export const idListParam = (maxItems: number) =>
     })
     .refine((items) => items.every(isExactId), { message: `each id ${EXACT_ID_MESSAGE}` })
     .refine((items) => items.length <= maxItems, { message: `must list at most ${maxItems} ids` })
-    .transform((items) => items.map(Number));
+    .transform((items) => items.map(Number))
+    .meta({ type: 'array', items: { type: 'string', pattern: '^\\d+$' }, maxItems });
 
 const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z';
 

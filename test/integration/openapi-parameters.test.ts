@@ -17,7 +17,13 @@ interface Parameter {
   description?: string;
   style?: string;
   explode?: boolean;
-  schema: { type?: string; minimum?: number; maximum?: number };
+  schema: {
+    type?: string;
+    minimum?: number;
+    maximum?: number;
+    maxItems?: number;
+    items?: { pattern?: string };
+  };
 }
 type OpenApi = { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
 
@@ -250,6 +256,35 @@ describe('the parameters the OpenAPI description lists', () => {
       'sort',
     ]);
   }, 180_000);
+
+  it('when a list parameter is described with at most maxItems items, then the route takes that many and refuses one more by name', async () => {
+    const problems: unknown[] = [];
+    const capped = new Set<string>();
+    for (const { route, label } of mounted()) {
+      for (const parameter of parametersOf(label, route).filter((p) => p.in === 'query')) {
+        const { type, maxItems, items } = parameter.schema;
+        if (type !== 'array' || maxItems === undefined) continue;
+        capped.add(parameter.name);
+        // Items the parameter's pattern takes: digits for ids, letters and digits otherwise.
+        const item = (index: number) => (items?.pattern === '^\\d+$' ? String(index + 1) : `m${index}`);
+        const list = (count: number) => Array.from({ length: count }, (_, index) => item(index)).join(',');
+        const name = encodeURIComponent(parameter.name);
+        const at = await send(route, urlOf(route, label, `${name}=${list(maxItems)}`));
+        const over = await send(route, urlOf(route, label, `${name}=${list(maxItems + 1)}`));
+        const said = problemOf(over.details, parameter.name);
+        if (
+          problemOf(at.details, parameter.name) !== undefined ||
+          over.status !== 400 ||
+          said === undefined
+        ) {
+          problems.push({ label, route: route.path, parameter: parameter.name, at, over });
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    // The lists a route caps (latestPublications' id, mediaLibrary's ids) say so.
+    expect([...capped].sort()).toEqual(['id', 'ids']);
+  }, 120_000);
 
   it('when an integer parameter is sent just outside its described bounds, then the route refuses it by name, and takes it at them', async () => {
     const problems: unknown[] = [];

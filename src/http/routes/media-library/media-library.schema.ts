@@ -40,6 +40,11 @@ export const mediaListQuery = z
   .strictObject({
     ids: queryList('media ids')
       .transform(fromCheck(mediaIdList))
+      .meta({
+        type: 'array',
+        items: { type: 'string', pattern: MEDIA_ID_PATTERN.source },
+        maxItems: MAX_MEDIA_ENTRIES,
+      })
       .optional()
       .describe(`comma separated media ids (max ${MAX_MEDIA_ENTRIES})`),
     externalId: oneText('external id', 200)
