@@ -195,18 +195,24 @@ const isViewField = (item: string): item is ViewField => (VIEW_FIELDS as readonl
 export const viewFieldsOf = (items: readonly string[]): ViewField[] | undefined =>
   items.every(isViewField) ? [...new Set(items)] : undefined;
 
+/** How a list parameter whose items are each one of `values` is described (parametersOf). */
+export const listOfValues = (values: readonly string[]) => ({
+  type: 'array',
+  items: { type: 'string', enum: [...values] },
+});
+
 export const viewFields = commaList
   .refine((items) => viewFieldsOf(items) !== undefined, {
     message: `must be a comma separated list of ${VIEW_FIELDS.join(', ')}`,
   })
   .transform((items) => viewFieldsOf(items)!)
-  .describe(`comma separated: ${VIEW_FIELDS.join(', ')}`);
+  .meta({ ...listOfValues(VIEW_FIELDS), description: `comma separated: ${VIEW_FIELDS.join(', ')}` });
 
 export const documentTypesList = commaList
   .refine((items) => items.every((item) => (DOCUMENT_TYPES as readonly string[]).includes(item)), {
     message: `must be a comma separated list of ${DOCUMENT_TYPES.join(', ')}`,
   })
-  .describe(`comma separated: ${DOCUMENT_TYPES.join(', ')}`);
+  .meta({ ...listOfValues(DOCUMENT_TYPES), description: `comma separated: ${DOCUMENT_TYPES.join(', ')}` });
 
 /** Issues of a value of the wrong kind: what a parameter sent twice, or in brackets, gets from its schema. */
 const WRONG_KIND = new Set(['invalid_type', 'invalid_value', 'invalid_union']);

@@ -22,7 +22,7 @@ interface Parameter {
     minimum?: number;
     maximum?: number;
     maxItems?: number;
-    items?: { pattern?: string };
+    items?: { pattern?: string; enum?: string[] };
   };
 }
 type OpenApi = { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
@@ -284,6 +284,38 @@ describe('the parameters the OpenAPI description lists', () => {
     expect(problems).toEqual([]);
     // The lists a route caps (latestPublications' id, mediaLibrary's ids) say so.
     expect([...capped].sort()).toEqual(['id', 'ids']);
+  }, 120_000);
+
+  it('when a list parameter names the values its items may take, then the route takes each of them alone, and refuses any other by name', async () => {
+    const problems: unknown[] = [];
+    const enumerated = new Set<string>();
+    for (const { route, label } of mounted()) {
+      for (const parameter of parametersOf(label, route).filter((p) => p.in === 'query')) {
+        const values = parameter.schema.items?.enum;
+        if (parameter.schema.type !== 'array' || values === undefined) continue;
+        enumerated.add(parameter.name);
+        const name = encodeURIComponent(parameter.name);
+        for (const value of values) {
+          const { status, details } = await send(route, urlOf(route, label, `${name}=${value}`));
+          if (problemOf(details, parameter.name) !== undefined) {
+            problems.push({ label, route: route.path, parameter: parameter.name, value, status, details });
+          }
+        }
+        const other = await send(route, urlOf(route, label, `${name}=notAValue`));
+        if (other.status !== 400 || problemOf(other.details, parameter.name) === undefined) {
+          problems.push({
+            label,
+            route: route.path,
+            parameter: parameter.name,
+            value: 'notAValue',
+            ...other,
+          });
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    // The lists of a closed vocabulary (the views' and lists' fields, document types) name it.
+    expect([...enumerated].sort()).toEqual(['documentTypes', 'fields']);
   }, 120_000);
 
   it('when an integer parameter is sent just outside its described bounds, then the route refuses it by name, and takes it at them', async () => {

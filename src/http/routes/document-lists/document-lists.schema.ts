@@ -3,7 +3,14 @@ import { fromCheck } from '../../../domain/validation';
 import type { ListDocumentField } from '../../../reads/document-lists';
 import { documentAnswer } from '../documents/document-view.schema';
 import { listAnswer } from '../../answers';
-import { commaList, conditionParams, integerParam, queryBoolean, withConditions } from '../../query-params';
+import {
+  commaList,
+  conditionParams,
+  integerParam,
+  listOfValues,
+  queryBoolean,
+  withConditions,
+} from '../../query-params';
 
 export const MAX_LIMIT = 100;
 export const MAX_OFFSET = 10_000;
@@ -48,6 +55,7 @@ export const documentListQuery = z
         message: `must be a comma separated list of ${LIST_FIELDS.join(', ')}`,
       })
       .transform((items) => [...new Set(items)] as ListDocumentField[])
+      .meta(listOfValues(LIST_FIELDS))
       .default(['systemdata', 'metadata'])
       .describe(`comma separated: ${LIST_FIELDS.join(', ')}`),
     limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT).describe('documents resolved'),

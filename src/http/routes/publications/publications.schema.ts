@@ -10,6 +10,7 @@ import { MAX_LIMIT, MAX_OFFSET } from '../documents/latest-publications.schema';
 import { listAnswer, pagedExtra } from '../../answers';
 import {
   commaList,
+  listOfValues,
   conditionParams,
   integerParam,
   queryListItems,
@@ -86,6 +87,7 @@ export const searchQuery = (cursors: CursorCodec) =>
           ),
         fields: commaList
           .transform(fromCheck(searchFieldsOf))
+          .meta(listOfValues([...VIEW_FIELDS, 'id']))
           .optional()
           .describe('comma separated, or id for {documentId, projectId} items'),
         limit: integerParam(0, MAX_LIMIT).default(10),
