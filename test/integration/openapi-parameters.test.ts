@@ -15,6 +15,7 @@ interface Parameter {
   in: string;
   required: boolean;
   description?: string;
+  allowEmptyValue?: boolean;
   style?: string;
   explode?: boolean;
   schema: {
@@ -316,6 +317,41 @@ describe('the parameters the OpenAPI description lists', () => {
     expect(problems).toEqual([]);
     // The lists of a closed vocabulary (the views' and lists' fields, document types) name it.
     expect([...enumerated].sort()).toEqual(['documentTypes', 'fields']);
+  }, 120_000);
+
+  it('when a yes/no parameter is described, then it names every form the route takes (true, false, 1, 0, the name alone), and the route refuses another by name', async () => {
+    const problems: unknown[] = [];
+    const booleans = new Set<string>();
+    for (const { route, label } of mounted()) {
+      for (const parameter of parametersOf(label, route).filter((p) => p.in === 'query')) {
+        if (parameter.schema.type !== 'boolean') continue;
+        booleans.add(parameter.name);
+        const name = encodeURIComponent(parameter.name);
+        const where = { label, route: route.path, parameter: parameter.name };
+        if (
+          parameter.allowEmptyValue !== true ||
+          !parameter.description?.includes(`${parameter.name} alone`)
+        ) {
+          problems.push({ ...where, described: parameter });
+        }
+        for (const query of [`${name}=true`, `${name}=false`, `${name}=1`, `${name}=0`, name]) {
+          const { status, details } = await send(route, urlOf(route, label, query));
+          if (problemOf(details, parameter.name) !== undefined)
+            problems.push({ ...where, query, status, details });
+        }
+        const other = await send(route, urlOf(route, label, `${name}=yes`));
+        if (other.status !== 400 || problemOf(other.details, parameter.name) === undefined) {
+          problems.push({ ...where, query: `${name}=yes`, ...other });
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect([...booleans].sort()).toEqual([
+      'homepage',
+      'ignoreComponentConditions',
+      'inheritMetadata',
+      'reverse',
+    ]);
   }, 120_000);
 
   it('when an integer parameter is sent just outside its described bounds, then the route refuses it by name, and takes it at them', async () => {

@@ -31,7 +31,14 @@ describe('parametersOf', () => {
         description: 'items per page',
         schema: { type: 'integer', minimum: 0, maximum: 100, default: 10 },
       },
-      { name: 'reverse', in: 'query', required: false, schema: { type: 'boolean', default: false } },
+      {
+        name: 'reverse',
+        in: 'query',
+        required: false,
+        description: 'true or false, also 1 or 0, or reverse alone for true',
+        allowEmptyValue: true,
+        schema: { type: 'boolean', default: false },
+      },
       {
         name: 'id.gt',
         in: 'query',

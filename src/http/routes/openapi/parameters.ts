@@ -143,11 +143,15 @@ function parametersFrom(schema: z.ZodType, where: 'path' | 'query'): Schema[] {
     const { default: _sentDefault, description, ...schema } = chosen;
     const fallback = parsed.default;
     const list = schema.type === 'array';
-    const said = !list
-      ? description
-      : typeof description === 'string'
-        ? `${description}; ${listForms(name)}`
-        : listForms(name);
+    // A yes/no query parameter (queryBoolean) takes more than OpenAPI's true and false: its description says which.
+    const yesNo = where === 'query' && schema.type === 'boolean';
+    const forms = list ? listForms(name) : yesNo ? booleanForms(name) : undefined;
+    const said =
+      forms === undefined
+        ? description
+        : typeof description === 'string'
+          ? `${description}; ${forms}`
+          : forms;
     return {
       name,
       in: where,
@@ -155,10 +159,15 @@ function parametersFrom(schema: z.ZodType, where: 'path' | 'query'): Schema[] {
       ...(typeof said === 'string' && { description: said }),
       // A list parameter (queryList): each item its own `name=…` is what OpenAPI calls form, exploded.
       ...(list && { style: 'form', explode: true }),
+      // `?reverse` alone is true.
+      ...(yesNo && { allowEmptyValue: true }),
       schema: { ...schema, ...(isDefault(fallback) && { default: fallback }) },
     };
   });
 }
+
+/** The values queryBoolean reads, besides OpenAPI's true and false. */
+const booleanForms = (name: string) => `true or false, also 1 or 0, or ${name} alone for true`;
 
 /** The forms of a list parameter that queryListItems reads, the comma list among them. */
 const listForms = (name: string) =>
