@@ -12,8 +12,9 @@ import { migrateCommand } from '../../src/cli/commands/migrate';
 import { projectCommands } from '../../src/cli/commands/projects';
 import express from 'express';
 import { EnvSchema } from '../../src/config';
+import { ALL_VERSION_LABELS, ApiVersion, type VersionLabel } from '../../src/domain/api-versions';
 import { SCOPES } from '../../src/domain/scopes';
-import { listRoutes } from '../../src/http/route-table';
+import { listRoutes, routeExistsIn } from '../../src/http/route-table';
 import { registerRoutes } from '../../src/http/routes';
 import type { RouteDeps } from '../../src/http/routes/deps';
 
@@ -127,30 +128,65 @@ describe('README: the endpoint tables', () => {
    * `(and HEAD)` is no part of the path.
    */
   function tabled(): Set<string> {
-    const cells = [
-      ...tableRows(section('Endpoints').split('\n### ')[0]!),
-      ...tableRows(section('Integrations: enrichment and the planning tool')),
-    ].map(([first = '']) => first);
-    const named = new Set<string>();
-    for (const cell of cells) {
-      let previous = '';
-      for (const [, method = '', raw = ''] of cell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) ([^`?]+)[^`]*`/g)) {
-        const path = raw.startsWith('…/') ? `${previous.split('/')[0]}/${raw.slice(2)}` : raw;
-        previous = path;
-        const optional = /^(.*)\[(\/[^\]]+)\]$/.exec(path);
-        for (const each of optional ? [optional[1]!, `${optional[1]}${optional[2]}`] : [path]) {
-          named.add(shape(method, each));
-        }
+    return new Set(
+      [
+        ...tableRows(section('Endpoints').split('\n### ')[0]!),
+        ...tableRows(section('Integrations: enrichment and the planning tool')),
+      ].flatMap(([first = '']) => namedIn(first)),
+    );
+  }
+
+  /** The operations one first cell names. */
+  function namedIn(cell: string): string[] {
+    const named: string[] = [];
+    let previous = '';
+    for (const [, method = '', raw = ''] of cell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) ([^`?]+)[^`]*`/g)) {
+      const path = raw.startsWith('…/') ? `${previous.split('/')[0]}/${raw.slice(2)}` : raw;
+      previous = path;
+      const optional = /^(.*)\[(\/[^\]]+)\]$/.exec(path);
+      for (const each of optional ? [optional[1]!, `${optional[1]}${optional[2]}`] : [path]) {
+        named.push(shape(method, each));
       }
     }
     return named;
   }
 
-  it('when the app has a route, then an endpoint table names it (legacy-* aside: a sentence names them)', () => {
+  /** The versions a Versions cell says: `all (added 2025-03)`, `v1 to 2025-07`, `v1, beta, 2025-03`. */
+  function versionsIn(cell: string): string[] {
+    if (cell.startsWith('all')) return [...ALL_VERSION_LABELS];
+    const upTo = /^v1 to (\S+)$/.exec(cell)?.[1];
+    if (upTo !== undefined) {
+      return ALL_VERSION_LABELS.filter((label) => ApiVersion.parse(label)!.atMost(upTo as VersionLabel));
+    }
+    return cell.split(', ');
+  }
+
+  const mountedRoutes = () => {
     const router = express.Router({ mergeParams: true });
     // Registering uses nothing of the dependencies but the auth middlewares it spreads into each pipeline.
     registerRoutes(router, { auth: [] } as unknown as RouteDeps);
-    const routes = listRoutes(router)
+    return listRoutes(router);
+  };
+
+  it('when the Endpoints table says which versions have a route, then those are the versions it is mounted in', () => {
+    const routes = mountedRoutes();
+    const wrong = tableRows(section('Endpoints').split('\n### ')[0]!).flatMap(
+      ([first = '', , versions = '']) =>
+        namedIn(first).flatMap((operation) => {
+          const route = routes.find((entry) => shape(entry.method, entry.path) === operation);
+          const mounted = ALL_VERSION_LABELS.filter(
+            (label) => route !== undefined && routeExistsIn(route, ApiVersion.parse(label)!),
+          );
+          return JSON.stringify(mounted) === JSON.stringify(versionsIn(versions))
+            ? []
+            : [`${operation}: README says ${versions}, mounted in ${mounted.join(', ')}`];
+        }),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('when the app has a route, then an endpoint table names it (legacy-* aside: a sentence names them)', () => {
+    const routes = mountedRoutes()
       .filter((route) => !/^\/legacy-/.test(route.path))
       .map((route) => shape(route.method, route.path));
     expect(routes.length).toBeGreaterThan(40);
