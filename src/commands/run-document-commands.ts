@@ -5,6 +5,7 @@ import { documentQueries, type DocumentRow } from '../db/queries/documents';
 import {
   embargoBlocksPublish,
   embargoOf,
+  modifiedAfter,
   applyCommands,
   referencedDocumentIds,
   writesDirective,
@@ -36,6 +37,12 @@ export interface RunDocumentCommandsInput {
    * ignored, since a client that sends them expects a stale write to be refused (the body's `version` does that).
    */
   ifMatchTagged?: boolean;
+  /**
+   * The request's If-Unmodified-Since, as milliseconds since the epoch (absent when the header is, when it is
+   * not an HTTP-date, or when an If-Match is sent: RFC 9110 §13.1.4 ignores it then). A document changed after
+   * it (its updatedAt, at the second an HTTP-date shows) is a 412: the client's copy is older.
+   */
+  ifUnmodifiedSince?: number;
   /** Injected so tests can pin time; production passes `new Date()`. */
   now: Date;
   /**
@@ -108,6 +115,17 @@ export async function runDocumentCommandsIn(
         'If-Match cannot hold: a document has no entity tag to match. Send the version the change is based on ' +
         "(latestDraft's systemdata.version) in the body (`version`) instead",
       currentVersion: row.version,
+    });
+  }
+  if (input.ifUnmodifiedSince !== undefined && modifiedAfter(row.updatedAt, input.ifUnmodifiedSince)) {
+    throw new AppError(412, {
+      name: 'PreconditionFailed',
+      message:
+        `The document was changed after If-Unmodified-Since (${new Date(input.ifUnmodifiedSince).toUTCString()}): ` +
+        `its updatedAt is ${row.updatedAt.toISOString()}. Read it again (latestDraft), or send the version the ` +
+        'change is based on in the body (`version`)',
+      currentVersion: row.version,
+      updatedAt: row.updatedAt.toISOString(),
     });
   }
 

@@ -528,6 +528,55 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(any.status).toBe(204);
     });
 
+    it('when If-Unmodified-Since is before the document last changed, then 412 and nothing is written; at its updatedAt it holds', async () => {
+      const doc = await draft();
+      const body = { commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'no' }] };
+      const updatedAt = (await load(doc.id)).updatedAt;
+      const httpDate = (ms: number) => new Date(ms).toUTCString();
+      const before = httpDate(updatedAt.getTime() - 60_000);
+      const response = await api.patch(`documents/${doc.id}/commands`, body, {
+        'if-unmodified-since': before,
+      });
+      expect(response.body).toEqual({
+        status: 412,
+        error: 'Precondition Failed',
+        error_details: {
+          name: 'PreconditionFailed',
+          message:
+            `The document was changed after If-Unmodified-Since (${before}): its updatedAt is ` +
+            `${updatedAt.toISOString()}. Read it again (latestDraft), or send the version the change is based ` +
+            'on in the body (`version`)',
+          currentVersion: doc.version,
+          updatedAt: updatedAt.toISOString(),
+        },
+      });
+      const after = await load(doc.id);
+      expect([after.version, after.metadata.title]).toEqual([doc.version, 'A draft']);
+      expect(await transactionCount(doc.id)).toBe(0);
+
+      // Ignored (RFC 9110 §13.1.4) when it is no HTTP-date, or when If-Match is sent (`*` holds).
+      const ignored: Record<string, string>[] = [
+        { 'if-unmodified-since': 'yesterday' },
+        { 'if-match': '*', 'if-unmodified-since': before },
+      ];
+      for (const headers of ignored) {
+        expect((await api.patch(`documents/${doc.id}/commands`, body, headers)).status).toBe(204);
+      }
+      // The updatedAt a client read, cut to the second as an HTTP-date is, holds until the next change.
+      const read = (await load(doc.id)).updatedAt;
+      const held = await api.patch(
+        `documents/${doc.id}/commands`,
+        { commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'yes' }] },
+        { 'if-unmodified-since': httpDate(read.getTime()) },
+      );
+      expect(held.status).toBe(204);
+      expect((await load(doc.id)).metadata.title).toBe('yes');
+      const missing = await api.patch('documents/999999999/commands', body, {
+        'if-unmodified-since': before,
+      });
+      expect(missing.status).toBe(404);
+    });
+
     it('when an oldValue differs from the current value, then 409 "Cannot update outdated value" with commandIndex', async () => {
       const doc = await draft();
       const response = await commands(doc.id, {

@@ -989,11 +989,15 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             "params, a document `$ref` in a metadata value) must name a document of the token's project (else a " +
             '400 at its index naming the param or property). The optimistic ' +
             "check is the body's `version` (409 when outdated); a document has no entity tag, so an `If-Match` " +
-            "naming one (latestDraft's weak ETag included) is a 412 with `currentVersion`, and only `*` holds.",
+            "naming one (latestDraft's weak ETag included) is a 412 with `currentVersion`, and only `*` holds. " +
+            "Without an `If-Match`, an `If-Unmodified-Since` before the document's `updatedAt` (at the second) is " +
+            'a 412 with `currentVersion` and `updatedAt`; one that is not an HTTP-date is ignored. A change made ' +
+            'with `preserveUpdatedAt` keeps `updatedAt`: only `version` catches every change.',
           security: write,
           parameters: [
             ...params({ path: documentIdParams }),
             { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' } },
           ],
           requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
