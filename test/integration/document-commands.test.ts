@@ -661,6 +661,40 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect((await load(pub.id)).publishedVersion).toBe(row.version);
     });
 
+    it('when later requests put back exactly what is published, then the document has no unpublished changes again', async () => {
+      const pub = await published();
+      const hasNoChanges = (id: number) =>
+        commands(id, {
+          preconditions: [{ type: 'isPublishedAndHasNoChanges', value: true }],
+          commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: pub.metadata.title }],
+        });
+      const edit = (value: string) => ({
+        operation: 'setEditableDirective',
+        componentId: 'doc-para',
+        directiveName: 'text',
+        value,
+      });
+      await commands(pub.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'edited' },
+          edit('Second'),
+        ],
+      });
+      expect((await hasNoChanges(pub.id)).status).toBe(409);
+
+      // Undone in two steps: the title first (the text still differs), then the text.
+      await commands(pub.id, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: pub.metadata.title }],
+      });
+      expect((await hasNoChanges(pub.id)).status).toBe(409);
+      await commands(pub.id, { commands: [edit('First')] });
+      expect((await hasNoChanges(pub.id)).status).toBe(204);
+      const row = await load(pub.id);
+      expect(row.publishedVersion).toBe(row.version);
+      expect([row.metadata, row.content]).toEqual([pub.metadata, pub.content]);
+      expect(await publicationCount(pub.id)).toBe(1);
+    });
+
     it('when the third command of a batch fails, then the document, its version, events and jobs are untouched', async () => {
       const doc = await published();
       const before = await load(doc.id);

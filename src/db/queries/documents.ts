@@ -117,6 +117,8 @@ export interface CommandedDraft {
   /**
    * Metadata or content differ from what was stored. When not, a document whose publication was its draft
    * stays so (published_version follows the new version): an embargo or a schedule is no unpublished change.
+   * When they do, and the draft is now exactly its latest publication again (edits put back, in this request
+   * or over several), it has no unpublished changes either.
    */
   draftChanged: boolean;
   /**
@@ -538,8 +540,14 @@ export function documentQueries(db: Queryable) {
         name: 'documents-save-commanded-draft',
         text: `UPDATE documents d SET
            metadata = $3, content = $4, version = d.version + 1,
-           published_version = CASE WHEN NOT $12 AND d.published_version = d.version
-             THEN d.version + 1 ELSE d.published_version END,
+           published_version = CASE
+             WHEN NOT $12 AND d.published_version = d.version THEN d.version + 1
+             WHEN $12 AND EXISTS (SELECT 1 FROM publications p WHERE p.id = d.latest_publication_id
+                 AND p.metadata = $3::jsonb AND p.content = $4::jsonb
+                 AND (p.content_type, p.document_type, p.layout, p.design_name, p.design_version)
+                   IS NOT DISTINCT FROM (d.content_type, d.document_type, d.layout, d.design_name, d.design_version))
+               THEN d.version + 1
+             ELSE d.published_version END,
            updated_at = CASE WHEN $5 THEN d.updated_at ELSE $6 END,
            embargo_set = $7, embargo_reason = $8, embargo_until = $9,
            publish_schedule_at = $10, unpublish_schedule_at = $11,
