@@ -2,12 +2,14 @@ import { withTransaction, type Pool, type Transaction } from '../db/pool';
 import { documentCommandTransactionQueries } from '../db/queries/document-command-transactions';
 import { designQueries } from '../db/queries/designs';
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
+import { mediaQueries } from '../db/queries/media';
 import {
   embargoBlocksPublish,
   embargoOf,
   modifiedAfter,
   applyCommands,
   referencedDocumentIds,
+  referencedMediaIds,
   writesDirective,
   type DraftState,
   type Embargo,
@@ -133,6 +135,7 @@ export async function runDocumentCommandsIn(
     ...toDraftState(row),
     design: await directiveDesign(tx, row, input.request),
     documentTargets: await documentTargets(tx, row.projectId, input.request),
+    mediaTargets: await mediaTargets(tx, row.projectId, input.request),
   };
   const outcome = applyCommands(state, input.request, input.now);
 
@@ -234,6 +237,22 @@ async function documentTargets(
   const numbers = ids.filter((id) => /^[1-9]\d*$/.test(id) && Number.isSafeInteger(Number(id))).map(Number);
   const existing = numbers.length === 0 ? [] : await documentQueries(tx).findExistingIds(projectId, numbers);
   return new Set(existing.map(String));
+}
+
+/**
+ * Which of the media library entries the request references (metadata, includes' params) are the project's
+ * (undefined when it references none): a reference to another project's entry, or to an id no entry has, is
+ * refused (see applyCommands). A revoked entry is still the project's: the reference stays valid, the image is
+ * not served.
+ */
+async function mediaTargets(
+  tx: Transaction,
+  projectId: number,
+  request: CommandRequest,
+): Promise<ReadonlySet<string> | undefined> {
+  const ids = referencedMediaIds(request);
+  if (ids.length === 0) return undefined;
+  return new Set(await mediaQueries(tx).findExistingIds(projectId, ids));
 }
 
 /**

@@ -125,24 +125,41 @@ export function extractReferences(metadata: Metadata, content: Content): Extract
 }
 
 /**
- * The documents one metadata property's value references (as extractReferences finds them there; a language
- * group is no document), in order, once each.
+ * The documents and media entries one metadata property's value references (as extractReferences finds them
+ * there; a language group is neither), in order, once each.
  */
-export function metadataDocumentIds(propertyName: string, value: unknown): string[] {
+export function metadataReferences(
+  propertyName: string,
+  value: unknown,
+): { targetType: ReferenceTargetType; id: string }[] {
   const { rows } = extractReferences({ [propertyName]: value }, []);
-  return [...new Set(rows.flatMap((row) => (row.targetType === 'document' ? [row.targetId] : [])))];
+  return uniqueTargets(rows.map((row) => ({ targetType: row.targetType, id: row.targetId })));
 }
 
 /**
- * The documents an include directive's params reference (`$ref` document or documents, the legacy teaser's
- * `mediaId`), each with its param, in order, once each.
+ * The documents and media entries an include directive's params reference (`$ref` document(s) or media, the
+ * legacy teaser's `mediaId`, which names a document), each with its param, in order, once each.
  */
-export function includeDocumentReferences(params: Json): { param: string; id: string }[] {
+export function includeReferences(
+  params: Json,
+): { param: string; targetType: ReferenceTargetType; id: string }[] {
   const collector = new ReferenceCollector();
   collectInclude({ service: '', params }, { directiveName: '' }, collector);
-  return collector.rows.flatMap((row) =>
-    row.targetType === 'document' ? [{ param: row.propertyName!, id: row.targetId }] : [],
-  );
+  return collector.rows.map((row) => ({
+    param: row.propertyName!,
+    targetType: row.targetType,
+    id: row.targetId,
+  }));
+}
+
+function uniqueTargets<T extends { targetType: ReferenceTargetType; id: string }>(targets: T[]): T[] {
+  const seen = new Set<string>();
+  return targets.filter((target) => {
+    const key = `${target.targetType}:${target.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Looks through nested objects and arrays of one metadata property, but never into a preloaded value. */

@@ -384,6 +384,63 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(own.status).toBe(204);
     });
 
+    it("when setMetadataProperty's value or setIncludeDirective's params reference a media entry of another project or none, then 400 naming where and nothing is written", async () => {
+      const otherProject = await createTestProject(app.ctx);
+      const addEntry = (projectId: number, id: string) =>
+        app.ctx.pool.query(
+          `INSERT INTO media_entries (project_id, id, media_type) VALUES ($1, $2, 'image')`,
+          [projectId, id],
+        );
+      const suffix = Date.now().toString(36);
+      const ownId = `own-${suffix}`;
+      const foreignId = `foreign-${suffix}`;
+      await addEntry(project.projectId, ownId);
+      await addEntry(otherProject.projectId, foreignId);
+      const doc = await draft();
+      const media = (id: string) => ({ $ref: 'mediaLibrary', reference: { id } });
+      const metadata = (value: unknown) => ({
+        operation: 'setMetadataProperty',
+        propertyName: 'picture',
+        value,
+      });
+      const include = (params: Record<string, unknown>) => ({
+        operation: 'setIncludeDirective',
+        componentId: 'doc-embed',
+        directiveName: 'teaser',
+        value: { params },
+      });
+      for (const id of [foreignId, 'no-such-entry', 'not an id/..']) {
+        const cases = [
+          [metadata(media(id)), `the media entry '${id}' (metadata property 'picture')`],
+          [metadata({ teaser: { mediaId: id } }), `the media entry '${id}' (metadata property 'picture')`],
+          [include({ image: media(id) }), `the include's media entry '${id}' (params.image)`],
+        ] as const;
+        for (const [command, what] of cases) {
+          const response = await commands(doc.id, { commands: [command, { operation: 'publish' }] });
+          expect(response.body).toEqual(
+            envelope(400, 'Bad Request', {
+              message: `Command at index 0 failed: ${what} is not a media library entry of this project`,
+              commandIndex: 0,
+            }),
+          );
+        }
+      }
+      const after = await load(doc.id);
+      expect([after.version, after.latestPublicationId, after.metadata]).toEqual([
+        doc.version,
+        null,
+        doc.metadata,
+      ]);
+      // The project's own entry is taken, and once published its incoming references know the document.
+      const own = await commands(doc.id, {
+        commands: [metadata(media(ownId)), include({ image: media(ownId) }), { operation: 'publish' }],
+      });
+      expect(own.status).toBe(204);
+      const incoming = await api.get(`mediaLibrary/${ownId}/incomingDocumentReferences`);
+      expect(incoming.status).toBe(200);
+      expect(JSON.stringify(incoming.body)).toContain(String(doc.id));
+    });
+
     it('when setIncludeDirective sends params and overrides, then both are stored; params alone removes the overrides', async () => {
       const doc = await draft();
       const override = { id: 'o1', content: { title: 'Other' }, originalSnapshot: {}, contentProperties: {} };

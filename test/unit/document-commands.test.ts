@@ -3,6 +3,7 @@ import {
   embargoBlocksPublish,
   modifiedAfter,
   referencedDocumentIds,
+  referencedMediaIds,
 } from '../../src/domain/document-commands/apply';
 import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
@@ -641,6 +642,72 @@ describe('applyCommands: a reference to a document', () => {
         ],
       }),
     ).toEqual(['7', '3', '4', '5']);
+  });
+});
+
+describe('applyCommands: a reference to a media library entry', () => {
+  const include = (params: Record<string, unknown>): Command =>
+    ({
+      operation: 'setIncludeDirective',
+      componentId: 'doc-1',
+      directiveName: 'teaser',
+      value: { params },
+    }) as Command;
+  const metadata = (propertyName: string, value: unknown): Command =>
+    ({ operation: 'setMetadataProperty', propertyName, value }) as Command;
+  const media = (id: string) => ({ $ref: 'mediaLibrary', reference: { id } });
+  const state = () => buildState({ mediaTargets: new Set(['img-1']) });
+
+  it("when a metadata value references an entry not among the project's, at any depth, then 400 naming the property", () => {
+    for (const value of [
+      media('img-2'),
+      { $ref: 'media', references: [{ id: 'img-1' }, { id: 'img-2' }] },
+      { teaser: { image: { mediaId: 'img-2', crop: 'wide' } } },
+      [media('img-1'), media('img-2')],
+    ]) {
+      const error = errorOf(() => run([metadata('title', 'New'), metadata('picture', value)], state()));
+      expect(error).toMatchObject(
+        failed(
+          1,
+          "the media entry 'img-2' (metadata property 'picture') is not a media library entry of this project",
+        ),
+      );
+    }
+  });
+
+  it("when an include's params reference an entry not among the project's, then 400 naming the param", () => {
+    const error = errorOf(() => run([include({ ok: media('img-1'), image: media('img-2') })], state()));
+    expect(error).toMatchObject(
+      failed(
+        0,
+        "the include's media entry 'img-2' (params.image) is not a media library entry of this project",
+      ),
+    );
+  });
+
+  it("when every entry is the project's, or the entries are not known, then the values are set", () => {
+    const outcome = run(
+      [
+        metadata('picture', media('img-1')),
+        metadata('teaser', { mediaId: 'img-1' }),
+        include({ image: media('img-1') }),
+      ],
+      state(),
+    );
+    expect(outcome.metadata.picture).toEqual(media('img-1'));
+    expect(() => run([metadata('picture', media('img-2'))])).not.toThrow();
+  });
+
+  it('names the entries a request references by metadata and includes, in order, once each; documents apart', () => {
+    const request = {
+      commands: [
+        metadata('picture', media('b')),
+        include({ image: media('a'), article: { $ref: 'document', reference: { id: '7' } }, mediaId: 8 }),
+        metadata('more', [{ mediaId: 'c' }, media('b')]),
+      ],
+    };
+    expect(referencedMediaIds(request)).toEqual(['b', 'a', 'c']);
+    expect(referencedDocumentIds(request)).toEqual(['7', '8']);
   });
 });
 

@@ -54,6 +54,15 @@ export function mediaQueries(db: Queryable) {
       return result.rows[0];
     },
 
+    /** Which of these ids are entries of the project (unknown ids, of any shape, are left out). */
+    async findExistingIds(projectId: number, ids: readonly string[]): Promise<string[]> {
+      const result = await db.query<{ id: string }>(
+        'SELECT id FROM media_entries WHERE project_id = $1 AND id = ANY($2::text[])',
+        [projectId, ids],
+      );
+      return result.rows.map((row) => row.id);
+    },
+
     /** The project's entries with these ids, in the order asked; unknown ids are left out. */
     async findByIds(projectId: number, ids: readonly string[]): Promise<MediaEntryRow[]> {
       const result = await db.query<MediaEntryRow>(

@@ -3,7 +3,7 @@ import { componentName, findComponent, isRecord } from '../content';
 import type { Design } from '../design';
 import { AppError } from '../errors';
 import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
-import { includeDocumentReferences, metadataDocumentIds } from '../references';
+import { includeReferences, metadataReferences, type ReferenceTargetType } from '../references';
 import type { Command, CommandOf, CommandRequest } from './schema';
 
 export interface Embargo {
@@ -47,28 +47,43 @@ export interface DraftState {
    * Without it references are not checked.
    */
   documentTargets?: ReadonlySet<string> | undefined;
+  /**
+   * Which of the media library entries the request references (referencedMediaIds) are the project's: a
+   * metadata value or an include's param naming any other is refused. Without it they are not checked.
+   */
+  mediaTargets?: ReadonlySet<string> | undefined;
 }
 
-/**
- * The documents one command writes a reference to (its link, its include's params, its metadata value), each
- * with how a refusal names it: `what` the reference is, and `at` where in the command it is.
- */
-function commandDocumentReferences(command: Command): { id: string; what: string; at?: string }[] {
+/** A reference a command writes, with how a refusal names it: `what` it is, and `at` where in the command. */
+interface CommandReference {
+  targetType: ReferenceTargetType;
+  id: string;
+  what: string;
+  at?: string;
+}
+
+const INCLUDE_TARGET = { document: "the include's document", media: "the include's media entry" } as const;
+const METADATA_TARGET = { document: 'the document', media: 'the media entry' } as const;
+
+/** The documents and media entries one command writes a reference to (its link, include's params, metadata value). */
+function commandReferences(command: Command): CommandReference[] {
   switch (command.operation) {
     case 'setLinkDirective':
       return command.value?.reference === undefined
         ? []
-        : [{ id: command.value.reference.id, what: "the link's document" }];
+        : [{ targetType: 'document', id: command.value.reference.id, what: "the link's document" }];
     case 'setIncludeDirective':
-      return includeDocumentReferences(command.value.params ?? {}).map(({ param, id }) => ({
+      return includeReferences(command.value.params ?? {}).map(({ param, targetType, id }) => ({
+        targetType,
         id,
-        what: "the include's document",
+        what: INCLUDE_TARGET[targetType],
         at: `params.${param}`,
       }));
     case 'setMetadataProperty':
-      return metadataDocumentIds(command.propertyName, command.value).map((id) => ({
+      return metadataReferences(command.propertyName, command.value).map(({ targetType, id }) => ({
+        targetType,
         id,
-        what: 'the document',
+        what: METADATA_TARGET[targetType],
         at: `metadata property '${command.propertyName}'`,
       }));
     default:
@@ -76,11 +91,23 @@ function commandDocumentReferences(command: Command): { id: string; what: string
   }
 }
 
-/** The document ids the request's commands reference (links, includes' params, metadata), in order, once each. */
-export function referencedDocumentIds(request: Pick<CommandRequest, 'commands'>): string[] {
-  const ids = request.commands.flatMap((command) => commandDocumentReferences(command).map(({ id }) => id));
+/** The ids of one kind the request's commands reference (links, includes' params, metadata), in order, once each. */
+function referencedIds(request: Pick<CommandRequest, 'commands'>, targetType: ReferenceTargetType): string[] {
+  const ids = request.commands.flatMap((command) =>
+    commandReferences(command).flatMap((reference) =>
+      reference.targetType === targetType ? [reference.id] : [],
+    ),
+  );
   return [...new Set(ids)];
 }
+
+/** The document ids the request's commands reference (links, includes' params, metadata), in order, once each. */
+export const referencedDocumentIds = (request: Pick<CommandRequest, 'commands'>): string[] =>
+  referencedIds(request, 'document');
+
+/** The media library entry ids the request's commands reference (includes' params, metadata), in order, once each. */
+export const referencedMediaIds = (request: Pick<CommandRequest, 'commands'>): string[] =>
+  referencedIds(request, 'media');
 
 export type CommandEffect = { type: 'publish' } | { type: 'unpublish' };
 
@@ -140,6 +167,7 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     effects: [],
     design: state.design,
     documentTargets: state.documentTargets,
+    mediaTargets: state.mediaTargets,
   };
   request.commands.forEach((command, index) => {
     applyCommand(draft, command, index, now);
@@ -242,6 +270,8 @@ interface Draft {
   design: Design | undefined;
   /** The project's documents among those the request references (DraftState.documentTargets). */
   documentTargets: ReadonlySet<string> | undefined;
+  /** The project's media entries among those the request references (DraftState.mediaTargets). */
+  mediaTargets: ReadonlySet<string> | undefined;
 }
 
 function applyCommand(draft: Draft, command: Command, index: number, now: Date): void {
@@ -422,16 +452,19 @@ function checkDeclared(
   );
 }
 
+const TARGET_KIND = { document: 'a document', media: 'a media library entry' } as const;
+
 /**
- * A command may only reference the project's documents (DraftState.documentTargets): a reference to another
- * project's, or to no document, would point where no read of the project resolves it.
+ * A command may only reference the project's documents and media entries (DraftState.documentTargets,
+ * mediaTargets): a reference to another project's, or to none, would point where no read of the project
+ * resolves it.
  */
 function checkReferences(draft: Draft, command: Command, index: number): void {
-  if (draft.documentTargets === undefined) return;
-  for (const { id, what, at } of commandDocumentReferences(command)) {
-    if (draft.documentTargets.has(id)) continue;
+  for (const { targetType, id, what, at } of commandReferences(command)) {
+    const targets = targetType === 'document' ? draft.documentTargets : draft.mediaTargets;
+    if (targets === undefined || targets.has(id)) continue;
     const where = at === undefined ? '' : ` (${at})`;
-    throw commandFailed(index, `${what} '${id}'${where} is not a document of this project`);
+    throw commandFailed(index, `${what} '${id}'${where} is not ${TARGET_KIND[targetType]} of this project`);
   }
 }
 

@@ -987,7 +987,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'kind (setEditableDirective: editable or html): anything else is a 400 at its index. A document ' +
             "reference a command writes (a link's reference, a document `$ref` or legacy `mediaId` in an include's " +
             "params, a document `$ref` in a metadata value) must name a document of the token's project (else a " +
-            '400 at its index naming the param or property). The optimistic ' +
+            '400 at its index naming the param or property); likewise a media reference (a media `$ref` or a ' +
+            "`mediaId` in a metadata value or an include's params) must name a media library entry of the " +
+            "token's project. The optimistic " +
             "check is the body's `version` (409 when outdated); a document has no entity tag, so an `If-Match` " +
             "naming one (latestDraft's weak ETag included) is a 412 with `currentVersion`, and only `*` holds. " +
             "Without an `If-Match`, an `If-Unmodified-Since` before the document's `updatedAt` (at the second) is " +
