@@ -992,6 +992,30 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(await eventCount(doc.id)).toBe(0);
     });
 
+    it('when one request publishes twice (or a hundred times), then one publication and one event', async () => {
+      const doc = await draft();
+      const twice = await commands(doc.id, {
+        commands: [
+          { operation: 'publish' },
+          { operation: 'addUnpublishSchedule', date: inAnHour() },
+          { operation: 'publish' },
+        ],
+      });
+      expect(twice.status).toBe(204);
+      expect([await publicationCount(doc.id), await eventCount(doc.id)]).toEqual([1, 1]);
+      const many = await commands(doc.id, {
+        commands: Array.from({ length: 100 }, () => ({ operation: 'publish' })),
+      });
+      expect(many.status).toBe(204);
+      expect([await publicationCount(doc.id), await eventCount(doc.id)]).toEqual([2, 2]);
+      // An unpublish between them makes each a change of its own.
+      const back = await commands(doc.id, {
+        commands: [{ operation: 'unpublish' }, { operation: 'publish' }],
+      });
+      expect(back.status).toBe(204);
+      expect([await publicationCount(doc.id), await eventCount(doc.id)]).toEqual([3, 4]);
+    });
+
     it('when an edit follows the publish in one request, then 400 naming it and neither is written; in two requests the edit stays a draft change', async () => {
       const doc = await published();
       const publishThenEdit = {

@@ -1088,6 +1088,17 @@ describe('applyCommands: publish and unpublish', () => {
     expect(outcome.effects).toEqual([{ type: 'publish' }]);
   });
 
+  it('when publish runs twice in a batch, then one publish; after an unpublish between them, each', () => {
+    const publish: Command = { operation: 'publish' };
+    const schedule: Command = { operation: 'addUnpublishSchedule', date: FUTURE };
+    expect(run([publish, schedule, publish]).effects).toEqual([{ type: 'publish' }]);
+    expect(run([publish, { operation: 'unpublish' }, publish]).effects).toEqual([
+      { type: 'publish' },
+      { type: 'unpublish' },
+      { type: 'publish' },
+    ]);
+  });
+
   it('when unpublish runs twice, then the second fails', () => {
     const error = errorOf(() =>
       run([{ operation: 'unpublish' }, { operation: 'unpublish' }], buildState({ isPublished: true })),

@@ -370,6 +370,9 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       draft.unpublishSchedule = null;
       return;
     case 'publish':
+      // Published already by this request, and no edit may follow a publish: another would publish the same
+      // draft again, one more identical publication and event for the same request.
+      if (draft.publishedAt !== null) return;
       draft.isPublished = true;
       draft.publishedAt = index;
       draft.effects.push({ type: 'publish' });
