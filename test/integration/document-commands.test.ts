@@ -509,6 +509,48 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(response.body.error_details.message).toMatch(/^Command at index 0 failed: /);
     });
 
+    it('when setStyleDirective properties would make the style an include or an image, then 400 and no reference is stored', async () => {
+      const doc = await draft();
+      const style = (propertyName: string, value: unknown) => ({
+        operation: 'setStyleDirective',
+        componentId: 'doc-styled',
+        directiveName: 'appearance',
+        propertyName,
+        value,
+      });
+      for (const [propertyName, value, kind] of [
+        ['service', 'teaser', 'an include'],
+        ['mediaId', 'no-such-entry', 'an image'],
+      ] as const) {
+        const response = await commands(doc.id, {
+          commands: [
+            style('params', { article: { $ref: 'document', reference: { id: '99999999' } } }),
+            style(propertyName, value),
+            { operation: 'publish' },
+          ],
+        });
+        expect(response.body).toEqual(
+          envelope(400, 'Bad Request', {
+            message:
+              `Command at index 1 failed: property '${propertyName}' would make directive 'appearance' read as ` +
+              `${kind}, not a style`,
+            commandIndex: 1,
+          }),
+        );
+      }
+      const after = await load(doc.id);
+      expect([after.version, after.latestPublicationId, after.content]).toEqual([
+        doc.version,
+        null,
+        doc.content,
+      ]);
+      const refs = await app.ctx.pool.query(
+        'SELECT count(*)::int AS n FROM document_references WHERE source_document_id = $1',
+        [doc.id],
+      );
+      expect(refs.rows[0].n).toBe(0);
+    });
+
     it('when setLinkDirective names a style directive, then 400 and the style stays as it was', async () => {
       const doc = await draft();
       const response = await commands(doc.id, {

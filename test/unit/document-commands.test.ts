@@ -420,6 +420,34 @@ describe('applyCommands: setStyleDirective', () => {
     expect(component(outcome, 'doc-3')?.content).toEqual({ text: 'nested', box: { pad: 4 } });
   });
 
+  it('when a property would make the style read as an image, a link or an include, then 400 and nothing applies', () => {
+    const style = (propertyName: string, value: unknown): Command =>
+      ({
+        operation: 'setStyleDirective',
+        componentId: 'doc-3',
+        directiveName: 'box',
+        propertyName,
+        value,
+      }) as Command;
+    for (const [propertyName, value, kind] of [
+      ['mediaId', 'img-1', 'an image'],
+      ['url', 'https://a.example/i.png', 'an image'],
+      ['$ref', 'mediaLibrary', 'an image'],
+      ['href', '/x', 'a link'],
+      ['service', 'teaser', 'an include'],
+    ] as const) {
+      const error = errorOf(() =>
+        run([
+          style('params', { article: { $ref: 'document', reference: { id: '9' } } }),
+          style(propertyName, value),
+        ]),
+      );
+      expect(error).toMatchObject(
+        failed(1, `property '${propertyName}' would make directive 'box' read as ${kind}, not a style`),
+      );
+    }
+  });
+
   it('when the value is null, then the property is removed', () => {
     const outcome = run([
       {

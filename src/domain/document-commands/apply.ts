@@ -323,6 +323,14 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       checkOldValue(command, ownValue(current, command.propertyName), index);
       const style = current ?? {};
       setOrDelete(style, command.propertyName, command.value);
+      // Else a style directive could be made, property by property, into an image or an include whose
+      // references (a media entry, a document) no check has seen.
+      if (!isStyleDirective(style)) {
+        throw fail(
+          `property '${command.propertyName}' would make directive '${command.directiveName}' read as ` +
+            `${directiveKindOf(style)}, not a style`,
+        );
+      }
       if (current === undefined && Object.keys(style).length === 0) return;
       editRecord(component, 'content', (content) => {
         content[command.directiveName] = style;
@@ -577,6 +585,12 @@ function isLinkDirective(value: unknown): value is Record<string, unknown> {
     !isImageDirective(value) &&
     (Object.keys(value).length === 0 || LINK_KEYS.some((key) => Object.hasOwn(value, key)))
   );
+}
+
+/** What a directive value that is no style directive reads as, for a refusal. */
+function directiveKindOf(value: Record<string, unknown>): string {
+  if (isIncludeDirective(value)) return 'an include';
+  return isImageDirective(value) ? 'an image' : 'a link';
 }
 
 /** A style directive holds style properties; one that looks like a link, an image or an include is something else. */
