@@ -40,6 +40,11 @@ export interface RunDocumentCommandsInput {
    */
   ifMatchTagged?: boolean;
   /**
+   * The request's If-None-Match is `*` (RFC 9110 §13.1.2: only if the target does not exist): false for a
+   * document that does, so a 412. Any tag list holds, a document having no entity tag to match.
+   */
+  ifNoneMatchAny?: boolean;
+  /**
    * The request's If-Unmodified-Since, as milliseconds since the epoch (absent when the header is, when it is
    * not an HTTP-date, or when an If-Match is sent: RFC 9110 §13.1.4 ignores it then). A document changed after
    * it (its updatedAt, at the second an HTTP-date shows) is a 412: the client's copy is older.
@@ -116,6 +121,13 @@ export async function runDocumentCommandsIn(
       message:
         'If-Match cannot hold: a document has no entity tag to match. Send the version the change is based on ' +
         "(latestDraft's systemdata.version) in the body (`version`) instead",
+      currentVersion: row.version,
+    });
+  }
+  if (input.ifNoneMatchAny === true) {
+    throw new AppError(412, {
+      name: 'PreconditionFailed',
+      message: 'If-None-Match: * cannot hold: the document exists (it asks to change only what does not)',
       currentVersion: row.version,
     });
   }

@@ -676,6 +676,30 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(missing.status).toBe(404);
     });
 
+    it('when If-None-Match is `*` (change only what does not exist), then 412 and nothing is written; a tag list holds', async () => {
+      const doc = await draft();
+      const body = { commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'no' }] };
+      for (const ifNoneMatch of ['*', '"a", *']) {
+        const response = await api.patch(`documents/${doc.id}/commands`, body, {
+          'if-none-match': ifNoneMatch,
+        });
+        expect(response.body).toEqual({
+          status: 412,
+          error: 'Precondition Failed',
+          error_details: {
+            name: 'PreconditionFailed',
+            message:
+              'If-None-Match: * cannot hold: the document exists (it asks to change only what does not)',
+            currentVersion: doc.version,
+          },
+        });
+      }
+      expect((await load(doc.id)).metadata.title).toBe('A draft');
+      expect(await transactionCount(doc.id)).toBe(0);
+      const tagged = await api.patch(`documents/${doc.id}/commands`, body, { 'if-none-match': 'W/"x"' });
+      expect(tagged.status).toBe(204);
+    });
+
     it('when an oldValue differs from the current value, then 409 "Cannot update outdated value" with commandIndex', async () => {
       const doc = await draft();
       const response = await commands(doc.id, {

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
-import { parseHttpDate, untaggedMatchHolds } from '../../conditional-get';
+import { noneMatchHolds, parseHttpDate, untaggedMatchHolds } from '../../conditional-get';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
 import { noQueryParams, parseQueryOrThrow } from '../../query-params';
@@ -36,6 +36,7 @@ export function documentCommandsRoutes(
         request,
         clientId: req.auth.clientId,
         ifMatchTagged: ifMatch !== undefined && !untaggedMatchHolds(ifMatch),
+        ifNoneMatchAny: noneMatchHolds(req.get('if-none-match'), undefined),
         ...(since !== undefined && { ifUnmodifiedSince: since }),
         now: new Date(),
       });

@@ -994,12 +994,14 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             "naming one (latestDraft's weak ETag included) is a 412 with `currentVersion`, and only `*` holds. " +
             "Without an `If-Match`, an `If-Unmodified-Since` before the document's `updatedAt` (at the second) is " +
             'a 412 with `currentVersion` and `updatedAt`; one that is not an HTTP-date is ignored. A change made ' +
-            'with `preserveUpdatedAt` keeps `updatedAt`: only `version` catches every change.',
+            'with `preserveUpdatedAt` keeps `updatedAt`: only `version` catches every change. ' +
+            '`If-None-Match: *` (only if the document does not exist) is a 412 too.',
           security: write,
           parameters: [
             ...params({ path: documentIdParams }),
             { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
             { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
           ],
           requestBody: body(commandsBody, 'Commands, run in order', {
             version: 3,
