@@ -1033,6 +1033,29 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(after.lastPublicationDate).toEqual(doc.updatedAt);
     });
 
+    it('when a first publish has preserveUpdatedAt, then its first publication date is the kept updatedAt too, never after the last', async () => {
+      const doc = await draft();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const response = await commands(doc.id, {
+        preserveUpdatedAt: true,
+        commands: [{ operation: 'publish' }],
+      });
+      expect(response.status).toBe(204);
+      const after = await load(doc.id);
+      expect([after.firstPublicationDate, after.lastPublicationDate]).toEqual([doc.updatedAt, doc.updatedAt]);
+      const view = await api.get(`documents/${doc.id}/latestPublication`);
+      expect(view.body.systemdata).toMatchObject({
+        firstPublicationDate: doc.updatedAt.toISOString(),
+        visiblePublicationDate: doc.updatedAt.toISOString(),
+        lastPublicationDate: doc.updatedAt.toISOString(),
+      });
+      // Published before, it keeps the first publication date it has.
+      await commands(doc.id, { commands: [{ operation: 'publish' }] });
+      const again = await commands(doc.id, { preserveUpdatedAt: true, commands: [{ operation: 'publish' }] });
+      expect(again.status).toBe(204);
+      expect((await load(doc.id)).firstPublicationDate).toEqual(doc.updatedAt);
+    });
+
     it('when unpublish runs, then the document has no publication, an unpublish event and an index job', async () => {
       const doc = await published();
       const response = await commands(doc.id, { commands: [{ operation: 'unpublish' }] });

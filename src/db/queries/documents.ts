@@ -578,8 +578,9 @@ export function documentQueries(db: Queryable) {
      * the row as this transaction sees it, its updated_at included: the publication's updatedAt does not move
      * with later edits of the draft), and the document now has it: the publication dates move
      * (lastPublicationDate to `now`, or to the kept updated_at with `preserveUpdatedAt`, or not at all with
-     * `keepLastPublicationDate` when it has one) and the index version grows. Answers the new publication's
-     * id and the row as it now is.
+     * `keepLastPublicationDate` when it has one; a first firstPublicationDate to `now`, or with
+     * `preserveUpdatedAt` to that updated_at too, never after the last) and the index version grows. Answers
+     * the new publication's id and the row as it now is.
      */
     async publishDraft(
       projectId: number,
@@ -598,7 +599,7 @@ export function documentQueries(db: Queryable) {
          UPDATE documents d SET
            latest_publication_id = p.id,
            published_version = d.version,
-           first_publication_date = coalesce(d.first_publication_date, $3),
+           first_publication_date = coalesce(d.first_publication_date, CASE WHEN $4 THEN d.updated_at ELSE $3 END),
            last_publication_date = CASE WHEN $5 AND d.last_publication_date IS NOT NULL
              THEN d.last_publication_date WHEN $4 THEN d.updated_at ELSE $3 END,
            index_version = d.index_version + 1
