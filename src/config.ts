@@ -112,6 +112,8 @@ export const EnvSchema = z.object({
   CURSOR_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   JWKS_URL: httpUrl().optional(),
   JWT_ISSUER: z.string().optional(),
+  /** The `aud` every token must name when set (a JWKS's identity provider signs tokens for other APIs too). */
+  JWT_AUDIENCE: z.preprocess(blankAsUnset, z.string().trim().min(1).optional()),
   /** Local development only: start without JWT_SECRET, on a random key of the process's own. */
   BROADSHEET_INSECURE_DEV_SECRET: z
     .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
@@ -350,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       jwtSecretConfigured: e.JWT_SECRET !== undefined,
       jwksUrl: e.JWKS_URL,
       issuer: e.JWT_ISSUER,
+      audience: e.JWT_AUDIENCE,
     },
     /** Without CURSOR_SECRET or JWT_SECRET (the CLI, or the development flag): the random key of this process. */
     search: { cursorKey: deriveCursorKey(e.CURSOR_SECRET ?? jwtSecret) },

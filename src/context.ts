@@ -147,7 +147,7 @@ export async function createContext(
       addresses,
       decodeBudget,
       jwtSecret: config.auth.jwtSecret,
-      jwtIssuer: config.auth.issuer,
+      jwtStamp: { issuer: config.auth.issuer, audience: config.auth.audience },
     }),
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000 });

@@ -54,13 +54,13 @@ function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): Rat
 /**
  * Creates an API client and signs its token (HS256, claims of supplement §2). The token names the client in
  * `jti`. With `withSecret`, the client also gets a random secret, returned here once: only its hash is kept.
- * `issuer` is JWT_ISSUER: the API then requires that `iss`, so the token must carry it.
+ * `stamp` is JWT_ISSUER and JWT_AUDIENCE (config.auth): the API then requires them, so the token carries them.
  */
 export async function createApiClient(
   pool: Pool,
   jwtSecret: string,
   input: CreateApiClientInput,
-  issuer?: string,
+  stamp: TokenStamp = {},
 ) {
   const unknown = input.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
@@ -95,9 +95,18 @@ export async function createApiClient(
     name: client.name,
     clientId: client.id,
     expiresInSeconds: input.expiresInSeconds,
-    issuer,
+    ...stamp,
   });
   return { client, token, ...(secret === undefined ? {} : { secret }) };
+}
+
+/**
+ * What the API requires of every token when configured, so the tokens Broadsheet signs itself carry it:
+ * JWT_ISSUER as `iss` and JWT_AUDIENCE as `aud` (config.auth has both).
+ */
+export interface TokenStamp {
+  issuer?: string | undefined;
+  audience?: string | undefined;
 }
 
 export function signClientToken(
@@ -109,9 +118,7 @@ export function signClientToken(
     name: string;
     clientId: string;
     expiresInSeconds?: number | undefined;
-    /** JWT_ISSUER, as `iss`: with it set, the API refuses a token without it (a token it signed itself too). */
-    issuer?: string | undefined;
-  },
+  } & TokenStamp,
 ): string {
   return jwt.sign(
     {
@@ -127,6 +134,7 @@ export function signClientToken(
       jwtid: claims.clientId,
       ...(claims.expiresInSeconds === undefined ? {} : { expiresIn: claims.expiresInSeconds }),
       ...(claims.issuer === undefined ? {} : { issuer: claims.issuer }),
+      ...(claims.audience === undefined ? {} : { audience: claims.audience }),
     },
   );
 }

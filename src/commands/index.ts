@@ -7,6 +7,7 @@ import type { DecodeBudget } from '../media/decode-budget';
 import type { DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
 import type { ObjectStore } from '../storage/object-store';
+import type { TokenStamp } from './api-clients';
 import { addDeliveryStatus, type AddDeliveryStatusInput } from './add-delivery-status';
 import { applyProjectConfig } from './apply-project-config';
 import { addToDocumentList, createDocumentList } from './document-lists';
@@ -39,8 +40,8 @@ export function createCommands(deps: {
   objects: ObjectStore;
   /** Signs the tokens the planner integration issues (config.auth.jwtSecret, the key tokens verify with). */
   jwtSecret: string;
-  /** JWT_ISSUER (config.auth.issuer): the `iss` of those tokens, which the API requires when it is set. */
-  jwtIssuer: string | undefined;
+  /** JWT_ISSUER and JWT_AUDIENCE (config.auth): the `iss` and `aud` of those tokens, required when set. */
+  jwtStamp: TokenStamp;
   logger: Logger;
   /** config.mediaLibrary: the limits of uploads and of asset downloads. */
   mediaLibrary: { uploadMaxBytes: number; maxImagePixels: number; download: DownloadLimits };

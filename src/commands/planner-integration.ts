@@ -12,7 +12,7 @@ import {
   publicationStateOf,
   type PublicationState,
 } from '../domain/planner-integration';
-import { signClientToken } from './api-clients';
+import { signClientToken, type TokenStamp } from './api-clients';
 
 /** What RFC 6749 §5.1 answers a client-credentials grant with. */
 export interface PlannerToken {
@@ -32,7 +32,7 @@ const invalidClient = () =>
  * client (its `jti`), so revoking the client stops it at once, and it never outlives the client.
  */
 export async function issuePlannerToken(
-  deps: { pool: Pool; jwtSecret: string; jwtIssuer: string | undefined },
+  deps: { pool: Pool; jwtSecret: string; jwtStamp: TokenStamp },
   credentials: { clientId: string; secret: string },
   now: Date,
 ): Promise<PlannerToken> {
@@ -55,7 +55,7 @@ export async function issuePlannerToken(
       name: client.name,
       clientId: client.id,
       expiresInSeconds: lifetime,
-      issuer: deps.jwtIssuer,
+      ...deps.jwtStamp,
     }),
     token_type: 'Bearer',
     expires_in: lifetime,

@@ -26,12 +26,18 @@ export function tokenAlgorithm(token: string): string | undefined {
  * Verifies an `EdDSA` token (RFC 8037: Ed25519 or Ed448) with the public key its `kid` names, and checks its
  * dates and issuer as jsonwebtoken checks those of the other algorithms: jsonwebtoken (9.x) cannot verify
  * EdDSA at all, so without this every EdDSA token of a JWKS_URL was refused as invalid, though documented as
- * accepted. Order as jsonwebtoken's: signature, `nbf`, `exp` (expired), `iss`.
+ * accepted. Order as jsonwebtoken's: signature, `nbf`, `exp` (expired), `aud`, `iss`; `clockToleranceSeconds`
+ * as jsonwebtoken's `clockTolerance` (default 0), `audience` matching `aud` or one of its list.
  */
 export function verifyEdDsaToken(
   token: string,
   key: string | KeyObject,
-  options: { issuer?: string | undefined; nowSeconds: number },
+  options: {
+    issuer?: string | undefined;
+    audience?: string | undefined;
+    nowSeconds: number;
+    clockToleranceSeconds?: number;
+  },
 ): EdDsaVerification {
   const invalid = { ok: false, reason: 'invalid' } as const;
   const parts = token.split('.');
@@ -59,12 +65,17 @@ export function verifyEdDsaToken(
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return invalid;
   const claims = payload as TokenPayload;
+  const tolerance = options.clockToleranceSeconds ?? 0;
   if (claims.nbf !== undefined) {
-    if (typeof claims.nbf !== 'number' || claims.nbf > options.nowSeconds) return invalid;
+    if (typeof claims.nbf !== 'number' || claims.nbf > options.nowSeconds + tolerance) return invalid;
   }
   if (claims.exp !== undefined) {
     if (typeof claims.exp !== 'number') return invalid;
-    if (options.nowSeconds >= claims.exp) return { ok: false, reason: 'expired' };
+    if (options.nowSeconds >= claims.exp + tolerance) return { ok: false, reason: 'expired' };
+  }
+  if (options.audience !== undefined) {
+    const audiences: unknown[] = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    if (!audiences.includes(options.audience)) return invalid;
   }
   if (options.issuer !== undefined && claims.iss !== options.issuer) return invalid;
   return { ok: true, payload: claims };

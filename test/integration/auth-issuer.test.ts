@@ -59,7 +59,7 @@ describe('JWT_ISSUER', () => {
       app.ctx.pool,
       app.ctx.config.auth.jwtSecret,
       { projectId: project.projectId, name: 'planning tool', scopes: ['planner'], withSecret: true },
-      app.ctx.config.auth.issuer,
+      { issuer: app.ctx.config.auth.issuer },
     );
     const login = await fetch(`${app.url}/api/2026-03/planner-integration/oauth/token`, {
       method: 'POST',

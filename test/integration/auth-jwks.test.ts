@@ -136,6 +136,26 @@ describe('tokens from a JWKS', () => {
     }
   });
 
+  it("when the identity provider's clock is a few seconds off, then its tokens are accepted (nbf ahead, exp just passed)", async () => {
+    const { clientId } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
+    const claims = { projectId, channelId, scope: 'public-api:config:read', type: 'client' };
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [string, string][] = [
+      ['RS256 issued 5 s ahead', signRs256({ ...claims, iat: now + 5, nbf: now + 5 }, { jwtid: clientId })],
+      ['RS256 expired 5 s ago', signRs256({ ...claims, iat: now - 65, exp: now - 5 }, { jwtid: clientId })],
+      ['EdDSA issued 5 s ahead', signEdDsa({ ...claims, jti: clientId, iat: now + 5, nbf: now + 5 })],
+      ['EdDSA expired 5 s ago', signEdDsa({ ...claims, jti: clientId, iat: now - 65, exp: now - 5 })],
+    ];
+    for (const [name, token] of cases) {
+      const response = await apiClient(app.url, token).get('projectConfig');
+      expect({ name, status: response.status, details: response.body.error_details }).toEqual({
+        name,
+        status: 200,
+        details: undefined,
+      });
+    }
+  });
+
   it('when HS256 tokens signed by the server secret are used beside the JWKS, then they still work', async () => {
     const { token } = await tokenFor(app.ctx, projectId, ['public-api:config:read']);
     expect((await apiClient(app.url, token).get('projectConfig')).status).toBe(200);

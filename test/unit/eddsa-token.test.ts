@@ -72,6 +72,27 @@ describe('verifyEdDsaToken', () => {
     });
     expect(verifyAt(signed({}), key, 'https://idp')).toEqual({ ok: false, reason: 'invalid' });
   });
+
+  it('when a clock tolerance is given, then nbf may be that far ahead and exp that far behind, no further', () => {
+    const key = ed25519.publicKey;
+    const at = (claims: object) =>
+      verifyEdDsaToken(signed(claims), key, { nowSeconds: NOW, clockToleranceSeconds: 30 });
+    expect(at({ nbf: NOW + 30 }).ok).toBe(true);
+    expect(at({ nbf: NOW + 31 })).toEqual({ ok: false, reason: 'invalid' });
+    expect(at({ exp: NOW - 29 }).ok).toBe(true);
+    expect(at({ exp: NOW - 30 })).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('when an audience is required, then only a token naming it (alone or in its list) passes', () => {
+    const key = ed25519.publicKey;
+    const at = (claims: object) =>
+      verifyEdDsaToken(signed(claims), key, { nowSeconds: NOW, audience: 'broadsheet' });
+    expect(at({ aud: 'broadsheet' }).ok).toBe(true);
+    expect(at({ aud: ['billing', 'broadsheet'] }).ok).toBe(true);
+    for (const claims of [{ aud: 'billing' }, { aud: ['billing'] }, {}, { aud: 42 }]) {
+      expect({ claims, outcome: at(claims) }).toEqual({ claims, outcome: { ok: false, reason: 'invalid' } });
+    }
+  });
 });
 
 describe('tokenAlgorithm', () => {

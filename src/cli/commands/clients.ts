@@ -119,7 +119,7 @@ export function clientCommands(program: Command): void {
                 withSecret: options.secret === true,
                 ...(rateLimit === undefined || rateLimit === 'default' ? {} : { rateLimit }),
               },
-              ctx.config.auth.issuer,
+              { issuer: ctx.config.auth.issuer, audience: ctx.config.auth.audience },
             );
             console.error(
               `client ${client.id} (${client.name}) scopes: ${client.scopes.join(' ')} rate limit: ` +

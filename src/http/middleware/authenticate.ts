@@ -16,6 +16,8 @@ export interface AuthOptions {
   jwtSecret: string;
   jwksUrl?: string | undefined;
   issuer?: string | undefined;
+  /** JWT_AUDIENCE: the `aud` every token must name (one of them when it lists several). */
+  audience?: string | undefined;
   /** The limit of clients without one of their own (RATE_LIMIT_DEFAULT); undefined: none. */
   defaultRateLimit?: RateLimit | undefined;
 }
@@ -90,6 +92,8 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
     // The token as bearerToken reads it: express-jwt's own reading wants exactly one space after the scheme.
     getToken: requestBearerToken,
     ...(options.issuer ? { issuer: options.issuer } : {}),
+    ...(options.audience ? { audience: options.audience } : {}),
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
   });
   // `clients` is the process's cache; a revocation evicts it in every process at commit (api-client-cache.ts).
   const verified = new VerifiedTokens();
@@ -102,7 +106,9 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
     if (key === undefined) throw unauthorized('The access token is invalid.');
     const outcome = verifyEdDsaToken(token, key, {
       issuer: options.issuer || undefined,
+      audience: options.audience || undefined,
       nowSeconds: Math.floor(Date.now() / 1000),
+      clockToleranceSeconds: CLOCK_TOLERANCE_SECONDS,
     });
     if (!outcome.ok) {
       throw unauthorized(
@@ -165,6 +171,13 @@ export function authenticate(clients: ApiClientLookup, options: AuthOptions): Re
   return [verifyToken, loadClient];
 }
 
+/**
+ * How far the clock of whoever signed a token may be from this server's: its `nbf` may be this far ahead and
+ * its `exp` this far behind. An identity provider's clock a second ahead made every token it had just issued
+ * (nbf = iat = its now) a 401 "invalid" until this server's clock caught up.
+ */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
 /** How long a fetch of the JWKS may take before the request answers 503 KeySetUnavailable. */
 const JWKS_TIMEOUT_MS = 3_000;
 const JWKS_RETRY_AFTER_SECONDS = 5;
@@ -205,7 +218,7 @@ class VerifiedTokens {
 
   get(token: string): JwtPayload | undefined {
     const payload = this.entries.get(token);
-    if (payload && typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now()) {
+    if (payload && typeof payload.exp === 'number' && expiresAtMs(payload.exp) <= Date.now()) {
       this.entries.delete(token);
       return undefined;
     }
@@ -213,11 +226,17 @@ class VerifiedTokens {
   }
 
   set(token: string, payload: JwtPayload): void {
-    const left = typeof payload.exp === 'number' ? payload.exp * 1000 - Date.now() : VerifiedTokens.TTL_MS;
+    const left =
+      typeof payload.exp === 'number' ? expiresAtMs(payload.exp) - Date.now() : VerifiedTokens.TTL_MS;
     // lru-cache reads a ttl of 0 as "forever": a token about to expire is simply not remembered.
     if (left < 1000) return;
     this.entries.set(token, payload, { ttl: Math.min(left, VerifiedTokens.TTL_MS) });
   }
+}
+
+/** When a token of this `exp` stops being accepted here: its `exp`, plus the tolerance for clock skew. */
+function expiresAtMs(exp: number): number {
+  return (exp + CLOCK_TOLERANCE_SECONDS) * 1000;
 }
 
 function translateJwtError(error: unknown): unknown {
