@@ -146,7 +146,7 @@ export const EnvSchema = z.object({
     }),
   /** The bearer token `GET /metrics` requires; without it the API serves no metrics (README, "Metrics"). */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
-  /** The workers' metrics server (GET /metrics on HOST:WORKER_METRICS_PORT); unset: none. */
+  /** The workers' metrics and probes server (GET /metrics, /health, /health/ready on HOST:WORKER_METRICS_PORT); unset: none. */
   WORKER_METRICS_PORT: optionalWholeNumber(0, 65535),
   /** How long one webhook call (import finished) may take, answer included. */
   WEBHOOK_TIMEOUT_MS: wholeNumberOr(100, 60_000, 10_000),

@@ -53,6 +53,7 @@ async function main() {
           host: http.host,
           port: metricsConfig.workerPort,
           token: metricsConfig.token,
+          health: ctx.reads.health,
         });
   const shutdown = () => {
     ctx.logger.info('workers shutting down: finishing active jobs');
@@ -69,7 +70,9 @@ async function main() {
   ctx.logger.info(`Broadsheet workers running: ${queues.join(', ')}`);
   if (metricsServer) {
     const { port } = metricsServer.address() as AddressInfo;
-    ctx.logger.info(`Broadsheet workers metrics on http://${http.host}:${port}/metrics`);
+    ctx.logger.info(
+      `Broadsheet workers metrics on http://${http.host}:${port}/metrics, probes on /health and /health/ready`,
+    );
   }
 }
 

@@ -1,46 +1,71 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { metricsEndpoint } from '../http/middleware/metrics';
+import { readinessResponse } from '../http/routes/health/health.routes';
+import type { HealthReads } from '../reads/health';
 import type { Metrics } from './metrics';
 
+/** The paths of the probe server besides /metrics: liveness and readiness, as the API's health routes. */
+const HEALTH = '/health';
+const READY = '/health/ready';
+
 /**
- * The workers' metrics: a small HTTP server answering `GET /metrics` (WORKER_METRICS_PORT, on HOST), with
- * METRICS_TOKEN required when it is set. Another method on /metrics is a 405 with `Allow: GET, HEAD` (RFC 9110
- * §15.5.6), any other path a 404, both in the spec's envelope.
+ * The workers' metrics and probes: a small HTTP server (WORKER_METRICS_PORT, on HOST) answering `GET /metrics`,
+ * with METRICS_TOKEN required when it is set, and, with `health`, the probes an orchestrator calls without a
+ * token: `GET /health` (liveness: the process answers; touches nothing) and `GET /health/ready` (Postgres and
+ * Elasticsearch answer, the API's readiness: 200, or 503 with Retry-After). Another method on these paths is a
+ * 405 with `Allow: GET, HEAD` (RFC 9110 §15.5.6), any other path a 404, both in the spec's envelope.
  */
 export function startMetricsServer(
   metrics: Metrics,
-  options: { host: string; port: number; token: string | undefined },
+  options: { host: string; port: number; token: string | undefined; health?: HealthReads },
 ): Promise<Server> {
   const endpoint = metricsEndpoint(metrics, options.token);
+  const paths = ['/metrics', ...(options.health ? [HEALTH, READY] : [])];
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
-    if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/metrics' && read) {
       endpoint(req, res);
       return;
     }
-    const answer = (status: number, error: string, details: Record<string, string>, headers = {}) => {
-      const body = JSON.stringify({ status, error, error_details: details });
-      res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' });
-      res.end(body);
-    };
-    if (path === '/metrics') {
-      answer(
-        405,
-        'Method Not Allowed',
-        {
-          name: 'MethodNotAllowed',
-          message: `/metrics answers GET and HEAD only, not ${req.method ?? ''}`,
-          url: path,
+    if (options.health && path === HEALTH && read) {
+      answer(req, res, 200, { status: 'ok' });
+      return;
+    }
+    if (options.health && path === READY && read) {
+      options.health.readiness().then(
+        (readiness) => {
+          const { status, headers, body } = readinessResponse(readiness);
+          answer(req, res, status, body, headers);
         },
+        () => answer(req, res, 503, envelope(503, 'Service Unavailable', { name: 'NotReady', url: path })),
+      );
+      return;
+    }
+    if (paths.includes(path)) {
+      answer(
+        req,
+        res,
+        405,
+        envelope(405, 'Method Not Allowed', {
+          name: 'MethodNotAllowed',
+          message: `${path} answers GET and HEAD only, not ${req.method ?? ''}`,
+          url: path,
+        }),
         { allow: 'GET, HEAD' },
       );
       return;
     }
-    answer(404, 'Not Found', {
-      name: 'NotFound',
-      message: 'This server answers GET /metrics only',
-      url: path,
-    });
+    answer(
+      req,
+      res,
+      404,
+      envelope(404, 'Not Found', {
+        name: 'NotFound',
+        message: `This server answers GET ${paths.join(', ')} only`,
+        url: path,
+      }),
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -49,4 +74,27 @@ export function startMetricsServer(
       resolve(server);
     });
   });
+}
+
+const envelope = (status: number, error: string, details: Record<string, string>) => ({
+  status,
+  error,
+  error_details: details,
+});
+
+/** A JSON answer (no body to a HEAD). */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(req.method === 'HEAD' ? undefined : text);
 }

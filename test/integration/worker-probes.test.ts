@@ -1,0 +1,105 @@
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startMetricsServer } from '../../src/metrics/server';
+import { healthReads } from '../../src/reads/health';
+import { createSearchClient } from '../../src/search/client';
+import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { envelope } from '../helpers/http';
+import { killHard, startWorkerProcess } from '../helpers/worker-process';
+
+jest.setTimeout(120_000);
+
+const METRICS_TOKEN = 'worker-probes-token-0123456789';
+
+/** A port nothing listens on now: bound on 0 and let go. */
+async function freePort(): Promise<number> {
+  const probe: Server = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * The worker process (README, Operations) has no HTTP API of its own, so an orchestrator (a Kubernetes liveness
+ * or readiness probe, a compose healthcheck) had nothing to ask whether it lives: its optional metrics port
+ * answered /metrics only, behind METRICS_TOKEN, and a 404 elsewhere. With WORKER_METRICS_PORT set it now answers
+ * GET /health and GET /health/ready there, without a token, as the API does.
+ */
+describe("the workers' probes", () => {
+  let app: TestApp;
+  let worker: ChildProcess | undefined;
+  let url: string;
+
+  beforeAll(async () => {
+    // A database of its own, so this worker takes no other file's jobs.
+    const env = await isolatedEnv('probes');
+    app = await startTestApp({ env });
+    const port = await freePort();
+    worker = await startWorkerProcess({
+      ...env,
+      HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(port),
+      METRICS_TOKEN,
+    });
+    url = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    if (worker) await killHard(worker);
+    await app.close();
+  });
+
+  it('when an orchestrator probes liveness and readiness without a token, then 200 with the states; metrics keep their token', async () => {
+    const live = await fetch(`${url}/health`);
+    expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { status: 'ok' } });
+    const ready = await fetch(`${url}/health/ready`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok', postgres: 'ok', elasticsearch: 'ok' },
+    });
+    expect((await fetch(`${url}/health`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+  });
+
+  it('when a probe path is asked with another method, then 405 with Allow in the envelope', async () => {
+    const response = await fetch(`${url}/health/ready`, { method: 'POST' });
+    expect({ status: response.status, allow: response.headers.get('allow') }).toEqual({
+      status: 405,
+      allow: 'GET, HEAD',
+    });
+    expect(await response.json()).toEqual(envelope(405, 'Method Not Allowed', { name: 'MethodNotAllowed' }));
+  });
+
+  it('when Elasticsearch cannot be reached, then readiness is 503 NotReady with Retry-After, within seconds', async () => {
+    const search = createSearchClient(['http://127.0.0.1:1']);
+    const server = await startMetricsServer(app.ctx.metrics, {
+      host: '127.0.0.1',
+      port: 0,
+      token: METRICS_TOKEN,
+      health: healthReads({ db: app.ctx.pool, search }),
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const started = Date.now();
+      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect({ status: response.status, retryAfter: response.headers.get('retry-after') }).toEqual({
+        status: 503,
+        retryAfter: expect.stringMatching(/^\d+$/),
+      });
+      expect(await response.json()).toEqual(
+        envelope(503, 'Service Unavailable', {
+          name: 'NotReady',
+          postgres: 'ok',
+          elasticsearch: 'unavailable',
+        }),
+      );
+      // Liveness touches nothing: the process answers.
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await search.close();
+    }
+  });
+});
