@@ -20,6 +20,19 @@ import { helmetHeaders } from './middleware/security-headers';
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
+ * How long a request's line and headers may take to arrive, counted from its first byte (a trickle of bytes
+ * does not extend it); past it the client gets a 408 and the connection closes. Node's default of 60 s, checked
+ * every 30 s, let a client that sends its headers a byte at a time (slowloris) hold a connection, and a file
+ * descriptor, for up to 90 s: a few hundred such connections a second used up the process's descriptors. Real
+ * clients send their headers in one packet. Idle keep-alive connections are not affected (KEEP_ALIVE_TIMEOUT_MS).
+ */
+const HEADERS_TIMEOUT_MS = 20_000;
+/** How long a whole request, body included, may take to arrive (Node's default, said here): a 25 MiB upload at 1 Mbit/s. */
+const REQUEST_TIMEOUT_MS = 300_000;
+/** How often Node looks for requests past those timeouts (its default, 30 s, let them run that much longer). */
+const TIMEOUT_CHECK_INTERVAL_MS = 2_000;
+
+/**
  * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app
  * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way.
  */
@@ -31,7 +44,16 @@ export function listen(app: Express, port: number, host: string): Promise<Server
   };
   // A missing Host and every Expect go to the app (admitRequest, json-body.ts), which answers them with the
   // envelope: Node's own handling answered a bare 400 or 417, and 100 Continue even to a body past the limit.
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requireHostHeader: false }, handle);
+  const server = createServer(
+    {
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      requireHostHeader: false,
+    },
+    handle,
+  );
   drainStates.set(server, draining);
   server.on('clientError', clientErrorAnswerer());
   server.on('connect', connectAnswerer());

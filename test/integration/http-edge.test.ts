@@ -267,6 +267,48 @@ describe('idle keep-alive connections', () => {
   });
 });
 
+describe('slow clients (slowloris)', () => {
+  it('when a client sends its headers a byte a second, then 408 in the envelope and the connection closes within 25 s; an idle keep-alive connection still serves its next request', async () => {
+    const { hostname, port } = new URL(app.url);
+    const started = Date.now();
+    // Node's defaults (60 s for the headers, checked every 30 s) held such a connection for up to 90 s.
+    const slow = new Promise<{ seconds: number; text: string }>((resolve, reject) => {
+      let text = '';
+      const socket = connect({ host: hostname, port: Number(port) }, () =>
+        socket.write('GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\nX-Slow: '),
+      );
+      const drip = setInterval(() => socket.writable && socket.write('a'), 1000);
+      const deadline = setTimeout(() => socket.destroy(), 40_000);
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        clearInterval(drip);
+        clearTimeout(deadline);
+        resolve({ seconds: (Date.now() - started) / 1000, text });
+      });
+    });
+    // A balancer's connection: one request, idle past the headers' timeout, then the next one on it.
+    const idle = new Promise<string[]>((resolve, reject) => {
+      const answers: string[] = [];
+      const request = 'GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\n\r\n';
+      const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(request));
+      socket.on('data', (chunk: Buffer) => {
+        answers.push(chunk.toString('utf8').split('\r\n')[0] ?? '');
+        if (answers.length === 1) setTimeout(() => socket.write(request), 24_000);
+        else socket.end();
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(answers));
+    });
+    const [dripped, kept] = await Promise.all([slow, idle]);
+    expect(dripped.seconds).toBeLessThan(25);
+    const [head = '', body = ''] = dripped.text.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(body)).toEqual(envelope(408, 'Request Timeout', { name: 'RequestTimeout' }));
+    expect(kept).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+  }, 60_000);
+});
+
 describe('ids beyond the safe integer range', () => {
   it('when a document id in the path is 16+ digits and not exact, then 400 naming documentId', async () => {
     for (const path of [
