@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from '../config';
 import { createContext, type AppContext } from '../context';
 import { AppError } from '../domain/errors';
+import { searchStartError } from '../search/client';
 import { jsonErrorMessage, readTextFile } from './text-files';
 
 /** Runs a CLI action with a full context and closes it afterwards, so the process exits by itself. */
@@ -9,6 +10,8 @@ export async function withContext<T>(action: (ctx: AppContext) => Promise<T>): P
   const ctx = await createContext(config, { role: 'cli' });
   try {
     return await action(ctx);
+  } catch (error) {
+    throw searchStartError(config.elasticsearch.urls, error);
   } finally {
     await ctx.close();
   }

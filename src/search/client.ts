@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Client, errors, type TransportRequestOptions } from '@elastic/elasticsearch';
+import { loggableUrl } from '../domain/loggable-url';
 
 export type SearchClient = Client;
 
@@ -113,6 +114,25 @@ export function isSearchUnavailable(error: unknown): boolean {
   }
   const status = error instanceof errors.ResponseError ? error.meta.statusCode : undefined;
   return status === 429 || status === 502 || status === 503 || status === 504;
+}
+
+/**
+ * What a CLI command throws when Elasticsearch cannot be used at all: unreachable or stuck (isSearchUnavailable)
+ * or refusing the credentials (401). ELASTICSEARCH_URL is named, its nodes without user and password, with why:
+ * `broadsheet: connect ECONNREFUSED 10.0.0.7:9200` alone named no setting. Any other error is returned as is.
+ */
+export function searchStartError(urls: readonly string[], error: unknown): unknown {
+  const refused = error instanceof errors.ResponseError && error.meta.statusCode === 401;
+  if (!refused && !isSearchUnavailable(error)) return error;
+  const reason = refused
+    ? 'it refused the credentials (401): check the user and password in the URL'
+    : error instanceof Error
+      ? error.message
+      : String(error);
+  return new Error(
+    `cannot use Elasticsearch at ELASTICSEARCH_URL=${urls.map(loggableUrl).join(',')}: ${reason}`,
+    { cause: error },
+  );
 }
 
 /**

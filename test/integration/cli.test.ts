@@ -133,6 +133,20 @@ describe('broadsheet CLI', () => {
     expect(stored.rows[0]!.secret_hash).not.toContain(created.stdout.trim().split(':')[1]);
   });
 
+  it('when Elasticsearch cannot be reached, then an index command exits 1 naming ELASTICSEARCH_URL (no password), not a bare ECONNREFUSED', async () => {
+    const failed = run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', 'index', 'status'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ELASTICSEARCH_URL: 'http://elastic:s3cret-pw@127.0.0.1:1' },
+      timeout: 60_000,
+    });
+    await expect(failed).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        'broadsheet: cannot use Elasticsearch at ELASTICSEARCH_URL=http://[REDACTED]@127.0.0.1:1: connect ECONNREFUSED',
+      ),
+    });
+    await expect(failed).rejects.toMatchObject({ stderr: expect.not.stringContaining('s3cret-pw') });
+  });
+
   it('when a command gets bad input, then it exits non-zero with a message naming the problem', async () => {
     const bad = path.join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ v: 2, settings: { handle: '1 not a handle' } }));
