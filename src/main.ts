@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
-import { closeGracefully, listen } from './http/server';
+import { closeGracefully, listen, listenStartError } from './http/server';
 import { exitAfterLogs } from './logger';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
@@ -15,7 +15,9 @@ async function main() {
     );
   }
   const app = createApp(ctx);
-  const server = await listen(app, config.http.port, config.http.host);
+  const server = await listen(app, config.http.port, config.http.host).catch((error: unknown) => {
+    throw listenStartError(error, config.http.host, config.http.port, 'HOST, PORT');
+  });
   // The bound port, not the configured one: PORT=0 picks a free port.
   const { port } = server.address() as AddressInfo;
   ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${port}`);

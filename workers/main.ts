@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config';
 import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
+import { listenStartError } from '../src/http/server';
 import { exitAfterLogs } from '../src/logger';
 import { startMetricsServer } from '../src/metrics/server';
 import { queueHandlers } from './handlers';
@@ -46,14 +47,17 @@ async function main() {
     role: 'workers',
   });
   const { metrics: metricsConfig, http } = ctx.config;
+  const port = metricsConfig.workerPort;
   const metricsServer =
-    metricsConfig.workerPort === undefined
+    port === undefined
       ? undefined
       : await startMetricsServer(ctx.metrics, {
           host: http.host,
-          port: metricsConfig.workerPort,
+          port,
           token: metricsConfig.token,
           health: ctx.reads.health,
+        }).catch((error: unknown) => {
+          throw listenStartError(error, http.host, port, 'HOST, WORKER_METRICS_PORT');
         });
   const shutdown = () => {
     ctx.logger.info('workers shutting down: finishing active jobs');

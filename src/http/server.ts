@@ -68,6 +68,29 @@ export function listen(app: Express, port: number, host: string): Promise<Server
   });
 }
 
+/** What an operator can do about a port that could not be opened, by the error's code. */
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'another process is listening on that port',
+  EACCES: 'permission denied (a port below 1024 needs privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this machine',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+};
+
+/**
+ * What a process throws when its port cannot be opened: the address and the variables that set it, with what
+ * it means. `listen EADDRINUSE: address already in use 127.0.0.1:9464` named no setting, and for the workers
+ * did not say it was their metrics port. Any other error is returned as it is.
+ */
+export function listenStartError(error: unknown, host: string, port: number, variables: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason = typeof code === 'string' ? LISTEN_FAILURES[code] : undefined;
+  if (reason === undefined) return error;
+  return new Error(`cannot listen on ${host}:${port} (${variables}): ${reason} (${code as string})`, {
+    cause: error,
+  });
+}
+
 /** The responses of one server that are not finished yet, and whether it is draining (closeGracefully). */
 interface DrainState {
   /** Tracks a response from its request's arrival; once draining, it closes its connection. */

@@ -1,6 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { startMetricsServer } from '../../src/metrics/server';
 import { healthReads } from '../../src/reads/health';
 import { createSearchClient } from '../../src/search/client';
@@ -101,5 +103,40 @@ describe("the workers' probes", () => {
       await new Promise((resolve) => server.close(resolve));
       await search.close();
     }
+  });
+});
+
+/**
+ * A port already taken stopped the API and the workers with `listen EADDRINUSE: address already in use
+ * 127.0.0.1:9464`, naming no variable: for the workers, not even that it was their metrics port.
+ */
+describe('a port already in use at start', () => {
+  let taken: Server;
+  let port: number;
+  beforeAll(async () => {
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    ({ port } = taken.address() as AddressInfo);
+  });
+  afterAll(() => new Promise((resolve) => taken.close(resolve)));
+
+  const start = (script: string, env: Record<string, string>) =>
+    promisify(execFile)(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', script], {
+      env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
+      timeout: 60_000,
+    });
+
+  it('when PORT is taken, then the API exits 1 naming HOST and PORT', async () => {
+    await expect(start('src/main.ts', { PORT: String(port) })).rejects.toMatchObject({
+      code: 1,
+      stderr: `cannot listen on 127.0.0.1:${port} (HOST, PORT): another process is listening on that port (EADDRINUSE)\n`,
+    });
+  });
+
+  it('when WORKER_METRICS_PORT is taken, then the workers exit 1 naming it', async () => {
+    await expect(start('workers/main.ts', { WORKER_METRICS_PORT: String(port) })).rejects.toMatchObject({
+      code: 1,
+      stderr: `cannot listen on 127.0.0.1:${port} (HOST, WORKER_METRICS_PORT): another process is listening on that port (EADDRINUSE)\n`,
+    });
   });
 });
