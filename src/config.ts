@@ -219,7 +219,7 @@ export type MediaStorageConfig =
       region: string;
       credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
       forcePathStyle: boolean;
-      /** How long a write to the store may wait to connect, or for the store's next bytes (MEDIA_S3_TIMEOUT_MS). */
+      /** How long a write or read of the store may wait to connect, or for its next bytes (MEDIA_S3_TIMEOUT_MS). */
       timeoutMs: number;
     };
 

@@ -1,5 +1,6 @@
-import http, { type IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import { lazyModule } from '../lazy-module';
@@ -21,7 +22,10 @@ export interface S3StoreOptions {
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
-  /** How long the SDK's requests (writes) wait to connect, or for the next bytes either way; then TimeoutError. */
+  /**
+   * How long a request to the store waits to connect, or for the store's next bytes; then the store counts as
+   * unavailable. The SDK's requests (writes) and the reads of this store's own (GET, HEAD) alike.
+   */
   timeoutMs: number;
 }
 
@@ -151,6 +155,57 @@ function encodeKeyPath(key: string): string {
       ),
     )
     .join('/');
+}
+
+/** A read the store left waiting: nothing came on its connection for timeoutMs while the read waited for it. */
+export class S3ReadTimeoutError extends Error {
+  constructor(timeoutMs: number, key: string) {
+    super(`S3 sent nothing for ${timeoutMs} ms while the object ${key} was read`);
+    // As the SDK names its own timeouts (isStoreUnavailable).
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * Fails a read that the store leaves waiting for `timeoutMs` (MEDIA_S3_TIMEOUT_MS): a connection not made, an
+ * answer that does not come, a body that stops. The request, or its answer once it came, is destroyed with a
+ * StoreUnavailableError, and so is its connection (never reused). An idle bound, not a total one: a long body
+ * that moves is not cut, nor one whose reader holds it back (its buffer full: a slow client, not the store).
+ */
+function watchRead(request: ClientRequest, timeoutMs: number, key: string): void {
+  let socket: Socket | undefined;
+  let response: IncomingMessage | undefined;
+  const stop = () => socket?.off('timeout', onIdle);
+  function onIdle(): void {
+    if (response !== undefined && response.readableLength >= response.readableHighWaterMark) {
+      socket?.setTimeout(timeoutMs);
+      return;
+    }
+    stop();
+    const error = new StoreUnavailableError(new S3ReadTimeoutError(timeoutMs, key));
+    if (response === undefined) request.destroy(error);
+    else response.destroy(error);
+  }
+  request.on('socket', (made: Socket) => {
+    socket = made;
+    // A kept-alive socket gets its idle timeout back from the agent when it is free again.
+    made.setTimeout(timeoutMs);
+    made.on('timeout', onIdle);
+  });
+  request.on('response', (answer: IncomingMessage) => {
+    response = answer;
+    answer.on('end', stop);
+    answer.on('close', stop);
+  });
+  request.on('close', () => {
+    if (response === undefined) stop();
+  });
+}
+
+/** An answer that is not read, only drained: a failure of it (its connection lost, watchRead) has no reader. */
+function drain(response: IncomingMessage): void {
+  response.on('error', () => undefined);
+  response.resume();
 }
 
 /** A read S3 refused or failed, with its status and S3's error code (`AccessDenied`, `SlowDown` ...). */
@@ -424,21 +479,22 @@ export class S3Store implements ObjectStore {
       try {
         response = await new Promise<IncomingMessage>((resolve, reject) => {
           const transport = url.protocol === 'https:' ? https : http;
-          transport
-            .request(
-              { method, hostname: url.hostname, port, path, headers: signed.headers, agent: endpoint.agent },
-              resolve,
-            )
-            .on('error', reject)
-            .end();
+          const request = transport.request(
+            { method, hostname: url.hostname, port, path, headers: signed.headers, agent: endpoint.agent },
+            resolve,
+          );
+          watchRead(request, this.options.timeoutMs, key);
+          request.on('error', reject).end();
         });
       } catch (error) {
+        // A store that left the read waiting is not asked again: the client would wait as many times as long.
+        if (error instanceof StoreUnavailableError) throw error;
         // Nothing came back (a refused connection, or a kept-alive one the server had closed): again.
         if (attempt === READ_ATTEMPTS) throw error;
         continue;
       }
       if ((response.statusCode ?? 0) < 500 || attempt === READ_ATTEMPTS) return response;
-      response.resume();
+      drain(response);
     }
   }
 
@@ -465,7 +521,7 @@ export class S3Store implements ObjectStore {
   private async headDirect(key: string): Promise<StoredObjectInfo | null | undefined> {
     const response = await this.read('HEAD', key);
     if (response === undefined) return undefined;
-    response.resume();
+    drain(response);
     if (response.statusCode === 200) return this.infoOf(key, response);
     if (response.statusCode === 404) return null;
     throw new S3ReadError(response.statusCode ?? 0, undefined, key);
@@ -492,11 +548,11 @@ export class S3Store implements ObjectStore {
     const status = response.statusCode ?? 0;
     if (status === 200 || status === 206) return { info: this.infoOf(key, response), body: response };
     if (status === 404) {
-      response.resume();
+      drain(response);
       return null;
     }
     if (status === 416) {
-      response.resume();
+      drain(response);
       // The HEAD read as this GET was (so never undefined here); its errors are this GET's.
       const head = await this.headDirect(key);
       if (!head) return null;

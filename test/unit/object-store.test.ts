@@ -8,6 +8,7 @@ import {
   StoreUnavailableError,
   UnsatisfiableRangeError,
 } from '../../src/storage/object-store';
+import { S3ReadTimeoutError } from '../../src/storage/s3-store';
 
 describe('objectKeyProblem', () => {
   it('when a key is project/media/random/file style, then it is accepted', () => {
@@ -78,6 +79,7 @@ describe('isStoreUnavailable', () => {
       isStoreUnavailable(new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 1.2.3.4:1')),
     ).toBe(true);
     expect(isStoreUnavailable(new StoreUnavailableError(networkError('EPIPE')))).toBe(true);
+    expect(isStoreUnavailable(new S3ReadTimeoutError(500, '1/a.png'))).toBe(true);
   });
 
   it.each([

@@ -272,7 +272,7 @@ const searchUnavailable = () =>
 const storageUnavailable = () =>
   unavailableResponse(
     'StorageUnavailable',
-    'the object store of media bytes cannot be reached or fails (Retry-After)',
+    'the object store of media bytes cannot be reached, fails, or sends nothing for MEDIA_S3_TIMEOUT_MS (Retry-After)',
     AppError.storageUnavailable().message,
   );
 
