@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors';
-import type { ObjectStore, StoredObjectInfo } from '../storage/object-store';
+import { storeUnavailableOr, type ObjectStore, type StoredObjectInfo } from '../storage/object-store';
 import { decideRange, evaluatePreconditions, ifRangeAllows, type Preconditions } from './conditional-get';
 
 /**
@@ -129,13 +129,44 @@ export async function serveObject(
     body = got.body;
   }
   try {
-    await pipeline(body, res);
+    await sendBody(body as Readable, res);
   } catch (error) {
-    // Nothing sent yet: the error answers in the envelope. Otherwise the client went away, or the store failed
-    // midway; the connection is closed (pipeline already did), and the client sees a short body.
-    if (!res.headersSent) {
-      clearEntityHeaders(res);
-      throw error;
-    }
+    // Nothing sent yet: the error answers in the envelope (a store that dropped or left the read: 503).
+    clearEntityHeaders(res);
+    throw storeUnavailableOr(error);
   }
+}
+
+/**
+ * Streams `body` to the client, with backpressure. A body that fails before its first byte went out rejects
+ * with its error, the response still unsent, so that the error can answer in the envelope. One that fails later
+ * closes the connection: the client sees a short body (its Content-Length unmet), never one that looks whole.
+ * A client that goes away destroys the body: the store's read is aborted, its connection not left open.
+ */
+function sendBody(body: Readable, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      body.off('error', onError);
+      res.off('close', onClose);
+    };
+    const onError = (error: Error) => {
+      settle();
+      body.unpipe(res);
+      body.destroy();
+      if (res.headersSent) {
+        res.destroy();
+        resolve();
+      } else {
+        reject(error);
+      }
+    };
+    const onClose = () => {
+      settle();
+      if (!res.writableFinished) body.destroy();
+      resolve();
+    };
+    body.on('error', onError);
+    res.on('close', onClose);
+    body.pipe(res);
+  });
 }

@@ -111,6 +111,17 @@ export function isStoreUnavailable(error: unknown): boolean {
   return typeof httpStatus === 'number' && httpStatus >= 500 && httpStatus <= 599;
 }
 
+/**
+ * `error` as a StoreUnavailableError when it says the store is unavailable (isStoreUnavailable), else as it
+ * is: for what a remote store's body fails with (its connection lost midway), which is no sign of the database
+ * being away, nor a bug.
+ */
+export function storeUnavailableOr(error: unknown): unknown {
+  return error instanceof StoreUnavailableError || !isStoreUnavailable(error)
+    ? error
+    : new StoreUnavailableError(error);
+}
+
 /** A range that starts at or beyond the object's end (HTTP 416). */
 export class UnsatisfiableRangeError extends Error {
   constructor(readonly size: number) {

@@ -7,9 +7,9 @@ import { lazyModule } from '../lazy-module';
 import {
   checkObjectKey,
   clampRange,
-  isStoreUnavailable,
   ObjectSizeMismatchError,
   StoreUnavailableError,
+  storeUnavailableOr,
   UnsatisfiableRangeError,
   type ObjectStore,
   type SmallObject,
@@ -103,8 +103,7 @@ async function reaching<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof StoreUnavailableError || !isStoreUnavailable(error)) throw error;
-    throw new StoreUnavailableError(error);
+    throw storeUnavailableOr(error);
   }
 }
 

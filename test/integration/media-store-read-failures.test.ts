@@ -151,6 +151,16 @@ describe('serve-image while the S3 store fails mid-read', () => {
     await expectUnavailable(variants);
   });
 
+  it("when the store sends an answer's head and then nothing, then 503 StorageUnavailable within MEDIA_S3_TIMEOUT_MS (no byte of the image was sent)", async () => {
+    proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'stall' });
+    await expectUnavailable(variants.filter(([what]) => what !== 'HEAD'));
+  });
+
+  it("when the store closes the connection after an answer's head, then 503 StorageUnavailable, not a cut connection", async () => {
+    proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'drop' });
+    await expectUnavailable(variants.filter(([what]) => what !== 'HEAD'));
+  });
+
   it('when the store stalls mid-image, then the client gets the start and then the end of the connection within MEDIA_S3_TIMEOUT_MS, the store connection is closed, and the API serves on', async () => {
     proxy.mode({ kind: 'cut', bodyBytes: 512 * 1024, then: 'stall' });
     const answer = await download(url('large.png'), token);

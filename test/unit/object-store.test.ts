@@ -6,6 +6,7 @@ import {
   ObjectSizeMismatchError,
   objectKeyProblem,
   StoreUnavailableError,
+  storeUnavailableOr,
   UnsatisfiableRangeError,
 } from '../../src/storage/object-store';
 import { S3ReadTimeoutError } from '../../src/storage/s3-store';
@@ -107,5 +108,24 @@ describe('isStoreUnavailable', () => {
     expect(isStoreUnavailable(Object.assign(new Error('no such file'), { code: 'ENOENT' }))).toBe(false);
     expect(isStoreUnavailable(new Error('DECONNREFUSEDX'))).toBe(false);
     expect(isStoreUnavailable('ECONNREFUSED')).toBe(false);
+  });
+});
+
+describe('storeUnavailableOr', () => {
+  it("when a store's body fails with a lost connection, then it is StoreUnavailableError (503), its cause kept", () => {
+    // What node:http gives a body whose connection closed before its end.
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    const translated = storeUnavailableOr(aborted);
+    expect(translated).toBeInstanceOf(StoreUnavailableError);
+    expect((translated as Error).cause).toBe(aborted);
+    expect(storeUnavailableOr(new S3ReadTimeoutError(500, '1/a.png'))).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('when it is already StoreUnavailableError, or says nothing of the store being away, then it is as it was', () => {
+    const unavailable = new StoreUnavailableError(new Error('x'));
+    expect(storeUnavailableOr(unavailable)).toBe(unavailable);
+    const notFound = Object.assign(new Error('no such file'), { code: 'ENOENT' });
+    expect(storeUnavailableOr(notFound)).toBe(notFound);
+    expect(storeUnavailableOr('text')).toBe('text');
   });
 });
