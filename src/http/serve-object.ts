@@ -121,6 +121,8 @@ export async function serveObject(
     return;
   }
   if (body === undefined) {
+    // The client went away while the head was read: no read of the bytes for nobody.
+    if (res.destroyed) return;
     const got = await objects.get(key, range.kind === 'partial' ? range : undefined);
     if (got === null) {
       clearEntityHeaders(res);
@@ -141,9 +143,15 @@ export async function serveObject(
  * Streams `body` to the client, with backpressure. A body that fails before its first byte went out rejects
  * with its error, the response still unsent, so that the error can answer in the envelope. One that fails later
  * closes the connection: the client sees a short body (its Content-Length unmet), never one that looks whole.
- * A client that goes away destroys the body: the store's read is aborted, its connection not left open.
+ * A client that goes away destroys the body, also one gone before the body came: the store's read is aborted,
+ * its connection not left open.
  */
 function sendBody(body: Readable, res: Response): Promise<void> {
+  // The client went away while the store was asked: its 'close' is past, nobody would ever read the body.
+  if (res.destroyed) {
+    body.destroy();
+    return Promise.resolve();
+  }
   return new Promise((resolve, reject) => {
     const settle = () => {
       body.off('error', onError);

@@ -23,8 +23,14 @@ export type AnswerMode =
  */
 export interface AnswerCuttingProxy {
   url: string;
-  mode(next: AnswerMode): void;
+  /** Sets the mode; resolves once the connections open until then are closed. */
+  mode(next: AnswerMode): Promise<void>;
   connections(): number;
+  /**
+   * The client's connections (trickle mode) with an answer still being passed on: not an idle kept-alive one,
+   * nor one whose answer its client let go (closed).
+   */
+  trickling(): number;
   close(): Promise<void>;
 }
 
@@ -33,6 +39,8 @@ export async function startAnswerCuttingProxy(targetUrl: string): Promise<Answer
   const clients = new Set<net.Socket>();
   const all = new Set<net.Socket>();
   let current: AnswerMode = { kind: 'forward' };
+  /** The bytes still to pass on, per client connection of the trickle mode. */
+  const trickling = new Map<net.Socket, Buffer[]>();
   const track = (socket: net.Socket) => {
     all.add(socket);
     socket.on('close', () => all.delete(socket));
@@ -54,6 +62,8 @@ export async function startAnswerCuttingProxy(targetUrl: string): Promise<Answer
       upstream.pipe(client);
     } else if (mode.kind === 'trickle') {
       const pending: Buffer[] = [];
+      trickling.set(client, pending);
+      client.on('close', () => trickling.delete(client));
       upstream.on('data', (chunk: Buffer) => pending.push(chunk));
       const timer = setInterval(() => {
         let budget = mode.bytes;
@@ -103,11 +113,14 @@ export async function startAnswerCuttingProxy(targetUrl: string): Promise<Answer
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    mode(next) {
+    async mode(next) {
       current = next;
+      const closed = [...all].map((socket) => new Promise((resolve) => socket.once('close', resolve)));
       for (const socket of all) socket.destroy();
+      await Promise.all(closed);
     },
     connections: () => clients.size,
+    trickling: () => [...trickling.values()].filter((pending) => pending.length > 0).length,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of all) socket.destroy();

@@ -147,22 +147,22 @@ describe('serve-image while the S3 store fails mid-read', () => {
   }
 
   it('when the store takes the connection and never answers, then each request is 503 StorageUnavailable with Retry-After within MEDIA_S3_TIMEOUT_MS', async () => {
-    proxy.mode({ kind: 'hang' });
+    await proxy.mode({ kind: 'hang' });
     await expectUnavailable(variants);
   });
 
   it("when the store sends an answer's head and then nothing, then 503 StorageUnavailable within MEDIA_S3_TIMEOUT_MS (no byte of the image was sent)", async () => {
-    proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'stall' });
+    await proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'stall' });
     await expectUnavailable(variants.filter(([what]) => what !== 'HEAD'));
   });
 
   it("when the store closes the connection after an answer's head, then 503 StorageUnavailable, not a cut connection", async () => {
-    proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'drop' });
+    await proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'drop' });
     await expectUnavailable(variants.filter(([what]) => what !== 'HEAD'));
   });
 
   it('when the store stalls mid-image, then the client gets the start and then the end of the connection within MEDIA_S3_TIMEOUT_MS, the store connection is closed, and the API serves on', async () => {
-    proxy.mode({ kind: 'cut', bodyBytes: 512 * 1024, then: 'stall' });
+    await proxy.mode({ kind: 'cut', bodyBytes: 512 * 1024, then: 'stall' });
     const answer = await download(url('large.png'), token);
     expect(answer.status).toBe(200);
     expect(answer.ended).not.toBe('end');
@@ -173,20 +173,20 @@ describe('serve-image while the S3 store fails mid-read', () => {
     expect(large.subarray(0, answer.body.length).equals(answer.body)).toBe(true);
     // The stalled connection to the store is not left behind.
     await eventually(() => Promise.resolve(proxy.connections() === 0), 5_000);
-    proxy.mode({ kind: 'forward' });
+    await proxy.mode({ kind: 'forward' });
     const again = await download(url('large.png'), token);
     expect(again.status).toBe(200);
     expect(again.body.equals(large)).toBe(true);
   });
 
   it('when the store drops the connection mid-image, then the client gets the start and then the end of the connection, and the API serves on', async () => {
-    proxy.mode({ kind: 'cut', bodyBytes: 512 * 1024, then: 'drop' });
+    await proxy.mode({ kind: 'cut', bodyBytes: 512 * 1024, then: 'drop' });
     const answer = await download(url('large.png'), token);
     expect(answer.status).toBe(200);
     expect(answer.ended).not.toBe('end');
     expect(answer.ended).not.toBe('no end (gave up)');
     expect(answer.body.length).toBeLessThan(large.length);
-    proxy.mode({ kind: 'forward' });
+    await proxy.mode({ kind: 'forward' });
     const again = await download(url('large.png'), token);
     expect(again.status).toBe(200);
     expect(again.body.equals(large)).toBe(true);
@@ -194,7 +194,7 @@ describe('serve-image while the S3 store fails mid-read', () => {
 
   it('when the client hangs up mid-image, then the read from the store is aborted at once (its connection closed)', async () => {
     // About 1.3 MB/s from the store: the 3 MB image is in flight for a couple of seconds, never idle.
-    proxy.mode({ kind: 'trickle', bytes: 64 * 1024, everyMs: 50 });
+    await proxy.mode({ kind: 'trickle', bytes: 64 * 1024, everyMs: 50 });
     await new Promise<void>((resolve, reject) => {
       const req = request(
         url('large.png'),
@@ -212,6 +212,30 @@ describe('serve-image while the S3 store fails mid-read', () => {
     expect(proxy.connections()).toBeGreaterThan(0);
     await eventually(() => Promise.resolve(proxy.connections() === 0), 2_000);
   });
+
+  it.each([
+    ['plain', {}],
+    ['one range', { range: 'bytes=100-2000099' }],
+  ])(
+    'when the client hangs up before the store answered (%s), then nothing more is read for it: the read in flight ends when its answer comes, no further one is made',
+    async (_what, headers: Record<string, string>) => {
+      // The store's answer starts half a second late, and then trickles.
+      await proxy.mode({ kind: 'trickle', bytes: 64 * 1024, everyMs: 500 });
+      const req = request(url('large.png'), {
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, ...headers },
+      });
+      req.on('error', () => undefined);
+      req.end();
+      // The store's first answer is on its way (it reaches the API at 500 ms).
+      await eventually(() => Promise.resolve(proxy.trickling() > 0), 5_000, 10);
+      req.destroy();
+      // Three periods later any read made for the gone client would still be trickling (64 kB every 500 ms,
+      // some 25 s for the image). (A HEAD's connection may stay, idle, kept alive for the next read.)
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(proxy.trickling()).toBe(0);
+    },
+  );
 
   it('when the client reads nothing for longer than MEDIA_S3_TIMEOUT_MS, then the image still comes whole: a reader holding back is not a store that stalls', async () => {
     const received = await new Promise<Buffer>((resolve, reject) => {
