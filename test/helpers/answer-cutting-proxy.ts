@@ -7,13 +7,16 @@ const HEAD_END = Buffer.from('\r\n\r\n');
  * How the proxy passes the server's answers on: all of them; none (connections are taken and never answered: a
  * hung store); each answer's head and its first `bodyBytes` body bytes, then nothing more with the connection
  * kept open (`stall`: a store stuck mid-answer) or the connection closed (`drop`: a store that dies mid-answer);
- * or all of it, slowly (`trickle`: `bytes` every `everyMs`, so an answer of some size is a while in flight).
+ * or all of it, slowly (`trickle`: `bytes` every `everyMs`, so an answer of some size is a while in flight);
+ * or the proxy answers every request itself with `status` and an S3 error body (`fail`: a store that is up
+ * but cannot serve, 500 InternalError or 503 SlowDown). Requests are taken to have no body (GET, HEAD).
  */
 export type AnswerMode =
   | { kind: 'forward' }
   | { kind: 'hang' }
   | { kind: 'cut'; bodyBytes: number; then: 'stall' | 'drop' }
-  | { kind: 'trickle'; bytes: number; everyMs: number };
+  | { kind: 'trickle'; bytes: number; everyMs: number }
+  | { kind: 'fail'; status: number };
 
 /**
  * A TCP proxy in front of an HTTP/1.1 server (s3mock), to fail the server's answers the ways a remote store
@@ -53,6 +56,22 @@ export async function startAnswerCuttingProxy(targetUrl: string): Promise<Answer
     client.on('close', () => clients.delete(client));
     const mode = current;
     if (mode.kind === 'hang') return;
+    if (mode.kind === 'fail') {
+      const body = `<?xml version="1.0"?><Error><Code>${mode.status === 503 ? 'SlowDown' : 'InternalError'}</Code></Error>`;
+      let received = '';
+      client.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+        for (let end = received.indexOf('\r\n\r\n'); end >= 0; end = received.indexOf('\r\n\r\n')) {
+          const head = received.slice(0, end);
+          received = received.slice(end + 4);
+          client.write(
+            `HTTP/1.1 ${mode.status} Failing\r\ncontent-type: application/xml\r\n` +
+              `content-length: ${body.length}\r\n\r\n${head.startsWith('HEAD ') ? '' : body}`,
+          );
+        }
+      });
+      return;
+    }
     const upstream = net.connect(Number(target.port), target.hostname);
     track(upstream);
     client.pipe(upstream);

@@ -92,6 +92,16 @@ describe('media requests while the object store cannot be reached', () => {
     }
   });
 
+  it('when serve-image is asked with HEAD, then 503 with Retry-After and no body', async () => {
+    const response = await fetch(`${app.url}/api/2026-03/mediaLibrary/serve-image/${key()}`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await response.text()).toBe('');
+  });
+
   it('when bytes are uploaded, then 503 StorageUnavailable, and no upload row nor staging file is left', async () => {
     const before = await stagingDirs();
     const response = await fetch(`${app.url}/api/2026-03/mediaLibrary/uploads`, {

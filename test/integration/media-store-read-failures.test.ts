@@ -151,6 +151,14 @@ describe('serve-image while the S3 store fails mid-read', () => {
     await expectUnavailable(variants);
   });
 
+  it.each([500, 503])(
+    'when the store answers %d to every read, then 503 StorageUnavailable with Retry-After',
+    async (status) => {
+      await proxy.mode({ kind: 'fail', status });
+      await expectUnavailable(variants);
+    },
+  );
+
   it("when the store sends an answer's head and then nothing, then 503 StorageUnavailable within MEDIA_S3_TIMEOUT_MS (no byte of the image was sent)", async () => {
     await proxy.mode({ kind: 'cut', bodyBytes: 0, then: 'stall' });
     await expectUnavailable(variants.filter(([what]) => what !== 'HEAD'));

@@ -328,6 +328,23 @@ describe.each(storeBackends)('GET mediaLibrary/serve-image/{key} (%s)', (_name, 
     const response = await api.get(`mediaLibrary/serve-image/${key('lost.png')}`);
     expect(response.status).toBe(404);
     expect(response.body).toEqual(envelope(404, 'Not Found', { name: 'NotFound' }));
+    // The requests that read the object's head first: conditional, ranged, HEAD.
+    const headRead: Record<string, string>[] = [
+      { 'if-none-match': '"x"' },
+      { range: 'bytes=0-9' },
+      { 'if-match': '"x"' },
+    ];
+    for (const headers of headRead) {
+      const read = await api.get(`mediaLibrary/serve-image/${key('lost.png')}`, headers);
+      expect({ headers, status: read.status, body: read.body }).toEqual({
+        headers,
+        status: 404,
+        body: envelope(404, 'Not Found', { name: 'NotFound' }),
+      });
+      expect(read.headers.get('content-range')).toBeNull();
+    }
+    const head = await serve(key('lost.png'), {}, '2026-03', 'HEAD');
+    expect(head.status).toBe(404);
   });
 
   it('when a client goes away mid-image, then the API keeps serving', async () => {
