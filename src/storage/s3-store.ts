@@ -170,10 +170,26 @@ export class S3ReadTimeoutError extends Error {
  * answer that does not come, a body that stops. The request, or its answer once it came, is destroyed with a
  * StoreUnavailableError, and so is its connection (never reused). An idle bound, not a total one: a long body
  * that moves is not cut, nor one whose reader holds it back (its buffer full: a slow client, not the store).
+ * Until the answer's head came, the wait for one of the agent's connections (all busy, as when the store
+ * hangs) counts too; a read failed while still queued is failed through `failQueued`: a request destroyed in
+ * the agent's queue reports it only once a connection frees up.
  */
-function watchRead(request: ClientRequest, timeoutMs: number, key: string): void {
+function watchRead(
+  request: ClientRequest,
+  timeoutMs: number,
+  key: string,
+  failQueued: (error: Error) => void,
+): void {
   let socket: Socket | undefined;
   let response: IncomingMessage | undefined;
+  const timedOut = () => new StoreUnavailableError(new S3ReadTimeoutError(timeoutMs, key));
+  // Until the answer comes, the wait for a connection counts too: the whole wait is timeoutMs at most.
+  const answerBy = Date.now() + timeoutMs;
+  const queued = setTimeout(() => {
+    const error = timedOut();
+    request.destroy(error);
+    failQueued(error);
+  }, timeoutMs);
   const stop = () => socket?.off('timeout', onIdle);
   function onIdle(): void {
     if (response !== undefined && response.readableLength >= response.readableHighWaterMark) {
@@ -181,22 +197,24 @@ function watchRead(request: ClientRequest, timeoutMs: number, key: string): void
       return;
     }
     stop();
-    const error = new StoreUnavailableError(new S3ReadTimeoutError(timeoutMs, key));
-    if (response === undefined) request.destroy(error);
-    else response.destroy(error);
+    if (response === undefined) request.destroy(timedOut());
+    else response.destroy(timedOut());
   }
   request.on('socket', (made: Socket) => {
+    clearTimeout(queued);
     socket = made;
     // A kept-alive socket gets its idle timeout back from the agent when it is free again.
-    made.setTimeout(timeoutMs);
+    made.setTimeout(Math.max(1, answerBy - Date.now()));
     made.on('timeout', onIdle);
   });
   request.on('response', (answer: IncomingMessage) => {
     response = answer;
+    socket?.setTimeout(timeoutMs);
     answer.on('end', stop);
     answer.on('close', stop);
   });
   request.on('close', () => {
+    clearTimeout(queued);
     if (response === undefined) stop();
   });
 }
@@ -482,7 +500,7 @@ export class S3Store implements ObjectStore {
             { method, hostname: url.hostname, port, path, headers: signed.headers, agent: endpoint.agent },
             resolve,
           );
-          watchRead(request, this.options.timeoutMs, key);
+          watchRead(request, this.options.timeoutMs, key, reject);
           request.on('error', reject).end();
         });
       } catch (error) {

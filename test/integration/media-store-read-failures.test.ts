@@ -151,6 +151,19 @@ describe('serve-image while the S3 store fails mid-read', () => {
     await expectUnavailable(variants);
   });
 
+  it('when more reads wait on the hung store than it has connections (50), then every request is 503 within MEDIA_S3_TIMEOUT_MS, not after its turn for a connection', async () => {
+    await proxy.mode({ kind: 'hang' });
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => download(url('small.png'), token, { giveUpMs: 10 * TIMEOUT_MS })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(200).fill(503));
+    // Before: 50 at a time, each batch once the one before timed out: the last after 4 x MEDIA_S3_TIMEOUT_MS,
+    // 3 x after the first. (The requests themselves arrive over some hundreds of ms on a busy machine.)
+    const ms = answers.map((answer) => answer.ms);
+    expect(Math.max(...ms)).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+    expect(Math.max(...ms) - Math.min(...ms)).toBeLessThan(2 * TIMEOUT_MS);
+  });
+
   it.each([500, 503])(
     'when the store answers %d to every read, then 503 StorageUnavailable with Retry-After',
     async (status) => {
