@@ -10,13 +10,16 @@ const HEAD_END = Buffer.from('\r\n\r\n');
  * or all of it, slowly (`trickle`: `bytes` every `everyMs`, so an answer of some size is a while in flight);
  * or the proxy answers every request itself with `status` and an S3 error body (`fail`: a store that is up
  * but cannot serve, 500 InternalError or 503 SlowDown). Requests are taken to have no body (GET, HEAD).
+ * `ignore-range` takes the Range header out of each request (a store, or a proxy before it, that serves the
+ * whole object whatever was asked).
  */
 export type AnswerMode =
   | { kind: 'forward' }
   | { kind: 'hang' }
   | { kind: 'cut'; bodyBytes: number; then: 'stall' | 'drop' }
   | { kind: 'trickle'; bytes: number; everyMs: number }
-  | { kind: 'fail'; status: number };
+  | { kind: 'fail'; status: number }
+  | { kind: 'ignore-range' };
 
 /**
  * A TCP proxy in front of an HTTP/1.1 server (s3mock), to fail the server's answers the ways a remote store
@@ -74,10 +77,16 @@ export async function startAnswerCuttingProxy(targetUrl: string): Promise<Answer
     }
     const upstream = net.connect(Number(target.port), target.hostname);
     track(upstream);
-    client.pipe(upstream);
+    if (mode.kind === 'ignore-range') {
+      client.on('data', (chunk: Buffer) =>
+        upstream.write(chunk.toString('latin1').replace(/\r\nrange:[^\r]*/gi, ''), 'latin1'),
+      );
+    } else {
+      client.pipe(upstream);
+    }
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
-    if (mode.kind === 'forward') {
+    if (mode.kind === 'forward' || mode.kind === 'ignore-range') {
       upstream.pipe(client);
     } else if (mode.kind === 'trickle') {
       const pending: Buffer[] = [];

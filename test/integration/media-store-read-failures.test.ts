@@ -258,6 +258,24 @@ describe('serve-image while the S3 store fails mid-read', () => {
     },
   );
 
+  it("when the store ignores Range and sends the whole object, then 206 with exactly the asked bytes (not the whole object under a range's Content-Length)", async () => {
+    await proxy.mode({ kind: 'ignore-range' });
+    for (const [from, to] of [
+      [100, 200_099],
+      [0, 0],
+      [large.length - 10, large.length + 50],
+    ] as const) {
+      const answer = await download(url('large.png'), token, { headers: { range: `bytes=${from}-${to}` } });
+      const end = Math.min(to, large.length - 1);
+      expect({ status: answer.status, ended: answer.ended, range: answer.headers['content-range'] }).toEqual({
+        status: 206,
+        ended: 'end',
+        range: `bytes ${from}-${end}/${large.length}`,
+      });
+      expect(answer.body.equals(large.subarray(from, end + 1))).toBe(true);
+    }
+  });
+
   it('when the client reads nothing for longer than MEDIA_S3_TIMEOUT_MS, then the image still comes whole: a reader holding back is not a store that stalls', async () => {
     const received = await new Promise<Buffer>((resolve, reject) => {
       const req = request(
