@@ -97,8 +97,13 @@ function isPlainObject(value: object): value is Record<string, unknown> {
  * What `res.json(value)` sends (the same bytes, ETag, 304 and HEAD), serialised in slices (runInSlices): an
  * answer of 100 documents of 1 MB was one JSON.stringify, its bytes and its hash, seconds during which every
  * other request of the process waited. When the client goes away meanwhile (the response closes) the
- * serialising stops (runInSlices): its seconds of CPU would be spent for nobody.
+ * serialising stops (runInSlices): its seconds of CPU would be spent for nobody. `signal`: the request's
+ * lifetime when the route made it already (at its start, to stop its read too).
  */
-export async function sendJsonInSlices(res: Response, value: unknown): Promise<void> {
-  sendJsonChunks(res, await runInSlices((pause) => jsonSteps(value, pause), requestLifetime(res)));
+export async function sendJsonInSlices(
+  res: Response,
+  value: unknown,
+  signal: AbortSignal = requestLifetime(res),
+): Promise<void> {
+  sendJsonChunks(res, await runInSlices((pause) => jsonSteps(value, pause), signal));
 }

@@ -50,13 +50,15 @@ export function documentListReads(db: Queryable) {
 
   /**
    * The documents' views, made in slices (runInSlices): with their content, each can take tens of ms (its
-   * conditions applied, its references found), and a list shows up to 100.
+   * conditions applied, its references found), and a list shows up to 100. Stopped once `signal` (the
+   * request's lifetime) says the client went away.
    */
   function documentsOf(
     project: ProjectRow,
     sources: readonly ViewSource[],
     fields: readonly ListDocumentField[],
     conditions: ConditionRequest | null,
+    signal: AbortSignal | undefined,
   ) {
     return runInSlices(function* (pause) {
       const documents = [];
@@ -66,12 +68,12 @@ export function documentListReads(db: Queryable) {
         documents.push(pickFields(viewOf(project, source, conditions, fields), fields));
       }
       return documents;
-    });
+    }, signal);
   }
 
   return {
     /** GET document-lists: the project's lists (by name), each with its first `limit` published documents. */
-    async search(project: ProjectRow, read: DocumentListsRead) {
+    async search(project: ProjectRow, read: DocumentListsRead, signal?: AbortSignal) {
       const lists = await queries.search(project.id, {
         name: read.name,
         limit: LISTS_PER_PAGE,
@@ -82,7 +84,7 @@ export function documentListReads(db: Queryable) {
         lists.map((list) => list.id),
         { limit: read.limit, reverse: true, content: LISTING_FIELDS.includes('content') },
       );
-      const documents = await documentsOf(project, sources, LISTING_FIELDS, {});
+      const documents = await documentsOf(project, sources, LISTING_FIELDS, {}, signal);
       return lists.map((list) =>
         listBody(
           list,
@@ -92,7 +94,7 @@ export function documentListReads(db: Queryable) {
     },
 
     /** GET document-lists/{id}: one list of the project with its first `limit` published documents. */
-    async byId(project: ProjectRow, listId: number, read: DocumentListRead) {
+    async byId(project: ProjectRow, listId: number, read: DocumentListRead, signal?: AbortSignal) {
       const list = await queries.findById(project.id, listId);
       if (!list) throw AppError.notFound(`Document list ${listId} not found`);
       const sources = await queries.publishedDocuments(project.id, [list.id], {
@@ -100,7 +102,7 @@ export function documentListReads(db: Queryable) {
         reverse: read.reverse,
         content: read.fields.includes('content'),
       });
-      return listBody(list, await documentsOf(project, sources, read.fields, read.conditions));
+      return listBody(list, await documentsOf(project, sources, read.fields, read.conditions, signal));
     },
   };
 }

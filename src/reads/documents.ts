@@ -19,7 +19,7 @@ import type { Content } from '../domain/content';
 import { AppError } from '../domain/errors';
 import { conditionDefaults } from '../domain/project-config';
 import { renditionSteps, type Rendition } from '../domain/renditions';
-import { runInSlices } from '../time-slices';
+import { runInSlices, throwIfAbandoned } from '../time-slices';
 
 /** documents/{id}/latestDraft and latestPublication as the edge parsed them. */
 export interface DocumentViewRead {
@@ -49,27 +49,44 @@ export function viewOf(
   );
 }
 
-/** The renditions rendered in slices: a 2 MB content takes seconds, which other requests need not wait for. */
-function renditionsOf(content: Content, handles: readonly string[]): Promise<Rendition[]> {
-  return runInSlices((pause) => renditionSteps(content, handles, pause));
+/**
+ * The renditions rendered in slices: a 2 MB content takes seconds, which other requests need not wait for;
+ * stopped once `signal` says the client went away.
+ */
+function renditionsOf(
+  content: Content,
+  handles: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<Rendition[]> {
+  return runInSlices((pause) => renditionSteps(content, handles, pause), signal);
 }
 
-async function answer(view: DocumentView, read: DocumentViewRead): Promise<Record<string, unknown>> {
+async function answer(
+  view: DocumentView,
+  read: DocumentViewRead,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = pickFields(view, read.fields);
-  if (read.renditions !== undefined) body.renditions = await renditionsOf(view.content, read.renditions);
+  if (read.renditions !== undefined)
+    body.renditions = await renditionsOf(view.content, read.renditions, signal);
   return body;
 }
 
-/** A document's draft and latest publication from Postgres. Another project's document is not found. */
+/**
+ * A document's draft and latest publication from Postgres. Another project's document is not found. `signal`
+ * (the request's lifetime): once the client went away, what is left of the read is not done (RequestAbandonedError).
+ */
 export function documentReads(db: Queryable) {
   async function publicationView(
     project: ProjectRow,
     documentId: number,
     conditions: ConditionRequest | null,
     fields: readonly ViewField[],
+    signal: AbortSignal | undefined,
   ): Promise<DocumentView> {
     const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
     if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
+    throwIfAbandoned(signal);
     return viewOf(project, source, conditions, fields);
   }
 
@@ -78,16 +95,23 @@ export function documentReads(db: Queryable) {
      * documents/{id}/latestDraft (api-spec §4.14): the draft as it is now, without publicationId, with its version
      * (what a commands request sends as `version` to be refused when someone changed the draft since).
      */
-    async latestDraft(project: ProjectRow, documentId: number, read: DocumentViewRead) {
+    async latestDraft(project: ProjectRow, documentId: number, read: DocumentViewRead, signal?: AbortSignal) {
       const document = await documentQueries(db).findById(project.id, documentId);
       if (!document) throw AppError.notFound(`Document ${documentId} not found`);
+      throwIfAbandoned(signal);
       const source = { ...document, documentId: document.id, draftVersion: document.version };
-      return answer(viewOf(project, source, read.conditions, read.fields), read);
+      return answer(viewOf(project, source, read.conditions, read.fields), read, signal);
     },
 
     /** documents/{id}/latestPublication (api-spec §4.19): unpublished documents are not found. */
-    async latestPublication(project: ProjectRow, documentId: number, read: DocumentViewRead) {
-      return answer(await publicationView(project, documentId, read.conditions, read.fields), read);
+    async latestPublication(
+      project: ProjectRow,
+      documentId: number,
+      read: DocumentViewRead,
+      signal?: AbortSignal,
+    ) {
+      const view = await publicationView(project, documentId, read.conditions, read.fields, signal);
+      return answer(view, read, signal);
     },
 
     /** documents/{id}/latestPublication/renditions/{handles} (up to 2025-07), with the default conditions. */
@@ -95,8 +119,10 @@ export function documentReads(db: Queryable) {
       project: ProjectRow,
       documentId: number,
       handles: readonly string[],
+      signal?: AbortSignal,
     ): Promise<Rendition[]> {
-      return renditionsOf((await publicationView(project, documentId, {}, ['content'])).content, handles);
+      const view = await publicationView(project, documentId, {}, ['content'], signal);
+      return renditionsOf(view.content, handles, signal);
     },
   };
 }

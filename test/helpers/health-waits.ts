@@ -10,14 +10,20 @@ export interface HealthWaits {
 }
 
 /**
- * GETs `path` of API version 2026-03 with `token` while requesting /health one after another until it is
- * answered: whether the process answers other requests while it makes a large answer.
+ * GETs `path` of API version 2026-03 with `token` (or POSTs `post` as JSON) while requesting /health one after
+ * another until it is answered: whether the process answers other requests while it makes a large answer.
  */
-export async function healthWaitsDuring(baseUrl: string, path: string, token: string): Promise<HealthWaits> {
+export async function healthWaitsDuring(
+  baseUrl: string,
+  path: string,
+  token: string,
+  post?: unknown,
+): Promise<HealthWaits> {
   const started = performance.now();
   const big = (async () => {
     const response = await fetch(`${baseUrl}/api/2026-03/${path}`, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(post === undefined ? {} : { method: 'POST', body: JSON.stringify(post) }),
     });
     let length = 0;
     for await (const chunk of response.body!) length += (chunk as Uint8Array).length;

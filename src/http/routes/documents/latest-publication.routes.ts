@@ -4,6 +4,7 @@ import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { sendJsonInSlices } from '../../json-slices';
+import { requestLifetime } from '../../request-lifetime';
 import type { RouteDeps } from '../deps';
 import { documentIdParams } from './document-commands.schema';
 import {
@@ -15,7 +16,8 @@ import {
 /**
  * GET documents/{documentId}/latestPublication (api-spec §4.19) from Postgres, and its renditions route
  * (only up to 2025-07). Unpublished, unknown and other projects' documents are 404. The view is answered in
- * slices (sendJsonInSlices): a content of 30 MB is seconds of serialising other requests need not wait for.
+ * slices (sendJsonInSlices): a content of 30 MB is seconds of serialising other requests need not wait for,
+ * and a client that goes away stops the view, renditions and serialising (requestLifetime).
  */
 export function latestPublicationRoutes(
   router: Router,
@@ -26,14 +28,17 @@ export function latestPublicationRoutes(
     ...auth,
     requireScope('public-api:read'),
     async (req, res) => {
+      const signal = requestLifetime(res);
       const { documentId } = parseOrThrow(documentIdParams, req.params);
       const query = parseQueryOrThrow(latestPublicationQuery(req.apiVersion), req.query);
       const project = await projectConfigs.get(req.auth.projectId);
-      const body = await reads.documents.latestPublication(project, documentId, {
-        ...query,
-        fields: query.fields ?? defaultViewFields(req.apiVersion),
-      });
-      await sendJsonInSlices(res, body);
+      const body = await reads.documents.latestPublication(
+        project,
+        documentId,
+        { ...query, fields: query.fields ?? defaultViewFields(req.apiVersion) },
+        signal,
+      );
+      await sendJsonInSlices(res, body, signal);
     },
   );
 
@@ -43,11 +48,18 @@ export function latestPublicationRoutes(
     ...auth,
     requireScope('public-api:read'),
     async (req, res) => {
+      const signal = requestLifetime(res);
       const { documentId, renditionHandles } = parseOrThrow(renditionHandlesParams, req.params);
       // The route renders with the default conditions and takes no parameters: none is silently ignored.
       parseQueryOrThrow(noQueryParams, req.query);
       const project = await projectConfigs.get(req.auth.projectId);
-      res.json(await reads.documents.latestPublicationRenditions(project, documentId, renditionHandles));
+      const renditions = await reads.documents.latestPublicationRenditions(
+        project,
+        documentId,
+        renditionHandles,
+        signal,
+      );
+      await sendJsonInSlices(res, renditions, signal);
     },
   );
 }

@@ -1,0 +1,112 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestProject, READ, tokenFor } from '../helpers/factories';
+import { healthWaitsDuring } from '../helpers/health-waits';
+
+/**
+ * Reads that render a document tree (composition's html, renditions, a list's documents) of very large
+ * documents: the process answers other requests meanwhile, and stops the work when its client hangs up.
+ */
+describe('renders of large documents', () => {
+  let app: TestApp;
+  let project: { projectId: number; channelId: number };
+  let token: string;
+  let large: { id: number; bytes: number };
+
+  /** A published document of about 30 MB of content (100,000 small components), made in SQL. */
+  const largeDocument = async () => {
+    const content = Array.from({ length: 100_000 }, (_, index) => ({
+      id: `doc-large-${index}`,
+      component: 'paragraph',
+      identifier: 'test-design.paragraph',
+      content: { text: `Paragraph ${index} ${'lorem ipsum dolor sit amet '.repeat(8)}` },
+    }));
+    const json = JSON.stringify(content);
+    const { rows } = await app.ctx.pool.query<{ id: string }>(
+      `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
+       VALUES ($1, $2, 'article', 'regular', '{"title": "Large"}', $3::jsonb) RETURNING id`,
+      [project.projectId, project.channelId, json],
+    );
+    const id = Number(rows[0]!.id);
+    await app.ctx.pool.query(
+      `WITH pub AS (
+         INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
+           metadata, content, updated_at)
+         SELECT project_id, id, version, content_type, document_type, metadata, content, now()
+         FROM documents WHERE id = $1 RETURNING id)
+       UPDATE documents SET latest_publication_id = (SELECT id FROM pub), published_version = version,
+         first_publication_date = now(), last_publication_date = now()
+       WHERE id = $1`,
+      [id],
+    );
+    return { id, bytes: json.length };
+  };
+
+  /**
+   * Composes `fields` of the document, reading the answer as it comes: how long it took and how much of that
+   * this process (the API runs in it) was busy.
+   */
+  const composed = async (fields: string[]) => {
+    const started = performance.now();
+    const before = performance.eventLoopUtilization();
+    const response = await fetch(`${app.url}/api/2026-03/composition/${large.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ fields }),
+    });
+    let length = 0;
+    for await (const chunk of response.body!) length += (chunk as Uint8Array).length;
+    const busy = performance.eventLoopUtilization(before).active;
+    return { status: response.status, length, took: performance.now() - started, busy };
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx);
+    token = (await tokenFor(app.ctx, project.projectId, READ)).token;
+    large = await largeDocument();
+    expect(large.bytes).toBeGreaterThan(30_000_000);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('when the content of a composition of 30 MB is read, then the process answers other requests meanwhile', async () => {
+    const answer = await healthWaitsDuring(app.url, `composition/${large.id}`, token, {
+      fields: ['systemdata', 'content'],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.length).toBeGreaterThan(large.bytes);
+    // The content was copied component by component (conditions applied though it has none) and serialised
+    // by res.json in one go: /health waited 1.5 to 2.4 s, 32 to 55% of the answer; now 13 to 17%, nearly all
+    // of it node-postgres parsing the 30 MB row.
+    expect(answer.longestHealthWait).toBeLessThan(answer.took / 4);
+  });
+
+  it('when a client hangs up while its composition of 30 MB is rendered, then the process stops working on it', async () => {
+    // What a read without a render costs (Postgres's row and its view: no hang-up stops that), and with one.
+    const plain = await composed(['systemdata']);
+    const full = await composed(['html']);
+    expect([plain.status, full.status]).toEqual([200, 200]);
+    const rendering = full.busy - plain.busy;
+    expect(rendering).toBeGreaterThan(500);
+
+    const leaving = new AbortController();
+    const request = fetch(`${app.url}/api/2026-03/composition/${large.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ fields: ['html'] }),
+      signal: leaving.signal,
+    }).catch((error: unknown) => error);
+    // Once the render is under way.
+    await sleep(plain.took + (full.took - plain.took) / 4);
+    leaving.abort();
+    await request;
+    const hungUp = performance.eventLoopUtilization();
+    await sleep(full.took);
+    const busyAfter = performance.eventLoopUtilization(performance.eventLoopUtilization(), hungUp).active;
+    // The render went on for nobody, then its serialising: 1.6 s of the 3.3 s the render and its answer
+    // cost; now 0.08 s of 2.9 s (the slice under way).
+    expect(busyAfter).toBeLessThan(rendering / 5);
+  });
+});
