@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { estypes, TransportRequestOptions } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import type { ProjectRow } from '../db/queries/projects';
@@ -10,6 +11,7 @@ import {
   type ConditionRequest,
 } from '../domain/component-conditions';
 import type { DocumentView, ViewField } from '../domain/document-view';
+import { finishSteps, type Pause, type Steps } from '../domain/steps';
 import { conditionDefaults, defaultBrand, indexedMetadataFields } from '../domain/project-config';
 import { AppError } from '../domain/errors';
 import {
@@ -38,7 +40,8 @@ import {
   buildSearchRequest,
   type LatestPublicationsParams,
 } from '../search/query-builder';
-import { readRawHits, type RawHit, type RawHits } from '../search/raw-hits';
+import { rawHitsSteps, readRawHits, type RawHit, type RawHits } from '../search/raw-hits';
+import { runInSlices, SLICE_WORK } from '../time-slices';
 import type { Computed, SearchAnswerCache } from './search-answer-cache';
 
 /**
@@ -53,6 +56,27 @@ import type { Computed, SearchAnswerCache } from './search-answer-cache';
 const EMPTY_ITEM = Buffer.from('{}');
 /** Built searches kept per process: a widget's repeated search is checked and built once. */
 const MAX_BUILT_SEARCHES = 1000;
+
+/**
+ * Search responses of this many bytes or more are read and made into items in slices (runInSlices): 100 hits
+ * of 1 MB were seconds of skimming and, with component conditions to apply, of parsing and serialising again,
+ * during which every other request of the process waited. Smaller ones (a page of 100 ordinary documents is
+ * ~250 kB) are read at once as before: they take about a millisecond and pay nothing for the slicing.
+ */
+export const SLICED_RESPONSE_BYTES = 1_000_000;
+
+/**
+ * A rewritten item of this many bytes or more is named in the fingerprint by its digest rather than by its
+ * bytes: the fingerprint of 100 such items of 1 MB was a 100 MB string, made and hashed in one go when sent.
+ */
+const DIGESTED_ITEM_BYTES = 16 * 1024;
+
+const NO_PAUSE: Pause = () => false;
+
+/** `make`'s steps at once for a response under SLICED_RESPONSE_BYTES, in slices for a larger one. */
+function stepsBySize<T>(bytes: number, make: (pause: Pause) => Steps<T>): T | Promise<T> {
+  return bytes < SLICED_RESPONSE_BYTES ? finishSteps(make(NO_PAUSE)) : runInSlices(make);
+}
 
 type Item = Partial<DocumentView>;
 
@@ -290,26 +314,31 @@ function documentIdOf(idText: string | undefined): number {
 /**
  * Each hit's stored body as it is, unless component conditions have something to remove from it; with the
  * first instant after the conditions' dateTime at which one of them would decide differently (see
- * nextConditionChange), undefined when none would.
+ * nextConditionChange), undefined when none would. In steps: `pause` is asked before each hit whose body is
+ * parsed (a document's work).
  */
-function toItems(
+function* toItemsSteps(
   response: RawHits,
   conditions: ConditionContext | null,
   fields: readonly ViewField[],
-): Items & { conditionsChangeAt: number | undefined } {
+  pause: Pause,
+): Steps<Items & { conditionsChangeAt: number | undefined }> {
   const parts = [fields.join(',')];
   let conditionsChangeAt: number | undefined;
   const documentIds: number[] = [];
-  const items = response.hits.map((hit) => {
+  const items: ItemJson[] = [];
+  for (const hit of response.hits) {
     const idText = idTextOf(response, hit);
     documentIds.push(documentIdOf(idText));
     if (!hit.body) {
       parts.push('{}');
-      return EMPTY_ITEM;
+      items.push(EMPTY_ITEM);
+      continue;
     }
     const json = response.bytes.subarray(hit.body.start, hit.body.end);
     let item = json;
     if (conditions && hit.bodyHasKey) {
+      if (pause(SLICE_WORK)) yield;
       const parsed = JSON.parse(json.toString('utf8')) as Item;
       if (parsed.content && hasConditions(parsed.content)) {
         const changeAt = nextConditionChange(parsed.content, conditions.dateTime.getTime());
@@ -321,9 +350,9 @@ function toItems(
         );
       }
     }
-    parts.push((item === json ? identity(response, hit, idText) : undefined) ?? item.toString('latin1'));
-    return item;
-  });
+    parts.push((item === json ? identity(response, hit, idText) : undefined) ?? itemText(item));
+    items.push(item);
+  }
   return {
     items,
     fingerprint: parts.join('\n'),
@@ -331,6 +360,11 @@ function toItems(
     source: response.bytes.chunks,
     conditionsChangeAt,
   };
+}
+
+/** What names an item's own bytes in a fingerprint: the bytes, or a digest of large ones ('#': no JSON text). */
+function itemText(item: ItemJson): string {
+  return item.length < DIGESTED_ITEM_BYTES ? item.toString('latin1') : `#${hash('sha1', item, 'base64')}`;
 }
 
 /** `fields=id`: `{documentId, projectId}` of each hit, from the two source fields asked for. */
@@ -433,7 +467,11 @@ export function publicationReads(deps: {
         // per hit it saves on the wire, and the skimmer steps over the keys it does not need for free.
         return searchChunks(deps.search, deps.index.alias, body, options);
       });
-      return readRawHits(chunks, 'conditions');
+      let bytes = 0;
+      for (const chunk of chunks) bytes += chunk.length;
+      return bytes < SLICED_RESPONSE_BYTES
+        ? readRawHits(chunks, 'conditions')
+        : await runInSlices((pause) => rawHitsSteps(chunks, 'conditions', pause));
     } catch (error) {
       if (!isSearchUnavailable(error)) throw error;
       deps.logger?.warn({ err: error }, 'search unavailable: answered 503 SearchUnavailable');
@@ -467,10 +505,8 @@ export function publicationReads(deps: {
             buildLatestPublicationsRequest({ ...params, projectId: project.id, homepageDocumentId }),
           ),
         );
-        const { conditionsChangeAt, ...answer } = toItems(
-          response,
-          conditionsFor(project, conditions),
-          params.fields,
+        const { conditionsChangeAt, ...answer } = await stepsBySize(response.bytes.length, (pause) =>
+          toItemsSteps(response, conditionsFor(project, conditions), params.fields, pause),
         );
         return {
           value: answer,
@@ -500,7 +536,9 @@ export function publicationReads(deps: {
         );
         const { conditionsChangeAt, ...answer } = params.idsOnly
           ? { ...toIds(response), conditionsChangeAt: undefined }
-          : toItems(response, conditionsFor(project, conditions), params.fields);
+          : await stepsBySize(response.bytes.length, (pause) =>
+              toItemsSteps(response, conditionsFor(project, conditions), params.fields, pause),
+            );
         const full = params.limit > 0 && response.hits.length === params.limit;
         const lastSort = response.lastSort as estypes.SortResults | undefined;
         const page: SearchPage = {

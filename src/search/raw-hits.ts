@@ -12,6 +12,9 @@
  * character is 0x80 or above, never a quote, backslash or bracket.
  */
 
+import type { Pause, Steps } from '../domain/steps';
+import { finishSteps } from '../domain/steps';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -356,6 +359,55 @@ export class JsonSkimmer {
     }
   }
 
+  /**
+   * forEachEntry as steps: yields each key with the cursor on its value, which the caller must consume before
+   * asking for the next (so a caller that is itself steps can stop between two values).
+   */
+  *entries(): Generator<string, void, void> {
+    this.expect(OPEN_OBJECT, 'an object');
+    this.skipWhitespace();
+    if (this.byteAt(this.position) === CLOSE_OBJECT) {
+      this.position++;
+      return;
+    }
+    for (;;) {
+      this.skipWhitespace();
+      if (this.byteAt(this.position) !== QUOTE) throw new MalformedJsonError('expected a key', this.position);
+      const keyStart = this.position;
+      this.position = this.stringEnd(keyStart);
+      const key = this.keyText(keyStart + 1, this.position - 1);
+      this.expect(COLON, 'a colon');
+      const before = this.position;
+      yield key;
+      if (this.position === before) throw new Error(`the value of ${key} was not consumed`);
+      this.skipWhitespace();
+      const next = this.byteAt(this.position);
+      this.position++;
+      if (next === CLOSE_OBJECT) return;
+      if (next !== COMMA) throw new MalformedJsonError('expected a comma or }', this.position - 1);
+    }
+  }
+
+  /** forEachElement as steps: yields with the cursor on each element, which the caller must consume. */
+  *elements(): Generator<void, void, void> {
+    this.expect(OPEN_ARRAY, 'an array');
+    this.skipWhitespace();
+    if (this.byteAt(this.position) === CLOSE_ARRAY) {
+      this.position++;
+      return;
+    }
+    for (;;) {
+      const before = this.position;
+      yield;
+      if (this.position === before) throw new Error('an array element was not consumed');
+      this.skipWhitespace();
+      const next = this.byteAt(this.position);
+      this.position++;
+      if (next === CLOSE_ARRAY) return;
+      if (next !== COMMA) throw new MalformedJsonError('expected a comma or ]', this.position - 1);
+    }
+  }
+
   /** Steps through the array at the cursor; `onElement` is called with the cursor on each element. */
   forEachElement(onElement: () => void): void {
     this.expect(OPEN_ARRAY, 'an array');
@@ -439,29 +491,45 @@ export class JsonSkimmer {
   }
 }
 
+const NO_PAUSE: Pause = () => false;
+
 /**
  * Reads `{hits: {total?, hits: [{_source: {body?, ...}, sort?}, ...]}}`, in one buffer or in the chunks it
  * arrived in; any other key is skipped. With
  * `bodyKey`, each hit also tells whether its body has that key anywhere (see RawHit.bodyHasKey).
  */
 export function readRawHits(response: Buffer | readonly Buffer[], bodyKey?: string): RawHits {
+  return finishSteps(rawHitsSteps(response, bodyKey, NO_PAUSE));
+}
+
+/**
+ * readRawHits in steps, `pause` asked after each hit with the kilobytes it spanned as its work: skimming a
+ * response of 100 hits of 1 MB is seconds, which a caller can let other requests have a turn in
+ * (runInSlices).
+ */
+export function* rawHitsSteps(
+  response: Buffer | readonly Buffer[],
+  bodyKey: string | undefined,
+  pause: Pause,
+): Steps<RawHits> {
   const flag = bodyKey === undefined ? undefined : Buffer.from(JSON.stringify(bodyKey));
   const reader = new JsonSkimmer(response);
   const bytes = reader.bytes;
   const hits: RawHit[] = [];
   let lastSortSpan: Span | undefined;
   let total: number | undefined;
-  reader.forEachEntry((key) => {
+  for (const key of reader.entries()) {
     if (key !== 'hits') {
       reader.skipValue();
-      return;
+      continue;
     }
-    reader.forEachEntry((hitsKey) => {
+    for (const hitsKey of reader.entries()) {
       if (hitsKey === 'total') {
         const value = reader.parseValue() as number | { value: number } | null;
         total = typeof value === 'number' ? value : value?.value;
       } else if (hitsKey === 'hits') {
-        reader.forEachElement(() => {
+        for (const _ of reader.elements()) {
+          const hitStart = reader.position;
           const hit: RawHit = {
             index: undefined,
             id: undefined,
@@ -499,12 +567,13 @@ export function readRawHits(response: Buffer | readonly Buffer[], bodyKey?: stri
           });
           hits.push(hit);
           lastSortSpan = hit.sort;
-        });
+          if (pause(1 + ((reader.position - hitStart) >> 10))) yield;
+        }
       } else {
         reader.skipValue();
       }
-    });
-  });
+    }
+  }
   const lastSort =
     lastSortSpan && (JSON.parse(bytes.toString('utf8', lastSortSpan.start, lastSortSpan.end)) as unknown[]);
   return { bytes, hits, lastSort, total };

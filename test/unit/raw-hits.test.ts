@@ -1,4 +1,4 @@
-import { JsonSkimmer, MalformedJsonError, readRawHits } from '../../src/search/raw-hits';
+import { JsonSkimmer, MalformedJsonError, rawHitsSteps, readRawHits } from '../../src/search/raw-hits';
 
 const bytes = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -250,5 +250,52 @@ describe('JsonSkimmer.skipValue', () => {
     const span = skimmer.skipValue();
     expect(skimmer.bytes.toString('utf8', span.start, span.end)).toBe(expected);
     expect(skimmer.position).toBe(span.end);
+  });
+});
+
+describe('rawHitsSteps', () => {
+  const response = bytes({
+    took: 1,
+    hits: {
+      total: { value: 3, relation: 'eq' },
+      hits: [1, 2, 3].map((n) => ({
+        _index: 'i',
+        _id: `1:${n}`,
+        _version: n,
+        _source: { body: { n, text: 'x'.repeat(n * 1500), conditions: n === 2 ? {} : undefined } },
+        sort: [n],
+      })),
+    },
+  });
+
+  it('when it is asked to pause after every hit, then it stops once per hit and reads what readRawHits reads', () => {
+    const works: number[] = [];
+    const steps = rawHitsSteps(response, 'conditions', (work = 1) => {
+      works.push(work);
+      return true;
+    });
+    let stops = 0;
+    let step = steps.next();
+    while (step.done !== true) {
+      stops++;
+      step = steps.next();
+    }
+    expect(stops).toBe(3);
+    // Each hit's work is 1 plus its whole kilobytes (1.5, 3.1 and 4.6 kB): the clock is read sooner for large ones.
+    expect(works).toEqual([2, 4, 5]);
+    const { bytes: stepped, ...rest } = step.value;
+    const { bytes: read, ...expected } = readRawHits(response, 'conditions');
+    expect(rest).toEqual(expected);
+    expect(rest.hits.map((hit) => hit.bodyHasKey)).toEqual([false, true, false]);
+    expect(stepped.length).toBe(read.length);
+  });
+
+  it('when the response is malformed, then the steps throw as readRawHits does', () => {
+    const broken = bytes('{"hits":{"hits":[{"_source":{"body":{"a":1}}},{"_source":');
+    expect(() => readRawHits(broken)).toThrow(MalformedJsonError);
+    const steps = rawHitsSteps(broken, undefined, () => true);
+    expect(() => {
+      while (steps.next().done !== true);
+    }).toThrow(MalformedJsonError);
   });
 });
