@@ -1,6 +1,7 @@
 import type { Content } from '../../src/domain/content';
 import { renderHtml, renderHtmlSteps } from '../../src/domain/html-render';
 import { renderRenditions, renditionSteps } from '../../src/domain/renditions';
+import { RequestAbandonedError } from '../../src/media/decode-budget';
 import { runInSlices } from '../../src/time-slices';
 
 describe('runInSlices', () => {
@@ -28,5 +29,25 @@ describe('runInSlices', () => {
     await expect(
       runInSlices((pause) => renderHtmlSteps([], undefined, { renderDirectiveInfo: false }, pause)),
     ).resolves.toBe('');
+  });
+
+  it('when the client went away before the render began or while it runs, then no further step runs and it rejects as abandoned', async () => {
+    let steps = 0;
+    const counted = function* (pause: (work?: number) => boolean) {
+      for (;;) {
+        steps += 1;
+        if (pause(32)) yield;
+      }
+    };
+    await expect(runInSlices(counted, AbortSignal.abort())).rejects.toBeInstanceOf(RequestAbandonedError);
+    expect(steps).toBe(0);
+
+    const client = new AbortController();
+    const running = runInSlices(counted, client.signal);
+    setTimeout(() => client.abort(), 30);
+    await expect(running).rejects.toBeInstanceOf(RequestAbandonedError);
+    const stopped = steps;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(steps).toBe(stopped);
   });
 });
