@@ -1,12 +1,18 @@
-import { loadConfig, type Config } from '../config';
-import { createContext, type AppContext } from '../context';
+import type { Config } from '../config';
+import type { AppContext } from '../context';
 import { AppError } from '../domain/errors';
 import { searchStartError } from '../search/client';
 import { jsonErrorMessage, readTextFile } from './text-files';
 
-/** Runs a CLI action with a full context and closes it afterwards, so the process exits by itself. */
+/**
+ * Runs a CLI action with a full context and closes it afterwards, so the process exits by itself. The context
+ * (pg-boss, the Elasticsearch client, the API's reads and commands: most of what the CLI could load) is loaded
+ * here, by the commands that connect: `--help`, a usage error or `export` (HTTP only) does without it.
+ */
 export async function withContext<T>(action: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const config = cliConfig();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the commands that connect only
+  const { createContext } = require('../context') as typeof import('../context');
   const ctx = await createContext(config, { role: 'cli' });
   try {
     return await action(ctx);
@@ -53,7 +59,10 @@ export function ignoreClosedPipes(): void {
   }
 }
 
+/** The process's config (loaded here, with its schema, by the commands that need it). */
 export function cliConfig(): Config {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the commands that connect only
+  const { loadConfig } = require('../config') as typeof import('../config');
   return loadConfig({ LOG_LEVEL: 'warn', ...process.env });
 }
 

@@ -5,6 +5,7 @@ import { apiClientQueries } from '../db/queries/api-clients';
 import { projectQueries } from '../db/queries/projects';
 import { hashClientSecret, isApiClientId } from '../domain/client-secrets';
 import { AppError } from '../domain/errors';
+import { clientNameProblem, tokenLifetimeProblem } from '../domain/api-client-limits';
 import type { RateLimit } from '../domain/rate-limits';
 import { isScope } from '../domain/scopes';
 
@@ -20,29 +21,12 @@ export interface CreateApiClientInput {
   rateLimit?: RateLimit | 'none';
 }
 
-/** The longest token lifetime a client may be given: 100 years, far inside what a date and `exp` can hold. */
-export const MAX_TOKEN_LIFETIME_SECONDS = 100 * 365 * 24 * 3600;
-
-/** Why a token lifetime cannot be signed, or undefined: a whole number of seconds, at least one. */
-export function tokenLifetimeProblem(seconds: number): string | undefined {
-  return Number.isSafeInteger(seconds) && seconds >= 1 && seconds <= MAX_TOKEN_LIFETIME_SECONDS
-    ? undefined
-    : `must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}`;
-}
-
-/** The longest client name: it travels in every token (`name`), which must fit in a request's headers. */
-export const MAX_CLIENT_NAME_LENGTH = 200;
-
-/**
- * Why a client name cannot be used, or undefined: some text, at most MAX_CLIENT_NAME_LENGTH characters. A
- * 20,000-character name made a token of 27 kB, which every request then carried in a header larger than the
- * server reads (431): a client whose token could never be used.
- */
-export function clientNameProblem(name: string): string | undefined {
-  if (name.trim() === '') return 'must not be empty';
-  if (name.length > MAX_CLIENT_NAME_LENGTH) return `must be at most ${MAX_CLIENT_NAME_LENGTH} characters`;
-  return undefined;
-}
+export {
+  clientNameProblem,
+  MAX_CLIENT_NAME_LENGTH,
+  MAX_TOKEN_LIFETIME_SECONDS,
+  tokenLifetimeProblem,
+} from '../domain/api-client-limits';
 
 /** A client's stored limit: null for the default, 0 requests for none (api_clients.rate_limit_*). */
 function storedRateLimit(limit: RateLimit | 'none' | 'default' | undefined): RateLimit | null {

@@ -9,6 +9,7 @@ import type { Content } from '../domain/content';
 import type { Design } from '../domain/design';
 import { validateContentAgainstDesign } from '../domain/design-validation';
 import { AppError } from '../domain/errors';
+import { DEFAULT_IMPORT_BATCH_SIZE, DEFAULT_IMPORT_CONCURRENCY } from '../domain/import-limits';
 import {
   finalImportState,
   ImportRequestSchema,
@@ -63,13 +64,7 @@ export async function startImportJob(
   return { id };
 }
 
-/** How many documents one transaction of an import writes, unless told otherwise. */
-export const DEFAULT_IMPORT_BATCH_SIZE = 500;
-/**
- * How many batches of one import are written at once, unless told otherwise: while one batch's statements
- * run in Postgres the next is checked and sent, and Postgres works on two at a time.
- */
-export const DEFAULT_IMPORT_CONCURRENCY = 2;
+export { DEFAULT_IMPORT_BATCH_SIZE, DEFAULT_IMPORT_CONCURRENCY } from '../domain/import-limits';
 
 /** A batch being written: what it targets, so that no other batch writing the same documents runs beside it. */
 interface InFlightBatch {

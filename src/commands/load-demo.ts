@@ -20,6 +20,7 @@ import {
   type DemoMedia,
 } from '../demo/content';
 import { solidPng } from '../demo/png';
+import { MIN_DEMO_DOCUMENTS } from '../demo/minimum';
 import { Random } from '../demo/random';
 import type { DemoImage } from '../demo/content';
 import type { Logger } from '../logger';
@@ -69,8 +70,7 @@ export interface DemoSummary {
 
 const MEDIA_COUNT = 24;
 
-/** The fewest documents a demo has: its authors, pages and the articles its lists and menu point at. */
-export const MIN_DEMO_DOCUMENTS = 30;
+export { MIN_DEMO_DOCUMENTS } from '../demo/minimum';
 
 /**
  * `broadsheet demo`: creates the demo project (once) and loads deterministic content through the same import

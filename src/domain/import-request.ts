@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_IMPORT_DOCUMENTS } from './import-limits';
 import { storableDateTime } from './storable-dates';
 
 /** One document of `POST import/documents` (supplement §10). `id` is the external id in the calling system. */
@@ -43,7 +44,7 @@ export const ImportDocumentSchema = z
     path: ['flags'],
   });
 
-export const MAX_IMPORT_DOCUMENTS = 1000;
+export { MAX_IMPORT_DOCUMENTS } from './import-limits';
 
 export const ImportRequestSchema = z
   .object({

@@ -31,6 +31,7 @@ import {
 } from './index-aliases';
 import type { PublicationsIndex } from './index-names';
 import { inWriteWindow } from './visibility';
+import { rebuildBatchSizeProblem } from './rebuild-batch-size';
 
 export interface RebuildProgress {
   done: number;
@@ -38,17 +39,7 @@ export interface RebuildProgress {
 }
 
 /** The largest page a rebuild reads and writes at once: ten times the default, far inside a bulk request. */
-export const MAX_REBUILD_BATCH_SIZE = 10_000;
-
-/**
- * Why a rebuild's batch size cannot be used, or undefined: a whole number from 1 to MAX_REBUILD_BATCH_SIZE.
- * A page of 0 documents reads nothing, so the rebuild swapped an empty index in for the live one.
- */
-export function rebuildBatchSizeProblem(batchSize: number): string | undefined {
-  return Number.isSafeInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_REBUILD_BATCH_SIZE
-    ? undefined
-    : `must be a whole number from 1 to ${MAX_REBUILD_BATCH_SIZE}`;
-}
+export { MAX_REBUILD_BATCH_SIZE, rebuildBatchSizeProblem } from './rebuild-batch-size';
 
 export interface RebuildOptions {
   /** Documents per Postgres page and bulk request (see rebuildBatchSizeProblem); default 1000. */

@@ -1,24 +1,30 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   clientNameProblem,
-  createApiClient,
   MAX_CLIENT_NAME_LENGTH,
-  revokeApiClient,
-  setApiClientRateLimit,
   tokenLifetimeProblem,
-} from '../../commands/api-clients';
-import { apiClientQueries, type ApiClientRow } from '../../db/queries/api-clients';
+} from '../../domain/api-client-limits';
+import type { ApiClientRow } from '../../db/queries/api-clients';
 import { clientRateLimit, formatRateLimit, parseRateLimit, type RateLimit } from '../../domain/rate-limits';
-import { projectQueries } from '../../db/queries/projects';
 import { SCOPES } from '../../domain/scopes';
 import type { AppContext } from '../../context';
 import { describeError, withContext } from '../run';
+
+const apiClients = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../commands/api-clients') as typeof import('../../commands/api-clients');
+const apiClientQueries = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../db/queries/api-clients') as typeof import('../../db/queries/api-clients');
+const projects = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../db/queries/projects') as typeof import('../../db/queries/projects');
 
 /** Project ids are Postgres integers: a larger number names no project (and is not sent to Postgres). */
 const MAX_PROJECT_ID = 2_147_483_647;
 
 export async function resolveProjectId(ctx: AppContext, project: string): Promise<number> {
-  const queries = projectQueries(ctx.pool);
+  const queries = projects().projectQueries(ctx.pool);
   const found = /^\d+$/.test(project)
     ? Number(project) <= MAX_PROJECT_ID
       ? await queries.findById(Number(project))
@@ -107,7 +113,7 @@ export function clientCommands(program: Command): void {
           }
           const projectId = await resolveProjectId(ctx, options.project);
           try {
-            const { client, token, secret } = await createApiClient(
+            const { client, token, secret } = await apiClients().createApiClient(
               ctx.pool,
               ctx.config.auth.jwtSecret,
               {
@@ -148,7 +154,7 @@ export function clientCommands(program: Command): void {
       await withContext(async (ctx) => {
         const projectId = await resolveProjectId(ctx, options.project);
         const fallback = ctx.config.rateLimits.defaultLimit;
-        const rows = await apiClientQueries(ctx.pool).listByProject(projectId);
+        const rows = await apiClientQueries().apiClientQueries(ctx.pool).listByProject(projectId);
         console.log(
           JSON.stringify(
             rows.map((client) => ({
@@ -173,7 +179,7 @@ export function clientCommands(program: Command): void {
     .argument('<clientId>', 'the client id (the jti of its tokens)')
     .action(async (clientId: string) => {
       await withContext(async (ctx) => {
-        const client = await revokeApiClient(ctx.pool, clientId);
+        const client = await apiClients().revokeApiClient(ctx.pool, clientId);
         console.error(`revoked client ${client.id} (${client.name})`);
       });
     });
@@ -188,7 +194,7 @@ export function clientCommands(program: Command): void {
     .action(async (clientId: string, limitText: string) => {
       const limit = rateLimitOption(limitText, true);
       await withContext(async (ctx) => {
-        const client = await setApiClientRateLimit(ctx.pool, clientId, limit);
+        const client = await apiClients().setApiClientRateLimit(ctx.pool, clientId, limit);
         console.error(
           `client ${client.id} (${client.name}) rate limit: ` +
             describeRateLimit(client, ctx.config.rateLimits.defaultLimit),

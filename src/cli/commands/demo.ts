@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
-import { DemoInterrupted, loadDemo, MIN_DEMO_DOCUMENTS } from '../../commands/load-demo';
+import { MIN_DEMO_DOCUMENTS } from '../../demo/minimum';
 import { describeError, stopOnSignals, withContext } from '../run';
+
+const demo = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../commands/load-demo') as typeof import('../../commands/load-demo');
 
 /** Addresses that mean "every interface" to listen(): no client can open a URL naming them. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
@@ -44,6 +48,7 @@ export function demoCommand(program: Command): void {
         const publicBaseUrl = demoBaseUrl(ctx.config.http);
         // Ctrl-C lets the import batches in flight commit and ends their job failed (a second one exits at once).
         const stop = stopOnSignals();
+        const { DemoInterrupted, loadDemo } = demo();
         try {
           const summary = await loadDemo(ctx, {
             documents,

@@ -1,8 +1,13 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { SingleBar } from 'cli-progress';
-import { parseIsoDateTime } from '../../domain/component-conditions';
-import { ExportError, runExport, statePath } from '../../export/exporter';
 import { stopOnSignals } from '../run';
+
+const conditions = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by --since only (see run.ts)
+  require('../../domain/component-conditions') as typeof import('../../domain/component-conditions');
+const exporter = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../export/exporter') as typeof import('../../export/exporter');
 
 const MAX_PARALLEL = 32;
 
@@ -20,7 +25,7 @@ function parseParallel(value: string): number {
  */
 function parseSince(value: string): Date {
   // A lower bound that includes (publishedAt.gte): digits past the millisecond make it the next one.
-  const date = parseIsoDateTime(value, { roundUp: true });
+  const date = conditions().parseIsoDateTime(value, { roundUp: true });
   if (date === undefined) {
     throw new InvalidArgumentError(`must be an ISO date or date-time (2026-01-31, 2026-01-31T12:00:00Z)`);
   }
@@ -74,6 +79,7 @@ export function exportCommand(program: Command): void {
           etaBuffer: 50,
         });
         const stop = stopOnSignals();
+        const { ExportError, runExport, statePath } = exporter();
         const started = performance.now();
         let barStarted = false;
         let firstDocuments: number | undefined;

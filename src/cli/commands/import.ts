@@ -2,18 +2,31 @@ import type { Command } from 'commander';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
   DEFAULT_IMPORT_CONCURRENCY,
-  importDocumentsNow,
-} from '../../commands/import-documents';
+  MAX_IMPORT_DOCUMENTS,
+} from '../../domain/import-limits';
 import { ApiVersion } from '../../domain/api-versions';
 import { isRecord } from '../../domain/content';
-import { AppError } from '../../domain/errors';
-import { findBodyProblem } from '../../domain/json-limits';
-import { MAX_IMPORT_DOCUMENTS, ImportRequestSchema, type ImportLog } from '../../domain/import-request';
-import { parseOrThrow } from '../../domain/validation';
+import type { ImportLog, ImportRequest } from '../../domain/import-request';
 import { slicesOf } from '../../slices';
 import { describeError, stopOnSignals, withContext } from '../run';
 import { jsonErrorMessage, readTextFile } from '../text-files';
 import { resolveProjectId } from './clients';
+
+const importDocuments = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../commands/import-documents') as typeof import('../../commands/import-documents');
+const importRequest = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../domain/import-request') as typeof import('../../domain/import-request');
+const jsonLimits = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../domain/json-limits') as typeof import('../../domain/json-limits');
+const validation = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../domain/validation') as typeof import('../../domain/validation');
+const errors = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../domain/errors') as typeof import('../../domain/errors');
 
 /**
  * The documents of a file: a JSON array, `{documents: [...]}`, or NDJSON (one document per line); `file` names
@@ -126,13 +139,18 @@ export function importCommand(program: Command): void {
           const totals = { imported: 0, published: 0, failed: 0 };
           const failures: ImportLog[] = [];
           // Every batch is validated before the first one runs, so a bad line never leaves half a file imported.
-          const batches: ReturnType<typeof ImportRequestSchema.parse>[] = [];
+          const batches: ImportRequest[] = [];
           try {
             // What the API's body walk refuses (see domain/json-limits.ts), before validation copies it away.
-            const problem = findBodyProblem({ documents: raw });
-            if (problem) throw AppError.validation({ [problem.key]: problem.message });
+            const problem = jsonLimits().findBodyProblem({ documents: raw });
+            if (problem) throw errors().AppError.validation({ [problem.key]: problem.message });
             for (const documents of slicesOf(raw, MAX_IMPORT_DOCUMENTS)) {
-              batches.push(parseOrThrow(ImportRequestSchema, { systemName: options.systemName, documents }));
+              batches.push(
+                validation().parseOrThrow(importRequest().ImportRequestSchema, {
+                  systemName: options.systemName,
+                  documents,
+                }),
+              );
             }
           } catch (error) {
             throw new Error(describeError(error));
@@ -142,18 +160,20 @@ export function importCommand(program: Command): void {
           // Ctrl-C lets the batches in flight commit and ends the job failed, saying so (a second one exits at
           // once). Killed without this, the job row stayed 'started' for good and import/documents/status said so.
           const stop = stopOnSignals();
-          const job = await importDocumentsNow(
-            ctx,
-            projectId,
-            version,
-            { systemName: options.systemName, documents },
-            {
-              batchSize,
-              concurrency,
-              signal: stop.signal,
-              onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
-            },
-          ).finally(stop.release);
+          const job = await importDocuments()
+            .importDocumentsNow(
+              ctx,
+              projectId,
+              version,
+              { systemName: options.systemName, documents },
+              {
+                batchSize,
+                concurrency,
+                signal: stop.signal,
+                onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
+              },
+            )
+            .finally(stop.release);
           // Documents only: the job's own last line (an interrupted run's, external_id '') is said apart below.
           for (const log of job.logs.filter((entry) => entry.external_id !== '')) {
             totals[log.state] += 1;

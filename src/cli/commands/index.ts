@@ -1,13 +1,11 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
-import {
-  indexStatus,
-  MAX_REBUILD_BATCH_SIZE,
-  rebuildBatchSizeProblem,
-  rebuildIndex,
-  verifyIndex,
-} from '../../search/index-manager';
+import { MAX_REBUILD_BATCH_SIZE, rebuildBatchSizeProblem } from '../../search/rebuild-batch-size';
 import { stopOnSignals, withContext } from '../run';
+
+const indexManager = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../search/index-manager') as typeof import('../../search/index-manager');
 
 /** `--batch-size`: a whole number of documents (`0`, `-5` or `abc` is a usage error, not an empty index). */
 function parseBatchSize(text: string): number {
@@ -45,23 +43,24 @@ export function indexCommands(program: Command): void {
         // Ctrl-C stops the rebuild and drops its half-built index (a second one exits at once). Killed without
         // this, the index stayed behind the rebuilding alias and took every live write from then on.
         const stop = stopOnSignals();
-        const result = await rebuildIndex(
-          { db: ctx.pool, search: ctx.search, index: ctx.index },
-          {
-            batchSize: options.batchSize,
-            logger: ctx.logger,
-            signal: stop.signal,
-            onStart: (total, target) => {
-              console.error(`building ${target} from ${total} published documents`);
-              bar.start(total, 0, { rate: '0' });
+        const result = await indexManager()
+          .rebuildIndex(
+            { db: ctx.pool, search: ctx.search, index: ctx.index },
+            {
+              batchSize: options.batchSize,
+              logger: ctx.logger,
+              signal: stop.signal,
+              onStart: (total, target) => {
+                console.error(`building ${target} from ${total} published documents`);
+                bar.start(total, 0, { rate: '0' });
+              },
+              onProgress: ({ done, total }) => {
+                const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
+                bar.setTotal(total);
+                bar.update(done, { rate: rate.toFixed(0) });
+              },
             },
-            onProgress: ({ done, total }) => {
-              const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
-              bar.setTotal(total);
-              bar.update(done, { rate: rate.toFixed(0) });
-            },
-          },
-        )
+          )
           .catch((error: unknown) => {
             if (!stop.signal.aborted) throw error;
             return undefined;
@@ -99,7 +98,7 @@ export function indexCommands(program: Command): void {
     )
     .action(async (options: { repair?: boolean }) => {
       await withContext(async (ctx) => {
-        const report = await verifyIndex(
+        const report = await indexManager().verifyIndex(
           { db: ctx.pool, search: ctx.search, index: ctx.index, logger: ctx.logger },
           { repair: options.repair ?? false },
         );
@@ -142,7 +141,7 @@ export function indexCommands(program: Command): void {
     )
     .action(async () => {
       await withContext(async (ctx) => {
-        const status = await indexStatus({
+        const status = await indexManager().indexStatus({
           db: ctx.pool,
           search: ctx.search,
           index: ctx.index,

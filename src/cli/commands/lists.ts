@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
-import { documentListOverviewQueries } from '../../db/queries/document-lists';
-import { parseDocumentIds } from '../../domain/document-lists';
 import { describeError, withContext } from '../run';
 import { resolveProjectId } from './clients';
+
+const listIds = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../domain/document-lists') as typeof import('../../domain/document-lists');
+const documentLists = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../db/queries/document-lists') as typeof import('../../db/queries/document-lists');
 
 /** `broadsheet list create|add|ls`: the document lists GET document-lists serves (api-spec §4.7, §4.8). */
 export function listCommands(program: Command): void {
@@ -40,7 +45,7 @@ export function listCommands(program: Command): void {
       if (!/^[1-9]\d*$/.test(listId) || !Number.isSafeInteger(Number(listId))) {
         throw new Error(`listId must be a positive integer, not '${listId}'`);
       }
-      const ids = parseDocumentIds(documentIds);
+      const ids = listIds().parseDocumentIds(documentIds);
       if (!ids.ok) throw new Error(`documentId ${ids.issues[0]!.message}`);
       await withContext(async (ctx) => {
         try {
@@ -68,7 +73,7 @@ export function listCommands(program: Command): void {
     .action(async (options: { project: string }) => {
       await withContext(async (ctx) => {
         const projectId = await resolveProjectId(ctx, options.project);
-        const summaries = await documentListOverviewQueries(ctx.pool).summaries(projectId);
+        const summaries = await documentLists().documentListOverviewQueries(ctx.pool).summaries(projectId);
         console.log(
           JSON.stringify(
             summaries.map((list) => ({

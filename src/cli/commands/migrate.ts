@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
-import { ensureDatabase, migrate } from '../../db/migrate';
-import { databaseStartError } from '../../db/pool';
 import { cliConfig } from '../run';
+
+const migrations = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../db/migrate') as typeof import('../../db/migrate');
+const pool = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../db/pool') as typeof import('../../db/pool');
 
 export function migrateCommand(program: Command): void {
   program
@@ -9,6 +14,8 @@ export function migrateCommand(program: Command): void {
     .description('Create the database if it is missing and apply every pending migration')
     .action(async () => {
       const config = cliConfig();
+      const { ensureDatabase, migrate } = migrations();
+      const { databaseStartError } = pool();
       const applied = await ensureDatabase(config.database.url)
         .then(() => migrate(config.database.url))
         .catch((error: unknown) => {

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
-import { createProject } from '../../commands/create-project';
 import { describeError, readJsonFile, withContext } from '../run';
+
+const projectCreation = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
+  require('../../commands/create-project') as typeof import('../../commands/create-project');
 
 export function projectCommands(program: Command): void {
   const projects = program.command('project').description('Manage projects');
@@ -19,7 +22,7 @@ export function projectCommands(program: Command): void {
       for (const file of options.design ?? []) designs.push(await readJsonFile(file));
       await withContext(async (ctx) => {
         try {
-          const project = await createProject(ctx.pool, {
+          const project = await projectCreation().createProject(ctx.pool, {
             config,
             designs,
             ...(options.name ? { name: options.name } : {}),
