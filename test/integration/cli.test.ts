@@ -12,10 +12,17 @@ import { apiClient } from '../helpers/http';
 import { nestedArrays } from '../helpers/json';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 
-/** The operators' CLI, run as an operator runs it: a separate process on the run's database. */
+/**
+ * The operators' CLI, run as an operator runs it: a separate process on the run's database. Node runs it
+ * directly, tsx as a loader: tsx's own CLI is a second process that relays a signal to the CLI and, when the
+ * CLI has not acknowledged it within 30 ms (a loaded machine), sends it again and then SIGKILLs it, exiting
+ * 130 itself: a Ctrl-C test saw 130 without the CLI's message (the second SIGINT is "exit at once").
+ */
+const NODE = path.resolve('node_modules/.bin/node');
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const run = promisify(execFile);
 const cli = (...args: string[]) =>
-  run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+  run(NODE, [...CLI, ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent' },
     timeout: 60_000,
   });
@@ -393,7 +400,7 @@ describe('broadsheet CLI', () => {
     const unmigrated = databaseNamed('unmigrated');
     await ensureDatabase(unmigrated);
     const withDatabase = (databaseUrl: string, ...args: string[]) =>
-      run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+      run(NODE, [...CLI, ...args], {
         env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
         timeout: 60_000,
       });
@@ -551,8 +558,8 @@ describe('broadsheet CLI', () => {
         ),
       );
       const child = spawn(
-        path.resolve('node_modules/.bin/tsx'),
-        ['src/cli/main.ts', 'import', file, '--project', String(projectId), '--system-name', 'sigint'],
+        NODE,
+        [...CLI, 'import', file, '--project', String(projectId), '--system-name', 'sigint'],
         { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';
@@ -606,16 +613,8 @@ describe('broadsheet CLI', () => {
       try {
         const proxied = new URL(target.toString());
         proxied.host = new URL(proxy.url).host;
-        const args = [
-          'src/cli/main.ts',
-          'import',
-          file,
-          '--project',
-          String(projectId),
-          '--system-name',
-          'outage',
-        ];
-        const child = spawn(path.resolve('node_modules/.bin/tsx'), [...args, '--batch-size', '100'], {
+        const args = [...CLI, 'import', file, '--project', String(projectId), '--system-name', 'outage'];
+        const child = spawn(NODE, [...args, '--batch-size', '100'], {
           env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: proxied.toString() },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
@@ -680,8 +679,8 @@ describe('broadsheet CLI', () => {
         ),
       );
       const child = spawn(
-        path.resolve('node_modules/.bin/tsx'),
-        ['src/cli/main.ts', 'import', file, '--project', String(projectId), '--system-name', 'pipe'],
+        NODE,
+        [...CLI, 'import', file, '--project', String(projectId), '--system-name', 'pipe'],
         { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       child.stderr.destroy();
