@@ -1,7 +1,6 @@
 import type { Config } from '../config';
 import type { AppContext } from '../context';
 import { AppError } from '../domain/errors';
-import { searchStartError } from '../search/client';
 import { jsonErrorMessage, readTextFile } from './text-files';
 
 /**
@@ -17,6 +16,8 @@ export async function withContext<T>(action: (ctx: AppContext) => Promise<T>): P
   try {
     return await action(ctx);
   } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the Elasticsearch client's errors, once the context is loaded
+    const { searchStartError } = require('../search/client') as typeof import('../search/client');
     throw searchStartError(config.elasticsearch.urls, error);
   } finally {
     await ctx.close();
