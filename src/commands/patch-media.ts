@@ -12,10 +12,16 @@ import {
   type ApiMediaEntry,
   type MediaPatch,
 } from '../domain/media';
+import {
+  assertWritePreconditions,
+  type PreconditionTarget,
+  type WritePreconditions,
+} from '../domain/write-preconditions';
 import type { Logger } from '../logger';
 import type { ObjectStore } from '../storage/object-store';
 
-export interface PatchMediaInput {
+/** With its preconditions (If-Match, If-None-Match, If-Unmodified-Since): a 412 before any patch applies. */
+export interface PatchMediaInput extends WritePreconditions {
   projectId: number;
   id: string;
   patches: MediaPatch[];
@@ -23,6 +29,13 @@ export interface PatchMediaInput {
   /** The version the client last read: another is a 409 and nothing changes. */
   version?: number | undefined;
 }
+
+/** How a precondition's 412 names a media library entry. */
+const ENTRY: PreconditionTarget = {
+  noun: 'media library entry',
+  versionShown: "the entry's version",
+  readAgain: 'GET mediaLibrary/{id}',
+};
 
 /**
  * PATCH mediaLibrary/{id} (api-spec §3.2, §4.18): the batch applies in order, in one transaction, or not at
@@ -40,6 +53,7 @@ export async function patchMedia(
     const queries = mediaQueries(tx);
     const current = await queries.findById(input.projectId, input.id, true);
     if (!current) throw AppError.notFound(`Media library entry '${input.id}' not found`);
+    assertWritePreconditions(input, ENTRY, current);
     assertMediaVersion(input.version, current.version);
     before = assetKeys(current);
     const next = applyMediaPatches(current, input.patches, {

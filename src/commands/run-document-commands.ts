@@ -6,7 +6,6 @@ import { mediaQueries } from '../db/queries/media';
 import {
   embargoBlocksPublish,
   embargoOf,
-  modifiedAfter,
   applyCommands,
   referencedDocumentIds,
   referencedMediaIds,
@@ -19,6 +18,11 @@ import type { Design } from '../domain/design';
 import { AppError } from '../domain/errors';
 import { extractReferences } from '../domain/references';
 import { storedInstant } from '../domain/storable-dates';
+import {
+  assertWritePreconditions,
+  type PreconditionTarget,
+  type WritePreconditions,
+} from '../domain/write-preconditions';
 import { enqueue, type Boss } from '../jobs/boss';
 import {
   completePublicationChanges,
@@ -27,29 +31,16 @@ import {
   type PublicationChange,
 } from './publish-document';
 
-export interface RunDocumentCommandsInput {
+/**
+ * A command request and its preconditions (WritePreconditions: If-Match, If-None-Match, If-Unmodified-Since,
+ * judged on the locked row: a 412 before anything runs).
+ */
+export interface RunDocumentCommandsInput extends WritePreconditions {
   projectId: number;
   documentId: number;
   request: CommandRequest;
   /** The API client that sent the request, recorded with the transaction. */
   clientId?: string;
-  /**
-   * The request's If-Match names entity tags (not `*`). A document has none (latestDraft's ETag is a weak tag of
-   * an answer, which If-Match's strong comparison never matches), so they cannot hold: a 412 rather than
-   * ignored, since a client that sends them expects a stale write to be refused (the body's `version` does that).
-   */
-  ifMatchTagged?: boolean;
-  /**
-   * The request's If-None-Match is `*` (RFC 9110 §13.1.2: only if the target does not exist): false for a
-   * document that does, so a 412. Any tag list holds, a document having no entity tag to match.
-   */
-  ifNoneMatchAny?: boolean;
-  /**
-   * The request's If-Unmodified-Since, as milliseconds since the epoch (absent when the header is, when it is
-   * not an HTTP-date, or when an If-Match is sent: RFC 9110 §13.1.4 ignores it then). A document changed after
-   * it (its updatedAt, at the second an HTTP-date shows) is a 412: the client's copy is older.
-   */
-  ifUnmodifiedSince?: number;
   /** Injected so tests can pin time; production passes `new Date()`. */
   now: Date;
   /**
@@ -58,6 +49,13 @@ export interface RunDocumentCommandsInput {
    */
   keepLastPublicationDate?: boolean;
 }
+
+/** How a precondition's 412 names a document. */
+const DOCUMENT: PreconditionTarget = {
+  noun: 'document',
+  versionShown: "latestDraft's systemdata.version",
+  readAgain: 'latestDraft',
+};
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 /**
@@ -115,33 +113,7 @@ export async function runDocumentCommandsIn(
   const documents = documentQueries(tx);
   const row = await documents.findByIdForUpdate(input.projectId, input.documentId);
   if (row === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
-  if (input.ifMatchTagged === true) {
-    throw new AppError(412, {
-      name: 'PreconditionFailed',
-      message:
-        'If-Match cannot hold: a document has no entity tag to match. Send the version the change is based on ' +
-        "(latestDraft's systemdata.version) in the body (`version`) instead",
-      currentVersion: row.version,
-    });
-  }
-  if (input.ifNoneMatchAny === true) {
-    throw new AppError(412, {
-      name: 'PreconditionFailed',
-      message: 'If-None-Match: * cannot hold: the document exists (it asks to change only what does not)',
-      currentVersion: row.version,
-    });
-  }
-  if (input.ifUnmodifiedSince !== undefined && modifiedAfter(row.updatedAt, input.ifUnmodifiedSince)) {
-    throw new AppError(412, {
-      name: 'PreconditionFailed',
-      message:
-        `The document was changed after If-Unmodified-Since (${new Date(input.ifUnmodifiedSince).toUTCString()}): ` +
-        `its updatedAt is ${row.updatedAt.toISOString()}. Read it again (latestDraft), or send the version the ` +
-        'change is based on in the body (`version`)',
-      currentVersion: row.version,
-      updatedAt: row.updatedAt.toISOString(),
-    });
-  }
+  assertWritePreconditions(input, DOCUMENT, row);
 
   const state = {
     ...toDraftState(row),

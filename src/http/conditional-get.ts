@@ -1,3 +1,5 @@
+import type { WritePreconditions } from '../domain/write-preconditions';
+
 /**
  * The conditional and partial GET of stored bytes (RFC 9110 §13, §14): pure functions over the request's
  * headers and what the store says of the object, so serve-image's handler only streams.
@@ -171,6 +173,33 @@ export function evaluatePreconditions(
   }
   return clientCopyCurrent(request, current) ? 'not-modified' : 'proceed';
 }
+
+/**
+ * The preconditions of a write (PATCH) to something with no strong entity tag (a document, a media library
+ * entry), for the write to judge on its locked row (src/domain/write-preconditions.ts): an If-Match naming tags
+ * (`*` holds), an If-None-Match with `*`, and an If-Unmodified-Since that is an HTTP-date, read only without an
+ * If-Match (RFC 9110 §13.1.4: ignored then, and when it is no HTTP-date).
+ */
+export function writePreconditionsOf(
+  request: Pick<Preconditions, 'ifMatch' | 'ifNoneMatch' | 'ifUnmodifiedSince'>,
+): WritePreconditions {
+  const since =
+    request.ifMatch === undefined && request.ifUnmodifiedSince !== undefined
+      ? parseHttpDate(request.ifUnmodifiedSince)
+      : undefined;
+  return {
+    ifMatchTagged: request.ifMatch !== undefined && !untaggedMatchHolds(request.ifMatch),
+    ifNoneMatchAny: noneMatchHolds(request.ifNoneMatch, undefined),
+    ...(since !== undefined && { ifUnmodifiedSince: since }),
+  };
+}
+
+/** The precondition headers of a request, as writePreconditionsOf reads them. */
+export const preconditionHeaders = (req: { get(name: string): string | undefined }): Preconditions => ({
+  ifMatch: req.get('if-match'),
+  ifNoneMatch: req.get('if-none-match'),
+  ifUnmodifiedSince: req.get('if-unmodified-since'),
+});
 
 /**
  * If-Range (§13.1.5): the range applies only if the client's validator is our strong etag; a date or a weak

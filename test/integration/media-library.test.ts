@@ -325,6 +325,79 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       );
     });
 
+    it('when If-Match names a tag, If-Unmodified-Since is before the last change or If-None-Match is `*`, then 412 and nothing changes', async () => {
+      // These preconditions were ignored: a client guarding its write with the headers had it applied over a
+      // newer entry (200). An entry has no strong entity tag (GET's weak ETag is of an answer), so only `*` holds.
+      const created = await importImage('guarded', { metadata: { title: 'one' } });
+      const body = { patches: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'no' }] };
+      const etag = (await reader.get('mediaLibrary/guarded')).headers.get('etag')!;
+      const updatedAt = new Date(created.updatedAt as string);
+      const before = new Date(updatedAt.getTime() - 60_000).toUTCString();
+      const refused: [Record<string, string>, Record<string, unknown>][] = [
+        ...[etag, '"1"', `"x", ${etag}`].map((ifMatch): [Record<string, string>, Record<string, unknown>] => [
+          { 'if-match': ifMatch },
+          {
+            name: 'PreconditionFailed',
+            message:
+              'If-Match cannot hold: a media library entry has no entity tag to match. Send the version the ' +
+              "change is based on (the entry's version) in the body (`version`) instead",
+            currentVersion: 1,
+          },
+        ]),
+        [
+          { 'if-unmodified-since': before },
+          {
+            name: 'PreconditionFailed',
+            message:
+              `The media library entry was changed after If-Unmodified-Since (${before}): its updatedAt is ` +
+              `${updatedAt.toISOString()}. Read it again (GET mediaLibrary/{id}), or send the version the ` +
+              'change is based on in the body (`version`)',
+            currentVersion: 1,
+            updatedAt: updatedAt.toISOString(),
+          },
+        ],
+        ...['*', '"a", *'].map((ifNoneMatch): [Record<string, string>, Record<string, unknown>] => [
+          { 'if-none-match': ifNoneMatch },
+          {
+            name: 'PreconditionFailed',
+            message:
+              'If-None-Match: * cannot hold: the media library entry exists (it asks to change only what does not)',
+            currentVersion: 1,
+          },
+        ]),
+      ];
+      for (const [headers, details] of refused) {
+        const response = await api.patch('mediaLibrary/guarded', body, headers);
+        expect(response.body).toEqual(envelope(412, 'Precondition Failed', details));
+      }
+      expect((await reader.get('mediaLibrary/guarded')).body).toMatchObject({
+        version: 1,
+        metadata: { title: 'one' },
+        updatedAt: created.updatedAt,
+      });
+
+      // An unknown entry stays a 404; `*` holds, as do a date that is no HTTP-date (ignored, RFC 9110 §13.1.4),
+      // an If-Unmodified-Since beside an If-Match (which decides), a tag list in If-None-Match, and the updatedAt
+      // a client read, cut to the second as an HTTP-date is.
+      expect((await api.patch('mediaLibrary/no-such-entry', body, { 'if-match': '"1"' })).status).toBe(404);
+      const held: Record<string, string>[] = [
+        { 'if-match': '*' },
+        { 'if-unmodified-since': 'yesterday' },
+        { 'if-match': '*', 'if-unmodified-since': before },
+        { 'if-none-match': 'W/"x"' },
+      ];
+      for (const headers of held) {
+        expect((await api.patch('mediaLibrary/guarded', body, headers)).status).toBe(200);
+      }
+      const read = (await reader.get('mediaLibrary/guarded')).body as { updatedAt: string; version: number };
+      const last = await api.patch(
+        'mediaLibrary/guarded',
+        { patches: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'yes' }] },
+        { 'if-unmodified-since': new Date(read.updatedAt).toUTCString() },
+      );
+      expect(last.body).toMatchObject({ version: read.version + 1, metadata: { title: 'yes' } });
+    });
+
     it('when translations name a locale twice, then 400 names the repeat and the entry is unchanged', async () => {
       await importImage('locales', { translations: [{ locale: 'de', metadata: { title: 'Eins' } }] });
       const response = await api.patch('mediaLibrary/locales', {

@@ -1,7 +1,6 @@
 import {
   applyCommands,
   embargoBlocksPublish,
-  modifiedAfter,
   referencedDocumentIds,
   referencedMediaIds,
 } from '../../src/domain/document-commands/apply';
@@ -1240,20 +1239,6 @@ describe('embargoBlocksPublish', () => {
     ['the embargo ends right now', { reason: 'r', until: NOW.toISOString() }, false],
   ])('when %s, then it answers %s', (_case, embargo, blocks) => {
     expect(embargoBlocksPublish(embargo, NOW)).toBe(blocks);
-  });
-});
-
-describe('modifiedAfter (If-Unmodified-Since)', () => {
-  const updatedAt = new Date('2026-01-15T12:00:05.731Z');
-  it('when the date is the updatedAt cut to the second, or later, then the document is not modified after it', () => {
-    expect(modifiedAfter(updatedAt, Date.parse('Thu, 15 Jan 2026 12:00:05 GMT'))).toBe(false);
-    expect(modifiedAfter(updatedAt, Date.parse('Thu, 15 Jan 2026 12:00:06 GMT'))).toBe(false);
-  });
-  it('when the date is a second or more before, then it is', () => {
-    expect(modifiedAfter(updatedAt, Date.parse('Thu, 15 Jan 2026 12:00:04 GMT'))).toBe(true);
-    expect(
-      modifiedAfter(new Date('2026-01-15T12:00:05.000Z'), Date.parse('Thu, 15 Jan 2026 12:00:04 GMT')),
-    ).toBe(true);
   });
 });
 

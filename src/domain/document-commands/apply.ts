@@ -129,15 +129,6 @@ export function embargoBlocksPublish(embargo: Embargo | null, now: Date): boolea
 }
 
 /**
- * Whether a document whose updatedAt is `updatedAt` changed after an If-Unmodified-Since date: compared at the
- * second, the precision of an HTTP-date (a client sends the updatedAt it read, which has milliseconds, cut to
- * the second).
- */
-export function modifiedAfter(updatedAt: Date, since: number): boolean {
-  return Math.floor(updatedAt.getTime() / 1000) * 1000 > since;
-}
-
-/**
  * Runs a validated command request against a document, all or nothing: the first command that cannot run
  * throws and nothing of the request applies. Never mutates `state` or `request`.
  */

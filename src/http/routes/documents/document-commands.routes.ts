@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { parseCommandRequest } from '../../../domain/document-commands/schema';
 import { parseOrThrow } from '../../../domain/validation';
-import { noneMatchHolds, parseHttpDate, untaggedMatchHolds } from '../../conditional-get';
+import { preconditionHeaders, writePreconditionsOf } from '../../conditional-get';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
 import { noQueryParams, parseQueryOrThrow } from '../../query-params';
@@ -23,21 +23,12 @@ export function documentCommandsRoutes(
       // Everything is in the body: a `?version=` or `?preserveUpdatedAt=` must not be silently ignored.
       parseQueryOrThrow(noQueryParams, req.query);
       const request = parseCommandRequest(req.body, req.apiVersion);
-      const ifMatch = req.get('if-match');
-      // RFC 9110 §13.1.4: ignored with an If-Match, and when it is not an HTTP-date.
-      const ifUnmodifiedSince = req.get('if-unmodified-since');
-      const since =
-        ifMatch === undefined && ifUnmodifiedSince !== undefined
-          ? parseHttpDate(ifUnmodifiedSince)
-          : undefined;
       await commands.runDocumentCommands({
         projectId: req.auth.projectId,
         documentId,
         request,
         clientId: req.auth.clientId,
-        ifMatchTagged: ifMatch !== undefined && !untaggedMatchHolds(ifMatch),
-        ifNoneMatchAny: noneMatchHolds(req.get('if-none-match'), undefined),
-        ...(since !== undefined && { ifUnmodifiedSince: since }),
+        ...writePreconditionsOf(preconditionHeaders(req)),
         now: new Date(),
       });
       res.status(204).end();

@@ -17,6 +17,7 @@ import {
 } from './media-library.schema';
 import type { ImportMediaInput } from '../../../commands/import-media';
 import { requestLifetime } from '../../request-lifetime';
+import { preconditionHeaders, writePreconditionsOf } from '../../conditional-get';
 import { noQueryParams, parseQueryOrThrow } from '../../query-params';
 
 /** Where this request came to: the base of asset URLs when PUBLIC_BASE_URL is not configured. */
@@ -99,7 +100,7 @@ export function mediaLibraryRoutes(
     const body = parseOrThrow(patchMediaBody(req.apiVersion), req.body);
     res.json(
       await commands.patchMedia(
-        { projectId: req.auth.projectId, id, ...body },
+        { projectId: req.auth.projectId, id, ...body, ...writePreconditionsOf(preconditionHeaders(req)) },
         {
           version: req.apiVersion,
           baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),

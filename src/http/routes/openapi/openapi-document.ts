@@ -855,8 +855,20 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             'setTranslations, setMetadataProperty (one property; null or no value removes it); preserveUpdatedAt ' +
             "from 2026-03; version (a number or its digits): another than the entry's is a 409 Conflict. One " +
             'transaction per batch, a new version',
+          description:
+            "The optimistic check is the body's `version` (409 when outdated); an entry has no entity tag (GET's " +
+            '`ETag` is a weak tag of the answer), so an `If-Match` naming one is a 412 with `currentVersion`, ' +
+            "and only `*` holds. Without an `If-Match`, an `If-Unmodified-Since` before the entry's `updatedAt` " +
+            '(at the second) is a 412 with `currentVersion` and `updatedAt`; one that is not an HTTP-date is ' +
+            'ignored. A patch made with `preserveUpdatedAt` keeps `updatedAt`: only `version` catches every ' +
+            'change. `If-None-Match: *` (only if the entry does not exist) is a 412 too. Nothing changes on a 412.',
           security: write,
-          parameters: params({ path: mediaParams }),
+          parameters: [
+            ...params({ path: mediaParams }),
+            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          ],
           requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
           responses: {
             200: json(mediaEntry),
@@ -865,6 +877,13 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               name: 'ConflictError',
               message: 'The asset of this media library entry is already revoked',
               patchIndex: 0,
+            }),
+            412: errorAnswerOf(412, {
+              name: 'PreconditionFailed',
+              message:
+                'If-Match cannot hold: a media library entry has no entity tag to match. Send the version the ' +
+                "change is based on (the entry's version) in the body (`version`) instead",
+              currentVersion: 4,
             }),
           },
         },
