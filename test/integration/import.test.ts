@@ -499,6 +499,63 @@ describe('import/documents', () => {
     expect(last).toMatchObject({ eventType: 'update', publicationId, documentType: 'article' });
   });
 
+  it('when an import puts a live draft back to exactly its publication, then it has no unpublished changes; autoPublish then writes no publication', async () => {
+    // It kept 'unpublished changes' for good once an import had changed the draft: the planner saw
+    // hasUnpublishedChanges and isPublishedAndHasNoChanges was a 409, on a draft identical to what is live.
+    const imported = (title: string, flags?: { autoPublish: boolean }) =>
+      importAndWait({
+        systemName: 'wire',
+        documents: [
+          {
+            id: 'put-back',
+            contentType: 'regular',
+            title,
+            content: [paragraph('Same')],
+            ...(flags && { flags }),
+          },
+        ],
+      });
+    const first = await imported('Live', { autoPublish: true });
+    const documentId = first.body.logs[0].document_id as number;
+    const state = async () => {
+      const row = await app.ctx.pool.query<{
+        version: number;
+        publishedVersion: number;
+        publications: number;
+      }>(
+        `SELECT d.version, d.published_version AS "publishedVersion",
+           (SELECT count(*)::int FROM publications p WHERE p.document_id = d.id) AS publications
+         FROM documents d WHERE d.id = $1`,
+        [documentId],
+      );
+      return row.rows[0]!;
+    };
+    const unchangedLive = () =>
+      api.patch(`documents/${documentId}/commands`, {
+        preconditions: [{ type: 'isPublishedAndHasNoChanges', value: true }],
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'Live' }],
+      });
+    expect((await state()).publications).toBe(1);
+
+    await imported('Edited');
+    expect((await unchangedLive()).status).toBe(409);
+    await imported('Live');
+    expect(await state()).toEqual({ version: 3, publishedVersion: 3, publications: 1 });
+    expect((await unchangedLive()).status).toBe(204);
+
+    // Edited again, then put back with autoPublish: live as the import asks, no second publication.
+    await imported('Edited again');
+    const republished = await imported('Live', { autoPublish: true });
+    expect(republished.body.logs).toEqual([
+      { state: 'published', external_id: 'put-back', document_id: documentId },
+    ]);
+    const after = await state();
+    expect(after.publishedVersion).toBe(after.version);
+    expect(after.publications).toBe(1);
+    const live = await api.get(`documents/${documentId}/latestPublication?fields=metadata`);
+    expect(live.body.metadata.title).toBe('Live');
+  });
+
   it('when publishControl dates carry offsets past the ±15:59 Postgres reads, then the document is published with those instants, answered in UTC', async () => {
     // Postgres failed the document with its own message ("time zone displacement out of range").
     const done = await importAndWait({

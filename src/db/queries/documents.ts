@@ -378,8 +378,11 @@ export function documentQueries(db: Queryable) {
      * Replaces the drafts of existing documents with imported ones in one statement: version + 1, and the
      * publication dates the import names (the others stay as they are). A document whose publication was its
      * draft stays so when the import sends that draft again (published_version follows the new version, as
-     * saveCommandedDraft does for commands that change nothing of it). The ids are documents of the project
-     * this transaction locked (findImportTargetsForUpdate): matched by primary key alone, see there why.
+     * saveCommandedDraft does for commands that change nothing of it); so does one with unpublished changes
+     * when the import sends exactly its latest publication (metadata, content, content and document type,
+     * design; the layout is the document's) again: edits put back, as saveCommandedDraft has it. The ids are
+     * documents of the project this transaction locked (findImportTargetsForUpdate): matched by primary key
+     * alone, see there why.
      * Returns the ids of those that are live with no unpublished changes now: publishing them again would
      * only repeat their publication.
      */
@@ -391,11 +394,19 @@ export function documentQueries(db: Queryable) {
         `UPDATE documents d SET document_type = r.document_type, content_type = r.content_type,
            design_name = r.design_name, design_version = r.design_version, metadata = r.metadata,
            content = r.content, version = d.version + 1, updated_at = now(),
-           published_version = CASE WHEN d.published_version = d.version
-             AND (d.document_type, d.content_type, d.design_name, d.design_version, d.metadata, d.content)
-               IS NOT DISTINCT FROM
-               (r.document_type, r.content_type, r.design_name, r.design_version, r.metadata, r.content)
-             THEN d.version + 1 ELSE d.published_version END,
+           published_version = CASE
+             WHEN d.published_version = d.version
+               AND (d.document_type, d.content_type, d.design_name, d.design_version, d.metadata, d.content)
+                 IS NOT DISTINCT FROM
+                 (r.document_type, r.content_type, r.design_name, r.design_version, r.metadata, r.content)
+               THEN d.version + 1
+             WHEN d.published_version IS DISTINCT FROM d.version
+               AND EXISTS (SELECT 1 FROM publications p WHERE p.id = d.latest_publication_id
+                 AND p.metadata = r.metadata AND p.content = r.content
+                 AND (p.content_type, p.document_type, p.layout, p.design_name, p.design_version)
+                   IS NOT DISTINCT FROM (r.content_type, r.document_type, d.layout, r.design_name, r.design_version))
+               THEN d.version + 1
+             ELSE d.published_version END,
            first_publication_date = coalesce(r.first_publication_date, d.first_publication_date),
            significant_publication_date = coalesce(r.significant_publication_date, d.significant_publication_date),
            visible_publication_date_override = coalesce(r.visible_publication_date_override,
