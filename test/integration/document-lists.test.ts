@@ -6,6 +6,7 @@ import { unpublish } from '../helpers/documents';
 import { createTestProject, READ, tokenFor } from '../helpers/factories';
 import { healthWaitsDuring } from '../helpers/health-waits';
 import { apiClient, envelope } from '../helpers/http';
+import { publishedInSql } from '../helpers/published-in-sql';
 
 /** GET document-lists and GET document-lists/{id} (api-spec §4.7, §4.8, §4.20, supplement §8). */
 describe('document lists', () => {
@@ -358,27 +359,7 @@ describe('document lists', () => {
     it('when a list holds 20,000 published documents, then a read of its first few reads a few items, not all of them', async () => {
       // Every read numbered and sorted all the items of the list to keep its first `limit`: 5 s for a list of
       // 300,000 (a "latest" list that only grows), and the listing did so for up to 100 lists at once.
-      const ids = (
-        await app.ctx.pool.query<{ id: number }>(
-          `WITH docs AS (
-             INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata)
-             SELECT $1, $2, 'article', 'regular', jsonb_build_object('title', 'Long ' || n)
-             FROM generate_series(1, 20000) n RETURNING id)
-           SELECT id FROM docs ORDER BY id`,
-          [project.projectId, project.channelId],
-        )
-      ).rows.map((row) => Number(row.id));
-      await app.ctx.pool.query(
-        `WITH pubs AS (
-           INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
-             metadata, content, updated_at)
-           SELECT project_id, id, version, content_type, document_type, metadata, content, now()
-           FROM documents WHERE id = ANY($1::bigint[]) RETURNING id, document_id)
-         UPDATE documents d SET latest_publication_id = pubs.id, published_version = d.version,
-           first_publication_date = now(), last_publication_date = now()
-         FROM pubs WHERE pubs.document_id = d.id`,
-        [ids],
-      );
+      const ids = await publishedInSql(app.ctx.pool, project, [], { count: 20_000, title: 'Long' });
       const long = await newList(project.projectId, 'Long', ids);
       await app.ctx.pool.query('ANALYZE document_list_items, documents, publications');
 
@@ -431,27 +412,7 @@ describe('document lists', () => {
         identifier: 'test-design.paragraph',
         content: { text: `Paragraph ${index} ${'lorem ipsum dolor sit amet '.repeat(7)}` },
       }));
-      const ids = (
-        await app.ctx.pool.query<{ id: number }>(
-          `WITH docs AS (
-             INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
-             SELECT $1, $2, 'article', 'regular', jsonb_build_object('title', 'Large ' || n), $4::jsonb
-             FROM generate_series(1, $3::int) n RETURNING id)
-           SELECT id FROM docs ORDER BY id`,
-          [project.projectId, project.channelId, count, JSON.stringify(content)],
-        )
-      ).rows.map((row) => Number(row.id));
-      await app.ctx.pool.query(
-        `WITH pubs AS (
-           INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
-             metadata, content, updated_at)
-           SELECT project_id, id, version, content_type, document_type, metadata, content, now()
-           FROM documents WHERE id = ANY($1::bigint[]) RETURNING id, document_id)
-         UPDATE documents d SET latest_publication_id = pubs.id, published_version = d.version,
-           first_publication_date = now(), last_publication_date = now()
-         FROM pubs WHERE pubs.document_id = d.id`,
-        [ids],
-      );
+      const ids = await publishedInSql(app.ctx.pool, project, content, { count });
       return { list: await newList(project.projectId, name, ids), bytes: JSON.stringify(content).length };
     };
 

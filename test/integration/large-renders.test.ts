@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ, tokenFor } from '../helpers/factories';
 import { healthWaitsDuring } from '../helpers/health-waits';
+import { publishedInSql } from '../helpers/published-in-sql';
 
 /**
  * Reads that render a document tree (composition's html, renditions, a list's documents) of very large
@@ -21,25 +22,8 @@ describe('renders of large documents', () => {
       identifier: 'test-design.paragraph',
       content: { text: `Paragraph ${index} ${'lorem ipsum dolor sit amet '.repeat(8)}` },
     }));
-    const json = JSON.stringify(content);
-    const { rows } = await app.ctx.pool.query<{ id: string }>(
-      `INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
-       VALUES ($1, $2, 'article', 'regular', '{"title": "Large"}', $3::jsonb) RETURNING id`,
-      [project.projectId, project.channelId, json],
-    );
-    const id = Number(rows[0]!.id);
-    await app.ctx.pool.query(
-      `WITH pub AS (
-         INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
-           metadata, content, updated_at)
-         SELECT project_id, id, version, content_type, document_type, metadata, content, now()
-         FROM documents WHERE id = $1 RETURNING id)
-       UPDATE documents SET latest_publication_id = (SELECT id FROM pub), published_version = version,
-         first_publication_date = now(), last_publication_date = now()
-       WHERE id = $1`,
-      [id],
-    );
-    return { id, bytes: json.length };
+    const [id] = await publishedInSql(app.ctx.pool, project, content);
+    return { id: id!, bytes: JSON.stringify(content).length };
   };
 
   /** A request of the test's: its URL and fetch options. */

@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { indexNow } from '../helpers/documents';
 import { createTestProject, READ, tokenFor } from '../helpers/factories';
 import { healthWaitsDuring } from '../helpers/health-waits';
+import { publishedInSql } from '../helpers/published-in-sql';
 
 /**
  * documents/latestPublications and publications/search whose hits carry very large documents: the process
@@ -25,27 +26,7 @@ describe('search answers of large documents', () => {
       content: { text: `Paragraph ${index} ${'lorem ipsum dolor sit amet '.repeat(7)}` },
       ...(index % 100 === 0 ? { conditions: { dateTime: { gte: '2099-01-01T00:00:00Z' } } } : {}),
     }));
-    const ids = (
-      await app.ctx.pool.query<{ id: number }>(
-        `WITH docs AS (
-           INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
-           SELECT $1, $2, 'article', 'regular', jsonb_build_object('title', 'Large ' || n), $4::jsonb
-           FROM generate_series(1, $3::int) n RETURNING id)
-         SELECT id FROM docs ORDER BY id`,
-        [project.projectId, project.channelId, count, JSON.stringify(content)],
-      )
-    ).rows.map((row) => Number(row.id));
-    await app.ctx.pool.query(
-      `WITH pubs AS (
-         INSERT INTO publications (project_id, document_id, document_version, content_type, document_type,
-           metadata, content, updated_at)
-         SELECT project_id, id, version, content_type, document_type, metadata, content, now()
-         FROM documents WHERE id = ANY($1::bigint[]) RETURNING id, document_id)
-       UPDATE documents d SET latest_publication_id = pubs.id, published_version = d.version,
-         first_publication_date = now(), last_publication_date = now()
-       FROM pubs WHERE pubs.document_id = d.id`,
-      [ids],
-    );
+    const ids = await publishedInSql(app.ctx.pool, project, content, { count });
     // Ten at a time: a bulk request of 100 such documents is more than Elasticsearch takes at once.
     for (let at = 0; at < ids.length; at += 10)
       await indexNow(app.ctx, project.projectId, ids.slice(at, at + 10));
