@@ -67,9 +67,12 @@ export const EnvSchema = z.object({
    */
   DATABASE_POOL_WAIT_MS: wholeNumberOr(100, 600_000, 15_000),
   /**
-   * Longest wait for the answer to one query, counted on the client side: a connection cut without a reset
-   * (a dead host, a dropped route) fails within this instead of the TCP timeout of many minutes. The slowest
-   * queries of the API and the workers take well under a second; index rebuilds read in pages.
+   * Longest time a query's connection may pass no byte from Postgres, counted on the client side: a connection
+   * cut without a reset (a dead host, a dropped route) or a stuck server fails within this (a 503) instead of
+   * the TCP timeout of many minutes. Every byte read restarts it, so a large answer still arriving (or being
+   * parsed on a busy API process) is not cut; a query Postgres works on longer than this before its first row
+   * fails too. The slowest queries of the API and the workers take well under a second; index rebuilds read
+   * in pages.
    */
   DATABASE_QUERY_TIMEOUT_MS: wholeNumberOr(100, 3_600_000, 10_000),
   /**

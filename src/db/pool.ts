@@ -50,7 +50,11 @@ export interface PoolTimeouts {
    * connection is at work, so the server answers; a load spike is queued, not failed, within this bound.
    */
   poolWaitMs: number;
-  /** Most time to wait for one query's answer (DATABASE_QUERY_TIMEOUT_MS). */
+  /**
+   * Most time a query's connection may stay silent (DATABASE_QUERY_TIMEOUT_MS): no byte from Postgres for this
+   * long while a query waits for its answer fails it. Bytes arriving reset it, so a large answer still
+   * streaming in (or still being parsed here on a busy CPU) is not cut; see boundQuerySilence.
+   */
   queryTimeoutMs: number;
 }
 
@@ -67,6 +71,7 @@ export function createPool(url: string, max: number, timeouts: PoolTimeouts = DE
   class BoundedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+      boundQuerySilence(this, timeouts.queryTimeoutMs);
     }
   }
   const pool = new Pool({
@@ -76,9 +81,10 @@ export function createPool(url: string, max: number, timeouts: PoolTimeouts = DE
     Client: BoundedClient,
     // Without these, a database that stops answering (a cut connection, a stuck proxy) left requests
     // waiting forever: pg's defaults are no connect timeout and no query timeout. The pool's own bound is
-    // the wait in line; a new connection fails sooner, at its client's connect timeout.
+    // the wait in line; a new connection fails sooner, at its client's connect timeout; a query whose
+    // connection falls silent fails at its client's silence bound (not pg's query_timeout: see
+    // boundQuerySilence).
     connectionTimeoutMillis: timeouts.poolWaitMs,
-    query_timeout: timeouts.queryTimeoutMs,
     // A connection the server or the network dropped while idle is noticed, not handed to the next request.
     keepAlive: true,
   });
@@ -90,6 +96,71 @@ export function createPool(url: string, max: number, timeouts: PoolTimeouts = DE
   // next query fails instead (a 503 at the edge) and withTransaction destroys it.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/**
+ * Fails a query of `client` when its connection has passed no byte from Postgres for `silenceMs`: a dead host,
+ * a dropped route or a stuck server fails with 'Query read timeout' (a 503 at the edge) and the connection is
+ * destroyed. pg's own query_timeout bounded the whole query instead, up to its last row parsed here: a large
+ * legitimate read (100 documents of a megabyte) on a busy API process failed as the database being
+ * unavailable while Postgres was answering. Every byte read restarts the bound.
+ *
+ * Timers run before the event loop reads its sockets: when the bound is up, the bytes that arrived while this
+ * process was busy (a long parse, a starved CPU) are read first (setImmediate runs after that), then judged.
+ * Queries given as a submittable (pg-cursor, pg-query-stream: none here) are not bounded.
+ */
+export function boundQuerySilence(client: pg.Client, silenceMs: number): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const watch = (): (() => void) => {
+    const stream = client.connection.stream;
+    let lastRead = performance.now();
+    let done = false;
+    const onData = () => {
+      lastRead = performance.now();
+    };
+    const judge = () =>
+      setImmediate(() => {
+        if (done) return;
+        const silent = performance.now() - lastRead;
+        if (silent < silenceMs) {
+          timer = setTimeout(judge, silenceMs - silent);
+          return;
+        }
+        stop();
+        // The connection's 'error' fails every query of the client with it; the pool destroys the client.
+        stream.destroy(new Error(`Query read timeout: no answer from Postgres for ${silenceMs} ms`));
+      });
+    let timer = setTimeout(judge, silenceMs);
+    const stop = () => {
+      done = true;
+      clearTimeout(timer);
+      stream.off('data', onData);
+    };
+    stream.on('data', onData);
+    return stop;
+  };
+  (client as { query: unknown }).query = (...args: unknown[]): unknown => {
+    const first = args[0] as { submit?: unknown } | null | undefined;
+    if (typeof first?.submit === 'function') return query(...args);
+    const stop = watch();
+    try {
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === 'function') {
+        args[last] = (...answer: unknown[]) => {
+          stop();
+          (callback as (...answer: unknown[]) => void)(...answer);
+        };
+        return query(...args);
+      }
+      const answer = query(...args) as Promise<unknown>;
+      answer.then(stop, stop);
+      return answer;
+    } catch (error) {
+      stop();
+      throw error;
+    }
+  };
 }
 
 /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */

@@ -11,8 +11,8 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 describe('the database pool under load and when Postgres does not answer', () => {
   const url = process.env.DATABASE_URL ?? '';
   const pools: Pool[] = [];
-  const poolOf = (connectTimeoutMs: number, poolWaitMs: number, target = url) => {
-    const pool = createPool(target, 1, { connectTimeoutMs, poolWaitMs, queryTimeoutMs: 10_000 });
+  const poolOf = (connectTimeoutMs: number, poolWaitMs: number, target = url, queryTimeoutMs = 10_000) => {
+    const pool = createPool(target, 1, { connectTimeoutMs, poolWaitMs, queryTimeoutMs });
     pools.push(pool);
     return pool;
   };
@@ -71,6 +71,57 @@ describe('the database pool under load and when Postgres does not answer', () =>
     };
   };
   const unavailable = { status: 503, name: 'DatabaseUnavailable', retryAfter: 5 };
+
+  /**
+   * DATABASE_QUERY_TIMEOUT_MS bounds how long a query's connection may stay silent, not how long its answer
+   * takes: the whole-query bound failed a large read still streaming in (100 documents of a megabyte on a busy
+   * API process) as the database being unavailable.
+   */
+  describe('when the query timeout is 1 s', () => {
+    const queryTimeoutMs = 1_000;
+    let proxy: TcpProxy;
+    let proxied: string;
+    beforeAll(async () => {
+      const target = new URL(url);
+      proxy = await startTcpProxy(`http://${target.hostname}:${target.port || 5432}`);
+      const viaProxy = new URL(url);
+      viaProxy.host = new URL(proxy.url).host;
+      proxied = viaProxy.toString();
+    });
+    afterAll(async () => {
+      await proxy.close();
+    });
+
+    it('then an answer whose rows keep arriving for 3 s (one every 250 ms) is read whole', async () => {
+      const pool = poolOf(5_000, 5_000, url, queryTimeoutMs);
+      const started = performance.now();
+      // Rows of 20 kB each leave Postgres's 8 kB send buffer as they are made, one every 250 ms.
+      const result = await pool.query<{ n: number; text: string }>(
+        `SELECT n, repeat('x', 20000) || pg_sleep(0.25)::text AS text FROM generate_series(1, 12) AS n`,
+      );
+      expect(performance.now() - started).toBeGreaterThan(3 * queryTimeoutMs - 100);
+      expect(result.rows.map(({ n, text }) => [n, text.length])).toEqual(
+        Array.from({ length: 12 }, (_, i) => [i + 1, 20000]),
+      );
+    });
+
+    it('then a query on a connection that falls silent (no close, no reset) fails within it as the database being unavailable: 503 with Retry-After', async () => {
+      const pool = poolOf(5_000, 5_000, proxied, queryTimeoutMs);
+      // A connection open and working, then the host gone from the network.
+      await pool.query('SELECT 1');
+      await proxy.down('stall');
+      const started = performance.now();
+      const error = await pool.query('SELECT 1').catch((caught: unknown) => caught);
+      const waited = performance.now() - started;
+      expect((error as Error).message).toMatch(/^Query read timeout/);
+      expect(answerTo(error)).toEqual(unavailable);
+      expect(waited).toBeGreaterThanOrEqual(queryTimeoutMs - 50);
+      expect(waited).toBeLessThan(queryTimeoutMs + 3_000);
+      // Once the route is back, the pool serves again.
+      await proxy.up();
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    });
+  });
 
   it('when the route to Postgres is gone (ENETUNREACH), then a query fails as the database being unavailable: 503 with Retry-After', async () => {
     const unroutable = new URL(url);
