@@ -14,7 +14,10 @@ function directiveValueProblem(type: DirectiveType, value: unknown): string | un
   return undefined;
 }
 
-/** A value of the content as the problems show it: text as is, anything else as JSON, cut short. */
+/**
+ * A value of the content as the problems show it: text as is, anything else as JSON, cut at 60 characters
+ * (ids, identifiers, component, directive and container names come from the importer: a reason stays short).
+ */
 function shown(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
@@ -49,7 +52,7 @@ function checkComponent(
   const name = componentName(component);
   const label: unknown = component.identifier ?? component.component;
   const shownAs = label === undefined || label === null ? 'no identifier' : shown(label);
-  const id = typeof component.id === 'string' ? component.id : '<no id>';
+  const id = typeof component.id === 'string' ? shown(component.id) : '<no id>';
   const report = (message: string): void => {
     problems.push(`component ${id} (${shownAs}) at ${path}: ${message}`);
   };
@@ -73,11 +76,11 @@ function checkComponent(
   }
   const expectedIdentifier = `${design.name}.${name}`;
   if (component.identifier !== undefined && component.identifier !== expectedIdentifier) {
-    report(`identifier must be '${expectedIdentifier}'`);
+    report(`identifier must be '${shown(expectedIdentifier)}'`);
   }
   const declared = byName.get(name);
   if (!declared) {
-    report(`unknown component '${name}' in design ${design.name}@${design.version}`);
+    report(`unknown component '${shown(name)}' in design ${design.name}@${design.version}`);
     return;
   }
 
@@ -89,7 +92,7 @@ function checkComponent(
       for (const [directiveName, value] of Object.entries(component.content)) {
         const directive = directives.get(directiveName);
         if (!directive) {
-          report(`unknown directive '${directiveName}'`);
+          report(`unknown directive '${shown(directiveName)}'`);
           continue;
         }
         const problem = directiveValueProblem(directive.type, value);
@@ -106,7 +109,7 @@ function checkComponent(
   const containerNames = new Set(declared.containers ?? []);
   for (const [containerName, children] of Object.entries(component.containers)) {
     if (!containerNames.has(containerName)) {
-      report(`unknown container '${containerName}'`);
+      report(`unknown container '${shown(containerName)}'`);
       continue;
     }
     if (!Array.isArray(children)) {

@@ -275,6 +275,32 @@ describe('import/documents', () => {
     ]);
   });
 
+  it('when a component has a 100 kB identifier of another design, then the reason shows it cut, not whole', async () => {
+    // The reason was over 200 kB: "identifier must be '<all of it>'" and "unknown component '<all of it>'".
+    const long = 'q'.repeat(100_000);
+    const done = await importAndWait({
+      systemName: 'wire',
+      documents: [
+        {
+          id: 'long-identifier',
+          contentType: 'regular',
+          content: [{ id: 'doc-l', identifier: `other.${long}` }],
+        },
+      ],
+    });
+    expect(done.body.logs).toEqual([
+      {
+        state: 'failed',
+        external_id: 'long-identifier',
+        document_id: null,
+        reason:
+          `content does not match design test-design@1.0.0: component doc-l (other.${'q'.repeat(51)}...) at content.0: ` +
+          `identifier must be 'test-design.${'q'.repeat(45)}...'; ` +
+          `component doc-l (other.${'q'.repeat(51)}...) at content.0: unknown component '${'q'.repeat(57)}...' in design test-design@1.0.0`,
+      },
+    ]);
+  });
+
   it('when 2025-11 content holds items that are no components or containers that are no lists, then it is stored as sent, published, read and commanded', async () => {
     // The walkers of the content tree assumed its shape: the import failed with a TypeError's message
     // ("content is not iterable") and a command on such a stored document answered 500.

@@ -138,6 +138,31 @@ describe('validateContentAgainstDesign', () => {
     ]);
   });
 
+  it('when an identifier, a directive or a container name is very long, then every reason shows it cut at 60 characters', () => {
+    // A 100 kB identifier of another design gave a 100 kB reason: "identifier must be '<all of it>'" and
+    // "unknown component '<all of it>'" printed the value in full (only the heading was cut).
+    const long = 'q'.repeat(100_000);
+    expect(
+      validateContentAgainstDesign([{ id: 'doc-l', identifier: `other-times.${long}` }], design),
+    ).toEqual([
+      `component doc-l (other-times.${'q'.repeat(45)}...) at content.0: identifier must be 'living-times.${'q'.repeat(44)}...'`,
+      `component doc-l (other-times.${'q'.repeat(45)}...) at content.0: unknown component '${'q'.repeat(57)}...' in design living-times@1.0.4`,
+    ]);
+    expect(
+      validateContentAgainstDesign([paragraph({ content: { text: 'x', [long]: 'y' } })], design),
+    ).toEqual([
+      `component doc-p (living-times.paragraph) at content.0: unknown directive '${'q'.repeat(57)}...'`,
+    ]);
+    expect(validateContentAgainstDesign([paragraph({ containers: { [long]: [] } })], design)).toEqual([
+      `component doc-p (living-times.paragraph) at content.0: unknown container '${'q'.repeat(57)}...'`,
+    ]);
+    expect(validateContentAgainstDesign([{ id: long, identifier: 'other-times.paragraph' }], design)).toEqual(
+      [
+        `component ${'q'.repeat(57)}... (other-times.paragraph) at content.0: identifier must be 'living-times.paragraph'`,
+      ],
+    );
+  });
+
   it('when a content key is not a declared directive, then it is reported', () => {
     expect(validateContentAgainstDesign([paragraph({ content: { text: 'x', foo: 'y' } })], design)).toEqual([
       "component doc-p (living-times.paragraph) at content.0: unknown directive 'foo'",
