@@ -79,6 +79,44 @@ export function withAutoPublish(document: unknown): unknown {
   return { ...document, flags: { ...document.flags, autoPublish: true } };
 }
 
+/**
+ * What a run's logs say to its operator: the documents imported, published and failed, the failed documents,
+ * the job's own failure line (external_id '', the run failed as a whole) apart, and the exit code: 1 when
+ * nothing was written (every document failed, or the job failed before writing any), 2 when some documents
+ * failed or the job failed after writing some, else 0. The job's line was skipped: a run that failed as a
+ * whole printed its counts, said nothing and exited 0.
+ */
+export function summarizeImport(
+  logs: readonly ImportLog[],
+  documentCount: number,
+): {
+  totals: Record<ImportLog['state'], number>;
+  failures: ImportLog[];
+  jobFailure: ImportLog | undefined;
+  exitCode: 0 | 1 | 2;
+} {
+  const totals = { imported: 0, published: 0, failed: 0 };
+  const failures: ImportLog[] = [];
+  let jobFailure: ImportLog | undefined;
+  for (const log of logs) {
+    if (log.external_id === '') {
+      if (log.state === 'failed') jobFailure = log;
+      continue;
+    }
+    totals[log.state] += 1;
+    if (log.state === 'failed') failures.push(log);
+  }
+  const written = totals.imported + totals.published;
+  // A script must not read 'imported' off a run that left documents behind: 2 says some failed.
+  const exitCode =
+    totals.failed === 0 && jobFailure === undefined
+      ? 0
+      : written === 0 && (jobFailure !== undefined || totals.failed === documentCount)
+        ? 1
+        : 2;
+  return { totals, failures, jobFailure, exitCode };
+}
+
 /** Postgres became unavailable mid-run (sysexits' EX_TEMPFAIL): nothing is wrong with the file, run it again. */
 const EXIT_TEMPORARY_FAILURE = 75;
 
@@ -88,7 +126,7 @@ export function importCommand(program: Command): void {
     .description(
       'Import documents from a JSON (array or {documents}) or NDJSON file, synchronously. Prints ' +
         '{documents, imported, published, failed} and each failure on stderr; exits 1 when every document ' +
-        'failed, 2 when some did, 75 when Postgres became unavailable (what was written stays: import the ' +
+        'failed (or the job failed as a whole before writing any), 2 when some did, 75 when Postgres became unavailable (what was written stays: import the ' +
         'file again). Ctrl-C lets the batches in flight commit, ends the job failed and exits 130',
     )
     .requiredOption('-p, --project <handle|id>', 'project to import into')
@@ -136,8 +174,6 @@ export function importCommand(program: Command): void {
         const raw = options.autoPublish ? documents.map(withAutoPublish) : documents;
         await withContext(async (ctx) => {
           const projectId = await resolveProjectId(ctx, options.project);
-          const totals = { imported: 0, published: 0, failed: 0 };
-          const failures: ImportLog[] = [];
           // Every batch is validated before the first one runs, so a bad line never leaves half a file imported.
           const batches: ImportRequest[] = [];
           try {
@@ -174,17 +210,13 @@ export function importCommand(program: Command): void {
               },
             )
             .finally(stop.release);
-          // Documents only: the job's own last line (an interrupted run's, external_id '') is said apart below.
-          for (const log of job.logs.filter((entry) => entry.external_id !== '')) {
-            totals[log.state] += 1;
-            if (log.state === 'failed') failures.push(log);
-          }
+          // The job's own last line (an interrupted or stopped run's, external_id '') is said apart below.
+          const { totals, failures, jobFailure, exitCode } = summarizeImport(job.logs, raw.length);
           process.stderr.write('\n');
           for (const failure of failures)
             console.error(`failed ${failure.external_id}: ${failure.reason ?? ''}`);
           console.log(JSON.stringify({ documents: raw.length, ...totals }));
-          // A script must not read 'imported' off a run that left documents behind: 2 says some failed.
-          if (totals.failed > 0) process.exitCode = totals.failed === raw.length ? 1 : 2;
+          if (exitCode !== 0) process.exitCode = exitCode;
           if (job.outage) {
             console.error(
               `broadsheet: import stopped: ${job.outage.message} (a batch whose connection was cut as it ` +
@@ -198,6 +230,11 @@ export function importCommand(program: Command): void {
               `broadsheet: import stopped; job ${job.id} is marked failed, what was written stays`,
             );
             process.exitCode = 130;
+          } else if (jobFailure) {
+            console.error(
+              `broadsheet: ${jobFailure.reason ?? 'The import job failed'}; job ${job.id} is marked failed, ` +
+                'what was written stays',
+            );
           }
         });
       },
