@@ -10,6 +10,7 @@ import type { Express } from 'express';
 import { AppError } from '../domain/errors';
 import { errorEnvelope, errorNameOf } from './middleware/errors';
 import { helmetHeaders } from './middleware/security-headers';
+import { SLOW_CLIENT_TIMEOUTS } from './request-timeouts';
 
 /**
  * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the balancers and clients
@@ -18,19 +19,6 @@ import { helmetHeaders } from './middleware/security-headers';
  * with a reset (a 502 behind a balancer). Node's default is 5 s.
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
-/**
- * How long a request's line and headers may take to arrive, counted from its first byte (a trickle of bytes
- * does not extend it); past it the client gets a 408 and the connection closes. Node's default of 60 s, checked
- * every 30 s, let a client that sends its headers a byte at a time (slowloris) hold a connection, and a file
- * descriptor, for up to 90 s: a few hundred such connections a second used up the process's descriptors. Real
- * clients send their headers in one packet. Idle keep-alive connections are not affected (KEEP_ALIVE_TIMEOUT_MS).
- */
-const HEADERS_TIMEOUT_MS = 20_000;
-/** How long a whole request, body included, may take to arrive (Node's default, said here): a 25 MiB upload at 1 Mbit/s. */
-const REQUEST_TIMEOUT_MS = 300_000;
-/** How often Node looks for requests past those timeouts (its default, 30 s, let them run that much longer). */
-const TIMEOUT_CHECK_INTERVAL_MS = 2_000;
 
 /**
  * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app
@@ -47,9 +35,7 @@ export function listen(app: Express, port: number, host: string): Promise<Server
   const server = createServer(
     {
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      ...SLOW_CLIENT_TIMEOUTS,
       requireHostHeader: false,
     },
     handle,

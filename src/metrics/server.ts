@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { metricsEndpoint } from '../http/middleware/metrics';
+import { SLOW_CLIENT_TIMEOUTS } from '../http/request-timeouts';
 import { readinessResponse } from '../http/routes/health/health.routes';
 import type { HealthReads } from '../reads/health';
 import type { Metrics } from './metrics';
@@ -21,7 +22,8 @@ export function startMetricsServer(
 ): Promise<Server> {
   const endpoint = metricsEndpoint(metrics, options.token);
   const paths = ['/metrics', ...(options.health ? [HEALTH, READY] : [])];
-  const server = createServer((req, res) => {
+  // A client that trickles its headers is cut off as by the API (Node's defaults held it for up to 90 s).
+  const server = createServer(SLOW_CLIENT_TIMEOUTS, (req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const read = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/metrics' && read) {

@@ -1,6 +1,6 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startMetricsServer } from '../../src/metrics/server';
@@ -104,6 +104,39 @@ describe("the workers' probes", () => {
       await search.close();
     }
   });
+
+  it('when a client sends its headers a byte a second, then 408 and the connection closes within 25 s, as on the API', async () => {
+    // The server kept Node's defaults (60 s for the headers, checked every 30 s): such a connection was held
+    // for up to 90 s, and a few hundred of them used up the worker's file descriptors.
+    const server = await startMetricsServer(app.ctx.metrics, {
+      host: '127.0.0.1',
+      port: 0,
+      token: undefined,
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const started = Date.now();
+      const dripped = await new Promise<{ seconds: number; text: string }>((resolve, reject) => {
+        let text = '';
+        const socket = connect({ host: '127.0.0.1', port }, () =>
+          socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: '),
+        );
+        const drip = setInterval(() => socket.writable && socket.write('a'), 1000);
+        const deadline = setTimeout(() => socket.destroy(), 40_000);
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          clearInterval(drip);
+          clearTimeout(deadline);
+          resolve({ seconds: (Date.now() - started) / 1000, text });
+        });
+      });
+      expect(dripped.seconds).toBeLessThan(25);
+      expect(dripped.text.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
 });
 
 /**
