@@ -197,13 +197,28 @@ describe('README: the endpoint tables', () => {
 });
 
 describe('docker-compose.yml', () => {
+  const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
+
   it('when it hands the app an environment variable, then src/config.ts reads that variable', () => {
-    const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
     const app = /\nx-app: &app\n([\s\S]*?)\n\S/.exec(compose)?.[1] ?? '';
-    const environment = /\n {2}environment:\n((?: {4}.*\n| *#.*\n)+)/.exec(`\n${app}\n`)?.[1] ?? '';
+    const environment =
+      /\n {2}environment: &app-environment\n((?: {4}.*\n| *#.*\n)+)/.exec(`\n${app}\n`)?.[1] ?? '';
     const names = [...environment.matchAll(/^ {4}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
     expect(names).toContain('JWT_SECRET');
     expect(names.filter((name) => !(name in EnvSchema.shape))).toEqual([]);
+  });
+
+  it("when the workers run, then their probe server is on and a healthcheck asks its GET /health, the app's environment kept", () => {
+    // The workers had no healthcheck: `docker compose ps` said nothing of a worker process that hung.
+    const workers = /\n {2}workers:\n((?: {4}.*\n| *#.*\n|\n)+)/.exec(compose)?.[1] ?? '';
+    const environment = /\n {4}environment:\n((?: {6}.*\n)+)/.exec(`\n${workers}`)?.[1] ?? '';
+    // A merge is shallow: an `environment` of its own without the app's left the workers without DATABASE_URL.
+    expect(environment).toMatch(/^ {6}<<: \*app-environment$/m);
+    const port = /^ {6}WORKER_METRICS_PORT: "(\d+)"$/m.exec(environment)?.[1];
+    expect(port).toBeDefined();
+    const healthcheck = /\n {4}healthcheck:\n((?: {6}.*\n)+)/.exec(`\n${workers}`)?.[1] ?? '';
+    expect(healthcheck).toMatch(/^ {6}test:\n {8}- CMD\n {8}- node\n {8}- -e\n/);
+    expect(healthcheck).toContain(`fetch('http://127.0.0.1:${port}/health')`);
   });
 });
 
