@@ -1175,10 +1175,11 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       '/enrichment/re-enrich': {
         post: {
           summary:
-            'Re-enrich documents in the background: {} at once, one job per document of the project (unknown ids ' +
-            "are skipped). Each job POSTs the document's text to the project's enrichment service and writes the " +
-            'entities it answers into the metadata as document commands (README, "Enrichment"). 400 ' +
-            'ConfigurationError when the project has no enrichment enabled',
+            'Re-enrich documents in the background: {} at once, one job per document of the project (ids of no ' +
+            'document, or that cannot be one, such as "x" or 0, are skipped). Each job POSTs the text of the ' +
+            "document to the project's enrichment service and writes the entities it answers into the metadata " +
+            'as document commands (README, "Enrichment"). 400 ConfigurationError when the project has no ' +
+            'enrichment enabled',
           security: [{ bearer: ['enrichment'] }],
           requestBody: body(fromZod(reEnrichBody, 'ReEnrich', components)),
           responses: {
