@@ -208,17 +208,65 @@ describe('docker-compose.yml', () => {
     expect(names.filter((name) => !(name in EnvSchema.shape))).toEqual([]);
   });
 
+  /** The lines of one service, comments and blank lines included. */
+  const service = (name: string): string =>
+    new RegExp(`\\n {2}${name}:\\n((?: {4}.*\\n| *#.*\\n|\\n)+)`).exec(compose)?.[1] ?? '';
+  const healthcheckOf = (block: string): string =>
+    /\n {4}healthcheck:\n((?: {6}.*\n)+)/.exec(`\n${block}`)?.[1] ?? '';
+  /** The URL a healthcheck's `node -e "fetch(...)..."` asks, the script with the URL taken out beside it. */
+  const probeOf = (healthcheck: string): { url?: string; script?: string } => {
+    const script = /^ {8}- "(fetch\('[^']+'\).*)"$/m.exec(healthcheck)?.[1];
+    return {
+      url: /^fetch\('([^']+)'\)/.exec(script ?? '')?.[1],
+      script: script?.replace(/'[^']+'/, "'URL'"),
+    };
+  };
+
   it("when the workers run, then their probe server is on and a healthcheck asks its GET /health, the app's environment kept", () => {
     // The workers had no healthcheck: `docker compose ps` said nothing of a worker process that hung.
-    const workers = /\n {2}workers:\n((?: {4}.*\n| *#.*\n|\n)+)/.exec(compose)?.[1] ?? '';
+    const workers = service('workers');
     const environment = /\n {4}environment:\n((?: {6}.*\n)+)/.exec(`\n${workers}`)?.[1] ?? '';
     // A merge is shallow: an `environment` of its own without the app's left the workers without DATABASE_URL.
     expect(environment).toMatch(/^ {6}<<: \*app-environment$/m);
     const port = /^ {6}WORKER_METRICS_PORT: "(\d+)"$/m.exec(environment)?.[1];
     expect(port).toBeDefined();
-    const healthcheck = /\n {4}healthcheck:\n((?: {6}.*\n)+)/.exec(`\n${workers}`)?.[1] ?? '';
-    expect(healthcheck).toMatch(/^ {6}test:\n {8}- CMD\n {8}- node\n {8}- -e\n/);
-    expect(healthcheck).toContain(`fetch('http://127.0.0.1:${port}/health')`);
+    const healthcheck = healthcheckOf(workers);
+    expect(healthcheck).toMatch(/^ {6}test:\n {8}- CMD\n {8}- node\n {8}- -e\n/m);
+    expect(probeOf(healthcheck).url).toBe(`http://127.0.0.1:${port}/health`);
+  });
+
+  it("when the API runs, then a healthcheck of the workers' shape and timing asks its liveness route, GET /api/{version}/health, on its PORT", () => {
+    // The API had no healthcheck: `docker compose ps` showed a hung API process as up.
+    const api = healthcheckOf(service('api'));
+    const workers = healthcheckOf(service('workers'));
+    // One timing for both, from one anchor: not two copies that drift apart.
+    const anchor = /\nx-app-healthcheck: &app-healthcheck\n((?: {2}.*\n)+)/.exec(compose)?.[1] ?? '';
+    expect(anchor).toMatch(/^ {2}interval: \d+s$/m);
+    expect(anchor).toMatch(/^ {2}timeout: \d+s$/m);
+    expect(anchor).toMatch(/^ {2}retries: \d+$/m);
+    for (const healthcheck of [api, workers]) {
+      expect(healthcheck).toMatch(/^ {6}<<: \*app-healthcheck$/m);
+      expect(healthcheck).toMatch(/^ {6}test:\n {8}- CMD\n {8}- node\n {8}- -e\n/m);
+      expect(
+        healthcheck.split('\n').filter((line) => /^ {6}\w/.test(line) && !/^ {6}test:/.test(line)),
+      ).toEqual([]);
+    }
+    const probe = probeOf(api);
+    expect(probe.script).toBeDefined();
+    expect(probe.script).toBe(probeOf(workers).script);
+
+    const app = /\nx-app: &app\n([\s\S]*?)\n\S/.exec(compose)?.[1] ?? '';
+    const port = /^ {4}PORT: "(\d+)"$/m.exec(app)?.[1];
+    expect(port).toBeDefined();
+    const path = /^http:\/\/127\.0\.0\.1:(\d+)\/api\/([^/]+)(\/.*)$/.exec(probe.url ?? '');
+    expect(path?.[1]).toBe(port);
+    const version = ApiVersion.parse(path?.[2] ?? '');
+    expect(version).toBeDefined();
+    const router = express.Router({ mergeParams: true });
+    registerRoutes(router, { auth: [] } as unknown as RouteDeps);
+    const liveness = listRoutes(router).find((route) => route.method === 'GET' && route.path === path?.[3]);
+    expect(liveness?.path).toBe('/health');
+    expect(routeExistsIn(liveness!, version!)).toBe(true);
   });
 });
 
