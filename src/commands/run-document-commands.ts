@@ -3,15 +3,18 @@ import { documentCommandTransactionQueries } from '../db/queries/document-comman
 import { designQueries } from '../db/queries/designs';
 import { documentQueries, type DocumentRow } from '../db/queries/documents';
 import { mediaQueries } from '../db/queries/media';
+import { projectQueries } from '../db/queries/projects';
 import {
   embargoBlocksPublish,
   embargoOf,
   applyCommands,
   referencedDocumentIds,
   referencedMediaIds,
+  setsProjectValues,
   writesDirective,
   type DraftState,
   type Embargo,
+  type ProjectValues,
 } from '../domain/document-commands/apply';
 import type { CommandRequest } from '../domain/document-commands/schema';
 import type { Design } from '../domain/design';
@@ -120,6 +123,7 @@ export async function runDocumentCommandsIn(
     design: await directiveDesign(tx, row, input.request),
     documentTargets: await documentTargets(tx, row.projectId, input.request),
     mediaTargets: await mediaTargets(tx, row.projectId, input.request),
+    projectValues: await projectValues(tx, row.projectId, input.request),
   };
   const outcome = applyCommands(state, input.request, input.now);
 
@@ -237,6 +241,25 @@ async function mediaTargets(
   const ids = referencedMediaIds(request);
   if (ids.length === 0) return undefined;
   return new Set(await mediaQueries(tx).findExistingIds(projectId, ids));
+}
+
+/**
+ * The project config's brand handles and category ids, read only when the request sets a brands condition or
+ * a `category` metadata value (undefined otherwise): one that names neither a brand or category of the
+ * project nor a value the document carries already is refused (see applyCommands).
+ */
+async function projectValues(
+  tx: Transaction,
+  projectId: number,
+  request: CommandRequest,
+): Promise<ProjectValues | undefined> {
+  if (!setsProjectValues(request)) return undefined;
+  const project = await projectQueries(tx).findById(projectId);
+  if (project === undefined) return undefined;
+  return {
+    brands: project.config.brands.map((brand) => brand.handle),
+    categories: new Set(project.config.categories.map((category) => category.id)),
+  };
 }
 
 /**

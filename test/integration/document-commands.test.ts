@@ -1,6 +1,6 @@
 import { documentQueries } from '../../src/db/queries/documents';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
+import { buildContent, createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
 
@@ -382,6 +382,68 @@ describe('PATCH documents/{documentId}/commands', () => {
         commands: [include({ article: ref(String(doc.id)) }), metadata(ref(String(doc.id)))],
       });
       expect(own.status).toBe(204);
+    });
+
+    it("when setComponentCondition's brands or the category metadata name a handle or id the project config does not have, then 400 naming it and nothing is written; values stored before are kept", async () => {
+      // The project config has the brands ch, de and the categories news, politics, sport. The draft was
+      // imported when 'old' was a brand and 'gone' a category.
+      const content = buildContent().map((component) =>
+        component.id === 'doc-para' ? { ...component, conditions: { brands: ['old'] } } : component,
+      );
+      const doc = await createDraftDocument(app.ctx, {
+        ...project,
+        metadata: { title: 'A draft', category: { id: 'gone' } },
+        content,
+      });
+      const brands = (value: unknown) => ({
+        operation: 'setComponentCondition',
+        componentId: 'doc-para',
+        conditionName: 'brands',
+        value,
+      });
+      const category = (value: unknown) => ({
+        operation: 'setMetadataProperty',
+        propertyName: 'category',
+        value,
+      });
+      const cases = [
+        [brands(['de', 'dee']), "the brand 'dee' is not a brand of this project (it has: ch, de)"],
+        [
+          category({ id: 'sports' }),
+          "the category 'sports' (metadata property 'category') is not a category of this project",
+        ],
+        [
+          category('sports'),
+          "the category 'sports' (metadata property 'category') is not a category of this project",
+        ],
+      ] as const;
+      for (const [command, why] of cases) {
+        const response = await commands(doc.id, {
+          commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'New' }, command],
+        });
+        expect(response.body).toEqual(
+          envelope(400, 'Bad Request', { message: `Command at index 1 failed: ${why}`, commandIndex: 1 }),
+        );
+      }
+      const unchanged = await load(doc.id);
+      expect([unchanged.version, unchanged.metadata, unchanged.content]).toEqual([
+        doc.version,
+        doc.metadata,
+        doc.content,
+      ]);
+      // What the document already carries may be sent back with it; the project's own values are taken.
+      const ok = await commands(doc.id, {
+        commands: [brands(['old', 'ch']), category({ id: 'gone', label: 'Gone' }), { operation: 'publish' }],
+      });
+      expect(ok.status).toBe(204);
+      const kept = await load(doc.id);
+      expect(kept.content.find((c) => c.id === 'doc-para')!.conditions).toEqual({ brands: ['old', 'ch'] });
+      expect(kept.metadata.category).toEqual({ id: 'gone', label: 'Gone' });
+      const changed = await commands(doc.id, { commands: [brands(['de']), category({ id: 'sport' })] });
+      expect(changed.status).toBe(204);
+      const after = await load(doc.id);
+      expect(after.content.find((c) => c.id === 'doc-para')!.conditions).toEqual({ brands: ['de'] });
+      expect(after.metadata.category).toEqual({ id: 'sport' });
     });
 
     it("when setMetadataProperty's value or setIncludeDirective's params reference a media entry of another project or none, then 400 naming where and nothing is written", async () => {

@@ -3,6 +3,7 @@ import {
   embargoBlocksPublish,
   referencedDocumentIds,
   referencedMediaIds,
+  setsProjectValues,
 } from '../../src/domain/document-commands/apply';
 import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
@@ -1356,4 +1357,76 @@ describe('applyCommands: content stored as sent (imports up to 2025-11)', () => 
     expect(missing.status).toBe(400);
     expect(missing.details.message).toContain("component 'nope' does not exist");
   });
+});
+
+describe("the project config's brands and categories", () => {
+  const projectValues = { brands: ['ch', 'de'], categories: new Set(['news', 'sport']) };
+  // buildState: doc-1 carries the brands ['ch'], the metadata the category c1 (no longer in the config).
+  const state = () => buildState({ projectValues });
+  const brands = (componentId: string, value: string[] | null): Command => ({
+    operation: 'setComponentCondition',
+    componentId,
+    conditionName: 'brands',
+    value,
+  });
+  const category = (value: unknown): Command =>
+    ({ operation: 'setMetadataProperty', propertyName: 'category', value }) as Command;
+
+  it('when a brands condition names a handle the project does not have, then 400 naming it and the brands it has', () => {
+    expect(
+      errorOf(() => run([category({ id: 'news' }), brands('doc-3', ['de', 'dee'])], state())),
+    ).toMatchObject(failed(1, "the brand 'dee' is not a brand of this project (it has: ch, de)"));
+    const none = buildState({ projectValues: { brands: [], categories: new Set() } });
+    expect(errorOf(() => run([brands('doc-3', ['ch'])], none))).toMatchObject(
+      failed(0, "the brand 'ch' is not a brand of this project (it has: none)"),
+    );
+    const long = 'x'.repeat(10_000);
+    const message = errorOf(() => run([brands('doc-3', [long])], state())).details.message as string;
+    expect(message).toContain(`'${'x'.repeat(57)}...'`);
+    expect(message.length).toBeLessThan(200);
+  });
+
+  it('when a category metadata value names an id the project does not have, then 400 naming it', () => {
+    for (const value of [{ id: 'sports' }, 'sports', { id: 'sports', label: 'Sports' }]) {
+      expect(errorOf(() => run([category(value)], state()))).toMatchObject(
+        failed(0, "the category 'sports' (metadata property 'category') is not a category of this project"),
+      );
+    }
+  });
+
+  it("when the values are the project's, already carried, removed or not known, then they are set", () => {
+    // doc-1 carries 'ch' and the document c1: sent back, with the project's own, they stay.
+    const outcome = run(
+      [brands('doc-1', ['ch', 'de']), brands('doc-3', ['de']), category({ id: 'c1', label: 'Old' })],
+      buildState({ projectValues: { brands: ['de'], categories: new Set() } }),
+    );
+    expect(outcome.content[0]!.conditions).toEqual({ brands: ['ch', 'de'] });
+    expect(outcome.metadata.category).toEqual({ id: 'c1', label: 'Old' });
+    expect(run([category('sport'), brands('doc-1', null)], state()).metadata.category).toBe('sport');
+    // Another property, or a value that names no id, is no category; without projectValues nothing is checked.
+    expect(() =>
+      run([metadata('topic', { id: 'sports' }), category(null), category({ id: 5 })], state()),
+    ).not.toThrow();
+    expect(() => run([brands('doc-3', ['dee']), category({ id: 'sports' })])).not.toThrow();
+  });
+
+  it('names the requests that need the config: a brands condition set, or a category id', () => {
+    expect(setsProjectValues({ commands: [brands('doc-1', ['ch'])] })).toBe(true);
+    expect(setsProjectValues({ commands: [category({ id: 'news' })] })).toBe(true);
+    expect(setsProjectValues({ commands: [category('news')] })).toBe(true);
+    expect(
+      setsProjectValues({
+        commands: [
+          brands('doc-1', null),
+          category(null),
+          metadata('title', { id: 'x' }),
+          { operation: 'publish' },
+        ],
+      }),
+    ).toBe(false);
+  });
+
+  function metadata(propertyName: string, value: unknown): Command {
+    return { operation: 'setMetadataProperty', propertyName, value } as Command;
+  }
 });

@@ -52,6 +52,77 @@ export interface DraftState {
    * metadata value or an include's param naming any other is refused. Without it they are not checked.
    */
   mediaTargets?: ReadonlySet<string> | undefined;
+  /**
+   * The handles of the project config's brands and the ids of its categories: a brands condition or a
+   * `category` metadata value the request sets must name one of them, or a value the document carries already
+   * (stored when the config still had it). Without them they are not checked.
+   */
+  projectValues?: ProjectValues | undefined;
+}
+
+/** What of the project config a command's brands condition and `category` metadata value must name. */
+export interface ProjectValues {
+  brands: readonly string[];
+  categories: ReadonlySet<string>;
+}
+
+/** The metadata property whose value is a category of the project (api-spec §2: `category ({id})`). */
+const CATEGORY_PROPERTY = 'category';
+
+/** The category id a `category` metadata value names, `{id}` or the id alone (as the search reads it). */
+function categoryIdOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return isRecord(value) && typeof value.id === 'string' ? value.id : undefined;
+}
+
+/**
+ * Whether a command sets a brands condition or a `category` metadata value, which the project config's brands
+ * and categories are needed to check (DraftState.projectValues).
+ */
+export const setsProjectValues = (request: Pick<CommandRequest, 'commands'>): boolean =>
+  request.commands.some(
+    (command) =>
+      (command.operation === 'setComponentCondition' &&
+        command.conditionName === 'brands' &&
+        command.value !== null) ||
+      (command.operation === 'setMetadataProperty' &&
+        command.propertyName === CATEGORY_PROPERTY &&
+        categoryIdOf(command.value) !== undefined),
+  );
+
+/** A value of the request as a refusal shows it, cut at 60 characters. */
+function shown(value: string): string {
+  return value.length > 60 ? `${value.slice(0, 57)}...` : value;
+}
+
+/**
+ * Why a brands condition cannot be set (undefined: it can): a handle that is neither a brand of the project
+ * nor one the component carries already is refused, so a typo does not hide the component from every brand.
+ */
+export function brandsProblem(
+  value: readonly string[],
+  current: unknown,
+  projectValues: ProjectValues,
+): string | undefined {
+  const carried = Array.isArray(current) ? current : [];
+  const unknown = value.find((handle) => !projectValues.brands.includes(handle) && !carried.includes(handle));
+  if (unknown === undefined) return undefined;
+  const known = projectValues.brands.map(shown).join(', ');
+  return `the brand '${shown(unknown)}' is not a brand of this project (it has: ${known || 'none'})`;
+}
+
+/**
+ * Why a `category` metadata value cannot be set (undefined: it can): an id that is neither a category of the
+ * project nor the one the document carries already is refused.
+ */
+export function categoryProblem(
+  value: unknown,
+  current: unknown,
+  projectValues: ProjectValues,
+): string | undefined {
+  const id = categoryIdOf(value);
+  if (id === undefined || projectValues.categories.has(id) || id === categoryIdOf(current)) return undefined;
+  return `the category '${shown(id)}' (metadata property '${CATEGORY_PROPERTY}') is not a category of this project`;
 }
 
 /** A reference a command writes, with how a refusal names it: `what` it is, and `at` where in the command. */
@@ -159,6 +230,7 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     design: state.design,
     documentTargets: state.documentTargets,
     mediaTargets: state.mediaTargets,
+    projectValues: state.projectValues,
   };
   request.commands.forEach((command, index) => {
     applyCommand(draft, command, index, now);
@@ -263,6 +335,8 @@ interface Draft {
   documentTargets: ReadonlySet<string> | undefined;
   /** The project's media entries among those the request references (DraftState.mediaTargets). */
   mediaTargets: ReadonlySet<string> | undefined;
+  /** The project config's brands and categories (DraftState.projectValues). */
+  projectValues: ProjectValues | undefined;
 }
 
 function applyCommand(draft: Draft, command: Command, index: number, now: Date): void {
@@ -271,6 +345,14 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
     case 'setMetadataProperty':
       checkReferences(draft, command, index);
       checkOldValue(command, ownValue(draft.metadata, command.propertyName), index);
+      if (draft.projectValues !== undefined && command.propertyName === CATEGORY_PROPERTY) {
+        const problem = categoryProblem(
+          command.value,
+          ownValue(draft.metadata, CATEGORY_PROPERTY),
+          draft.projectValues,
+        );
+        if (problem !== undefined) throw fail(problem);
+      }
       setOrDelete(draft.metadata, command.propertyName, command.value);
       return;
     case 'setEditableDirective': {
@@ -293,6 +375,14 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
     case 'setComponentCondition': {
       const component = requireComponent(draft, command.componentId, fail);
       checkOldValue(command, ownValue(component.conditions, command.conditionName), index);
+      if (draft.projectValues !== undefined && command.conditionName === 'brands' && command.value !== null) {
+        const problem = brandsProblem(
+          command.value,
+          ownValue(component.conditions, 'brands'),
+          draft.projectValues,
+        );
+        if (problem !== undefined) throw fail(problem);
+      }
       editRecord(component, 'conditions', (conditions) =>
         setOrDelete(conditions, command.conditionName, command.value),
       );
