@@ -27,9 +27,10 @@ describe('boundQuerySilence', () => {
     serverEnd.on('error', () => undefined);
     // Like pg: the query settles when the test says so, and fails with the connection's error; a promise,
     // or its callback called (pg-pool's form).
-    const stand = {
-      connection: { stream: clientEnd },
-      query: (...args: unknown[]) => {
+    // A class, as pg.Client is: the bound wraps the class's query method.
+    class Stand {
+      connection = { stream: clientEnd };
+      query(...args: unknown[]) {
         const answer = new Promise<string>((resolve, reject) => {
           finish = () => resolve('answer');
           clientEnd.on('data', () => undefined);
@@ -42,9 +43,9 @@ describe('boundQuerySilence', () => {
           (error: unknown) => callback(error),
         );
         return undefined;
-      },
-    };
-    client = stand as unknown as pg.Client;
+      }
+    }
+    client = new Stand() as unknown as pg.Client;
     boundQuerySilence(client, silenceMs);
   });
   afterEach(async () => {
