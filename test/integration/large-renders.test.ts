@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ, tokenFor } from '../helpers/factories';
 import { healthWaitsDuring } from '../helpers/health-waits';
 import { publishedInSql } from '../helpers/published-in-sql';
+import { SLICE_MS } from '../../src/time-slices';
 
 /**
  * Reads that render a document tree (composition's html, renditions, a list's documents) of very large
@@ -97,7 +98,9 @@ describe('renders of large documents', () => {
       const full = await timed(withRender());
       expect([plain.status, full.status]).toEqual([200, 200]);
       const rendering = full.busy - plain.busy;
-      expect(rendering).toBeGreaterThan(500);
+      // Enough render to cut: twenty time slices (SLICE_MS) at least. It was 500 ms, set on a slow machine; a
+      // quiet, fast one renders the renditions of 30 MB in about 0.4 s. What is asserted below is unchanged.
+      expect(rendering).toBeGreaterThan(20 * SLICE_MS);
 
       const leaving = new AbortController();
       const { url, init } = withRender();
