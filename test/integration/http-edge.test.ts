@@ -5,6 +5,7 @@ import { createPublishedDocument } from '../helpers/documents';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
 import { apiClient, envelope } from '../helpers/http';
+import { dripHeaders } from '../helpers/slow-client';
 
 /**
  * What an outside probe broke at the HTTP edge (issue 8): malformed percent-encoding, NUL bytes, bodies that
@@ -270,23 +271,8 @@ describe('idle keep-alive connections', () => {
 describe('slow clients (slowloris)', () => {
   it('when a client sends its headers a byte a second, then 408 in the envelope and the connection closes within 25 s; an idle keep-alive connection still serves its next request', async () => {
     const { hostname, port } = new URL(app.url);
-    const started = Date.now();
     // Node's defaults (60 s for the headers, checked every 30 s) held such a connection for up to 90 s.
-    const slow = new Promise<{ seconds: number; text: string }>((resolve, reject) => {
-      let text = '';
-      const socket = connect({ host: hostname, port: Number(port) }, () =>
-        socket.write('GET /api/2026-03/health HTTP/1.1\r\nHost: x\r\nX-Slow: '),
-      );
-      const drip = setInterval(() => socket.writable && socket.write('a'), 1000);
-      const deadline = setTimeout(() => socket.destroy(), 40_000);
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        clearInterval(drip);
-        clearTimeout(deadline);
-        resolve({ seconds: (Date.now() - started) / 1000, text });
-      });
-    });
+    const slow = dripHeaders(hostname, Number(port), '/api/2026-03/health');
     // A balancer's connection: one request, idle past the headers' timeout, then the next one on it.
     const idle = new Promise<string[]>((resolve, reject) => {
       const answers: string[] = [];

@@ -1,6 +1,6 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startMetricsServer } from '../../src/metrics/server';
@@ -9,6 +9,7 @@ import { createSearchClient } from '../../src/search/client';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { envelope } from '../helpers/http';
 import { killHard, startWorkerProcess } from '../helpers/worker-process';
+import { dripHeaders } from '../helpers/slow-client';
 
 jest.setTimeout(120_000);
 
@@ -115,22 +116,7 @@ describe("the workers' probes", () => {
     });
     try {
       const { port } = server.address() as AddressInfo;
-      const started = Date.now();
-      const dripped = await new Promise<{ seconds: number; text: string }>((resolve, reject) => {
-        let text = '';
-        const socket = connect({ host: '127.0.0.1', port }, () =>
-          socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: '),
-        );
-        const drip = setInterval(() => socket.writable && socket.write('a'), 1000);
-        const deadline = setTimeout(() => socket.destroy(), 40_000);
-        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        socket.on('error', reject);
-        socket.on('close', () => {
-          clearInterval(drip);
-          clearTimeout(deadline);
-          resolve({ seconds: (Date.now() - started) / 1000, text });
-        });
-      });
+      const dripped = await dripHeaders('127.0.0.1', port, '/metrics');
       expect(dripped.seconds).toBeLessThan(25);
       expect(dripped.text.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
     } finally {
