@@ -19,13 +19,16 @@ import { widgetQueries } from './search';
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/broadsheet_bench_x ELASTICSEARCH_INDEX_PREFIX=benchx \
  *     JWT_SECRET=... DIST_A=/tmp/dist-before DIST_B=dist npx tsx bench/api-ab.ts
  *
- * ROUNDS (default 3), LIST_MS (per list and turn, default 4000), ONLY=lists|export.
+ * ROUNDS (default 3), LIST_MS (per list and turn, default 4000), ONLY=lists|export. Node's options for the
+ * API processes: BENCH_API_NODE_ARGS for both, BENCH_API_NODE_ARGS_A / _B for one side (to A/B a V8 flag on
+ * one build: DIST_A=dist DIST_B=dist BENCH_API_NODE_ARGS_B='--heap-growing-percent=300').
  */
 
 const loadAverage = async () => (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
 
-async function startApi(dist: string, port: number): Promise<ChildProcess> {
-  const nodeArgs = process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+async function startApi(dist: string, port: number, side: 'A' | 'B'): Promise<ChildProcess> {
+  const args = process.env[`BENCH_API_NODE_ARGS_${side}`] ?? process.env.BENCH_API_NODE_ARGS;
+  const nodeArgs = args?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, resolve(dist, 'src/main.js')], {
     cwd: resolve(__dirname, '..'),
     env: {
@@ -79,8 +82,8 @@ async function main() {
   const headers = { authorization: `Bearer ${token}` };
   const ports = { A: await freePort(), B: await freePort() };
   const apis = {
-    A: await startApi(dists.A, ports.A),
-    B: await startApi(dists.B, ports.B),
+    A: await startApi(dists.A, ports.A, 'A'),
+    B: await startApi(dists.B, ports.B, 'B'),
   };
   const urls = { A: `http://127.0.0.1:${ports.A}`, B: `http://127.0.0.1:${ports.B}` };
   const lists = widgetQueries().filter((query) => query.name !== 'full text');
