@@ -211,8 +211,8 @@ async function directiveDesign(
 
 /**
  * Which of the documents the request references (links, includes' params, metadata) are the project's
- * (undefined when it references none): a reference to another project's document, or to an id no document
- * has, is refused (see applyCommands).
+ * (undefined when it references none): a reference the request adds to another project's document, or to an
+ * id no document has, is refused; one the stored draft has already passes (see applyCommands).
  */
 async function documentTargets(
   tx: Transaction,
@@ -229,9 +229,9 @@ async function documentTargets(
 
 /**
  * Which of the media library entries the request references (metadata, includes' params) are the project's
- * (undefined when it references none): a reference to another project's entry, or to an id no entry has, is
- * refused (see applyCommands). A revoked entry is still the project's: the reference stays valid, the image is
- * not served.
+ * (undefined when it references none): a reference the request adds to another project's entry, or to an id
+ * no entry has, is refused; one the stored draft has already passes (see applyCommands). A revoked entry is
+ * still the project's: the reference stays valid, the image is not served.
  */
 async function mediaTargets(
   tx: Transaction,

@@ -503,6 +503,132 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(JSON.stringify(incoming.body)).toContain(String(doc.id));
     });
 
+    it('when a document or media entry the draft references is gone, then the draft sent back with an edit is taken; a reference the request adds to a missing one is still 400 naming it', async () => {
+      const target = await draft();
+      const mediaId = `gone-${Date.now().toString(36)}`;
+      await app.ctx.pool.query(
+        `INSERT INTO media_entries (project_id, id, media_type) VALUES ($1, $2, 'image')`,
+        [project.projectId, mediaId],
+      );
+      const doc = await draft();
+      const targetRef = { $ref: 'document', reference: { id: String(target.id) } };
+      const mediaRef = { $ref: 'mediaLibrary', reference: { id: mediaId } };
+      // What an editor sends for every reference of the draft when it saves the whole of it.
+      const references = [
+        {
+          operation: 'setLinkDirective',
+          componentId: 'doc-link',
+          directiveName: 'link',
+          value: { ...targetRef, href: '/b' },
+        },
+        {
+          operation: 'setIncludeDirective',
+          componentId: 'doc-embed',
+          directiveName: 'teaser',
+          value: { params: { article: targetRef, image: mediaRef } },
+        },
+        { operation: 'setMetadataProperty', propertyName: 'related', value: targetRef },
+        { operation: 'setMetadataProperty', propertyName: 'picture', value: mediaRef },
+      ];
+      expect((await commands(doc.id, { commands: references })).status).toBe(204);
+      // No API deletes a document or a media entry; they go the way an operator would remove them.
+      await app.ctx.pool.query('DELETE FROM documents WHERE id = $1', [target.id]);
+      await app.ctx.pool.query('DELETE FROM media_entries WHERE project_id = $1 AND id = $2', [
+        project.projectId,
+        mediaId,
+      ]);
+      const stored = await load(doc.id);
+      const typo = (text: string) => ({
+        operation: 'setEditableDirective',
+        componentId: 'doc-para',
+        directiveName: 'text',
+        value: text,
+      });
+
+      // The whole draft sent back with a typo fixed: its references are the stored ones, gone or not.
+      const resent = await commands(doc.id, {
+        version: stored.version,
+        commands: [...references, typo('First, fixed')],
+      });
+      expect(resent.status).toBe(204);
+      const fixed = await load(doc.id);
+      expect(fixed.version).toBe(stored.version + 1);
+      expect(fixed.content.find((c) => c.id === 'doc-para')!.content).toEqual({ text: 'First, fixed' });
+      expect([fixed.metadata, fixed.content.filter((c) => c.id !== 'doc-para')]).toEqual([
+        stored.metadata,
+        stored.content.filter((c) => c.id !== 'doc-para'),
+      ]);
+
+      // A reference the request adds to a document or entry the project lacks is refused, the edit with it.
+      const missingDocument = '99999999';
+      const missingMedia = `never-${mediaId}`;
+      const cases = [
+        [
+          {
+            operation: 'setMetadataProperty',
+            propertyName: 'more',
+            value: { ...targetRef, reference: { id: missingDocument } },
+          },
+          `the document '${missingDocument}' (metadata property 'more') is not a document of this project`,
+        ],
+        [
+          {
+            operation: 'setIncludeDirective',
+            componentId: 'doc-embed',
+            directiveName: 'teaser',
+            value: {
+              params: {
+                article: targetRef,
+                image: { $ref: 'mediaLibrary', reference: { id: missingMedia } },
+              },
+            },
+          },
+          `the include's media entry '${missingMedia}' (params.image) is not a media library entry of this project`,
+        ],
+      ] as const;
+      for (const [command, why] of cases) {
+        const response = await commands(doc.id, { commands: [...references, typo('Second'), command] });
+        expect(response.body).toEqual(
+          envelope(400, 'Bad Request', { message: `Command at index 5 failed: ${why}`, commandIndex: 5 }),
+        );
+      }
+      const unchanged = await load(doc.id);
+      expect([unchanged.version, unchanged.metadata, unchanged.content]).toEqual([
+        fixed.version,
+        fixed.metadata,
+        fixed.content,
+      ]);
+
+      // The check is of ids: one the stored draft references already may be used in another place too.
+      const moved = await commands(doc.id, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'seeAlso', value: mediaRef }],
+      });
+      expect(moved.status).toBe(204);
+      // Once no longer referenced, a gone entry is a new reference again, and refused.
+      const dropped = await commands(doc.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'seeAlso', value: null },
+          { operation: 'setMetadataProperty', propertyName: 'picture', value: null },
+          {
+            operation: 'setIncludeDirective',
+            componentId: 'doc-embed',
+            directiveName: 'teaser',
+            value: { params: { article: targetRef } },
+          },
+        ],
+      });
+      expect(dropped.status).toBe(204);
+      const readded = await commands(doc.id, {
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'picture', value: mediaRef }],
+      });
+      expect(readded.body).toEqual(
+        envelope(400, 'Bad Request', {
+          message: `Command at index 0 failed: the media entry '${mediaId}' (metadata property 'picture') is not a media library entry of this project`,
+          commandIndex: 0,
+        }),
+      );
+    });
+
     it('when setIncludeDirective sends params and overrides, then both are stored; params alone removes the overrides', async () => {
       const doc = await draft();
       const override = { id: 'o1', content: { title: 'Other' }, originalSnapshot: {}, contentProperties: {} };

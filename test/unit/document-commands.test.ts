@@ -4,6 +4,7 @@ import {
   referencedDocumentIds,
   referencedMediaIds,
   setsProjectValues,
+  storedReferenceIds,
 } from '../../src/domain/document-commands/apply';
 import type { CommandOutcome, DraftState } from '../../src/domain/document-commands/apply';
 import type { Command, CommandRequest } from '../../src/domain/document-commands/schema';
@@ -659,6 +660,44 @@ describe('applyCommands: a reference to a document', () => {
     expect(outcome.metadata.related).toEqual(ref('7'));
   });
 
+  it('when the stored draft references an id already (its document gone or not), then it may be sent again, there or elsewhere; a new id is still checked', () => {
+    // The stored teaser's params reference document '12', which is not among the project's (deleted since).
+    const state = buildState({ documentTargets: new Set(['7']) });
+    const teaser = component(run([include(TEASER.params)], state), 'doc-1')?.content?.teaser;
+    expect(teaser).toEqual({ service: 'teaser', params: TEASER.params });
+    const outcome = run(
+      [
+        metadata('title', 'Typo fixed'),
+        link('12'),
+        metadata('related', [ref(12), ref('7')]),
+        include({ article: ref('12'), more: { $ref: 'documents', references: [{ id: '12' }] } }),
+      ],
+      state,
+    );
+    expect(outcome.metadata.related).toEqual([ref(12), ref('7')]);
+    for (const [command, what] of [
+      [link('13'), "the link's document '13'"],
+      [metadata('related', [ref('12'), ref('13')]), "the document '13' (metadata property 'related')"],
+      [include({ article: ref('12'), mediaId: 13 }), "the include's document '13' (params.mediaId)"],
+    ] as const) {
+      const error = errorOf(() => run([metadata('title', 'Typo fixed'), command], state));
+      expect(error).toMatchObject(failed(1, `${what} is not a document of this project`));
+    }
+  });
+
+  it('when a request removes a stored reference and sets it again, then it passes: the stored draft is what the request is compared with, not its own earlier commands', () => {
+    const state = buildState({ documentTargets: new Set() });
+    const outcome = run(
+      [include({ size: 'xl' }), metadata('related', ref('12')), include(TEASER.params)],
+      state,
+    );
+    expect(outcome.metadata.related).toEqual(ref('12'));
+    expect(component(outcome, 'doc-1')?.content?.teaser).toEqual({
+      service: 'teaser',
+      params: TEASER.params,
+    });
+  });
+
   it('names the ids a request references by links, includes and metadata, in order, once each', () => {
     expect(
       referencedDocumentIds({
@@ -724,6 +763,34 @@ describe('applyCommands: a reference to a media library entry', () => {
     );
     expect(outcome.metadata.picture).toEqual(media('img-1'));
     expect(() => run([metadata('picture', media('img-2'))])).not.toThrow();
+  });
+
+  it('when the stored draft references an entry already (removed from the library or not), then it may be sent again, there or elsewhere; a new one, or a stored document id as an entry, is still checked', () => {
+    const stored = buildState({
+      mediaTargets: new Set(['img-1']),
+      metadata: { title: 'Old title', picture: media('img-gone') },
+    });
+    const outcome = run(
+      [
+        metadata('title', 'Typo fixed'),
+        metadata('picture', media('img-gone')),
+        metadata('teaser', { mediaId: 'img-gone' }),
+        include({ image: media('img-gone'), other: media('img-1') }),
+      ],
+      stored,
+    );
+    expect(outcome.metadata.teaser).toEqual({ mediaId: 'img-gone' });
+    for (const [command, what] of [
+      [
+        metadata('picture', [media('img-gone'), media('img-2')]),
+        "the media entry 'img-2' (metadata property 'picture')",
+      ],
+      // The stored teaser references document '12': as a media entry it is new.
+      [include({ image: media('12') }), "the include's media entry '12' (params.image)"],
+    ] as const) {
+      const error = errorOf(() => run([command], stored));
+      expect(error).toMatchObject(failed(0, `${what} is not a media library entry of this project`));
+    }
   });
 
   it('names the entries a request references by metadata and includes, in order, once each; documents apart', () => {
@@ -1429,4 +1496,47 @@ describe("the project config's brands and categories", () => {
   function metadata(propertyName: string, value: unknown): Command {
     return { operation: 'setMetadataProperty', propertyName, value } as Command;
   }
+});
+
+describe('storedReferenceIds', () => {
+  it('names every document and media entry a draft references (metadata, links, includes, images), ids as strings, each kind apart', () => {
+    const ids = storedReferenceIds(
+      {
+        title: 'T',
+        related: { $ref: 'document', reference: { id: 1 } },
+        more: { $ref: 'documents', references: [{ id: '2' }, { id: 3 }] },
+        picture: { nested: [{ mediaId: 'm-1' }, { $ref: 'mediaLibrary', reference: { id: 'm-2' } }] },
+        language: { groupId: '99', locale: 'de' },
+      },
+      [
+        { id: 'a', content: { link: { $ref: 'document', reference: { id: '4' }, href: '/x' } } },
+        {
+          id: 'b',
+          containers: {
+            main: [
+              {
+                id: 'c',
+                content: {
+                  teaser: {
+                    service: 'teaser',
+                    params: { article: { $ref: 'document', reference: { id: '5' } }, mediaId: 6 },
+                  },
+                  image: { mediaId: 'm-3' },
+                  picture: { $ref: 'media', reference: { id: 'm-4' } },
+                },
+              },
+            ],
+          },
+        },
+      ],
+    );
+    expect([...ids.document].sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect([...ids.media].sort()).toEqual(['m-1', 'm-2', 'm-3', 'm-4']);
+  });
+
+  it('names none for a draft without references, or with content stored as sent that holds no components', () => {
+    const none = { document: new Set(), media: new Set() };
+    expect(storedReferenceIds({ title: 'T', count: 3 }, [{ id: 'a', content: { text: 'x' } }])).toEqual(none);
+    expect(storedReferenceIds({}, ['not a component', 7] as never)).toEqual(none);
+  });
 });

@@ -3,7 +3,12 @@ import { componentName, findComponent, isRecord } from '../content';
 import type { Design } from '../design';
 import { AppError } from '../errors';
 import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
-import { includeReferences, metadataReferences, type ReferenceTargetType } from '../references';
+import {
+  extractReferences,
+  includeReferences,
+  metadataReferences,
+  type ReferenceTargetType,
+} from '../references';
 import type { Command, CommandOf, CommandRequest } from './schema';
 
 export interface Embargo {
@@ -43,13 +48,15 @@ export interface DraftState {
   design?: Design | undefined;
   /**
    * Which of the documents the request references (referencedDocumentIds) are the project's: a link, an
-   * include's param or a metadata value naming any other (another project's, or no document) is refused.
-   * Without it references are not checked.
+   * include's param or a metadata value naming any other (another project's, or no document) is refused,
+   * unless the stored draft (metadata, content) references that id already (storedReferenceIds): only what
+   * the request adds is judged. Without it references are not checked.
    */
   documentTargets?: ReadonlySet<string> | undefined;
   /**
    * Which of the media library entries the request references (referencedMediaIds) are the project's: a
-   * metadata value or an include's param naming any other is refused. Without it they are not checked.
+   * metadata value or an include's param naming any other is refused, unless the stored draft references
+   * that id already. Without it they are not checked.
    */
   mediaTargets?: ReadonlySet<string> | undefined;
   /**
@@ -180,6 +187,22 @@ export const referencedDocumentIds = (request: Pick<CommandRequest, 'commands'>)
 export const referencedMediaIds = (request: Pick<CommandRequest, 'commands'>): string[] =>
   referencedIds(request, 'media');
 
+/** The ids of the documents and of the media library entries a draft references, each kind apart. */
+export type ReferenceIds = Readonly<Record<ReferenceTargetType, ReadonlySet<string>>>;
+
+/**
+ * The documents and media library entries a stored draft references anywhere (metadata, links, includes'
+ * params, images), as extractReferences finds them. A command may send any of these ids again, in the same
+ * place or another, even when its target is gone since (deleted, removed from the library): an editor that
+ * saves the whole draft sends back what it loaded, and a dangling reference stored before must not block
+ * an unrelated edit. Only an id not in here is one the request adds, and is checked.
+ */
+export function storedReferenceIds(metadata: Metadata, content: Content): ReferenceIds {
+  const ids = { document: new Set<string>(), media: new Set<string>() };
+  for (const row of extractReferences(metadata, content).rows) ids[row.targetType].add(row.targetId);
+  return ids;
+}
+
 export type CommandEffect = { type: 'publish' } | { type: 'unpublish' };
 
 /** The document after every command ran; the caller persists it and runs the effects in order. */
@@ -230,6 +253,7 @@ export function applyCommands(state: DraftState, request: CommandRequest, now: D
     design: state.design,
     documentTargets: state.documentTargets,
     mediaTargets: state.mediaTargets,
+    storedReferences: once(() => storedReferenceIds(state.metadata, state.content)),
     projectValues: state.projectValues,
   };
   request.commands.forEach((command, index) => {
@@ -335,6 +359,11 @@ interface Draft {
   documentTargets: ReadonlySet<string> | undefined;
   /** The project's media entries among those the request references (DraftState.mediaTargets). */
   mediaTargets: ReadonlySet<string> | undefined;
+  /**
+   * What the stored draft references (storedReferenceIds of the state that came in, not of this working
+   * copy), worked out only when a reference is not among the targets.
+   */
+  storedReferences: () => ReferenceIds;
   /** The project config's brands and categories (DraftState.projectValues). */
   projectValues: ProjectValues | undefined;
 }
@@ -547,14 +576,14 @@ function checkDeclared(
 const TARGET_KIND = { document: 'a document', media: 'a media library entry' } as const;
 
 /**
- * A command may only reference the project's documents and media entries (DraftState.documentTargets,
+ * A command may only add references to the project's documents and media entries (DraftState.documentTargets,
  * mediaTargets): a reference to another project's, or to none, would point where no read of the project
- * resolves it.
+ * resolves it. An id the stored draft references already passes, its target gone or not (storedReferenceIds).
  */
 function checkReferences(draft: Draft, command: Command, index: number): void {
   for (const { targetType, id, what, at } of commandReferences(command)) {
     const targets = targetType === 'document' ? draft.documentTargets : draft.mediaTargets;
-    if (targets === undefined || targets.has(id)) continue;
+    if (targets === undefined || targets.has(id) || draft.storedReferences()[targetType].has(id)) continue;
     const where = at === undefined ? '' : ` (${at})`;
     throw commandFailed(index, `${what} '${id}'${where} is not ${TARGET_KIND[targetType]} of this project`);
   }
@@ -708,6 +737,12 @@ export function jsonEqual(left: unknown, right: unknown): boolean {
     const inB = b[key] !== undefined;
     return inA === inB && (!inA || jsonEqual(a[key], b[key]));
   });
+}
+
+/** The value of `compute`, worked out on the first call only. */
+function once<T>(compute: () => T): () => T {
+  let value: { of: T } | undefined;
+  return () => (value ??= { of: compute() }).of;
 }
 
 function assertNever(value: never): never {

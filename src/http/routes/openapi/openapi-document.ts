@@ -1008,7 +1008,10 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             "params, a document `$ref` in a metadata value) must name a document of the token's project (else a " +
             '400 at its index naming the param or property); likewise a media reference (a media `$ref` or a ' +
             "`mediaId` in a metadata value or an include's params) must name a media library entry of the " +
-            "token's project. A brands condition must name brands of the project config, and a `category` " +
+            "token's project. Only the ids a request adds are checked: an id the stored draft references already " +
+            '(anywhere in it) may be sent back, also when its document or entry is gone since, so a client that ' +
+            'saves the whole draft is not blocked by a dangling reference. A brands condition must name brands ' +
+            'of the project config, and a `category` ' +
             'metadata value (`{id}` or the id) a category of it (else a 400 at its index naming it; a value the ' +
             'document carries already may be sent back). The optimistic ' +
             "check is the body's `version` (409 when outdated); a document has no entity tag, so an `If-Match` " +
