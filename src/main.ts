@@ -3,11 +3,13 @@ import { loadConfig } from './config';
 import { createContext } from './context';
 import { createApp } from './http/app';
 import { closeGracefully, listen, listenStartError } from './http/server';
+import { setHeapGrowth } from './heap-growth';
 import { exitAfterLogs } from './logger';
 
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
   const config = loadConfig(process.env, { server: true });
+  setHeapGrowth(config.http.heapGrowingPercent);
   const ctx = await createContext(config);
   if (!config.auth.jwtSecretConfigured && !config.auth.jwksUrl) {
     ctx.logger.warn(

@@ -172,6 +172,17 @@ describe('loadConfig: media storage', () => {
     );
   });
 
+  it('when HEAP_GROWING_PERCENT is unset, then 300; 0 leaves V8 its own choice; out of range or not a number, then refused', () => {
+    expect(loadConfig({}).http.heapGrowingPercent).toBe(300);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).http.heapGrowingPercent).toBe(0);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '150' }).http.heapGrowingPercent).toBe(150);
+    for (const value of ['1001', '-1', 'lots', '2.5']) {
+      expect(configError({ JWT_SECRET: 'j'.repeat(32), HEAP_GROWING_PERCENT: value })).toContain(
+        'HEAP_GROWING_PERCENT',
+      );
+    }
+  });
+
   it('when S3 settings come without a bucket, or half the credentials, then the start is refused naming them', () => {
     expect(configError({ JWT_SECRET: 'j'.repeat(32), MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9090' })).toContain(
       'MEDIA_S3_BUCKET: required with MEDIA_S3_ENDPOINT or MEDIA_S3_ACCESS_KEY_ID',
