@@ -2,6 +2,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MAX_IMAGE_PIXELS } from './domain/media';
+import { parseTrustProxy } from './domain/client-address';
 import { parseRateLimit } from './domain/rate-limits';
 import { packagePath } from './package-root';
 
@@ -47,6 +48,21 @@ const HTTP_PROTOCOLS = ['http:', 'https:'];
 const urlOf = (protocols: readonly string[], expected: string) =>
   z.string().refine((text) => hasProtocol(text, protocols), expected);
 const httpUrl = () => urlOf(HTTP_PROTOCOLS, 'an http:// or https:// URL');
+
+/** A limit of N per period (`600/minute`, `100/10s`) or `none`, with a default used when unset. */
+const rateLimitOr = (fallback: string) =>
+  z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .default(fallback)
+      .transform((text, ctx) => {
+        const parsed = parseRateLimit(text);
+        if (parsed.ok) return parsed.value;
+        ctx.addIssue({ code: 'custom', message: parsed.message });
+        return z.NEVER;
+      }),
+  );
 
 /** The one place that reads process.env. Invalid configuration fails loudly at start, naming every variable. */
 export const EnvSchema = z.object({
@@ -146,15 +162,34 @@ export const EnvSchema = z.object({
   /** How many index jobs the worker takes in one bulk request. */
   INDEXER_BATCH_SIZE: wholeNumberOr(1, 1000, 200),
   /** Requests per window of API clients without a limit of their own: `600/minute`, `100/10s`, or `none`. */
-  RATE_LIMIT_DEFAULT: z
-    .string()
-    .default('none')
-    .transform((text, ctx) => {
-      const parsed = parseRateLimit(text);
-      if (parsed.ok) return parsed.value;
-      ctx.addIssue({ code: 'custom', message: parsed.message });
-      return z.NEVER;
-    }),
+  RATE_LIMIT_DEFAULT: rateLimitOr('none'),
+  /**
+   * Failed secret checks (the planner's client-credentials login) one client address may make per window before
+   * its next attempts are refused with a 429 unchecked: `20/minute`, or `none`.
+   */
+  AUTH_FAILURE_LIMIT: rateLimitOr('20/minute'),
+  /**
+   * The same per API client id named by the attempts, from any address: bounds guessing spread over many
+   * addresses. Higher than per address, so that one address alone cannot lock a client's own tool out.
+   */
+  AUTH_FAILURE_LIMIT_PER_CLIENT: rateLimitOr('60/minute'),
+  /**
+   * Which proxies in front of the API are trusted to say the client's address (X-Forwarded-For), as Express's
+   * `trust proxy`: off, a hop count, or the proxies' addresses and CIDR ranges. Off: the socket's peer is the
+   * client, whatever X-Forwarded-For says.
+   */
+  TRUST_PROXY: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .default('false')
+      .transform((text, ctx) => {
+        const parsed = parseTrustProxy(text);
+        if (parsed.ok) return parsed.value;
+        ctx.addIssue({ code: 'custom', message: parsed.message });
+        return z.NEVER;
+      }),
+  ),
   /** The bearer token `GET /metrics` requires; without it the API serves no metrics (README, "Metrics"). */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** The workers' metrics and probes server (GET /metrics, /health, /health/ready on HOST:WORKER_METRICS_PORT); unset: none. */
@@ -345,6 +380,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       bodyLimitBytes: sizeInBytes(e.BODY_LIMIT),
       publicBaseUrl: e.PUBLIC_BASE_URL,
       heapGrowingPercent: e.HEAP_GROWING_PERCENT,
+      /** Express's `trust proxy` (TRUST_PROXY): which hops of X-Forwarded-For are proxies, so `req.ip` is the client. */
+      trustProxy: e.TRUST_PROXY,
     },
     database: {
       url: e.DATABASE_URL,
@@ -370,7 +407,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     search: { cursorKey: deriveCursorKey(e.CURSOR_SECRET ?? jwtSecret) },
     logLevel: e.LOG_LEVEL,
     indexer: { batchSize: e.INDEXER_BATCH_SIZE },
-    rateLimits: { defaultLimit: e.RATE_LIMIT_DEFAULT },
+    rateLimits: {
+      defaultLimit: e.RATE_LIMIT_DEFAULT,
+      /** Failed secret checks per client address and per API client id (undefined: no limit). */
+      authFailures: { perAddress: e.AUTH_FAILURE_LIMIT, perClient: e.AUTH_FAILURE_LIMIT_PER_CLIENT },
+    },
     metrics: { token: e.METRICS_TOKEN, workerPort: e.WORKER_METRICS_PORT },
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

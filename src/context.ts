@@ -2,12 +2,14 @@ import type { RequestHandler } from 'express';
 import type { Config } from './config';
 import { createCommands, type Commands } from './commands';
 import { ApiClientCache } from './db/api-client-cache';
+import { AuthFailureLimiter } from './db/auth-failure-limiter';
 import { createPool, databaseStartError, type Pool } from './db/pool';
 import { ProjectConfigCache } from './db/project-config-cache';
 import { RateLimitCounter } from './db/rate-limit-counter';
 import { ServedImageCache } from './db/served-image-cache';
 import { publicAddressPolicy, type PublicAddressPolicy } from './domain/public-addresses';
 import { cursorCodec, type CursorCodec } from './domain/search-cursor';
+import { guardSecretChecks, type SecretCheckGuard } from './http/middleware/auth-failures';
 import { authenticate } from './http/middleware/authenticate';
 import { rateLimit } from './http/middleware/rate-limit';
 import { QueryCache } from './http/query-cache';
@@ -46,6 +48,8 @@ export interface AppContext {
   auth: RequestHandler[];
   /** Each API client's requests per window, shared with the other API processes through Postgres. */
   rateLimits: RateLimitCounter;
+  /** Checks of client secrets under the failed-attempt limits per address and per client (shared likewise). */
+  secretChecks: SecretCheckGuard;
   /** The process's Prometheus registry and the metrics the code observes (README, "Metrics"). */
   metrics: Metrics;
   /** Which addresses calls made for clients (import webhooks) may reach. */
@@ -118,6 +122,10 @@ export async function createContext(
       rateLimit(rateLimits, metrics),
     ],
     rateLimits,
+    secretChecks: guardSecretChecks(
+      new AuthFailureLimiter(pool, logger, config.rateLimits.authFailures),
+      metrics,
+    ),
     metrics,
     addresses,
     queryCache: new QueryCache(),

@@ -22,7 +22,9 @@ export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', parseQueryString);
-  app.set('trust proxy', 'loopback');
+  // TRUST_PROXY: which hops of X-Forwarded-For are proxies, so that req.ip (access log, failed-login limits) is
+  // the client's address; off, the socket's peer is the client and X-Forwarded-For is ignored.
+  app.set('trust proxy', ctx.config.http.trustProxy);
   app.set('etag', weakEtag);
   // 304 to If-None-Match even with the `Cache-Control: no-cache` fetch adds to it (freshness.ts says why).
   answerConditionalRequestsAtOrigin(app);
@@ -45,6 +47,7 @@ export function createApp(ctx: AppContext): Express {
   const api = express.Router({ mergeParams: true });
   registerRoutes(api, {
     auth: ctx.auth,
+    secretChecks: ctx.secretChecks,
     projectConfigs: ctx.projectConfigs,
     queryCache: ctx.queryCache,
     cursors: ctx.cursors,

@@ -129,7 +129,12 @@ describe('rate limits per API client', () => {
       paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
     };
     const token = description.paths['/planner-integration/oauth/token']!.post!.responses;
-    expect(Object.keys(token)).not.toContain('429');
+    // Its 429 is the failed-login limit's (README, "Rate limits"), not the client's request limit.
+    expect(token['429']).toMatchObject({
+      description: expect.stringContaining('Too many failed logins'),
+      headers: { 'Retry-After': expect.anything() },
+    });
+    expect(token['429']!.headers).not.toHaveProperty('RateLimit-Limit');
     expect(token['200']!.headers ?? {}).not.toHaveProperty('RateLimit-Limit');
     // A bearer operation keeps both.
     const events = description.paths['/publicationEvents']!.get!.responses;

@@ -82,7 +82,13 @@ describe('loadConfig: metrics, rate limits and webhooks', () => {
   it('when nothing is set, then no metrics token, no default rate limit, and bounded webhook calls', () => {
     const config = loadConfig(SECRET, { server: true });
     expect(config.metrics).toEqual({ token: undefined, workerPort: undefined });
-    expect(config.rateLimits).toEqual({ defaultLimit: undefined });
+    expect(config.rateLimits).toEqual({
+      defaultLimit: undefined,
+      authFailures: {
+        perAddress: { requests: 20, periodSeconds: 60 },
+        perClient: { requests: 60, periodSeconds: 60 },
+      },
+    });
     expect(config.webhooks).toEqual({
       timeoutMs: 10_000,
       attempts: 5,
@@ -312,5 +318,71 @@ describe('loadConfig: URL schemes', () => {
     expect(config.database.url).toBe('postgresql://u@db.example:5432/b');
     expect(config.elasticsearch.urls).toEqual(['https://es1.example:9200', 'http://es2.example:9200']);
     expect(config.http.publicBaseUrl).toBe('https://cdn.example');
+  });
+});
+
+describe('loadConfig: TRUST_PROXY and the failed-login limits', () => {
+  const SECRET = { JWT_SECRET: 'a-secret-of-at-least-16' };
+  const trustProxy = (value: string | undefined) =>
+    loadConfig({ ...SECRET, ...(value === undefined ? {} : { TRUST_PROXY: value }) }).http.trustProxy;
+
+  it('when TRUST_PROXY is unset, blank, false or 0, then no proxy is trusted', () => {
+    for (const value of [undefined, '', '  ', 'false', 'FALSE', '0']) expect(trustProxy(value)).toBe(false);
+  });
+
+  it('when TRUST_PROXY is a hop count or a list of addresses, CIDR ranges and named ranges, then Express gets it as such', () => {
+    expect(trustProxy('1')).toBe(1);
+    expect(trustProxy(' 2 ')).toBe(2);
+    expect(trustProxy('10.0.0.0/8, 192.0.2.7,fd00::/8, loopback,LinkLocal,uniquelocal')).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.7',
+      'fd00::/8',
+      'loopback',
+      'linklocal',
+      'uniquelocal',
+    ]);
+  });
+
+  it('when TRUST_PROXY is true, then it is refused: any client could choose its own address', () => {
+    expect(configError({ ...SECRET, TRUST_PROXY: 'true' })).toContain(
+      "TRUST_PROXY: 'true' would trust every X-Forwarded-For address",
+    );
+  });
+
+  it('when TRUST_PROXY is malformed, then the start fails naming it and the entry that is wrong', () => {
+    expect(configError({ ...SECRET, TRUST_PROXY: 'proxy.internal' })).toContain(
+      "TRUST_PROXY: 'proxy.internal' is not an IP address, a CIDR range or a named range",
+    );
+    expect(configError({ ...SECRET, TRUST_PROXY: '10.0.0.0/33' })).toContain(
+      "TRUST_PROXY: '10.0.0.0/33': the prefix length must be 0 to 32",
+    );
+    expect(configError({ ...SECRET, TRUST_PROXY: 'fd00::/129' })).toContain(
+      "TRUST_PROXY: 'fd00::/129': the prefix length must be 0 to 128",
+    );
+    expect(configError({ ...SECRET, TRUST_PROXY: '10.0.0.1,,10.0.0.2' })).toContain(
+      "TRUST_PROXY: '10.0.0.1,,10.0.0.2': expected a hop count",
+    );
+    expect(configError({ ...SECRET, TRUST_PROXY: '99' })).toContain("TRUST_PROXY: '99': at most 10 hops");
+  });
+
+  it('when the failure limits are unset, then 20 a minute per address and 60 a minute per client; none turns one off', () => {
+    expect(loadConfig(SECRET).rateLimits.authFailures).toEqual({
+      perAddress: { requests: 20, periodSeconds: 60 },
+      perClient: { requests: 60, periodSeconds: 60 },
+    });
+    expect(
+      loadConfig({ ...SECRET, AUTH_FAILURE_LIMIT: '5/10m', AUTH_FAILURE_LIMIT_PER_CLIENT: 'none' }).rateLimits
+        .authFailures,
+    ).toEqual({ perAddress: { requests: 5, periodSeconds: 600 }, perClient: undefined });
+    // Blank is unset, as for every variable (RATE_LIMIT_DEFAULT too).
+    expect(
+      loadConfig({ ...SECRET, AUTH_FAILURE_LIMIT: '', RATE_LIMIT_DEFAULT: ' ' }).rateLimits,
+    ).toMatchObject({ defaultLimit: undefined, authFailures: { perAddress: { requests: 20 } } });
+  });
+
+  it('when a failure limit is malformed, then the start fails naming it', () => {
+    expect(configError({ ...SECRET, AUTH_FAILURE_LIMIT_PER_CLIENT: '10 per minute' })).toContain(
+      "AUTH_FAILURE_LIMIT_PER_CLIENT: '10 per minute': expected N/period",
+    );
   });
 });

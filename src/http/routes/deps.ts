@@ -4,6 +4,7 @@ import type { ProjectConfigCache } from '../../db/project-config-cache';
 import type { CursorCodec } from '../../domain/search-cursor';
 import type { Reads } from '../../reads';
 import type { ObjectStore } from '../../storage/object-store';
+import type { SecretCheckGuard } from '../middleware/auth-failures';
 import type { QueryCache } from '../query-cache';
 
 /**
@@ -17,6 +18,11 @@ export interface RouteDeps {
    * client's rate limit counted (a 429 past it).
    */
   auth: RequestHandler[];
+  /**
+   * Runs a check of a client secret (the planner's login) under the failed-attempt limits of the client's
+   * address and of the client it names: a 429 before the check once they are used up.
+   */
+  secretChecks: SecretCheckGuard;
   /** The project (config and revision) of `req.auth.projectId`, for reads whose answer depends on the config. */
   projectConfigs: ProjectConfigCache;
   /** Parsed query strings of the hot list routes. */

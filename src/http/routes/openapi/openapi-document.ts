@@ -420,7 +420,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           '(broadsheet client create --secret) for a token with the scope planner, valid ' +
           `${PLANNER_TOKEN_SECONDS} s (never longer than the client) and revoked with the client. 401 ` +
           'InvalidClient for missing or wrong credentials (with a Basic challenge), 403 when the client lacks the ' +
-          'planner scope, 400 ConfigurationError when planner.integration is not enabled for its project',
+          'planner scope, 400 ConfigurationError when planner.integration is not enabled for its project, 429 ' +
+          'TooManyRequests (before the secret is checked) once the address or the client failed too often',
         security: [{ basic: [] }],
         requestBody: {
           required: true,
@@ -441,6 +442,21 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             name: 'InvalidClient',
             message: "Send the API client's id and secret as HTTP Basic credentials.",
           }),
+          429: {
+            ...errorAnswerOf(429, {
+              name: 'TooManyRequests',
+              message:
+                'Too many failed attempts with client credentials (at most 20 per 60 s from this address); ' +
+                'retry in 42 s',
+            }),
+            description:
+              'Too many failed logins from this client address or for this client (AUTH_FAILURE_LIMIT, ' +
+              'AUTH_FAILURE_LIMIT_PER_CLIENT; README, "Rate limits"): refused before the secret is checked, the ' +
+              'right one included; successful logins are not counted. Retry after Retry-After seconds',
+            headers: {
+              'Retry-After': { description: 'Seconds until the window ends', schema: { type: 'integer' } },
+            },
+          },
         },
       },
     },

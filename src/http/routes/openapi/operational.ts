@@ -34,7 +34,8 @@ const TOO_MANY_REQUESTS = {
  * What every operation that takes a bearer token shares: a 429 when its API client used up its rate limit, and
  * the RateLimit headers on its answers. Added to every operation whose security names the bearer scheme, so a
  * route added later is described without anyone remembering to. The limit is counted after the token is
- * checked (`...auth`), so an operation secured otherwise (the planner's oauth/token, HTTP Basic) has neither.
+ * checked (`...auth`), so an operation secured otherwise (the planner's oauth/token, HTTP Basic) has neither:
+ * its own 429 is for failed logins (AUTH_FAILURE_LIMIT), and its answers carry no RateLimit headers.
  */
 export function withRateLimits(document: Schema): Schema {
   forEachAuthenticatedOperation(document, (responses, security) => {

@@ -50,10 +50,11 @@ export function plannerIntegrationRoutes(
   router: Router,
   {
     auth,
+    secretChecks,
     commands,
     reads,
     projectConfigs,
-  }: Pick<RouteDeps, 'auth' | 'commands' | 'reads' | 'projectConfigs'>,
+  }: Pick<RouteDeps, 'auth' | 'secretChecks' | 'commands' | 'reads' | 'projectConfigs'>,
 ): void {
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const issueToken: RequestHandler = async (req, res) => {
@@ -68,7 +69,10 @@ export function plannerIntegrationRoutes(
     const repeated = req.is('application/x-www-form-urlencoded') ? repeatedTokenParams(req.body) : undefined;
     if (repeated) throw AppError.validation(repeated);
     parseOrThrow(tokenBody, req.body ?? {});
-    const token = await commands.issuePlannerToken(credentials, new Date());
+    // Past the failed-attempt limits of the address or the client: a 429 before the secret is looked at.
+    const token = await secretChecks(req, credentials.clientId, () =>
+      commands.issuePlannerToken(credentials, new Date()),
+    );
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(token);
   };
   for (const { segment, gate } of SEGMENTS) {
