@@ -18,7 +18,8 @@
 # per node), SCALE_ES_JAVA_OPTS (more JVM options for both nodes), and services.sh's BROADSHEET_CACHE and
 # ES_JAVA_HOME.
 # Handed on to the API and worker processes when set: JWT_SECRET (else a random one, kept in the folder),
-# SEARCH_CACHE, INDEXER_BATCH_SIZE, RATE_LIMIT_DEFAULT. The processes log at info, each to its file in logs/.
+# SEARCH_CACHE, INDEXER_BATCH_SIZE, RATE_LIMIT_DEFAULT, AUTH_FAILURE_LIMIT, AUTH_FAILURE_LIMIT_PER_CLIENT. The
+# processes log at info, each to its file in logs/. TRUST_PROXY is loopback: HAProxy says the client's address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly ROOT="$PWD"
@@ -225,9 +226,11 @@ ELASTICSEARCH_REPLICAS=1
 MEDIA_STORAGE_DIR=${DIR}/media
 HOST=127.0.0.1
 LOG_LEVEL=info
+# HAProxy (on loopback) appends each client's address to X-Forwarded-For: req.ip is the client, not the balancer.
+TRUST_PROXY=loopback
 EOF
     local name
-    for name in SEARCH_CACHE INDEXER_BATCH_SIZE RATE_LIMIT_DEFAULT; do
+    for name in SEARCH_CACHE INDEXER_BATCH_SIZE RATE_LIMIT_DEFAULT AUTH_FAILURE_LIMIT AUTH_FAILURE_LIMIT_PER_CLIENT; do
       [ -z "${!name:-}" ] || echo "${name}=${!name}"
     done >>"$ENV_FILE"
   )
@@ -292,6 +295,7 @@ defaults
   timeout queue 10s
   retries 3
   option redispatch
+  option forwardfor
 
 frontend broadsheet
   bind 127.0.0.1:${BALANCER_PORT}
