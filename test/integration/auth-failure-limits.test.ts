@@ -31,12 +31,12 @@ describe('failed secret checks: limited per client address and per client', () =
     await second.close();
   });
 
-  /** A planning tool's client: its id and secret. */
-  async function plannerClient(): Promise<{ id: string; secret: string }> {
+  /** A planning tool's client (or one with other scopes): its id and secret. */
+  async function plannerClient(scopes = ['planner']): Promise<{ id: string; secret: string }> {
     const { client, secret } = await createApiClient(first.ctx.pool, first.ctx.config.auth.jwtSecret, {
       projectId,
       name: 'planning tool',
-      scopes: ['planner'],
+      scopes,
       withSecret: true,
     });
     return { id: client.id, secret: secret! };
@@ -99,13 +99,19 @@ describe('failed secret checks: limited per client address and per client', () =
     expect(elsewhere.body).toMatchObject({ token_type: 'Bearer', scope: 'planner' });
   });
 
-  it('when logins succeed, then they are not counted: only failures use up the limit', async () => {
+  it('when logins succeed, or check no secret, then they are not counted: only failures use up the limit', async () => {
     const tool = await plannerClient();
+    const reader = await plannerClient(['public-api:read']);
     const address = '203.0.113.20';
     expect((await login(first, wrong(tool), address)).status).toBe(401);
     expect((await login(second, wrong(tool), address)).status).toBe(401);
     for (let n = 0; n < 6; n += 1) {
-      expect((await login(n % 2 === 0 ? first : second, tool, address)).status).toBe(200);
+      const app = n % 2 === 0 ? first : second;
+      expect((await login(app, tool, address)).status).toBe(200);
+      // The right secret of a client without the planner scope: refused, but not a failed secret check.
+      expect((await login(app, reader, address)).status).toBe(403);
+      // Credentials that name no client (not a uuid): 401 without any secret checked.
+      expect((await login(app, { id: 'not-a-client', secret: 'x' }, address)).status).toBe(401);
     }
     expect((await login(first, wrong(tool), address)).status).toBe(401);
     expectRefused(await login(second, tool, address), 'from this address');
