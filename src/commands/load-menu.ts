@@ -4,7 +4,7 @@ import { documentQueries } from '../db/queries/documents';
 import { menuQueries, type MenuRow } from '../db/queries/menus';
 import { AppError } from '../domain/errors';
 import { findBodyProblem } from '../domain/json-limits';
-import { inspectMenu, MAX_MENU_VERSION } from '../domain/menus';
+import { addedDocumentNodes, inspectMenu, MAX_MENU_VERSION, menuDocumentIds } from '../domain/menus';
 import { issuesToPaths } from '../domain/validation';
 
 export interface LoadMenuInput {
@@ -17,10 +17,12 @@ export interface LoadMenuInput {
 
 /**
  * `broadsheet menu load`: checks a menu file (every problem at its path, e.g. `nodes.0.nodes.1.documentId`),
- * checks that its document nodes name documents of the project, and stores it under its handle in the
- * channel, replacing the menu of that handle, all in one transaction. The file's problems and its unknown
- * documents are refused together, in one run (a document node whose own shape is valid is looked up even
- * when other parts of the file are wrong).
+ * checks that the document nodes it adds name documents of the project, and stores it under its handle in the
+ * channel, replacing the menu of that handle, all in one transaction. A node naming a document the stored menu
+ * of that handle links to already passes, gone since or not (addedDocumentNodes): reloading an unchanged file
+ * after a linked document was deleted must not block every other change to the menu. The file's problems and
+ * the unknown documents it adds are refused together, in one run (a document node whose own shape is valid is
+ * looked up even when other parts of the file are wrong).
  */
 export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRow & { channel: string }> {
   // What the API's body walk refuses (depth, __proto__ keys, NUL), before validation copies the value.
@@ -28,13 +30,28 @@ export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRo
   if (problem) throw AppError.validation({ [problem.key]: problem.message });
   const { checked, documentNodes } = inspectMenu(input.menu);
   return withTransaction(pool, async (tx) => {
+    const channels = channelQueries(tx);
+    const channel =
+      input.channelHandle === undefined
+        ? await channels.findDefault(input.projectId)
+        : await channels.findByHandle(input.projectId, input.channelHandle);
+    const menus = menuQueries(tx);
+    // The menu the file replaces; its handle as the file gives it, also when other parts of the file are wrong.
+    const handle = checked.ok ? checked.value.handle : rawHandle(input.menu);
+    const storedNodes =
+      channel === undefined || handle === undefined || documentNodes.length === 0
+        ? undefined
+        : await menus.findNodesForUpdate(input.projectId, channel.id, handle);
+    const added = addedDocumentNodes(documentNodes, menuDocumentIds(storedNodes ?? []));
     const existing = new Set(
-      await documentQueries(tx).findExistingIds(
-        input.projectId,
-        documentNodes.map((node) => node.documentId),
-      ),
+      added.length === 0
+        ? []
+        : await documentQueries(tx).findExistingIds(
+            input.projectId,
+            added.map((node) => node.documentId),
+          ),
     );
-    const missing = documentNodes
+    const missing = added
       .filter((node) => !existing.has(node.documentId))
       .map((node) => ({
         path: [...node.path, 'documentId'],
@@ -42,14 +59,9 @@ export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRo
       }));
     const issues = [...(checked.ok ? [] : checked.issues), ...missing];
     if (!checked.ok || issues.length > 0) throw AppError.validation(issuesToPaths(issues));
-    const channels = channelQueries(tx);
-    const channel =
-      input.channelHandle === undefined
-        ? await channels.findDefault(input.projectId)
-        : await channels.findByHandle(input.projectId, input.channelHandle);
     if (!channel) throw AppError.notFound(`Channel '${input.channelHandle ?? '(default)'}' not found`);
 
-    const stored = await menuQueries(tx).upsert(input.projectId, channel.id, checked.value);
+    const stored = await menus.upsert(input.projectId, channel.id, checked.value);
     if (!stored) {
       throw AppError.conflict(
         `Menu '${checked.value.handle}' of channel '${channel.handle}' is at version ${MAX_MENU_VERSION}, ` +
@@ -58,4 +70,10 @@ export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRo
     }
     return { ...stored, channel: channel.handle };
   });
+}
+
+/** The file's `handle` when it is a string (the menu it would replace), checked or not. */
+function rawHandle(menu: unknown): string | undefined {
+  if (typeof menu !== 'object' || menu === null || !('handle' in menu)) return undefined;
+  return typeof menu.handle === 'string' ? menu.handle : undefined;
 }

@@ -102,6 +102,34 @@ export function nodesInSiteOrder(nodes: readonly MenuNode[]): MenuNode[] {
 export type MenuDocumentNode = { documentId: number; path: PropertyKey[] };
 
 /**
+ * The documents a stored menu links to, at any depth (its document nodes' ids). A load compares the file with
+ * them (addedDocumentNodes): a menu keeps linking to a document that is gone since (no key ties a node to its
+ * document), and reloading the file must not be blocked by a node the menu held before.
+ */
+export function menuDocumentIds(nodes: readonly MenuNode[]): Set<number> {
+  const ids = new Set<number>();
+  const walk = (level: readonly MenuNode[]) =>
+    level.forEach((node) => {
+      if (node.type === 'document') ids.add(Number(node.documentId));
+      walk(node.nodes);
+    });
+  walk(nodes);
+  return ids;
+}
+
+/**
+ * The document nodes of a file that name a document the stored menu (`stored`, menuDocumentIds of the menu the
+ * load replaces) does not link to anywhere: only these are looked up, so an id the menu held already passes, in
+ * its place or another, its document gone or not; one it no longer holds is new again.
+ */
+export function addedDocumentNodes(
+  documentNodes: readonly MenuDocumentNode[],
+  stored: ReadonlySet<number>,
+): MenuDocumentNode[] {
+  return documentNodes.filter((node) => !stored.has(node.documentId));
+}
+
+/**
  * Checks a menu as a file holds it and gives it back with every node's `id`: an `id` in the file is kept
  * (unique within the menu); a node without one gets its position, 1-based indices joined by '.' (`2.1` is
  * the first child of the second top node), made unique with a `~n` suffix should the file use that id for

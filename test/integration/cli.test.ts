@@ -767,6 +767,56 @@ describe('broadsheet CLI', () => {
     });
   });
 
+  describe('menu load: a document deleted since the menu was stored', () => {
+    it('when the unchanged file is loaded again with an edit, then it is stored; a node it adds for a missing document exits 1 naming it, the menu unchanged', async () => {
+      const { projectId, handle } = await createTestProject(app.ctx);
+      const gone = String((await createPublishedDocument(app.ctx, projectId)).documentId);
+      const kept = String((await createPublishedDocument(app.ctx, projectId)).documentId);
+      const menu = {
+        handle: 'main',
+        label: 'Main',
+        maxDepth: 0,
+        nodes: [
+          { label: 'Gone', type: 'document', documentId: gone },
+          { label: 'Kept', type: 'document', documentId: kept },
+        ],
+      };
+      const file = path.join(dir, 'menu-with-gone.json');
+      await writeFile(file, JSON.stringify(menu));
+      expect((await cli('menu', 'load', file, '--project', handle)).stderr).toContain(
+        'menu main version 1 stored in channel web',
+      );
+      // No API deletes a document; it goes the way an operator would remove it.
+      await app.ctx.pool.query('DELETE FROM documents WHERE id = $1', [gone]);
+
+      await writeFile(file, JSON.stringify({ ...menu, label: 'Main menu' }));
+      const reloaded = await cli('menu', 'load', file, '--project', handle);
+      expect(reloaded.stderr).toContain('menu main version 2 stored in channel web');
+      const stored = JSON.parse(reloaded.stdout) as { label: string; nodes: { documentId?: string }[] };
+      expect([stored.label, stored.nodes.map((node) => node.documentId)]).toEqual([
+        'Main menu',
+        [gone, kept],
+      ]);
+
+      await writeFile(
+        file,
+        JSON.stringify({
+          ...menu,
+          label: 'Not stored',
+          nodes: [...menu.nodes, { label: 'New', type: 'document', documentId: '999999999' }],
+        }),
+      );
+      await expect(cli('menu', 'load', file, '--project', handle)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          '"nodes.2.documentId": "document 999999999 does not exist in this project"',
+        ),
+      });
+      const api = apiClient(app.url, (await tokenFor(app.ctx, projectId, READ)).token, 'v1');
+      expect((await api.get('menus?handle=main')).body).toEqual([stored]);
+    }, 180_000);
+  });
+
   describe('list create, add, ls', () => {
     // Each call is a process of its own (tsx): on a loaded machine a handful of them take a while.
     const CLI_TEST_TIMEOUT = 180_000;

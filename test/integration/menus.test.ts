@@ -313,6 +313,121 @@ describe('menus', () => {
       expect((await api.get('menus?handle=main')).body[0].label).toBe('Main');
     });
 
+    it('when a document the stored menu links to is gone, then the file loads again with other changes; a node the file adds for a missing document is still refused, nothing stored', async () => {
+      const { projectId: own } = await createTestProject(app.ctx);
+      const gone = String((await createPublishedDocument(app.ctx, own)).documentId);
+      const kept = String((await createPublishedDocument(app.ctx, own)).documentId);
+      const menu = {
+        handle: 'main',
+        label: 'Main',
+        maxDepth: 1,
+        nodes: [
+          { label: 'Gone', type: 'document', documentId: gone, nodes: [] },
+          {
+            label: 'Kept',
+            type: 'document',
+            documentId: kept,
+            nodes: [{ label: 'About', type: 'path', path: '/about' }],
+          },
+        ],
+      };
+      expect((await app.ctx.commands.loadMenu({ projectId: own, menu })).version).toBe(1);
+      // No API deletes a document; it goes the way an operator would remove it.
+      await app.ctx.pool.query('DELETE FROM documents WHERE id = $1', [gone]);
+      const ownApi = apiClient(app.url, (await tokenFor(app.ctx, own, READ)).token, 'v1');
+
+      // The unchanged file with the label edited: its document node for the gone document is the stored one.
+      const relabelled = { ...menu, label: 'Main menu' };
+      const stored = await app.ctx.commands.loadMenu({ projectId: own, menu: relabelled });
+      expect(stored).toMatchObject({ label: 'Main menu', version: 2 });
+      expect(stored.nodes[0]).toEqual({
+        id: '1',
+        label: 'Gone',
+        type: 'document',
+        documentId: gone,
+        nodes: [],
+      });
+      // The check is of ids: the stored id may move to another place of the menu, also as a number.
+      const moved = {
+        ...relabelled,
+        nodes: [
+          menu.nodes[1]!,
+          { label: 'Still gone', type: 'document', documentId: Number(gone), nodes: [] },
+        ],
+      };
+      const { channel: _channel, ...movedStored } = await app.ctx.commands.loadMenu({
+        projectId: own,
+        menu: moved,
+      });
+      expect(movedStored.version).toBe(3);
+      expect(
+        movedStored.nodes.map((node) => [node.label, node.type === 'document' && node.documentId]),
+      ).toEqual([
+        ['Kept', kept],
+        ['Still gone', gone],
+      ]);
+
+      // A node the file adds for a document the project lacks is refused at its path, the edit with it.
+      const other = await createTestProject(app.ctx);
+      const foreign = String((await createPublishedDocument(app.ctx, other.projectId)).documentId);
+      const added = {
+        ...moved,
+        label: 'Not stored',
+        nodes: [
+          ...moved.nodes,
+          {
+            label: 'New',
+            type: 'path',
+            path: '/new',
+            nodes: [
+              { label: 'Missing', type: 'document', documentId: '999999999' },
+              { label: 'Foreign', type: 'document', documentId: foreign },
+            ],
+          },
+        ],
+      };
+      expect(await refusal(app.ctx.commands.loadMenu({ projectId: own, menu: added }))).toEqual({
+        name: 'ValidationError',
+        'nodes.2.nodes.0.documentId': 'document 999999999 does not exist in this project',
+        'nodes.2.nodes.1.documentId': `document ${foreign} does not exist in this project`,
+      });
+      expect((await ownApi.get('menus?handle=main')).body).toEqual([movedStored]);
+
+      // A file wrong elsewhere is compared with the stored menu too: the stored node is not named with its problem.
+      expect(
+        await refusal(app.ctx.commands.loadMenu({ projectId: own, menu: { ...moved, label: ' ' } })),
+      ).toEqual({
+        name: 'ValidationError',
+        label: 'must not be empty',
+      });
+
+      // Only the menu being replaced counts: another handle, or the same handle in another channel, adds it.
+      await createTestChannel(app.ctx, own, 'app');
+      for (const [channelHandle, handle] of [
+        [undefined, 'footer'],
+        ['app', 'main'],
+      ] as const) {
+        expect(
+          await refusal(
+            app.ctx.commands.loadMenu({ projectId: own, channelHandle, menu: { ...menu, handle } }),
+          ),
+        ).toEqual({
+          name: 'ValidationError',
+          'nodes.0.documentId': `document ${gone} does not exist in this project`,
+        });
+      }
+
+      // Once the stored menu no longer links to it, the gone document is a new node again, and refused.
+      expect(
+        (await app.ctx.commands.loadMenu({ projectId: own, menu: { ...menu, nodes: [menu.nodes[1]!] } }))
+          .version,
+      ).toBe(4);
+      expect(await refusal(app.ctx.commands.loadMenu({ projectId: own, menu }))).toEqual({
+        name: 'ValidationError',
+        'nodes.0.documentId': `document ${gone} does not exist in this project`,
+      });
+    });
+
     it('when the file is malformed, then every problem is named by its path', async () => {
       const details = await refusal(
         app.ctx.commands.loadMenu({

@@ -1,4 +1,12 @@
-import { checkMenu, inspectMenu, nodesInSiteOrder, type Menu, type MenuNode } from '../../src/domain/menus';
+import {
+  addedDocumentNodes,
+  checkMenu,
+  inspectMenu,
+  menuDocumentIds,
+  nodesInSiteOrder,
+  type Menu,
+  type MenuNode,
+} from '../../src/domain/menus';
 import { issuesToPaths } from '../../src/domain/validation';
 import { loadMenu } from '../helpers/fixtures';
 
@@ -185,6 +193,46 @@ describe('inspectMenu', () => {
       { documentId: 306, path: ['nodes', 4] },
       { documentId: 307, path: ['nodes', 5] },
     ]);
+  });
+});
+
+describe('menuDocumentIds and addedDocumentNodes', () => {
+  // As a stored menu comes back: documentId a string, at any depth.
+  const stored = menuFrom(
+    menuOf([
+      {
+        label: 'A',
+        type: 'document',
+        documentId: '12',
+        nodes: [{ label: 'B', type: 'document', documentId: 13 }],
+      },
+      {
+        label: 'C',
+        type: 'path',
+        path: '/c',
+        nodes: [{ label: 'D', type: 'uri', uri: 'https://example.com/' }],
+      },
+    ]),
+  ).nodes;
+
+  it('when a stored menu has document nodes at several depths, then each id is named once, as a number', () => {
+    expect(menuDocumentIds(stored)).toEqual(new Set([12, 13]));
+    expect(menuDocumentIds([...stored, ...stored])).toEqual(new Set([12, 13]));
+    expect(menuDocumentIds([])).toEqual(new Set());
+  });
+
+  it('when a file names ids the stored menu links to, in their place or another, then only its other document nodes are added', () => {
+    const file = menuOf([
+      { label: 'Moved', type: 'document', documentId: 13 },
+      { label: 'New', type: 'path', path: '/n', nodes: [{ label: 'N', type: 'document', documentId: '14' }] },
+      { label: 'Kept', type: 'document', documentId: '12' },
+    ]);
+    const { documentNodes } = inspectMenu(file);
+    expect(addedDocumentNodes(documentNodes, menuDocumentIds(stored))).toEqual([
+      { documentId: 14, path: ['nodes', 1, 'nodes', 0] },
+    ]);
+    // Without a stored menu every document node is one the file adds.
+    expect(addedDocumentNodes(documentNodes, new Set())).toEqual(documentNodes);
   });
 });
 

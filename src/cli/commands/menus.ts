@@ -11,7 +11,8 @@ export function menuCommands(program: Command): void {
     .command('load')
     .description(
       'Load a menu from a JSON file {handle, label, version?, maxDepth, nodes} and store it under its handle, ' +
-        'replacing the menu of that handle; document nodes must name documents of the project. Prints the stored menu',
+        'replacing the menu of that handle; a document node must name a document of the project, unless the ' +
+        'stored menu of that handle links to that document already (deleted since or not). Prints the stored menu',
     )
     .argument('<file>', 'menu JSON file, in the shape sites send and expect')
     .requiredOption('-p, --project <handle|id>', 'project the menu belongs to')

@@ -52,6 +52,22 @@ export function menuQueries(db: Queryable) {
       return result.rows[0] && menuRowOf(result.rows[0]);
     },
 
+    /**
+     * The nodes of the channel's menu of that handle, locked until the transaction ends (so that what a load
+     * compares its file with is what it replaces); undefined when the channel has no such menu.
+     */
+    async findNodesForUpdate(
+      projectId: number,
+      channelId: number,
+      handle: string,
+    ): Promise<MenuNode[] | undefined> {
+      const result = await db.query<{ nodes: MenuNode[] }>(
+        'SELECT nodes FROM menus WHERE project_id = $1 AND channel_id = $2 AND handle = $3 FOR UPDATE',
+        [projectId, channelId, handle],
+      );
+      return result.rows[0]?.nodes;
+    },
+
     /** The channel's menus by handle, or the one with `handle` (none when it has no such menu). */
     async list(projectId: number, channelId: number, handle?: string): Promise<MenuRow[]> {
       const result = await db.query<MenuRow>(
