@@ -20,6 +20,9 @@ export async function createDocumentList(
  * `broadsheet list add`: appends documents of the list's project to it, in the order given, in one
  * transaction; an id that names no document of the project refuses the whole call, an id already in the
  * list keeps its place. Unpublished documents may be added: the API resolves a list's published ones.
+ * Unlike `menu load` (and document commands), an id the list holds already needs no pass of its own: a
+ * deleted document leaves every list with it (ON DELETE CASCADE), so a listed id always names a document of
+ * the project, and a deleted one is not listed any more: adding it again is a new id, refused.
  */
 export async function addToDocumentList(
   pool: Pool,

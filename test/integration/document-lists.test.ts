@@ -451,6 +451,29 @@ describe('document lists', () => {
       expect(documentIds(response.body.documents)).toEqual([p1, p2, p3]);
     });
 
+    it('when a listed document is deleted, then it leaves the list with it; adding it again is refused naming it, nothing added', async () => {
+      // A list cannot hold a document that is gone (its items go with the document), so unlike a menu there is
+      // no stored id to let through: the id is a new one again.
+      const doomed = await published('Deleted later');
+      const list = await newList(project.projectId, 'Loses a document', [p1, doomed]);
+      await app.ctx.pool.query('DELETE FROM documents WHERE id = $1', [doomed]);
+      expect(documentIds((await api.get(`document-lists/${list}?reverse=false`)).body.documents)).toEqual([
+        p1,
+      ]);
+      await expect(
+        app.ctx.commands.addToDocumentList({ listId: list, documentIds: [p1, doomed, p2] }),
+      ).rejects.toMatchObject({
+        status: 404,
+        details: { message: `No document ${doomed} in the project of list ${list}; nothing was added` },
+      });
+      expect(await app.ctx.commands.addToDocumentList({ listId: list, documentIds: [p1, p2] })).toMatchObject(
+        {
+          added: [p2],
+          alreadyListed: [p1],
+        },
+      );
+    });
+
     it('when an add lists nothing new, then the list reads as before (same updatedAt, 304 on its ETag); a real add moves updatedAt', async () => {
       const list = await newList(project.projectId, 'Unchanged by no-op adds', [p1, p2]);
       const before = await api.get(`document-lists/${list}`);
