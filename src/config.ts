@@ -88,9 +88,24 @@ export const EnvSchema = z.object({
    * the TCP timeout of many minutes. Every byte read restarts it, so a large answer still arriving (or being
    * parsed on a busy API process) is not cut; a query Postgres works on longer than this before its first row
    * fails too. The slowest queries of the API and the workers take well under a second; index rebuilds read
-   * in pages.
+   * in pages. The total is DATABASE_STATEMENT_TIMEOUT_MS's.
    */
   DATABASE_QUERY_TIMEOUT_MS: wholeNumberOr(100, 3_600_000, 10_000),
+  /**
+   * Longest time one statement of the API's and the workers' connections may run in all, counted by Postgres
+   * (its statement_timeout, set on each connection as it opens): a statement that keeps sending rows, waits on
+   * a lock another session holds, or runs away is cancelled (SQLSTATE 57014, a 503), its connection kept.
+   * DATABASE_QUERY_TIMEOUT_MS bounds only silence, so such a statement held its connection and its request
+   * for good. Far above the longest legitimate statement (a list read of 100+ MB on a busy API process, an
+   * import batch's insert: seconds); 0 sets none (the server's own setting applies). The CLI sets none (an
+   * operator's import or index rebuild runs as long as it takes), nor do migrations and pg-boss's own pool.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(
+    blankAsUnset,
+    wholeNumber(0, 86_400_000)
+      .refine((ms) => ms === 0 || ms >= 100, '0 (none) or at least 100')
+      .default(120_000),
+  ),
   /**
    * One node's URL, or several separated by commas (the nodes of one cluster): the client spreads requests
    * over them and retries a request that failed to connect on the next one.
@@ -389,6 +404,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
       poolWaitMs: e.DATABASE_POOL_WAIT_MS,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     },
     elasticsearch: {
       urls: e.ELASTICSEARCH_URL,

@@ -86,7 +86,11 @@ export async function createContext(
     connectTimeoutMs: config.database.connectTimeoutMs,
     poolWaitMs: config.database.poolWaitMs,
     queryTimeoutMs: config.database.queryTimeoutMs,
+    statementTimeoutMs: config.database.statementTimeoutMs,
   });
+  // pg-boss's own pool (job fetches and completions, its maintenance, and its schema migrations at start) is
+  // not bounded: a migration of a large job table must not be cut, nor a maintenance pass that would then be
+  // cut again every time. The jobs the app sends go through this pool, in the sender's transaction.
   // pg-boss opens the process's first connection: where a wrong or unreachable DATABASE_URL shows.
   const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false }).catch(
     (error: unknown) => {

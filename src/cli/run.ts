@@ -60,11 +60,16 @@ export function ignoreClosedPipes(): void {
   }
 }
 
-/** The process's config (loaded here, with its schema, by the commands that need it). */
+/**
+ * The process's config (loaded here, with its schema, by the commands that need it). An operator's command sets
+ * no statement timeout, whatever DATABASE_STATEMENT_TIMEOUT_MS says (it is the API's and the workers'): an
+ * import or an index rebuild of a large project runs as long as its work takes, and Ctrl-C stops it.
+ */
 export function cliConfig(): Config {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the commands that connect only
   const { loadConfig } = require('../config') as typeof import('../config');
-  return loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  return { ...config, database: { ...config.database, statementTimeoutMs: 0 } };
 }
 
 /**

@@ -53,15 +53,24 @@ export interface PoolTimeouts {
   /**
    * Most time a query's connection may stay silent (DATABASE_QUERY_TIMEOUT_MS): no byte from Postgres for this
    * long while a query waits for its answer fails it. Bytes arriving reset it, so a large answer still
-   * streaming in (or still being parsed here on a busy CPU) is not cut; see boundQuerySilence.
+   * streaming in (or still being parsed here on a busy CPU) is not cut; see boundQuerySilence. The total is
+   * statementTimeoutMs's.
    */
   queryTimeoutMs: number;
+  /**
+   * Most time one statement may run in all, counted by Postgres (DATABASE_STATEMENT_TIMEOUT_MS): its
+   * statement_timeout, sent when each connection opens, so it costs no query. A statement past it is cancelled
+   * (SQLSTATE 57014, a 503 at the edge) and its connection serves on; a statement that keeps sending rows is
+   * cut too, which the silence bound never does. 0 or unset: none set (the server's own setting applies).
+   */
+  statementTimeoutMs?: number;
 }
 
 export const DEFAULT_POOL_TIMEOUTS: PoolTimeouts = {
   connectTimeoutMs: 5_000,
   poolWaitMs: 15_000,
   queryTimeoutMs: 10_000,
+  statementTimeoutMs: 0,
 };
 
 export function createPool(url: string, max: number, timeouts: PoolTimeouts = DEFAULT_POOL_TIMEOUTS): Pool {
@@ -87,6 +96,9 @@ export function createPool(url: string, max: number, timeouts: PoolTimeouts = DE
     connectionTimeoutMillis: timeouts.poolWaitMs,
     // A connection the server or the network dropped while idle is noticed, not handed to the next request.
     keepAlive: true,
+    // A startup parameter of every connection (dedicatedClient's LISTEN ones too): Postgres bounds each
+    // statement's whole time, rows still being sent included. pg sends none for 0 or undefined.
+    statement_timeout: timeouts.statementTimeoutMs || undefined,
   });
   pool.clientClass = BoundedClient;
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
@@ -227,6 +239,52 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.includes(known));
+}
+
+/** The Postgres message of a statement cancelled by its statement_timeout (57014 is also pg_cancel_backend's). */
+const STATEMENT_TIMEOUT_MESSAGE = 'canceling statement due to statement timeout';
+
+/**
+ * Which of the pool's bounds failed a query whose error means the database is unavailable, and in words for the
+ * log: `bound` names the setting (undefined when none did: a refused or cut connection, a server restarting),
+ * so a 503 that an operator's own setting caused is told from an outage. For errors only, never per query.
+ */
+export function databaseUnavailableCause(
+  error: unknown,
+  timeouts: PoolTimeouts,
+): { bound: string | undefined; reason: string } {
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  const text = typeof message === 'string' ? message : String(error);
+  if (code === '57014' && text.includes(STATEMENT_TIMEOUT_MESSAGE)) {
+    return {
+      bound: 'DATABASE_STATEMENT_TIMEOUT_MS',
+      reason: `Postgres cancelled the statement after DATABASE_STATEMENT_TIMEOUT_MS (${timeouts.statementTimeoutMs ?? '?'} ms; statement_timeout)`,
+    };
+  }
+  if (text.includes('Query read timeout')) {
+    return {
+      bound: 'DATABASE_QUERY_TIMEOUT_MS',
+      reason: `no byte from Postgres within DATABASE_QUERY_TIMEOUT_MS (${timeouts.queryTimeoutMs} ms)`,
+    };
+  }
+  if (text.includes('timeout exceeded when trying to connect')) {
+    return {
+      bound: 'DATABASE_POOL_WAIT_MS',
+      reason: `no free connection within DATABASE_POOL_WAIT_MS (${timeouts.poolWaitMs} ms)`,
+    };
+  }
+  // createPool opens a connection under the shorter of the two.
+  if (text === 'timeout expired' || text.includes('Connection terminated due to connection timeout')) {
+    const [name, ms] =
+      timeouts.connectTimeoutMs <= timeouts.poolWaitMs
+        ? ['DATABASE_CONNECT_TIMEOUT_MS', timeouts.connectTimeoutMs]
+        : ['DATABASE_POOL_WAIT_MS', timeouts.poolWaitMs];
+    return { bound: name, reason: `a new connection did not open within ${name} (${ms} ms)` };
+  }
+  return { bound: undefined, reason: typeof code === 'string' ? `${text} (${code})` : text };
 }
 
 /**

@@ -59,6 +59,6 @@ export function createApp(ctx: AppContext): Express {
   app.use(API_MOUNT, apiVersion, noOptions, absentRoutesAreUnknown(api), api);
 
   app.use(unknownRoute);
-  app.use(renderErrors(ctx.logger));
+  app.use(renderErrors(ctx.logger, ctx.config.database));
   return app;
 }

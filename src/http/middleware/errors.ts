@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
 import { zodIssuesToPaths } from '../../domain/validation';
-import { isDatabaseUnavailable } from '../../db/pool';
+import { databaseUnavailableCause, isDatabaseUnavailable, type PoolTimeouts } from '../../db/pool';
 import { loggableUrl } from '../../domain/loggable-url';
 import { StoreUnavailableError } from '../../storage/object-store';
 import { RequestAbandonedError } from '../../media/decode-budget';
@@ -126,8 +126,12 @@ export function errorEnvelope(error: AppError) {
   return { status: error.status, error: error.reason, error_details: error.details };
 }
 
-/** The one error middleware, registered last: renders `{status, error, error_details}` for every non-2xx. */
-export function renderErrors(logger: Logger): ErrorRequestHandler {
+/**
+ * The one error middleware, registered last: renders `{status, error, error_details}` for every non-2xx. A 503
+ * DatabaseUnavailable is logged with its cause (`bound`: the DATABASE_* setting that cut it, if one did), which
+ * its answer does not tell: an outage and a statement cut by the operator's own bound look alike to a client.
+ */
+export function renderErrors(logger: Logger, databaseTimeouts: PoolTimeouts): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     // Half an answer is on the wire already: Express's own handler closes the connection.
     if (res.headersSent) {
@@ -135,6 +139,13 @@ export function renderErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     const appError = translateError(error, req.headers['content-encoding']);
+    if (appError?.details.name === 'DatabaseUnavailable' && !(error instanceof AppError)) {
+      const { bound, reason } = databaseUnavailableCause(error, databaseTimeouts);
+      logger.warn(
+        { requestId: req.id, url: loggableUrl(req.originalUrl), bound, reason },
+        'database unavailable',
+      );
+    }
     if (!appError) {
       logger.error({ err: error, requestId: req.id, url: loggableUrl(req.originalUrl) }, 'unhandled error');
       res.status(500).json({

@@ -110,7 +110,8 @@ const RETRY_AFTER = {
 };
 
 const DATABASE_UNAVAILABLE_TEXT =
-  "'DatabaseUnavailable' when Postgres is unreachable or every connection stayed busy past the pool wait " +
+  "'DatabaseUnavailable' when Postgres is unreachable, every connection stayed busy past the pool wait, or a " +
+  'statement ran past its bound (DATABASE_STATEMENT_TIMEOUT_MS) ' +
   "(or 'KeySetUnavailable' when JWKS_URL is set and cannot give the token's key)";
 
 const DATABASE_UNAVAILABLE = {
