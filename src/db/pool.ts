@@ -193,11 +193,18 @@ export async function withTransaction<T>(pool: Pool, work: (tx: Transaction) => 
     await tx.query('ROLLBACK').catch((rollbackError: unknown) => {
       broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
     });
-    if (!broken && isDatabaseUnavailable(error)) broken = error as Error;
+    // A cancelled statement (57014: statement_timeout, pg_cancel_backend) whose ROLLBACK went through leaves a
+    // sound connection: kept, so a burst of statements cut by the bound does not also reopen connections.
+    if (!broken && isDatabaseUnavailable(error) && !isStatementCancelled(error)) broken = error as Error;
     throw error;
   } finally {
     tx.release(broken);
   }
+}
+
+/** A statement Postgres cancelled (statement_timeout, pg_cancel_backend): its connection still answers. */
+function isStatementCancelled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '57014';
 }
 
 /**

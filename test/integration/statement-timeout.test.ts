@@ -139,6 +139,8 @@ describe('the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
       running.push(app);
       const { doc, api } = await draftOf(app);
       const { released } = await holdRow(doc.id, 3_000);
+      let removed = 0;
+      app.ctx.pool.on('remove', () => removed++);
       const started = performance.now();
       const response = await api.patch(`documents/${doc.id}/commands`, retitle(doc.version));
       const took = performance.now() - started;
@@ -157,6 +159,8 @@ describe('the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
       // Cut by the bound, not answered once the row was let go.
       expect(took).toBeLessThan(2_500);
       expect(await titleOf(app, doc.id)).toBe('A draft');
+      // Its transaction rolled back, the connection answered: it stays in the pool, not destroyed as a lost one.
+      expect(removed).toBe(0);
       const warning = app.lines
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((line) => line.msg === 'database unavailable');
