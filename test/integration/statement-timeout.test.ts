@@ -178,6 +178,21 @@ describe('the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
       expect(await titleOf(app, doc.id)).toBe('Changed');
     });
 
+    it("when it is 300 ms, then the API's connections have it and pg-boss's own do not (its migrations and maintenance)", async () => {
+      const app = await start('300');
+      running.push(app);
+      const setting = "SELECT current_setting('statement_timeout') AS s";
+      expect((await app.ctx.pool.query<{ s: string }>(setting)).rows).toEqual([{ s: '300ms' }]);
+      const listening = app.ctx.pool.dedicatedClient();
+      await listening.connect();
+      try {
+        expect((await listening.query<{ s: string }>(setting)).rows).toEqual([{ s: '300ms' }]);
+      } finally {
+        await listening.end();
+      }
+      expect((await app.ctx.boss.getDb().executeSql(setting)).rows).toEqual([{ s: '0' }]);
+    });
+
     it('when it is 0 (off), then the write waits for the row and is written', async () => {
       const app = await start('0');
       running.push(app);
