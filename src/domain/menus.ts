@@ -4,15 +4,18 @@ import { fromZodIssues, invalid, readableIssueMessage, valid, type Checked, type
 
 /**
  * Menus (supplement §8) in the shape sites send and expect: `{handle, label, version, maxDepth, nodes}`, each
- * node `{id, label, type, uri | path | documentId, nodes}`. Operators load them from JSON files (the CLI's
- * `menu load`); the API serves them as stored.
+ * node `{id, label, type, uri | path | documentId, nodes}`; a `path` node may also name the document its path
+ * leads to (`{type: 'path', path, documentId}`, as the vendor's menus link an article). Operators load them
+ * from JSON files (the CLI's `menu load`); the API serves them as stored.
  */
 
 /** The deepest a menu may nest: maxDepth counts levels below the top one (0 = a flat menu). */
 export const MAX_MENU_DEPTH = 10;
 
 export type MenuNode = { id: string; label: string; nodes: MenuNode[] } & (
-  { type: 'uri'; uri: string } | { type: 'path'; path: string } | { type: 'document'; documentId: string }
+  | { type: 'uri'; uri: string }
+  | { type: 'path'; path: string; documentId?: string }
+  | { type: 'document'; documentId: string }
 );
 
 export interface Menu {
@@ -50,6 +53,14 @@ const LINK_PROTOCOLS = /^(https?|mailto|tel)$/;
 
 const DOCUMENT_ID = 'must be a document id, e.g. "322"';
 
+/** Sites send and expect a string ("322"); a number is accepted too. Ids stay exact up to 2^53 - 1. */
+const documentId = z
+  .union([z.string().regex(/^[1-9]\d*$/, DOCUMENT_ID), z.number().int().positive()], {
+    error: DOCUMENT_ID,
+  })
+  .transform(String)
+  .refine((id) => Number.isSafeInteger(Number(id)), `must be at most ${Number.MAX_SAFE_INTEGER}`);
+
 /** One node without its children: what its type requires, and nothing else. */
 const NodeSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -61,18 +72,10 @@ const NodeSchema = z.discriminatedUnion('type', [
     ...nodeFields,
     type: z.literal('path'),
     path: z.string().regex(/^\/\S*$/, "must be a path starting with '/', without spaces"),
+    // The document the path leads to, when the site routes to one (supplement §8 lists documentId on nodes).
+    documentId: documentId.optional(),
   }),
-  z.strictObject({
-    ...nodeFields,
-    type: z.literal('document'),
-    // Sites send and expect a string ("322"); a number is accepted too. Ids stay exact up to 2^53 - 1.
-    documentId: z
-      .union([z.string().regex(/^[1-9]\d*$/, DOCUMENT_ID), z.number().int().positive()], {
-        error: DOCUMENT_ID,
-      })
-      .transform(String)
-      .refine((id) => Number.isSafeInteger(Number(id)), `must be at most ${Number.MAX_SAFE_INTEGER}`),
-  }),
+  z.strictObject({ ...nodeFields, type: z.literal('document'), documentId }),
 ]);
 
 type ParsedNode = z.output<typeof NodeSchema>;
@@ -84,7 +87,9 @@ function nodeOf(parsed: ParsedNode, id: string, nodes: MenuNode[]): MenuNode {
     case 'uri':
       return { id, label, type: 'uri', uri: parsed.uri, nodes };
     case 'path':
-      return { id, label, type: 'path', path: parsed.path, nodes };
+      return parsed.documentId === undefined
+        ? { id, label, type: 'path', path: parsed.path, nodes }
+        : { id, label, type: 'path', path: parsed.path, documentId: parsed.documentId, nodes };
     case 'document':
       return { id, label, type: 'document', documentId: parsed.documentId, nodes };
   }
@@ -98,7 +103,7 @@ export function nodesInSiteOrder(nodes: readonly MenuNode[]): MenuNode[] {
   return nodes.map((node) => nodeOf(node, node.id, nodesInSiteOrder(node.nodes)));
 }
 
-/** Every document node of a menu with its path (`nodes.0.nodes.1`). */
+/** Every node of a menu that names a document (a document node, a path node's documentId) with its path. */
 export type MenuDocumentNode = { documentId: number; path: PropertyKey[] };
 
 /**
@@ -201,7 +206,7 @@ export function inspectMenu(input: unknown): { checked: Checked<Menu>; documentN
         if (Array.isArray(children)) parse(children, [...at, 'nodes'], here, depth + 1, deep);
         return [];
       }
-      if (parsed.data.type === 'document') {
+      if (parsed.data.type !== 'uri' && parsed.data.documentId !== undefined) {
         documentNodes.push({ documentId: Number(parsed.data.documentId), path: at });
       }
       const { id } = parsed.data;

@@ -296,6 +296,56 @@ describe('menus', () => {
       ]);
     });
 
+    it('when a path node names the document its path leads to, then the menu loads and GET menus answers it with that documentId', async () => {
+      // supplement §8 lists documentId on any node; the vendor's menus give a path node the article it routes to.
+      const menu = {
+        handle: 'routed',
+        label: 'Routed',
+        maxDepth: 0,
+        nodes: [
+          { label: 'Night Ferries', type: 'path', path: '/city/night-ferries', documentId: idOf.get('322')! },
+          { label: 'City', type: 'path', path: '/city', documentId: Number(idOf.get('302')) },
+          { label: 'Archive', type: 'path', path: '/archive' },
+        ],
+      };
+      await app.ctx.commands.loadMenu({ projectId, menu });
+      for (const version of MENU_VERSIONS) {
+        const response = await api.withVersion(version).get('menus?handle=routed');
+        expect(response.status).toBe(200);
+        expect(menuAnswer.array().safeParse(response.body).error).toBeUndefined();
+        const [served] = response.body;
+        expect(served.nodes).toEqual([
+          {
+            id: '1',
+            label: 'Night Ferries',
+            type: 'path',
+            path: '/city/night-ferries',
+            documentId: idOf.get('322'),
+            nodes: [],
+          },
+          { id: '2', label: 'City', type: 'path', path: '/city', documentId: idOf.get('302'), nodes: [] },
+          { id: '3', label: 'Archive', type: 'path', path: '/archive', nodes: [] },
+        ]);
+        expect(Object.keys(served.nodes[0])).toEqual(['id', 'label', 'type', 'path', 'documentId', 'nodes']);
+      }
+      // Its document is checked as a document node's is: one the project lacks refuses the file.
+      const details = await refusal(
+        app.ctx.commands.loadMenu({
+          projectId,
+          menu: {
+            ...menu,
+            label: 'Broken',
+            nodes: [{ label: 'Gone', type: 'path', path: '/gone', documentId: '999999999' }],
+          },
+        }),
+      );
+      expect(details).toEqual({
+        name: 'ValidationError',
+        'nodes.0.documentId': 'document 999999999 does not exist in this project',
+      });
+      expect((await api.get('menus?handle=routed')).body[0].label).toBe('Routed');
+    });
+
     it('when a document node names a document of another project or none, then it is refused at that path and nothing is stored', async () => {
       const other = await createTestProject(app.ctx);
       const foreign = await createPublishedDocument(app.ctx, other.projectId);

@@ -74,6 +74,22 @@ describe('checkMenu', () => {
     expect(menu.nodes[0]).toMatchObject({ documentId: '42' });
   });
 
+  it('when a path node names its document, then the id is kept as a string and listed for the lookup', () => {
+    const input = menuOf([
+      { label: 'Article', type: 'path', path: '/city/night-ferries', documentId: 322 },
+      { label: 'Plain', type: 'path', path: '/plain' },
+      { label: 'Bad', type: 'path', path: '/bad', documentId: 'abc' },
+    ]);
+    expect(issuesOf(input)).toEqual({ 'nodes.2.documentId': 'must be a document id, e.g. "322"' });
+    const { nodes: _nodes, ...rest } = input;
+    const menu = menuFrom({ ...rest, nodes: input.nodes.slice(0, 2) });
+    expect(menu.nodes).toEqual([
+      { id: '1', label: 'Article', type: 'path', path: '/city/night-ferries', documentId: '322', nodes: [] },
+      { id: '2', label: 'Plain', type: 'path', path: '/plain', nodes: [] },
+    ]);
+    expect(inspectMenu(input).documentNodes).toEqual([{ documentId: 322, path: ['nodes', 0] }]);
+  });
+
   it('when the menu itself is malformed, then each problem is named by its key', () => {
     expect(issuesOf({ handle: '1 bad', label: '', maxDepth: -1, nodes: {}, extra: true })).toEqual({
       handle: 'must start with a letter; letters, digits, - and _',

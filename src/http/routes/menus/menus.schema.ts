@@ -19,7 +19,10 @@ export const menuNodeAnswer = z
     type: z.enum(['uri', 'path', 'document']),
     uri: z.string().optional().describe('type uri: an absolute http, https, mailto or tel URI'),
     path: z.string().optional().describe("type path: starts with '/'"),
-    documentId: z.string().optional().describe('type document: a document of the project'),
+    documentId: z
+      .string()
+      .optional()
+      .describe('type document, and optionally type path: the document of the project it leads to'),
     get nodes(): z.ZodArray<typeof menuNodeAnswer> {
       return z.array(menuNodeAnswer);
     },
