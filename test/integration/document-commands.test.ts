@@ -940,6 +940,35 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(ok.status).toBe(204);
     });
 
+    it('when isPublishedAndHasNoChanges is sent without a value (the vendor reference form), then it asserts the document is live and unchanged', async () => {
+      const pub = await published();
+      const clean = await commands(pub.id, {
+        preconditions: [{ type: 'isPublishedAndHasNoChanges' }],
+        commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'edited' }],
+      });
+      expect(clean.status).toBe(204);
+      const edited = await commands(pub.id, {
+        preconditions: [{ type: 'isPublishedAndHasNoChanges' }],
+        commands: [{ operation: 'publish' }],
+      });
+      expect(edited.status).toBe(409);
+      expect(edited.body.error_details).toEqual({
+        name: 'Conflict',
+        message: "Precondition failed: 'isPublishedAndHasNoChanges'",
+      });
+      expect((await load(pub.id)).publishedVersion).toBe(pub.version);
+      // isPublished still says which state it asserts.
+      const bare = await commands(pub.id, {
+        preconditions: [{ type: 'isPublished' }],
+        commands: [{ operation: 'publish' }],
+      });
+      expect(bare.status).toBe(400);
+      expect(bare.body.error_details).toEqual({
+        name: 'ValidationError',
+        'preconditions.0.value': 'is required for isPublished',
+      });
+    });
+
     it('when a published document only gets a schedule, an embargo or a value it already has, then it still has no unpublished changes', async () => {
       const pub = await published();
       const unchanged = [

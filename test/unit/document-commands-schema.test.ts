@@ -148,6 +148,16 @@ describe('parseCommandRequest: valid requests', () => {
     expect(parseCommandRequest(body, latest)).toEqual(body);
   });
 
+  it('when isPublishedAndHasNoChanges comes without a value, as the vendor sends it, then it asserts true', () => {
+    const body = {
+      commands: [{ operation: 'publish' }],
+      preconditions: [{ type: 'isPublishedAndHasNoChanges' }],
+    };
+    expect(parseCommandRequest(body, latest).preconditions).toEqual([
+      { type: 'isPublishedAndHasNoChanges', value: true },
+    ]);
+  });
+
   it('when a link references a document, then the id becomes a string and $ref is filled in', () => {
     const request = parseCommandRequest(
       one({
@@ -197,6 +207,11 @@ describe('parseCommandRequest: invalid bodies', () => {
       'a precondition type is unknown',
       { commands: [{ operation: 'publish' }], preconditions: [{ type: 'isDraft', value: true }] },
       { 'preconditions.0.type': "must be one of 'isPublished', 'isPublishedAndHasNoChanges'" },
+    ],
+    [
+      'isPublished comes without a value',
+      { commands: [{ operation: 'publish' }], preconditions: [{ type: 'isPublished' }] },
+      { 'preconditions.0.value': 'is required for isPublished' },
     ],
     [
       'a precondition value is not a boolean',

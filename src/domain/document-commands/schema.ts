@@ -186,10 +186,25 @@ export const commandSchema = z.discriminatedUnion('operation', COMMAND_SCHEMAS);
 export type Command = z.output<typeof commandSchema>;
 export type CommandOf<O extends Operation> = Extract<Command, { operation: O }>;
 
-const preconditionSchema = z.strictObject({
-  type: z.enum(['isPublished', 'isPublishedAndHasNoChanges']),
-  value: z.boolean(),
-});
+/**
+ * `{type, value}` (api-spec §4.11). isPublished says which state it asserts in `value`; isPublishedAndHasNoChanges
+ * may leave it out, as the vendor's reference sends it (`{"type": "isPublishedAndHasNoChanges"}`), and then
+ * asserts that the document is live without unpublished changes (value true).
+ */
+const preconditionSchema = z
+  .strictObject({
+    type: z.enum(['isPublished', 'isPublishedAndHasNoChanges']),
+    value: z
+      .boolean()
+      .optional()
+      .describe('required for isPublished; default true for isPublishedAndHasNoChanges'),
+  })
+  .superRefine((precondition, ctx) => {
+    if (precondition.type === 'isPublished' && precondition.value === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'is required for isPublished' });
+    }
+  })
+  .transform(({ type, value }) => ({ type, value: value ?? true }));
 export type Precondition = z.output<typeof preconditionSchema>;
 
 const requestShape = {
