@@ -186,6 +186,14 @@ function listLimit(value: unknown): number {
     : DEFAULT_LIST_INCLUDE_LIMIT;
 }
 
+/**
+ * How many documents a list include asks for: `params.limit`, or `count`, the name the magazine's legacy list
+ * include (`{listId, count}`) gives it; `limit` wins when both are there.
+ */
+function listLimitOf(params: Json): number {
+  return listLimit(params.limit ?? params.count);
+}
+
 function includeRequest(
   key: string,
   directiveName: string,
@@ -196,12 +204,12 @@ function includeRequest(
   for (const [param, value] of Object.entries(include.params)) {
     if (isObject(value) && typeof value.$ref === 'string' && LIST_REFS.has(value.$ref)) {
       const id = isObject(value.reference) ? asDocumentId(value.reference.id) : undefined;
-      if (id !== undefined && list === undefined) list = { id, limit: listLimit(include.params.limit) };
+      if (id !== undefined && list === undefined) list = { id, limit: listLimitOf(include.params) };
       continue;
     }
     if (param === 'listId') {
       const id = asDocumentId(value);
-      if (id !== undefined && list === undefined) list = { id, limit: listLimit(include.params.limit) };
+      if (id !== undefined && list === undefined) list = { id, limit: listLimitOf(include.params) };
       continue;
     }
     // The legacy teaser names the teased document `mediaId` (as in domain/references.ts).

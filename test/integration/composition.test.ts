@@ -567,6 +567,8 @@ describe('POST composition/{documentId}', () => {
         content: [
           embed('two', { list: { $ref: 'list', reference: { id: listId } }, limit: 2 }),
           embed('all', { listId: String(listId) }),
+          // The magazine's legacy list include names its limit `count`.
+          embed('counted', { listId, count: 2 }),
           embed('foreign', { list: { $ref: 'list', reference: { id: foreignList } } }),
           embed('nothing', { size: 'large' }),
           embed('foreign-document', { mediaId: otherDocument }),
@@ -592,7 +594,13 @@ describe('POST composition/{documentId}', () => {
         ]),
       );
       const { 'doc-and-docs': referenced, ...fromLists } = byComponent;
-      expect(fromLists).toEqual({ two: [a, b], all: [a, b, c], foreign: [], 'foreign-document': [] });
+      expect(fromLists).toEqual({
+        two: [a, b],
+        all: [a, b, c],
+        counted: [a, b],
+        foreign: [],
+        'foreign-document': [],
+      });
       // Two params naming c (once with a): each document once, in the order Postgres keeps the params.
       expect(referenced).toHaveLength(2);
       expect(referenced).toEqual(expect.arrayContaining([a, c]));

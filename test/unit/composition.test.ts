@@ -137,6 +137,8 @@ describe('findIncludeRequests', () => {
       embed('list', { list: { $ref: 'list', reference: { id: '7' } }, limit: 3 }),
       embed('legacy-list', { listId: 8, limit: 500 }),
       embed('bad-limit', { listId: '9', limit: 'lots' }),
+      embed('counted', { listId: 10, count: 2 }),
+      embed('limit-and-count', { listId: 11, limit: 4, count: 2 }),
       embed('docs', {
         a: { $ref: 'documents', references: [{ id: '1' }, { id: '2' }] },
         b: { $ref: 'document', reference: { id: 1 } },
@@ -166,6 +168,20 @@ describe('findIncludeRequests', () => {
         service: 'list-teaser',
         documentIds: [],
         list: { id: 9, limit: 10 },
+      },
+      {
+        componentId: 'counted',
+        directiveName: 'teaser',
+        service: 'list-teaser',
+        documentIds: [],
+        list: { id: 10, limit: 2 },
+      },
+      {
+        componentId: 'limit-and-count',
+        directiveName: 'teaser',
+        service: 'list-teaser',
+        documentIds: [],
+        list: { id: 11, limit: 4 },
       },
       { componentId: 'docs', directiveName: 'teaser', service: 'list-teaser', documentIds: [1, 2] },
     ]);
