@@ -114,14 +114,18 @@ export function documentReads(db: Queryable) {
       return answer(view, read, signal);
     },
 
-    /** documents/{id}/latestPublication/renditions/{handles} (up to 2025-07), with the default conditions. */
+    /**
+     * documents/{id}/latestPublication/renditions/{handles} (up to 2025-07), with the component conditions asked
+     * for (null: ignored).
+     */
     async latestPublicationRenditions(
       project: ProjectRow,
       documentId: number,
       handles: readonly string[],
+      conditions: ConditionRequest | null,
       signal?: AbortSignal,
     ): Promise<Rendition[]> {
-      const view = await publicationView(project, documentId, {}, ['content'], signal);
+      const view = await publicationView(project, documentId, conditions, ['content'], signal);
       return renditionsOf(view.content, handles, signal);
     },
   };

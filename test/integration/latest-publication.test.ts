@@ -152,16 +152,33 @@ describe('GET documents/{documentId}/latestPublication', () => {
     expect(route.body).toEqual([{ handle: 'html', content: expect.stringContaining('Swiss only') }]);
   });
 
-  it('when the renditions route gets a query parameter (it renders with the default conditions), then 400 naming it', async () => {
-    const conditions = encodeURIComponent(JSON.stringify({ brand: 'de' }));
-    const response = await api
-      .withVersion('2025-07')
-      .get(`documents/${documentId}/latestPublication/renditions/web?componentConditions=${conditions}`);
-    expect(response.status).toBe(400);
-    expect(response.body.error_details).toEqual({
-      name: 'ValidationError',
-      componentConditions: 'is not allowed',
-    });
+  it('when the renditions route gets component conditions, then they decide what is rendered; any other parameter is a 400 naming it', async () => {
+    // The vendor's reference lists ignoreComponentConditions and componentConditions for this route too.
+    const old = api.withVersion('2025-07');
+    const route = `documents/${documentId}/latestPublication/renditions/html`;
+    const html = async (query: string) => {
+      const response = await old.get(`${route}${query}`);
+      expect(response.status).toBe(200);
+      return (response.body as { handle: string; content: string }[])[0]!.content;
+    };
+    const byDefault = await html('');
+    expect(byDefault).toContain('Swiss only');
+    expect(byDefault).not.toContain('German only');
+    const german = await html(
+      `?componentConditions=${encodeURIComponent(JSON.stringify({ dateTime: '2031-06-01T00:00:00Z', brand: 'de' }))}`,
+    );
+    expect(german).toContain('German only');
+    expect(german).not.toContain('Swiss only');
+    const everything = await html('?ignoreComponentConditions=true');
+    expect(everything).toContain('German only');
+    expect(everything).toContain('Swiss only');
+
+    const unknown = await old.get(`${route}?fields=content`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error_details).toEqual({ name: 'ValidationError', fields: 'is not allowed' });
+    const broken = await old.get(`${route}?componentConditions=not-json`);
+    expect(broken.status).toBe(400);
+    expect(Object.keys(broken.body.error_details)).toEqual(['name', 'componentConditions']);
   });
 
   it('when renditions are asked for from 2025-09, then the parameter is a 400 and the renditions route does not exist', async () => {

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { noQueryParams, parseQueryOrThrow } from '../../query-params';
+import { parseQueryOrThrow } from '../../query-params';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
@@ -11,6 +11,7 @@ import {
   defaultViewFields,
   latestPublicationQuery,
   renditionHandlesParams,
+  renditionsQuery,
 } from './latest-publication.schema';
 
 /**
@@ -50,13 +51,14 @@ export function latestPublicationRoutes(
     async (req, res) => {
       const signal = requestLifetime(res);
       const { documentId, renditionHandles } = parseOrThrow(renditionHandlesParams, req.params);
-      // The route renders with the default conditions and takes no parameters: none is silently ignored.
-      parseQueryOrThrow(noQueryParams, req.query);
+      // Component conditions as on latestPublication; any other parameter is a 400 naming it.
+      const { conditions } = parseQueryOrThrow(renditionsQuery, req.query);
       const project = await projectConfigs.get(req.auth.projectId);
       const renditions = await reads.documents.latestPublicationRenditions(
         project,
         documentId,
         renditionHandles,
+        conditions,
         signal,
       );
       await sendJsonInSlices(res, renditions, signal);

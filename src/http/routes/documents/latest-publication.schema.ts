@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { documentIdParam } from '../../query-params';
+import { fromCheck } from '../../../domain/validation';
+import { conditionParams, documentIdParam, withConditions } from '../../query-params';
 
 // latestPublication takes the same query as latestDraft (fields, renditions up to 2025-07, component conditions).
 export { defaultViewFields, latestDraftQuery as latestPublicationQuery } from './latest-draft.schema';
@@ -13,3 +14,9 @@ export const renditionHandlesParams = z.object({
       message: 'must be a comma separated list of handles',
     }),
 });
+
+/**
+ * The query of latestPublication/renditions/{renditionHandles}: the component conditions, which the vendor's
+ * reference lists for the route (api-spec §2.2: endpoints that support them take both), and nothing else.
+ */
+export const renditionsQuery = z.strictObject({ ...conditionParams }).transform(fromCheck(withConditions));

@@ -38,7 +38,11 @@ import {
   incomingReferencesQuery,
 } from '../documents/incoming-references.schema';
 import { latestDraftQuery } from '../documents/latest-draft.schema';
-import { latestPublicationQuery, renditionHandlesParams } from '../documents/latest-publication.schema';
+import {
+  latestPublicationQuery,
+  renditionHandlesParams,
+  renditionsQuery,
+} from '../documents/latest-publication.schema';
 import { latestPublicationsAnswer, latestPublicationsQuery } from '../documents/latest-publications.schema';
 import { reEnrichAnswer, reEnrichBody } from '../enrichment/enrichment.schema';
 import { livenessAnswer, readinessAnswer } from '../health/health.schema';
@@ -998,7 +1002,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         get: {
           summary: 'Renditions of the latest publication (up to 2025-07)',
           security: read,
-          parameters: params({ path: renditionHandlesParams }),
+          parameters: params({ path: renditionHandlesParams, query: renditionsQuery }),
           responses: {
             200: json(out(renditionsAnswer)),
             ...errors(400, 401, 403, 404),
