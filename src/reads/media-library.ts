@@ -5,7 +5,7 @@ import { mediaReferenceQueries } from '../db/queries/media-references';
 import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
 import { incomingCursorSignature, nextKey } from '../domain/incoming-references';
-import { toApiEntry } from '../domain/media';
+import { toApiEntry, type MediaType } from '../domain/media';
 import { cursorAnswer, type CursorCodec } from '../domain/search-cursor';
 import { withoutTrailingSlashes } from '../domain/trailing-slashes';
 
@@ -56,10 +56,11 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
     };
   }
 
-  async function assertExists(projectId: number, id: string): Promise<void> {
-    if (!(await mediaQueries(db).findById(projectId, id))) {
-      throw AppError.notFound(`Media library entry '${id}' not found`);
-    }
+  /** The entry's media type; 404 for no such entry. */
+  async function mediaTypeOf(projectId: number, id: string): Promise<MediaType> {
+    const row = await mediaQueries(db).findById(projectId, id);
+    if (!row) throw AppError.notFound(`Media library entry '${id}' not found`);
+    return row.mediaType;
   }
 
   return {
@@ -98,22 +99,23 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
       page: ReferencePage,
       version: ApiVersion,
     ) {
-      await assertExists(projectId, id);
+      const mediaType = await mediaTypeOf(projectId, id);
       const after = typeof page.after === 'number' ? page.after : undefined;
-      const { groups, total } = await documentReferenceQueries(db).incomingToMedia(projectId, id, {
-        ...page,
-        afterId: after,
-      });
+      const { groups, total } = await documentReferenceQueries(db).incomingToMedia(
+        projectId,
+        { id, mediaType },
+        { ...page, afterId: after },
+      );
       return paged(groups, total, page, version, { projectId, endpoint: INCOMING_DOCUMENTS_CURSOR, id });
     },
 
     /** The media entries whose metadata refers to the entry, by entry id; 404 for no such entry. */
     async incomingMediaReferences(projectId: number, id: string, page: ReferencePage, version: ApiVersion) {
-      await assertExists(projectId, id);
+      const mediaType = await mediaTypeOf(projectId, id);
       const after = typeof page.after === 'string' ? page.after : undefined;
       const { groups, total } = await mediaReferenceQueries(db).incomingTo(
         projectId,
-        { type: 'media', id },
+        { type: 'media', id, shownAs: mediaType },
         {
           ...page,
           afterId: after,

@@ -510,9 +510,10 @@ describe('mediaLibrary entries, patch and incoming references', () => {
                 directiveName: 'image',
                 id: 'hero',
                 location: 'image-directive',
-                type: 'media',
+                // The entry's mediaType, as the vendor's reference answers it ("type": "image").
+                type: 'image',
               },
-              { id: 'hero', location: 'metadata', propertyName: 'teaserImage', type: 'media' },
+              { id: 'hero', location: 'metadata', propertyName: 'teaserImage', type: 'image' },
             ]),
           },
           { id: documentB, references: [expect.objectContaining({ location: 'image-directive' })] },
@@ -610,13 +611,13 @@ describe('mediaLibrary entries, patch and incoming references', () => {
         results: [
           {
             id: 'gallery-a',
-            references: [{ id: 'hero', location: 'metadata', propertyName: 'related', type: 'media' }],
+            references: [{ id: 'hero', location: 'metadata', propertyName: 'related', type: 'image' }],
           },
           {
             id: 'gallery-b',
             references: [
-              { id: 'hero', location: 'metadata', propertyName: 'cover', type: 'media' },
-              { id: 'hero', location: 'metadata', propertyName: 'related', type: 'media' },
+              { id: 'hero', location: 'metadata', propertyName: 'cover', type: 'image' },
+              { id: 'hero', location: 'metadata', propertyName: 'related', type: 'image' },
             ],
           },
         ],

@@ -77,7 +77,8 @@ export function documentReferenceQueries(db: Queryable) {
      */
     async incomingToMedia(
       projectId: number,
-      mediaId: string,
+      /** The entry; its mediaType is each reference's `type`, as the vendor answers it (`image`, `video`, `file`). */
+      { id: mediaId, mediaType }: { id: string; mediaType: string },
       page: { limit: number; offset: number; afterId?: number | undefined },
     ): Promise<{ groups: IncomingDocumentReferenceGroup[]; total: number }> {
       const where = `project_id = $1 AND target_type = 'media' AND target_id = $2 AND source_kind = 'publication'`;
@@ -87,12 +88,12 @@ export function documentReferenceQueries(db: Queryable) {
              jsonb_agg(jsonb_strip_nulls(jsonb_build_object('componentId', component_id,
                'componentName', component_name, 'directiveName', directive_name, 'id', target_id,
                'location', location, 'propertyName', property_name, 'serviceName', service_name,
-               'type', target_type)) ORDER BY component_id, property_name) AS "references"
+               'type', $6::text)) ORDER BY component_id, property_name) AS "references"
            FROM document_references
            WHERE ${where} AND ($5::bigint IS NULL OR source_document_id > $5)
            GROUP BY source_document_id
            ORDER BY source_document_id LIMIT $3 OFFSET $4`,
-          [projectId, mediaId, page.limit, page.offset, page.afterId ?? null],
+          [projectId, mediaId, page.limit, page.offset, page.afterId ?? null, mediaType],
         ),
         db.query<{ total: number }>(
           `SELECT count(DISTINCT source_document_id)::int AS total FROM document_references WHERE ${where}`,

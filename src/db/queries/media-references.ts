@@ -43,7 +43,8 @@ export function mediaReferenceQueries(db: Queryable) {
      */
     async incomingTo(
       projectId: number,
-      target: { type: 'document' | 'media'; id: string },
+      /** `shownAs`: the references' `type` in the answer (a media entry's mediaType); the target type without. */
+      target: { type: 'document' | 'media'; id: string; shownAs?: string },
       page: { limit: number; offset: number; afterId?: string | undefined },
     ): Promise<{ groups: IncomingMediaReferenceGroup[]; total: number }> {
       const where = `project_id = $1 AND target_type = $2 AND target_id = $3`;
@@ -51,12 +52,20 @@ export function mediaReferenceQueries(db: Queryable) {
         db.query<IncomingMediaReferenceGroup>(
           `SELECT source_media_id AS id,
              jsonb_agg(jsonb_build_object('id', target_id, 'location', location, 'propertyName', property_name,
-               'type', target_type) ORDER BY property_name COLLATE "C") AS "references"
+               'type', coalesce($7::text, target_type)) ORDER BY property_name COLLATE "C") AS "references"
            FROM media_references
            WHERE ${where} AND ($6::text IS NULL OR source_media_id COLLATE "C" > $6)
            GROUP BY source_media_id
            ORDER BY source_media_id COLLATE "C" LIMIT $4 OFFSET $5`,
-          [projectId, target.type, target.id, page.limit, page.offset, page.afterId ?? null],
+          [
+            projectId,
+            target.type,
+            target.id,
+            page.limit,
+            page.offset,
+            page.afterId ?? null,
+            target.shownAs ?? null,
+          ],
         ),
         db.query<{ total: number }>(
           `SELECT count(DISTINCT source_media_id)::int AS total FROM media_references WHERE ${where}`,

@@ -329,7 +329,7 @@ export const mediaIncomingDocumentReferenceAnswer = z
         location: z.enum(['image-directive', 'metadata', 'include-directive']),
         propertyName: z.string().optional(),
         serviceName: z.string().optional(),
-        type: z.literal('media'),
+        type: z.enum(MEDIA_TYPES).describe("the entry's mediaType, as the vendor answers it"),
       }),
     ),
   })
@@ -344,7 +344,7 @@ export const mediaIncomingMediaReferenceAnswer = z
         id: z.string().describe('the media entry referred to'),
         location: z.literal('metadata'),
         propertyName: z.string(),
-        type: z.literal('media'),
+        type: z.enum(MEDIA_TYPES).describe("the referred entry's mediaType, as the vendor answers it"),
       }),
     ),
   })
