@@ -107,7 +107,8 @@ export function nodesInSiteOrder(nodes: readonly MenuNode[]): MenuNode[] {
 export type MenuDocumentNode = { documentId: number; path: PropertyKey[] };
 
 /**
- * The documents a stored menu links to, at any depth (its document nodes' ids). A load compares the file with
+ * The documents a stored menu links to, at any depth (its document nodes' ids and its path nodes'
+ * documentIds, the nodes a load looks up: inspectMenu's documentNodes). A load compares the file with
  * them (addedDocumentNodes): a menu keeps linking to a document that is gone since (no key ties a node to its
  * document), and reloading the file must not be blocked by a node the menu held before.
  */
@@ -115,7 +116,7 @@ export function menuDocumentIds(nodes: readonly MenuNode[]): Set<number> {
   const ids = new Set<number>();
   const walk = (level: readonly MenuNode[]) =>
     level.forEach((node) => {
-      if (node.type === 'document') ids.add(Number(node.documentId));
+      if (node.type !== 'uri' && node.documentId !== undefined) ids.add(Number(node.documentId));
       walk(node.nodes);
     });
   walk(nodes);

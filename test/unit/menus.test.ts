@@ -228,12 +228,13 @@ describe('menuDocumentIds and addedDocumentNodes', () => {
         path: '/c',
         nodes: [{ label: 'D', type: 'uri', uri: 'https://example.com/' }],
       },
+      { label: 'E', type: 'path', path: '/e', documentId: 15 },
     ]),
   ).nodes;
 
-  it('when a stored menu has document nodes at several depths, then each id is named once, as a number', () => {
-    expect(menuDocumentIds(stored)).toEqual(new Set([12, 13]));
-    expect(menuDocumentIds([...stored, ...stored])).toEqual(new Set([12, 13]));
+  it('when a stored menu has document nodes and path nodes naming a document at several depths, then each id is named once, as a number', () => {
+    expect(menuDocumentIds(stored)).toEqual(new Set([12, 13, 15]));
+    expect(menuDocumentIds([...stored, ...stored])).toEqual(new Set([12, 13, 15]));
     expect(menuDocumentIds([])).toEqual(new Set());
   });
 
@@ -242,10 +243,13 @@ describe('menuDocumentIds and addedDocumentNodes', () => {
       { label: 'Moved', type: 'document', documentId: 13 },
       { label: 'New', type: 'path', path: '/n', nodes: [{ label: 'N', type: 'document', documentId: '14' }] },
       { label: 'Kept', type: 'document', documentId: '12' },
+      { label: 'Kept path', type: 'path', path: '/e2', documentId: '15' },
+      { label: 'New path', type: 'path', path: '/p', documentId: 16 },
     ]);
     const { documentNodes } = inspectMenu(file);
     expect(addedDocumentNodes(documentNodes, menuDocumentIds(stored))).toEqual([
       { documentId: 14, path: ['nodes', 1, 'nodes', 0] },
+      { documentId: 16, path: ['nodes', 4] },
     ]);
     // Without a stored menu every document node is one the file adds.
     expect(addedDocumentNodes(documentNodes, new Set())).toEqual(documentNodes);
