@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_IMAGE_PIXELS } from './domain/media';
 import { parseTrustProxy } from './domain/client-address';
 import { parseRateLimit } from './domain/rate-limits';
+import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth';
 import { packagePath } from './package-root';
 
 /** Blank (`PORT=` in an env file, `PORT: ${PORT}` in a compose file with PORT unset) is unset. */
@@ -164,13 +165,13 @@ export const EnvSchema = z.object({
     .refine((text) => Number.parseFloat(text) >= 1, 'at least 1 byte')
     .default('5mb'),
   /**
-   * How far the API process's old generation may grow past what the last full garbage collection left alive
+   * How far the old generation of the API's, the workers' and the CLI's processes may grow past what the last full garbage collection left alive
    * before the next one, in per cent (V8's `--heap-growing-percent`; 0: V8's own choice). Every answer from
    * Elasticsearch arrives as buffers that push V8 to collect: with its own choice (~120% here) the API marked its
    * ~35 MB of live objects 18 times in a run of exports and lists, with 300 six times (README, "What bounds
    * each figure"), at the cost of a heap that grows to up to four times the live one between collections.
    */
-  HEAP_GROWING_PERCENT: wholeNumberOr(0, 1000, 300),
+  HEAP_GROWING_PERCENT: wholeNumberOr(0, 1000, DEFAULT_HEAP_GROWING_PERCENT),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Base URL that media asset URLs point at (serve-image). */
   PUBLIC_BASE_URL: httpUrl().optional(),
@@ -388,13 +389,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
    */
   const jwtSecret = e.JWT_SECRET ?? randomBytes(32).toString('hex');
   return {
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     http: {
       host: e.HOST,
       port: e.PORT,
       bodyLimit: e.BODY_LIMIT,
       bodyLimitBytes: sizeInBytes(e.BODY_LIMIT),
       publicBaseUrl: e.PUBLIC_BASE_URL,
-      heapGrowingPercent: e.HEAP_GROWING_PERCENT,
       /** Express's `trust proxy` (TRUST_PROXY): which hops of X-Forwarded-For are proxies, so `req.ip` is the client. */
       trustProxy: e.TRUST_PROXY,
     },

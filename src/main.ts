@@ -9,7 +9,7 @@ import { exitAfterLogs } from './logger';
 /** Starts the HTTP API. Workers run in their own process (`npm run workers`). */
 async function main() {
   const config = loadConfig(process.env, { server: true });
-  setHeapGrowth(config.http.heapGrowingPercent);
+  setHeapGrowth(config.heapGrowingPercent);
   const ctx = await createContext(config);
   if (!config.auth.jwtSecretConfigured && !config.auth.jwksUrl) {
     ctx.logger.warn(

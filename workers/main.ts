@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config';
+import { setHeapGrowth } from '../src/heap-growth';
 import { createContext, type AppContext } from '../src/context';
 import { QUEUES } from '../src/jobs/queues';
 import { listenStartError } from '../src/http/server';
@@ -42,7 +43,9 @@ export async function workHandler(ctx: AppContext, handler: QueueHandler): Promi
 }
 
 async function main() {
-  const ctx = await createContext(loadConfig(process.env, { server: true, signsCursors: false }), {
+  const config = loadConfig(process.env, { server: true, signsCursors: false });
+  setHeapGrowth(config.heapGrowingPercent);
+  const ctx = await createContext(config, {
     supervise: true,
     role: 'workers',
   });

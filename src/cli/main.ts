@@ -9,6 +9,7 @@ import { listCommands } from './commands/lists';
 import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
+import { heapGrowingPercentOf, setHeapGrowth } from '../heap-growth';
 import { errorMessage, ignoreClosedPipes } from './run';
 
 /**
@@ -23,6 +24,8 @@ const program = new Command()
   .showHelpAfterError();
 
 ignoreClosedPipes();
+// Exports, imports and rebuilds move many megabytes a second through the heap (see HEAP_GROWING_PERCENT).
+setHeapGrowth(heapGrowingPercentOf(process.env));
 
 migrateCommand(program);
 projectCommands(program);

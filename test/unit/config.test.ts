@@ -1,4 +1,5 @@
 import { loadConfig } from '../../src/config';
+import { heapGrowingPercentOf } from '../../src/heap-growth';
 
 const JWKS = 'https://issuer.example/.well-known/jwks.json';
 
@@ -179,9 +180,15 @@ describe('loadConfig: media storage', () => {
   });
 
   it('when HEAP_GROWING_PERCENT is unset, then 300; 0 leaves V8 its own choice; out of range or not a number, then refused', () => {
-    expect(loadConfig({}).http.heapGrowingPercent).toBe(300);
-    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).http.heapGrowingPercent).toBe(0);
-    expect(loadConfig({ HEAP_GROWING_PERCENT: '150' }).http.heapGrowingPercent).toBe(150);
+    expect(loadConfig({}).heapGrowingPercent).toBe(300);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '150' }).heapGrowingPercent).toBe(150);
+    expect(heapGrowingPercentOf({})).toBe(300);
+    expect(heapGrowingPercentOf({ HEAP_GROWING_PERCENT: '0' })).toBe(0);
+    expect(heapGrowingPercentOf({ HEAP_GROWING_PERCENT: ' 150 ' })).toBe(150);
+    // The CLI sets it before a command checks the configuration, which then names the bad value.
+    expect(heapGrowingPercentOf({ HEAP_GROWING_PERCENT: 'lots' })).toBe(300);
+    expect(heapGrowingPercentOf({ HEAP_GROWING_PERCENT: '1001' })).toBe(300);
     for (const value of ['1001', '-1', 'lots', '2.5']) {
       expect(configError({ JWT_SECRET: 'j'.repeat(32), HEAP_GROWING_PERCENT: value })).toContain(
         'HEAP_GROWING_PERCENT',
