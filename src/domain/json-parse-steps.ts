@@ -1,11 +1,13 @@
 import type { Pause, Steps } from './steps';
 
 /**
- * A value whose text is at most this many characters is parsed by one JSON.parse (about a third of a
- * millisecond for 64 KB of a document's content); so are runs of consecutive small members of an array or
- * object, up to about this many characters of text.
+ * A value whose text is at most this many characters is parsed by one JSON.parse (some 30 µs); so are runs of
+ * consecutive small members of an array or object, up to about this many characters. Not more: the text of a
+ * run is a new string (a slice between brackets, flattened by JSON.parse), and one of 128 KB or more (64 K
+ * characters of a text with any character beyond Latin-1) is a large object to V8, which made the parse of
+ * such runs some ten times slower than one JSON.parse of the whole text.
  */
-export const LEAF_CHARS = 64 * 1024;
+export const LEAF_CHARS = 16 * 1024;
 /** Characters scanned for the end of a member between two asks of the pause. */
 const SCAN_CHARS = 16 * 1024;
 

@@ -1,4 +1,4 @@
-import { parseJsonSteps, type JsonParseSizes } from '../../src/domain/json-parse-steps';
+import { LEAF_CHARS, parseJsonSteps, type JsonParseSizes } from '../../src/domain/json-parse-steps';
 
 /** The value parsed with `sizes`, stopping whenever the pause is asked (always true) or never; and its stops. */
 const parse = (text: string, sizes: JsonParseSizes = {}, stop = true) => {
@@ -94,7 +94,7 @@ describe('parseJsonSteps (stored JSON parsed in slices)', () => {
     const { value, stops } = parse(text);
     expect(value).toStrictEqual(content);
     // At least one stop per LEAF_CHARS of text.
-    expect(stops).toBeGreaterThan(text.length / (64 * 1024));
+    expect(stops).toBeGreaterThan(text.length / LEAF_CHARS);
   });
 
   it('when the text is not JSON, then a SyntaxError as JSON.parse throws', () => {
