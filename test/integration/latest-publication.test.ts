@@ -256,8 +256,10 @@ describe('GET documents/{documentId}/latestPublication', () => {
         expect(answer.status).toBe(200);
         expect(answer.length).toBeGreaterThan(bytes);
         // The view was made with its references (none asked for) and serialised in one go: /health waited 41
-        // to 57% of the answer (runs on a loaded machine); now 8 to 17%, once 28%: nearly all of it is
-        // node-postgres parsing the 30 MB row in one JSON.parse, which no slicing here can split.
+        // to 57% of the answer (runs on a loaded machine); then 8 to 17%, once 28%, most of it node-postgres
+        // parsing the 30 MB row in one JSON.parse (9 to 24% in three runs on a loaded machine). That is now
+        // parsed in slices (src/db/large-json.ts): 6 to 23% (0.7 to 2 s of 6 to 25 s on that machine; what is
+        // left is node-postgres receiving the row: its buffer growing by copies, the text decoded in one go).
         expect(answer.longestHealthWait).toBeLessThan(answer.took / 3);
       },
     );
