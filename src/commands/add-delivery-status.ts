@@ -59,7 +59,8 @@ export async function addDeliveryStatus(
   input: AddDeliveryStatusInput,
 ): Promise<DeliveryReportRow> {
   return withTransaction(pool, async (tx) => {
-    const document = await documentQueries(tx).findById(input.projectId, input.documentId);
+    // Held until the commit: a document deleted meanwhile is a 404, not a foreign key error on the insert.
+    const document = await documentQueries(tx).findByIdForKeyShare(input.projectId, input.documentId);
     if (document === undefined) throw AppError.notFound(`Document ${input.documentId} not found`);
     const publication = await publicationQueries(tx).findById(input.projectId, input.publicationId);
     if (publication === undefined || publication.documentId !== document.id) {

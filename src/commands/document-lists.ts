@@ -22,7 +22,9 @@ export async function createDocumentList(
  * list keeps its place. Unpublished documents may be added: the API resolves a list's published ones.
  * Unlike `menu load` (and document commands), an id the list holds already needs no pass of its own: a
  * deleted document leaves every list with it (ON DELETE CASCADE), so a listed id always names a document of
- * the project, and a deleted one is not listed any more: adding it again is a new id, refused.
+ * the project, and a deleted one is not listed any more: adding it again is a new id, refused. The ids checked
+ * are held (FOR KEY SHARE) until the commit, so a document deleted during the call is refused the same way
+ * (the delete waits for it or it waits for the delete), never a foreign key error.
  */
 export async function addToDocumentList(
   pool: Pool,
@@ -33,7 +35,11 @@ export async function addToDocumentList(
     const lists = documentListEditQueries(tx);
     const list = await lists.findForUpdate(input.listId);
     if (!list) throw AppError.notFound(`Document list ${input.listId} not found`);
-    const existing = new Set(await documentQueries(tx).findExistingIds(list.projectId, documentIds));
+    // Held until the commit: a document deleted meanwhile is refused like any other unknown id, instead of
+    // the append meeting the foreign key.
+    const existing = new Set(
+      await documentQueries(tx).findExistingIdsForKeyShare(list.projectId, documentIds),
+    );
     const unknown = documentIds.filter((id) => !existing.has(id));
     if (unknown.length > 0) {
       throw AppError.notFound(

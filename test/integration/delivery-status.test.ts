@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { deleteCommittedWhileWaiting } from '../helpers/uncommitted-delete';
 import { deliveryStatusAnswer } from '../../src/http/routes/documents/delivery-status.schema';
 
 describe('POST documents/{documentId}/addDeliveryStatus', () => {
@@ -116,6 +117,25 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
     expect(wrongPublication.body.error_details.publicationId).toMatch(/is not a publication of document/);
     const draft = await createDraftDocument(app.ctx, project);
     expect((await report(draft.id, base)).status).toBe(400);
+  });
+
+  it('when the document is deleted while a report is added, then 404 and no report is stored', async () => {
+    // The report's insert met the foreign key of a document deleted after it was read: a 500.
+    const doc = await published();
+    const outcome = await deleteCommittedWhileWaiting(
+      app.ctx.pool,
+      { text: 'DELETE FROM documents WHERE id = $1', values: [doc.id] },
+      () =>
+        report(doc.id, { publicationId: doc.latestPublicationId, deliveryHandle: 'web', status: 'success' }),
+    );
+    expect(outcome).toMatchObject({
+      status: 'fulfilled',
+      value: { status: 404, body: { error_details: { message: `Document ${doc.id} not found` } } },
+    });
+    const reports = await app.ctx.pool.query('SELECT 1 FROM delivery_reports WHERE document_id = $1', [
+      doc.id,
+    ]);
+    expect(reports.rowCount).toBe(0);
   });
 
   it('when a report is added without reportId, then it is created with a new reportId; with it, that report is updated', async () => {

@@ -7,6 +7,7 @@ import { createTestProject, READ, tokenFor } from '../helpers/factories';
 import { healthWaitsDuring } from '../helpers/health-waits';
 import { apiClient, envelope } from '../helpers/http';
 import { publishedInSql } from '../helpers/published-in-sql';
+import { deleteCommittedWhileWaiting } from '../helpers/uncommitted-delete';
 
 /** GET document-lists and GET document-lists/{id} (api-spec §4.7, §4.8, §4.20, supplement §8). */
 describe('document lists', () => {
@@ -472,6 +473,30 @@ describe('document lists', () => {
           alreadyListed: [p1],
         },
       );
+    });
+
+    it('when a document is deleted while an add checks it, then the same refusal naming it, nothing added', async () => {
+      // The add read the document as there (the delete not committed yet) and its insert then met the
+      // foreign key: an unexplained error from the CLI instead of the refusal a deleted document gets.
+      const doomed = await published('Deleted during an add');
+      const list = await newList(project.projectId, 'Races a delete', [p1]);
+      const outcome = await deleteCommittedWhileWaiting(
+        app.ctx.pool,
+        { text: 'DELETE FROM documents WHERE id = $1', values: [doomed] },
+        () => app.ctx.commands.addToDocumentList({ listId: list, documentIds: [p2, doomed] }),
+      );
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: {
+          status: 404,
+          details: { message: `No document ${doomed} in the project of list ${list}; nothing was added` },
+        },
+      });
+      const items = await app.ctx.pool.query(
+        'SELECT document_id FROM document_list_items WHERE list_id = $1',
+        [list],
+      );
+      expect(items.rows).toEqual([{ document_id: p1 }]);
     });
 
     it('when an add lists nothing new, then the list reads as before (same updatedAt, 304 on its ETag); a real add moves updatedAt', async () => {

@@ -182,6 +182,21 @@ export function documentQueries(db: Queryable) {
       return row && parseLargeJson(row, JSON_COLUMNS, signal);
     },
 
+    /**
+     * findById, the row held FOR KEY SHARE for the rest of the transaction: for a write that then inserts a
+     * row referencing the document. The document cannot be deleted until the commit, and one being deleted
+     * is waited for and then not found, so the insert never meets the foreign key (a 500) instead of the
+     * not-found answer. KEY SHARE is the lock the foreign key check itself takes: updates of the document
+     * (publishes, commands) are not held off any more than by the insert.
+     */
+    async findByIdForKeyShare(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
+      const result = await db.query<DocumentRow>(
+        `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR KEY SHARE`,
+        [projectId, documentId],
+      );
+      return result.rows[0];
+    },
+
     /** Whether the project has the document (undefined: it has not) and whether it is published now. */
     async findPublishedState(
       projectId: number,
@@ -228,6 +243,18 @@ export function documentQueries(db: Queryable) {
     async findExistingIds(projectId: number, ids: readonly number[]): Promise<number[]> {
       const result = await db.query<{ id: number }>(
         'SELECT id FROM documents WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
+        [projectId, ids],
+      );
+      return result.rows.map((row) => row.id);
+    },
+
+    /**
+     * findExistingIds, the rows held FOR KEY SHARE for the rest of the transaction (see findByIdForKeyShare):
+     * for a write that then inserts rows referencing them (a list's items). Locked in id order.
+     */
+    async findExistingIdsForKeyShare(projectId: number, ids: readonly number[]): Promise<number[]> {
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM documents WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id FOR KEY SHARE',
         [projectId, ids],
       );
       return result.rows.map((row) => row.id);
