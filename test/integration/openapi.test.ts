@@ -44,6 +44,46 @@ const answers: Answer[] = [];
 /** Real answers to HEAD requests (no body to validate): which operation, the status and the body's length. */
 const headAnswers: { label: string; operation: string; status: number; bodyLength: number }[] = [];
 /**
+ * Each GET asked again as a HEAD with the same headers: where the HEAD's status or headers were not the GET's
+ * (the Content-Length of the GET's body included), what differed.
+ */
+const headMismatches: { label: string; url: string; get: unknown; head: unknown }[] = [];
+/** Headers that differ from one answer to the next whatever the method: the time, ids, the rate limit left. */
+const VARYING_HEADERS = /^(date|x-request-id|ratelimit|ratelimit-policy|keep-alive|connection)$/;
+
+/** A HEAD's answer beside its GET's: the status and the headers that must be the same. */
+async function headBesideGet(
+  label: string,
+  operation: string,
+  url: string,
+  headers: Record<string, string>,
+  get: { status: number; headers: Headers; bodyLength: number },
+): Promise<void> {
+  const response = await fetch(`${app.url}/api/${label}/${url}`, { method: 'HEAD', headers });
+  const bodyLength = (await response.arrayBuffer()).byteLength;
+  headAnswers.push({
+    label,
+    operation: operation.replace(/^GET/, 'HEAD'),
+    status: response.status,
+    bodyLength,
+  });
+  const kept = (all: Headers) =>
+    Object.fromEntries([...all.entries()].filter(([name]) => !VARYING_HEADERS.test(name)));
+  const getHeaders = kept(get.headers);
+  const lengthOfGet = get.headers.get('content-length');
+  // A GET sent in pieces (or chunked) says its length by its body: the HEAD names that length.
+  if (lengthOfGet === null && get.status !== 304 && get.status !== 204) {
+    getHeaders['content-length'] = String(get.bodyLength);
+  }
+  const [getSide, headSide] = [
+    { status: get.status, ...getHeaders },
+    { status: response.status, ...kept(response.headers) },
+  ];
+  if (JSON.stringify(Object.entries(getSide).sort()) !== JSON.stringify(Object.entries(headSide).sort())) {
+    headMismatches.push({ label, url, get: getSide, head: headSide });
+  }
+}
+/**
  * Each GET answered 200 with an ETag, asked again with If-None-Match naming it: which operation, the status and
  * the body's length of the second answer.
  */
@@ -109,16 +149,25 @@ async function collectAnswers(): Promise<void> {
       }),
     });
     const contentType = response.headers.get('content-type') ?? '';
-    const text = await response.text();
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString('utf8');
     const body: unknown = contentType.startsWith('application/json') ? JSON.parse(text) : text;
     answers.push({ label, operation, url, expected, status: response.status, contentType, body });
+    if (method === 'GET') {
+      const get = { status: response.status, headers: response.headers, bodyLength: bytes.length };
+      await headBesideGet(label, operation, url, headers, get);
+    }
     const etag = response.headers.get('etag');
     if (method === 'GET' && response.status === 200 && etag !== null) {
-      const again = await fetch(`${app.url}/api/${label}/${url}`, {
-        headers: { ...headers, 'if-none-match': etag },
-      });
+      const conditional = { ...headers, 'if-none-match': etag };
+      const again = await fetch(`${app.url}/api/${label}/${url}`, { headers: conditional });
       const bodyLength = (await again.arrayBuffer()).byteLength;
       conditionalAnswers.push({ label, operation, status: again.status, bodyLength });
+      await headBesideGet(label, operation, url, conditional, {
+        status: again.status,
+        headers: again.headers,
+        bodyLength,
+      });
     }
     return body as Record<string, unknown> & { results?: Record<string, unknown>[] };
   };
@@ -579,9 +628,16 @@ describe('the OpenAPI description of each API version', () => {
       // Express answers a HEAD with the handler of the GET: a HEAD is described only where its GET is mounted.
       const heads = described.filter((operation) => operation.startsWith('HEAD '));
       expect(heads.filter((head) => !mounted.includes(head.replace(/^HEAD/, 'GET')))).toEqual([]);
-      expect(heads).toEqual(['HEAD /mediaLibrary/serve-image/{key}']);
+      expect(heads).toEqual(
+        mounted.filter((operation) => operation.startsWith('GET ')).map((get) => get.replace(/^GET/, 'HEAD')),
+      );
     },
   );
+
+  it("when any GET is asked as a HEAD with the same headers, then the same status and headers, the GET body's length, no body", () => {
+    expect(headMismatches).toEqual([]);
+    expect(new Set(headAnswers.map((answer) => answer.operation.split(' ')[1])).size).toBeGreaterThan(25);
+  });
 
   it('when a HEAD operation is described, then the app answers HEAD there with statuses it lists and no body, as it describes', () => {
     const problems = headAnswers.flatMap((answer) => {
@@ -594,7 +650,9 @@ describe('the OpenAPI description of each API version', () => {
         : [{ ...answer, described }];
     });
     expect(problems).toEqual([]);
-    expect(new Set(headAnswers.map((answer) => answer.status))).toEqual(new Set([200, 304, 404]));
+    expect([...new Set(headAnswers.map((answer) => answer.status))]).toEqual(
+      expect.arrayContaining([200, 304, 400, 401, 403, 404]),
+    );
     // Every answer of a HEAD is described without a body, and a HEAD ignores Range: no 206 or 416.
     for (const label of ALL_VERSION_LABELS) {
       const responses = documents.get(label)!.paths['/mediaLibrary/serve-image/{key}']!.head!
@@ -688,6 +746,10 @@ describe('the OpenAPI description of each API version', () => {
         'GET /channels/{channelHandle}',
         'GET /project',
         'GET /channelConfig',
+        // Their HEADs too: the same answers without the body.
+        'HEAD /channels/{channelHandle}',
+        'HEAD /project',
+        'HEAD /channelConfig',
         'POST /channelConfig',
         'POST /legacy-planner/element',
         'PUT /legacy-planner/element',
@@ -704,6 +766,9 @@ describe('the OpenAPI description of each API version', () => {
       'GET /channelConfig',
       'GET /channels/{channelHandle}',
       'GET /project',
+      'HEAD /channelConfig',
+      'HEAD /channels/{channelHandle}',
+      'HEAD /project',
       'POST /channelConfig',
     ]);
     expect(deprecated('2025-07')).toEqual([]);

@@ -7,6 +7,7 @@ import {
   withChallenges,
   withConditionalReads,
   withDatabaseUnavailable,
+  withHeads,
   withoutHeadBodies,
   withRateLimits,
 } from './operational';
@@ -19,8 +20,9 @@ type Schema = Record<string, unknown>;
  * `GET /api/{version}/openapi.json`: the description of that version, no token needed. Nothing is built at
  * startup: the first request builds the description of all versions (~1.1 MB of objects, 0.2-0.6 s), makes
  * every version's answer from it and the routes the router has by then (every route is registered before the
- * app serves), and keeps only those bytes, 220-280 kB a version, in Buffers off the heap. Held for good, the
- * objects would be marked again by every full collection of a process whose heap drives its GC cost (README,
+ * app serves), and keeps only those bytes, 260-450 kB a version (each GET's HEAD, described since 2026-11-27,
+ * adds ~30%), in Buffers off the heap. Held for good, the objects would be marked again by every full
+ * collection of a process whose heap drives its GC cost (README,
  * "What bounds each figure"). So a slip the build refuses (`checkPathParameters`, two schemas under one
  * component name) is a 500 on openapi.json, not a refusal to start: `openapi.test.ts` builds every version's.
  */
@@ -31,7 +33,9 @@ export function openApiRoutes(router: Router, { cursors }: Pick<RouteDeps, 'curs
     const all: Schema = withoutHeadBodies(
       withConditionalReads(
         withDatabaseUnavailable(
-          withChallenges(withRateLimits({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() })),
+          withChallenges(
+            withRateLimits(withHeads({ ...buildOpenApiDocument(cursors), webhooks: importWebhook() })),
+          ),
         ),
       ),
     );

@@ -201,6 +201,33 @@ export function withConditionalReads(document: Schema): Schema {
   return document;
 }
 
+const HEAD_DESCRIPTION =
+  'The status and headers GET would answer for the same parameters and headers (Content-Length: that of ' +
+  "the body GET sends; a 304 on a current If-None-Match; an error's headers without its envelope), with no " +
+  'body (RFC 9110 §9.3.2).';
+
+/**
+ * Express answers a HEAD wherever a GET route is, with the GET's handler (the route table lists no HEAD of its
+ * own; per-version.ts puts a HEAD wherever its GET is mounted): the GET's status and headers, no body. Each GET
+ * gets that HEAD: its parameters and answers (withoutHeadBodies then drops their content), unless the path
+ * describes a HEAD of its own (serve-image's, which ignores Range). Run before the passes that add answers and
+ * headers to every operation, so the HEAD has those of its GET too.
+ */
+export function withHeads(document: Schema): Schema {
+  const paths = document.paths as Record<string, Record<string, Schema>>;
+  for (const operations of Object.values(paths)) {
+    const get = operations.get;
+    if (!get || operations.head) continue;
+    const { summary, description: _get, ...rest } = structuredClone(get);
+    operations.head = {
+      ...rest,
+      summary: `${String(summary)} (HEAD: its headers, no body)`,
+      description: HEAD_DESCRIPTION,
+    };
+  }
+  return document;
+}
+
 /**
  * A HEAD answer has the headers of the GET's and no body (RFC 9110 §9.3.2): its operations' answers, the ones
  * the passes above add included, describe no content.
