@@ -92,7 +92,7 @@ export function compositionReads(db: Queryable) {
      * (the view, the render, the further reads) is not done (RequestAbandonedError).
      */
     async compose(project: ProjectRow, documentId: number, read: CompositionRead, signal?: AbortSignal) {
-      const source = await latestPublicationQueries(db).findViewSource(project.id, documentId, signal);
+      const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
       if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
       throwIfAbandoned(signal);
       // A composition answers no references. Content without conditions is not copied (viewOf): a copy per

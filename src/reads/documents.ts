@@ -84,7 +84,7 @@ export function documentReads(db: Queryable) {
     fields: readonly ViewField[],
     signal: AbortSignal | undefined,
   ): Promise<DocumentView> {
-    const source = await latestPublicationQueries(db).findViewSource(project.id, documentId, signal);
+    const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
     if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
     throwIfAbandoned(signal);
     return viewOf(project, source, conditions, fields);
@@ -96,7 +96,7 @@ export function documentReads(db: Queryable) {
      * (what a commands request sends as `version` to be refused when someone changed the draft since).
      */
     async latestDraft(project: ProjectRow, documentId: number, read: DocumentViewRead, signal?: AbortSignal) {
-      const document = await documentQueries(db).findById(project.id, documentId, signal);
+      const document = await documentQueries(db).findById(project.id, documentId);
       if (!document) throw AppError.notFound(`Document ${documentId} not found`);
       throwIfAbandoned(signal);
       const source = { ...document, documentId: document.id, draftVersion: document.version };

@@ -1,8 +1,7 @@
 import type { Pool } from 'pg';
 
 /**
- * Publishes `count` documents of the project, all with this content and titled '<title> 1', '<title> 2', … (with
- * `metadata`'s further properties), made in
+ * Publishes `count` documents of the project, all with this content and titled '<title> 1', '<title> 2', …, made in
  * SQL: through the API (design checks, events, index jobs) documents of megabytes would take minutes. Nothing is
  * indexed. Answers their ids in order.
  */
@@ -10,20 +9,16 @@ export async function publishedInSql(
   pool: Pool,
   project: { projectId: number; channelId: number },
   content: unknown,
-  {
-    count = 1,
-    title = 'Large',
-    metadata = {},
-  }: { count?: number; title?: string; metadata?: Record<string, unknown> } = {},
+  { count = 1, title = 'Large' }: { count?: number; title?: string } = {},
 ): Promise<number[]> {
   const ids = (
     await pool.query<{ id: string }>(
       `WITH docs AS (
          INSERT INTO documents (project_id, channel_id, document_type, content_type, metadata, content)
-         SELECT $1, $2, 'article', 'regular', jsonb_build_object('title', $5 || ' ' || n) || $6::jsonb, $4::jsonb
+         SELECT $1, $2, 'article', 'regular', jsonb_build_object('title', $5 || ' ' || n), $4::jsonb
          FROM generate_series(1, $3::int) n RETURNING id)
        SELECT id FROM docs ORDER BY id`,
-      [project.projectId, project.channelId, count, JSON.stringify(content), title, JSON.stringify(metadata)],
+      [project.projectId, project.channelId, count, JSON.stringify(content), title],
     )
   ).rows.map((row) => Number(row.id));
   await pool.query(

@@ -74,9 +74,8 @@ describe('renders of large documents', () => {
     expect(answer.status).toBe(200);
     expect(answer.length).toBeGreaterThan(large.bytes);
     // The content was copied component by component (conditions applied though it has none) and serialised
-    // by res.json in one go: /health waited 1.5 to 2.4 s, 32 to 55% of the answer; then 13 to 17%, nearly all
-    // of it node-postgres parsing the 30 MB row (15 to 30%, once failing, in three runs on a loaded machine).
-    // That is now parsed in slices (src/db/large-json.ts): 6 to 15% on that machine.
+    // by res.json in one go: /health waited 1.5 to 2.4 s, 32 to 55% of the answer; now 13 to 17%, nearly all
+    // of it node-postgres parsing the 30 MB row.
     expect(answer.longestHealthWait).toBeLessThan(answer.took / 4);
   });
 

@@ -1,6 +1,5 @@
 import type { Content, Metadata } from '../../domain/content';
 import type { PublicationStateSource } from '../../domain/planner-integration';
-import { LARGE_JSON_TYPES, parseLargeJson } from '../large-json';
 import type { Queryable } from '../pool';
 
 /** A document row: its draft, its publication state and its publish control. */
@@ -46,9 +45,6 @@ export const DOCUMENT_COLUMNS = `d.id, d.project_id AS "projectId", d.channel_id
   d.embargo_set AS "embargoSet", d.embargo_reason AS "embargoReason", d.embargo_until AS "embargoUntil",
   d.publish_schedule_at AS "publishScheduleAt", d.unpublish_schedule_at AS "unpublishScheduleAt",
   d.index_version AS "indexVersion"`;
-
-/** The json and jsonb columns of DOCUMENT_COLUMNS (see parseLargeJson). */
-const JSON_COLUMNS = ['metadata', 'content'] as const satisfies readonly (keyof DocumentRow)[];
 
 /**
  * The types of the publication an unpublish took down: its event names them (a site following its articles
@@ -163,23 +159,13 @@ export function documentQueries(db: Queryable) {
   };
 
   return {
-    /**
-     * Another project's document is simply not found (never 403: existence does not leak). A content or
-     * metadata of megabytes is parsed in slices (parseLargeJson), not by the driver in one go; once `signal`
-     * (the request's lifetime) is aborted, that parsing stops (RequestAbandonedError).
-     */
-    async findById(
-      projectId: number,
-      documentId: number,
-      signal?: AbortSignal,
-    ): Promise<DocumentRow | undefined> {
-      const result = await db.query<DocumentRow>({
-        types: LARGE_JSON_TYPES,
-        text: `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2`,
-        values: [projectId, documentId],
-      });
-      const row = result.rows[0];
-      return row && parseLargeJson(row, JSON_COLUMNS, signal);
+    /** Another project's document is simply not found (never 403: existence does not leak). */
+    async findById(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
+      const result = await db.query<DocumentRow>(
+        `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2`,
+        [projectId, documentId],
+      );
+      return result.rows[0];
     },
 
     /**

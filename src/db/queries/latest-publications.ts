@@ -1,5 +1,4 @@
 import type { ViewSource } from '../../domain/document-view';
-import { LARGE_JSON_TYPES, parseLargeJson } from '../large-json';
 import type { Queryable } from '../pool';
 
 /**
@@ -19,9 +18,6 @@ function publicationViewColumns(content: string): string {
 
 export const PUBLICATION_VIEW_COLUMNS = publicationViewColumns('p.content');
 
-/** The json and jsonb columns of a ViewSource (see parseLargeJson). */
-const JSON_COLUMNS = ['metadata', 'content'] as const satisfies readonly (keyof ViewSource)[];
-
 /**
  * PUBLICATION_VIEW_COLUMNS with an empty content, for views that do not show it: a content of megabytes is
  * not fetched from Postgres only to be dropped.
@@ -34,24 +30,14 @@ export const PUBLICATION_VIEW_COLUMNS_WITHOUT_CONTENT = publicationViewColumns(`
  */
 export function latestPublicationQueries(db: Queryable) {
   return {
-    /**
-     * A content or metadata of megabytes is parsed in slices (parseLargeJson), not by the driver in one go;
-     * once `signal` (the request's lifetime) is aborted, that parsing stops (RequestAbandonedError).
-     */
-    async findViewSource(
-      projectId: number,
-      documentId: number,
-      signal?: AbortSignal,
-    ): Promise<ViewSource | undefined> {
-      const result = await db.query<ViewSource>({
-        types: LARGE_JSON_TYPES,
-        text: `SELECT ${PUBLICATION_VIEW_COLUMNS}
+    async findViewSource(projectId: number, documentId: number): Promise<ViewSource | undefined> {
+      const result = await db.query<ViewSource>(
+        `SELECT ${PUBLICATION_VIEW_COLUMNS}
          FROM documents d JOIN publications p ON p.id = d.latest_publication_id
          WHERE d.project_id = $1 AND d.id = $2`,
-        values: [projectId, documentId],
-      });
-      const row = result.rows[0];
-      return row && parseLargeJson(row, JSON_COLUMNS, signal);
+        [projectId, documentId],
+      );
+      return result.rows[0];
     },
 
     /** The published ones among these documents of the project, in no particular order. */
