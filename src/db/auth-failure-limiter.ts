@@ -1,12 +1,14 @@
 import type { Logger } from '../logger';
 import { limitedAddress } from '../domain/client-address';
-import { secondsToReset, windowStartMs, type RateLimit } from '../domain/rate-limits';
+import {
+  CLEANUP_EVERY_MS,
+  KEEP_WINDOWS_MS,
+  secondsToReset,
+  windowStartMs,
+  type RateLimit,
+} from '../domain/rate-limits';
 import { authFailureWindowQueries, type FailureWindow } from './queries/auth-failure-windows';
 import type { Queryable } from './pool';
-
-/** Windows are deleted this long after they started (the longest window is a day). */
-const KEEP_WINDOWS_MS = 2 * 86_400_000;
-const CLEANUP_EVERY_MS = 10 * 60_000;
 
 export interface AuthFailureLimits {
   /** Failures per client address (AUTH_FAILURE_LIMIT); undefined: none. */

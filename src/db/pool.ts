@@ -143,7 +143,7 @@ export function boundQuerySilence(client: pg.Client, silenceMs: number): void {
         }
         stop();
         // The connection's 'error' fails every query of the client with it; the pool destroys the client.
-        stream.destroy(new Error(`Query read timeout: no answer from Postgres for ${silenceMs} ms`));
+        stream.destroy(new Error(`${QUERY_READ_TIMEOUT}: no answer from Postgres for ${silenceMs} ms`));
       });
     let timer = setTimeout(judge, silenceMs);
     const stop = () => {
@@ -219,12 +219,18 @@ const UNAVAILABLE_SQLSTATES = new Set(['25006', '57014', '57P01', '57P02', '57P0
 /** A connection that could not be made or was lost (the object store counts a few more). */
 const UNAVAILABLE_ERRNOS = new Set(CONNECTION_ERRNOS);
 /** pg's and pg-pool's own errors for a connection that could not be had or was lost (they carry no code). */
+/** What boundQuerySilence fails a query with. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+/** pg-pool's error when no connection came free within connectionTimeoutMillis (DATABASE_POOL_WAIT_MS). */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+/** pg's Client cut by its own connect timeout (createPool's clients: a new connection that does not open). */
+const CONNECT_TIMEOUT = 'timeout expired';
+
 const UNAVAILABLE_MESSAGES = [
-  'timeout exceeded when trying to connect',
-  // pg's Client cut by its own connect timeout (createPool's clients: a new connection that does not open).
-  'timeout expired',
+  POOL_WAIT_TIMEOUT,
+  CONNECT_TIMEOUT,
   'Connection terminated',
-  'Query read timeout',
+  QUERY_READ_TIMEOUT,
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'terminating connection due to administrator command',
@@ -265,26 +271,26 @@ export function databaseUnavailableCause(
     message?: unknown;
   };
   const text = typeof message === 'string' ? message : String(error);
-  if (code === '57014' && text.includes(STATEMENT_TIMEOUT_MESSAGE)) {
+  if (isStatementCancelled(error) && text.includes(STATEMENT_TIMEOUT_MESSAGE)) {
     return {
       bound: 'DATABASE_STATEMENT_TIMEOUT_MS',
       reason: `Postgres cancelled the statement after DATABASE_STATEMENT_TIMEOUT_MS (${timeouts.statementTimeoutMs ?? '?'} ms; statement_timeout)`,
     };
   }
-  if (text.includes('Query read timeout')) {
+  if (text.includes(QUERY_READ_TIMEOUT)) {
     return {
       bound: 'DATABASE_QUERY_TIMEOUT_MS',
       reason: `no byte from Postgres within DATABASE_QUERY_TIMEOUT_MS (${timeouts.queryTimeoutMs} ms)`,
     };
   }
-  if (text.includes('timeout exceeded when trying to connect')) {
+  if (text.includes(POOL_WAIT_TIMEOUT)) {
     return {
       bound: 'DATABASE_POOL_WAIT_MS',
       reason: `no free connection within DATABASE_POOL_WAIT_MS (${timeouts.poolWaitMs} ms)`,
     };
   }
   // createPool opens a connection under the shorter of the two.
-  if (text === 'timeout expired' || text.includes('Connection terminated due to connection timeout')) {
+  if (text === CONNECT_TIMEOUT || text.includes('Connection terminated due to connection timeout')) {
     const [name, ms] =
       timeouts.connectTimeoutMs <= timeouts.poolWaitMs
         ? ['DATABASE_CONNECT_TIMEOUT_MS', timeouts.connectTimeoutMs]

@@ -1,13 +1,10 @@
 import type { Logger } from '../logger';
 import { apiClientRequestWindowQueries, type WindowIncrement } from './queries/api-client-request-windows';
 import type { Queryable } from './pool';
-import { windowStartMs, type RateLimit } from '../domain/rate-limits';
+import { CLEANUP_EVERY_MS, KEEP_WINDOWS_MS, windowStartMs, type RateLimit } from '../domain/rate-limits';
 
 /** How often a process adds the requests it let through to the shared counts. */
 export const SYNC_INTERVAL_MS = 250;
-/** Windows are deleted this long after they started (the longest window is a day). */
-const KEEP_WINDOWS_MS = 2 * 86_400_000;
-const CLEANUP_EVERY_MS = 10 * 60_000;
 
 /**
  * The last stretch of a window's allowance in which every request is counted in Postgres before it is let

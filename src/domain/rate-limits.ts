@@ -31,6 +31,11 @@ const PERIOD_UNITS: Record<string, number> = {
 export const MAX_PERIOD_SECONDS = 86_400;
 export const MAX_REQUESTS = 1_000_000_000;
 
+/** Counted windows (of requests, of failed logins) are deleted this long after they started: two longest windows. */
+export const KEEP_WINDOWS_MS = 2 * MAX_PERIOD_SECONDS * 1000;
+/** How often a process deletes the counted windows older than KEEP_WINDOWS_MS. */
+export const CLEANUP_EVERY_MS = 10 * 60_000;
+
 /**
  * `N/period` with the period's multiple optional. Not `\s*(\d*)\s*`: with the digits absent its two runs of
  * spaces could share the spaces in every way, and a value of 100,000 spaces took 20 s to refuse.
