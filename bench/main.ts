@@ -143,7 +143,7 @@ async function prepare(): Promise<void> {
   await es.close();
 }
 
-function markdown(rows: BenchRow[], noted: BenchFact[], seconds: number): string {
+function markdown(rows: BenchRow[], noted: BenchFact[], seconds: number, failed: string[]): string {
   const lines = [
     `# Bench results (${new Date().toISOString()}, ${seconds.toFixed(0)} s${DOCS === undefined ? '' : `, --docs=${DOCS}`}${ONLY ? `, --only=${ONLY.join(',')}` : ''})`,
     '',
@@ -152,6 +152,9 @@ function markdown(rows: BenchRow[], noted: BenchFact[], seconds: number): string
     '| name | ours | raw | unit | ratio |',
     '|---|---:|---:|---|---:|',
     ...rows.map((row) => `| ${row.name} | ${row.ours} | ${row.raw} | ${row.unit} | ${row.ratio} |`),
+    ...(failed.length > 0
+      ? ['', `**Failed, no figures:** ${failed.join(', ')} (the run's log says why).`]
+      : []),
     ...(noted.length > 0
       ? [
           '',
@@ -192,9 +195,18 @@ async function main() {
   fact('load average (1 min) at the start', loadavg()[0]!, 'runnable tasks');
   await prepare();
   const rows: BenchRow[] = [];
+  const failed: string[] = [];
   for (const module of MODULES) {
     console.error(`bench: ${module.name}`);
-    rows.push(...(await module.run()));
+    // One module's failure does not throw away the others' measurements (a million-document run lasts long):
+    // the results say which module failed, and the run exits 1.
+    try {
+      rows.push(...(await module.run()));
+    } catch (error) {
+      console.error(`bench: ${module.name} failed:`, error);
+      failed.push(module.name);
+      process.exitCode = 1;
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   fact('load average (1 min) at the end', loadavg()[0]!, 'runnable tasks');
@@ -213,10 +225,11 @@ async function main() {
   const name = DOCS === undefined ? 'latest' : `docs-${DOCS}`;
   await writeFile(
     resolve(dir, `${name}.json`),
-    `${JSON.stringify({ at: new Date().toISOString(), seconds, documents: DOCS ?? 100_000, only: ONLY, rows, facts }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), seconds, documents: DOCS ?? 100_000, only: ONLY, failed, rows, facts }, null, 2)}\n`,
   );
-  await writeFile(resolve(dir, `${name}.md`), markdown(rows, facts, seconds));
+  await writeFile(resolve(dir, `${name}.md`), markdown(rows, facts, seconds, failed));
   console.error(`bench: done in ${seconds.toFixed(0)} s; results in bench/results/${name}.{json,md}`);
+  if (failed.length > 0) console.error(`bench: failed, no figures: ${failed.join(', ')}`);
 }
 
 main().catch((error: unknown) => {
