@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, republishDocument, unpublish } from '../helpers/documents';
 import { createTestProject, READ, TEST_DESIGN, tokenFor, WRITE } from '../helpers/factories';
@@ -633,6 +634,64 @@ describe('mediaLibrary entries, patch and incoming references', () => {
         `mediaLibrary/hero/incomingMediaReferences?after=${encodeURIComponent(page.body.cursor as string)}`,
       );
       expect(next.body).toEqual({ results: [], total: 1, cursor: '' });
+    });
+
+    it('when metadata refers by an id no document or entry can have (thousands of characters), then the patch and the import store the entry, and its references by real ids are listed', async () => {
+      // Both were a 500 (the import's after committing the entries before it): every reference went into the
+      // index of stored target ids, and Postgres refuses a key of more than ~2.7 kB there.
+      const long = randomBytes(3000).toString('base64');
+      await importImage('poster');
+      await importImage('long-ref-patched');
+      const metadata = {
+        odd: { $ref: 'document', reference: { id: long } },
+        oddImage: { mediaId: long },
+        cover: { mediaId: 'poster' },
+      };
+      const patched = await api.patch('mediaLibrary/long-ref-patched', {
+        patches: [{ operation: 'setMetadata', metadata }],
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ version: 2, metadata });
+
+      const uploaded = await fetch(`${app.url}/api/2026-03/mediaLibrary/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'image/png' },
+        body: png,
+      });
+      const { uploadId } = (await uploaded.json()) as { uploadId: string };
+      const imported = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [
+          {
+            id: 'long-ref-imported',
+            mediaType: 'image',
+            asset: { uploadId },
+            metadata: { odd: { $ref: 'mediaLibrary', reference: { id: long } } },
+            translations: [
+              { locale: 'de', metadata: { cover: { $ref: 'mediaLibrary', reference: { id: 'poster' } } } },
+            ],
+          },
+        ],
+      });
+      expect(imported.status).toBe(200);
+      expect(imported.body.results).toEqual([
+        expect.objectContaining({ ok: true, status: 200, id: 'long-ref-imported' }),
+      ]);
+
+      const incoming = await reader.get('mediaLibrary/poster/incomingMediaReferences');
+      expect(incoming.body).toEqual({
+        results: [
+          {
+            id: 'long-ref-imported',
+            references: [{ id: 'poster', location: 'metadata', propertyName: 'cover', type: 'image' }],
+          },
+          {
+            id: 'long-ref-patched',
+            references: [{ id: 'poster', location: 'metadata', propertyName: 'cover', type: 'image' }],
+          },
+        ],
+        total: 2,
+        cursor: '',
+      });
     });
 
     it("when the parameters are wrong or the entry is not the project's, then 400 or 404", async () => {

@@ -1,4 +1,5 @@
 import type { IncomingDocumentReference, StoredIncomingReference } from '../../domain/incoming-references';
+import { storableReferences } from '../../domain/reference-targets';
 import type { ReferenceRow } from '../../domain/references';
 import type { Queryable } from '../pool';
 
@@ -11,7 +12,10 @@ export interface IncomingDocumentReferenceGroup {
 
 const SOURCE_KINDS = ['draft', 'publication'] as const;
 
-/** The one writer of `document_references`: the outgoing references of drafts and latest publications. */
+/**
+ * The one writer of `document_references`: the outgoing references of drafts and latest publications, but for
+ * those that can name no target (storableReferences).
+ */
 export function documentReferenceQueries(db: Queryable) {
   const insertRows = async (
     projectId: number,
@@ -19,7 +23,7 @@ export function documentReferenceQueries(db: Queryable) {
     documents: readonly { documentId: number; rows: readonly ReferenceRow[] }[],
   ): Promise<void> => {
     const records = documents.flatMap(({ documentId, rows }) =>
-      rows.map((row) => referenceRecord(documentId, sourceKind, row)),
+      storableReferences(rows).map((row) => referenceRecord(documentId, sourceKind, row)),
     );
     if (records.length === 0) return;
     await db.query(INSERT_REFERENCES, [projectId, JSON.stringify(records)]);
@@ -38,7 +42,7 @@ export function documentReferenceQueries(db: Queryable) {
       const kinds = SOURCE_KINDS.filter((kind) => rowsByKind[kind] !== undefined);
       if (kinds.length === 0) return;
       const records = kinds.flatMap((kind) =>
-        (rowsByKind[kind] ?? []).map((row) => referenceRecord(documentId, kind, row)),
+        storableReferences(rowsByKind[kind] ?? []).map((row) => referenceRecord(documentId, kind, row)),
       );
       // No unique key on the table, and the DELETE sees the statement's snapshot: it never meets the new rows.
       // With no records the INSERT adds nothing and the DELETE still runs (a CTE that writes always does).

@@ -1,3 +1,4 @@
+import { storableReferences } from '../../domain/reference-targets';
 import type { ReferenceRow } from '../../domain/references';
 import type { Queryable } from '../pool';
 
@@ -10,8 +11,12 @@ export interface IncomingMediaReferenceGroup {
 /** The one writer of `media_references` (what each media entry's metadata points at), and its reads. */
 export function mediaReferenceQueries(db: Queryable) {
   return {
-    /** Replaces the stored outgoing references of an entry (in the transaction that writes the entry). */
-    async replace(projectId: number, mediaId: string, rows: readonly ReferenceRow[]): Promise<void> {
+    /**
+     * Replaces the stored outgoing references of an entry (in the transaction that writes the entry); those
+     * that can name no target are left out (storableReferences).
+     */
+    async replace(projectId: number, mediaId: string, references: readonly ReferenceRow[]): Promise<void> {
+      const rows = storableReferences(references);
       await db.query('DELETE FROM media_references WHERE project_id = $1 AND source_media_id = $2', [
         projectId,
         mediaId,
