@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { publishDocument } from '../../src/commands/publish-document';
 import { withTransaction } from '../../src/db/pool';
 import { documentQueries } from '../../src/db/queries/documents';
+import { indexRejectionQueries } from '../../src/db/queries/index-rejections';
 import { indexSourceQueries } from '../../src/db/queries/index-sources';
 import { SEARCH_DOCUMENT_VERSION, searchDocumentId } from '../../src/search/document-builder';
 import { indexStatus, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
@@ -19,6 +20,7 @@ import {
 } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
+import { deleteCommittedWhileWaiting } from '../helpers/uncommitted-delete';
 
 jest.setTimeout(30_000);
 
@@ -481,6 +483,84 @@ describe('indexing: worker, versions, rebuild, verify', () => {
       expect(rebuilt?.body).toContain(`Stale ${stale}`);
       // Put a right again for the tests that follow.
       await indexDocuments(deps(), [{ projectId, documentId: a.documentId }]);
+    });
+
+    it('when a document is deleted while the indexer stores what it built, then the rest of the batch is stored and the write does not fail', async () => {
+      // The insert met the foreign key (23503): the whole job failed and was retried with every other
+      // document of its batch, however often.
+      const term = word();
+      const gone = await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Gone ${term}` } });
+      const kept = await createPublishedDocument(app.ctx, projectId, { metadata: { title: `Kept ${term}` } });
+      const keys = [gone, kept].map(({ documentId }) => ({ projectId, documentId }));
+      // The worker's own jobs are done first; then the batch is one that stores both for the first time.
+      await eventually(async () => (await found(term)).length === 2, 3000, 50);
+      await eventually(
+        async () =>
+          (await storedRow(gone.documentId)) !== undefined &&
+          (await storedRow(kept.documentId)) !== undefined,
+        3000,
+        50,
+      );
+      await app.ctx.pool.query('DELETE FROM search_documents WHERE document_id = ANY($1::bigint[])', [
+        keys.map((key) => key.documentId),
+      ]);
+
+      // The indexer reads both before the delete commits, and stores after it.
+      const outcome = await deleteCommittedWhileWaiting(
+        app.ctx.pool,
+        { text: 'DELETE FROM documents WHERE id = $1', values: [gone.documentId] },
+        () => indexDocuments(deps(), keys),
+      );
+      expect(outcome.status === 'rejected' ? outcome.reason : undefined).toBeUndefined();
+      expect(await storedRow(kept.documentId)).toMatchObject({ builder_version: SEARCH_DOCUMENT_VERSION });
+      expect(await storedRow(gone.documentId)).toBeUndefined();
+
+      // Nothing in the application deletes a document: one deleted in SQL leaves its index entry until an
+      // index job for it (here, the next one) or `index verify --repair` removes it.
+      await indexDocuments(deps(), [keys[0]!]);
+      await app.ctx.search.indices.refresh({ index: app.ctx.index.alias });
+      expect(await found(term)).toEqual([kept.documentId]);
+    });
+
+    it('when a document is deleted while a refusal of it is recorded, then the others are recorded and the write does not fail', async () => {
+      const gone = await createPublishedDocument(app.ctx, projectId, { metadata: { title: word() } });
+      const kept = await createPublishedDocument(app.ctx, projectId, { metadata: { title: word() } });
+      // The worker's own jobs are done first, so only the write below waits for the delete.
+      await eventually(
+        async () =>
+          (await storedRow(gone.documentId)) !== undefined &&
+          (await storedRow(kept.documentId)) !== undefined,
+        3000,
+        50,
+      );
+      const refusal = (documentId: number) => ({
+        key: { projectId, documentId },
+        indexVersion: 1,
+        reason: 'mapper_parsing_exception: for the test',
+      });
+      const recorded = async () =>
+        (
+          await app.ctx.pool.query<{ document_id: number }>(
+            'SELECT document_id FROM index_rejections WHERE document_id = ANY($1::bigint[])',
+            [[gone.documentId, kept.documentId]],
+          )
+        ).rows.map((row) => row.document_id);
+      try {
+        const outcome = await deleteCommittedWhileWaiting(
+          app.ctx.pool,
+          { text: 'DELETE FROM documents WHERE id = $1', values: [gone.documentId] },
+          () =>
+            indexRejectionQueries(app.ctx.pool).saveOutcome(
+              [refusal(gone.documentId), refusal(kept.documentId)],
+              [],
+            ),
+        );
+        expect(outcome.status === 'rejected' ? outcome.reason : undefined).toBeUndefined();
+        expect(await recorded()).toEqual([kept.documentId]);
+      } finally {
+        await app.ctx.pool.query('DELETE FROM index_rejections WHERE document_id = $1', [kept.documentId]);
+        await indexDocuments(deps(), [{ projectId, documentId: gone.documentId }]);
+      }
     });
   });
 

@@ -13,7 +13,9 @@ export function indexRejectionQueries(db: Queryable) {
   return {
     /**
      * After a bulk write: records each refused document (the newest refusal wins) and forgets the ones just
-     * written, in one statement.
+     * written, in one statement. A refused document that is gone, or being deleted, is not recorded: its row
+     * is held FOR KEY SHARE (see searchDocumentQueries.save), where a plain existence check saw a document
+     * whose delete had not committed yet, and the insert then failed on the foreign key.
      */
     async saveOutcome(
       rejected: readonly { key: DocumentKey; indexVersion: number | undefined; reason: string }[],
@@ -28,7 +30,9 @@ export function indexRejectionQueries(db: Queryable) {
          SELECT r.document_id, r.project_id, r.index_version, r.reason
          FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::text[])
            AS r(document_id, project_id, index_version, reason)
-         WHERE EXISTS (SELECT 1 FROM documents d WHERE d.id = r.document_id)
+         JOIN documents d ON d.id = r.document_id
+         ORDER BY r.document_id
+         FOR KEY SHARE OF d
          ON CONFLICT (document_id) DO UPDATE SET
            project_id = EXCLUDED.project_id, index_version = EXCLUDED.index_version,
            reason = EXCLUDED.reason, rejected_at = now()`,

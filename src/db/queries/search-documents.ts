@@ -61,7 +61,12 @@ const SAVE_BATCH = 1000;
 /** search_documents (see its migration): built search documents kept so a rebuild need not build them again. */
 export function searchDocumentQueries(db: Queryable) {
   return {
-    /** Stores each document unless a newer version of it is already stored (a late job loses). */
+    /**
+     * Stores each document unless a newer version of it is already stored (a late job loses), or unless the
+     * document itself is gone: the rows are joined with their documents held FOR KEY SHARE (the lock the
+     * foreign key check takes anyway), so a document deleted meanwhile, or being deleted (waited for, then
+     * not found), is skipped instead of failing the whole batch on the foreign key (23503).
+     */
     async save(documents: readonly StoredSearchDocument[]): Promise<void> {
       // One parameter per value, not arrays: an array parameter makes the driver escape every quote of every
       // body in JavaScript, which was most of what storing cost.
@@ -77,11 +82,17 @@ export function searchDocumentQueries(db: Queryable) {
             d.builderVersion,
             d.body,
           );
-          return `($${at + 1}::bigint, $${at + 2}::int, $${at + 3}::bigint, $${at + 4}::int, $${at + 5}::int, $${at + 6})`;
+          return `($${at + 1}::bigint, $${at + 2}::int, $${at + 3}::bigint, $${at + 4}::int, $${at + 5}::int, $${at + 6}::text)`;
         });
+        // Locked in id order, as findExistingIdsForKeyShare locks them.
         await db.query(
           `INSERT INTO search_documents (document_id, project_id, index_version, project_revision, builder_version, body)
-           VALUES ${rows.join(', ')}
+           SELECT v.document_id, v.project_id, v.index_version, v.project_revision, v.builder_version, v.body
+           FROM (VALUES ${rows.join(', ')})
+             AS v(document_id, project_id, index_version, project_revision, builder_version, body)
+           JOIN documents d ON d.id = v.document_id AND d.project_id = v.project_id
+           ORDER BY v.document_id
+           FOR KEY SHARE OF d
            ON CONFLICT (document_id) DO UPDATE SET
              project_id = EXCLUDED.project_id, index_version = EXCLUDED.index_version,
              project_revision = EXCLUDED.project_revision, builder_version = EXCLUDED.builder_version,
