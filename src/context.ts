@@ -3,6 +3,7 @@ import type { Config } from './config';
 import { createCommands, type Commands } from './commands';
 import { ApiClientCache } from './db/api-client-cache';
 import { AuthFailureLimiter } from './db/auth-failure-limiter';
+import { MetricsTokenFailures } from './http/metrics-token-failures';
 import { createPool, databaseStartError, type Pool } from './db/pool';
 import { ProjectConfigCache } from './db/project-config-cache';
 import { RateLimitCounter } from './db/rate-limit-counter';
@@ -50,6 +51,8 @@ export interface AppContext {
   rateLimits: RateLimitCounter;
   /** Checks of client secrets under the failed-attempt limits per address and per client (shared likewise). */
   secretChecks: SecretCheckGuard;
+  /** Wrong METRICS_TOKEN guesses per client address, under the same limit (AUTH_FAILURE_LIMIT), shared likewise. */
+  metricsTokenFailures: MetricsTokenFailures;
   /** The process's Prometheus registry and the metrics the code observes (README, "Metrics"). */
   metrics: Metrics;
   /** Which addresses calls made for clients (import webhooks) may reach. */
@@ -130,6 +133,7 @@ export async function createContext(
       new AuthFailureLimiter(pool, logger, config.rateLimits.authFailures),
       metrics,
     ),
+    metricsTokenFailures: new MetricsTokenFailures(pool, logger, config.rateLimits.authFailures.perAddress),
     metrics,
     addresses,
     queryCache: new QueryCache(),

@@ -59,6 +59,7 @@ async function main() {
           port,
           token: metricsConfig.token,
           health: ctx.reads.health,
+          tokenFailures: ctx.metricsTokenFailures,
         }).catch((error: unknown) => {
           throw listenStartError(error, http.host, port, 'HOST, WORKER_METRICS_PORT');
         });

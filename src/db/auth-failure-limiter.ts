@@ -20,18 +20,20 @@ export interface AuthFailureLimits {
 /** What an attempt was refused for: the address, the client, or both. */
 export type FailureScope = 'address' | 'client';
 
+/** Why attempts are refused, and for how long. */
+export interface Refusal {
+  /** Whole seconds until the latest of the refusing windows ends. */
+  retryAfterSeconds: number;
+  refusedBy: { scope: FailureScope; limit: RateLimit }[];
+}
+
 export type Attempt =
   | {
       allowed: true;
       /** Says how the secret check ended: a failure stays counted, anything else is taken back. */
       settle(failed: boolean): Promise<void>;
     }
-  | {
-      allowed: false;
-      /** Whole seconds until the latest of the refusing windows ends. */
-      retryAfterSeconds: number;
-      refusedBy: { scope: FailureScope; limit: RateLimit }[];
-    };
+  | ({ allowed: false } & Refusal);
 
 interface Keyed extends FailureWindow {
   scope: FailureScope;
@@ -49,23 +51,30 @@ interface Keyed extends FailureWindow {
  */
 export class AuthFailureLimiter {
   private lastCleanup = Date.now();
+  private readonly now: () => number;
+  private readonly keyPrefix: string;
 
+  /**
+   * `keyPrefix` keeps the counts of another secret apart (the metrics token's: `metrics-`), so failures with
+   * one secret never use up the other's allowance.
+   */
   constructor(
     private readonly db: Queryable,
     private readonly logger: Logger,
     private readonly limits: AuthFailureLimits,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { now?: () => number; keyPrefix?: string } = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.keyPrefix = options.keyPrefix ?? '';
+  }
 
-  /** Whether an attempt from `address` (req.ip), naming `clientId` when it does, may have its secret checked. */
-  async attempt(address: string | undefined, clientId: string | undefined): Promise<Attempt> {
-    const nowMs = this.now();
+  private keysOf(nowMs: number, address: string | undefined, clientId: string | undefined): Keyed[] {
     const keys: Keyed[] = [];
     const add = (scope: FailureScope, key: string, limit: RateLimit | undefined) => {
       if (!limit) return;
       keys.push({
         scope,
-        key,
+        key: this.keyPrefix + key,
         limit,
         periodSeconds: limit.periodSeconds,
         windowStartMs: windowStartMs(nowMs, limit.periodSeconds),
@@ -73,6 +82,31 @@ export class AuthFailureLimiter {
     };
     add('address', `address:${limitedAddress(address)}`, this.limits.perAddress);
     if (clientId !== undefined) add('client', `client:${clientId.toLowerCase()}`, this.limits.perClient);
+    return keys;
+  }
+
+  /**
+   * Whether attempts from `address` are refused now, counting nothing: for a secret compared before it is
+   * counted (the metrics token), whose right value must still be refused from an address at its limit, or
+   * the limit would not bound guessing at all. One read of one row.
+   */
+  async refusal(address: string | undefined): Promise<Refusal | undefined> {
+    const nowMs = this.now();
+    const keys = this.keysOf(nowMs, address, undefined);
+    if (keys.length === 0) return undefined;
+    const seen = await authFailureWindowQueries(this.db).failures(keys);
+    const over = keys.filter((k) => (seen.get(k.key) ?? 0) >= k.limit.requests);
+    if (over.length === 0) return undefined;
+    return {
+      retryAfterSeconds: Math.max(...over.map((k) => secondsToReset(nowMs, k.limit))),
+      refusedBy: over.map(({ scope, limit }) => ({ scope, limit })),
+    };
+  }
+
+  /** Whether an attempt from `address` (req.ip), naming `clientId` when it does, may have its secret checked. */
+  async attempt(address: string | undefined, clientId: string | undefined): Promise<Attempt> {
+    const nowMs = this.now();
+    const keys = this.keysOf(nowMs, address, clientId);
     if (keys.length === 0) return { allowed: true, settle: () => Promise.resolve() };
 
     const queries = authFailureWindowQueries(this.db);

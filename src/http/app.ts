@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { AppContext } from '../context';
 import { weakEtag } from './etag';
 import { answerConditionalRequestsAtOrigin } from './freshness';
@@ -41,7 +41,14 @@ export function createApp(ctx: AppContext): Express {
   );
   // Only with its own token: without METRICS_TOKEN the API serves no metrics (README, "Metrics").
   if (ctx.config.metrics.token !== undefined) {
-    app.get('/metrics', metricsEndpoint(ctx.metrics, ctx.config.metrics.token));
+    app.get(
+      '/metrics',
+      metricsEndpoint(ctx.metrics, ctx.config.metrics.token, {
+        failures: ctx.metricsTokenFailures,
+        // As TRUST_PROXY says to read it, like the failed-login limit's.
+        addressOf: (req) => (req as Request).ip,
+      }),
+    );
   }
 
   const api = express.Router({ mergeParams: true });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { metricsEndpoint } from '../http/middleware/metrics';
+import type { MetricsTokenFailures } from '../http/metrics-token-failures';
 import { SLOW_CLIENT_TIMEOUTS } from '../http/request-timeouts';
 import { readinessResponse } from '../http/routes/health/health.routes';
 import type { HealthReads } from '../reads/health';
@@ -18,9 +19,20 @@ const READY = '/health/ready';
  */
 export function startMetricsServer(
   metrics: Metrics,
-  options: { host: string; port: number; token: string | undefined; health?: HealthReads },
+  options: {
+    host: string;
+    port: number;
+    token: string | undefined;
+    health?: HealthReads;
+    /** Wrong tokens limited per address (the socket's peer: this server trusts no proxy). */
+    tokenFailures?: MetricsTokenFailures;
+  },
 ): Promise<Server> {
-  const endpoint = metricsEndpoint(metrics, options.token);
+  const endpoint = metricsEndpoint(
+    metrics,
+    options.token,
+    options.tokenFailures ? { failures: options.tokenFailures } : undefined,
+  );
   const paths = ['/metrics', ...(options.health ? [HEALTH, READY] : [])];
   // A client that trickles its headers is cut off as by the API (Node's defaults held it for up to 90 s).
   const server = createServer(SLOW_CLIENT_TIMEOUTS, (req, res) => {

@@ -54,6 +54,18 @@ export function authFailureWindowQueries(db: Queryable) {
       return result.rows;
     },
 
+    /** The failures counted in these keys' current windows (a key of no window yet is absent). */
+    async failures(windows: readonly FailureWindow[]): Promise<Map<string, number>> {
+      const result = await db.query<{ key: string; failures: number }>(
+        `SELECT w.key, w.failures
+         FROM unnest($1::text[], $2::int[], $3::bigint[]) AS i(key, period_seconds, start_ms)
+         JOIN auth_failure_windows w ON w.key = i.key AND w.period_seconds = i.period_seconds
+           AND w.window_start = to_timestamp(i.start_ms / 1000.0)`,
+        [windows.map((w) => w.key), windows.map((w) => w.periodSeconds), windows.map((w) => w.windowStartMs)],
+      );
+      return new Map(result.rows.map((row) => [row.key, row.failures]));
+    },
+
     /** Takes one attempt back from a key's window (the secret was right, or the attempt was refused). */
     async release(window: FailureWindow): Promise<void> {
       await db.query(

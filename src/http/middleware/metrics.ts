@@ -2,7 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { UNMATCHED_ROUTE, type Metrics } from '../../metrics/metrics';
+import type { Refusal } from '../../db/auth-failure-limiter';
 import { bearerToken } from '../bearer';
+import type { MetricsTokenFailures } from '../metrics-token-failures';
 
 /** Where the versioned router is mounted (src/http/app.ts): the prefix of every API route's template. */
 export const API_MOUNT = '/api/:apiVersion';
@@ -44,42 +46,44 @@ function sendError(res: ServerResponse, status: number, error: string, message: 
   res.end(body);
 }
 
+/** The 429 of an address past its limit of wrong metrics tokens, sent before any metrics. */
+function sendRefusal(res: ServerResponse, metrics: Metrics, refusal: Refusal): void {
+  metrics.rateLimited.inc();
+  const limits = refusal.refusedBy
+    .map(({ limit }) => `${limit.requests} per ${limit.periodSeconds} s from this address`)
+    .join(' and ');
+  sendError(
+    res,
+    429,
+    'Too Many Requests',
+    `Too many wrong metrics tokens (at most ${limits}); retry in ${refusal.retryAfterSeconds} s`,
+    { 'retry-after': String(refusal.retryAfterSeconds) },
+  );
+}
+
+/** How a wrong token is limited: the counts, and the client address of a request (the API's req.ip). */
+export interface MetricsTokenLimit {
+  failures: MetricsTokenFailures;
+  addressOf?: (req: IncomingMessage) => string | undefined;
+}
+
 /**
  * `GET /metrics` in Prometheus's text format, for the API (mounted on the app) and the workers (their own
  * small server) alike. With a token, only `Authorization: Bearer <token>` is answered, the header read as the
  * API reads its own (bearerToken: the scheme in any case, one or more spaces) and the token compared in
- * constant time; without one (the workers' server bound to loopback), anyone who can connect is.
+ * constant time; without one (the workers' server bound to loopback), anyone who can connect is. With
+ * `limit`, wrong tokens are limited per client address (MetricsTokenFailures): past the limit every token
+ * from that address, the right one included, is a 429 with Retry-After. No token, or no bearer token, checks
+ * nothing and is not counted.
  */
 export function metricsEndpoint(
   metrics: Metrics,
   token: string | undefined,
+  limit?: MetricsTokenLimit,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const expected = token === undefined ? undefined : digest(token);
-  return (req, res) => {
-    if (expected) {
-      const given = req.headers.authorization;
-      const credentials = bearerToken(given);
-      // Digests of equal length, so the comparison takes the same time whatever was sent.
-      if (credentials === undefined || !timingSafeEqual(digest(credentials), expected)) {
-        // RFC 6750 §3.1: a bare challenge when no credentials came, invalid_token when they are wrong.
-        const invalid = 'The metrics token is invalid.';
-        sendError(
-          res,
-          401,
-          'Unauthorized',
-          given === undefined
-            ? 'The metrics token is missing: send Authorization: Bearer <METRICS_TOKEN>'
-            : invalid,
-          {
-            'www-authenticate':
-              given === undefined
-                ? 'Bearer realm="metrics"'
-                : `Bearer realm="metrics", error="invalid_token", error_description="${invalid}"`,
-          },
-        );
-        return;
-      }
-    }
+  const addressOf = limit?.addressOf ?? ((req: IncomingMessage) => req.socket.remoteAddress);
+  const scrape = (res: ServerResponse) =>
     metrics.scrape().then(
       ({ contentType, body }) => {
         res.writeHead(200, {
@@ -91,5 +95,47 @@ export function metricsEndpoint(
       },
       () => sendError(res, 500, 'Internal Server Error', 'The metrics could not be collected.'),
     );
+  return (req, res) => {
+    if (!expected) {
+      void scrape(res);
+      return;
+    }
+    const given = req.headers.authorization;
+    const credentials = bearerToken(given);
+    // Digests of equal length, so the comparison takes the same time whatever was sent.
+    const right = credentials !== undefined && timingSafeEqual(digest(credentials), expected);
+    if (!limit || credentials === undefined) {
+      if (right) void scrape(res);
+      else sendUnauthorized(res, given);
+      return;
+    }
+    const address = addressOf(req);
+    (right ? limit.failures.beforeServing(address) : limit.failures.failed(address)).then(
+      (refusal) => {
+        if (refusal) sendRefusal(res, metrics, refusal);
+        else if (right) void scrape(res);
+        else sendUnauthorized(res, given);
+      },
+      () => sendError(res, 500, 'Internal Server Error', 'The metrics token could not be checked.'),
+    );
   };
+}
+
+/** RFC 6750 §3.1: a bare challenge when no credentials came, invalid_token when they are wrong. */
+function sendUnauthorized(res: ServerResponse, given: string | undefined): void {
+  const invalid = 'The metrics token is invalid.';
+  sendError(
+    res,
+    401,
+    'Unauthorized',
+    given === undefined
+      ? 'The metrics token is missing: send Authorization: Bearer <METRICS_TOKEN>'
+      : invalid,
+    {
+      'www-authenticate':
+        given === undefined
+          ? 'Bearer realm="metrics"'
+          : `Bearer realm="metrics", error="invalid_token", error_description="${invalid}"`,
+    },
+  );
 }
