@@ -115,16 +115,27 @@ export function conditionContext(request: ConditionRequest, defaults: ConditionD
   return { dateTime: request.dateTime ?? defaults.now, ...(brand !== undefined ? { brand } : {}) };
 }
 
-/** Whether one component's own conditions hold; its ancestors are the caller's business. */
+/** A stored condition that says nothing: absent, or null (what a cleared one may be written as). */
+const isAbsent = (value: unknown): value is undefined | null => value === undefined || value === null;
+
+/**
+ * Whether one component's own conditions hold; its ancestors are the caller's business. Conditions that
+ * cannot be read fail closed, as an unreadable bound does: commands write only `{dateTime: {gte?, gt?, lte?,
+ * lt?}, brands: [...]}`, but POST import/documents stores content as sent, and a `dateTime` given as the date
+ * itself or `brands` as one text used to be skipped, which showed a scheduled or single-brand component to
+ * every reader at once.
+ */
 export function satisfiesConditions(
   conditions: ComponentConditions | undefined,
   ctx: ConditionContext,
 ): boolean {
-  if (!conditions) return true;
-  const bounds = conditions.dateTime;
-  if (bounds) {
+  if (isAbsent(conditions)) return true;
+  if (!isRecord(conditions)) return false;
+  const bounds: unknown = conditions.dateTime;
+  if (!isAbsent(bounds)) {
+    if (!isRecord(bounds)) return false;
     const at = ctx.dateTime.getTime();
-    const holds = (bound: string | undefined, test: (limit: number) => boolean): boolean => {
+    const holds = (bound: unknown, test: (limit: number) => boolean): boolean => {
       if (bound === undefined) return true;
       // A bound that cannot be read fails closed: hiding a scheduled component is safer than leaking it.
       const limit = typeof bound === 'string' ? parseIsoDateTime(bound) : undefined;
@@ -140,16 +151,15 @@ export function satisfiesConditions(
     }
   }
   // An empty brand list restricts nothing: it is what remains when an editor deselects every brand.
-  const brands = conditions.brands;
-  if (Array.isArray(brands) && brands.length > 0) {
-    if (ctx.brand === undefined || !brands.includes(ctx.brand)) return false;
-  }
-  return true;
+  const brands: unknown = conditions.brands;
+  if (isAbsent(brands)) return true;
+  if (!Array.isArray(brands)) return false;
+  return brands.length === 0 || (ctx.brand !== undefined && brands.includes(ctx.brand));
 }
 
 /** Copying the tree is the costly part of applying conditions; most contents have none to apply. */
 export function hasConditions(content: Content): boolean {
-  for (const component of walkComponents(content)) if (component.conditions) return true;
+  for (const component of walkComponents(content)) if (!isAbsent(component.conditions)) return true;
   return false;
 }
 

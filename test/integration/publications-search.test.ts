@@ -567,6 +567,28 @@ describe('GET publications/search', () => {
       const response = await search(`filters=${filters}&ignoreComponentConditions=true`);
       expect(contentIds(response.body)).toEqual(['p1', 'future']);
     });
+
+    it('when stored conditions have another shape than a command writes (imported as sent), then the component is left out, as with an unreadable bound', async () => {
+      // POST import/documents stores a component's conditions as sent: a dateTime given as the date itself, or
+      // brands as one text, used to show the component to every reader at once.
+      const own = await createTestProject(app.ctx);
+      const reader = apiClient(app.url, (await tokenFor(app.ctx, own.projectId, ['public-api:read'])).token);
+      const { documentId } = await createPublishedDocument(app.ctx, own.projectId, {
+        metadata: { title: 'Conditions as sent' },
+        content: [
+          paragraph('p1', 'Always.'),
+          paragraph('later', 'Not yet.', { dateTime: '2099-01-01T00:00:00Z' }),
+          paragraph('swiss', 'Only for ch.', { brands: 'ch' }),
+          paragraph('scheduled', 'Not yet either.', { dateTime: { gte: '2099-01-01T00:00:00Z' } }),
+        ] as Content,
+      });
+      await indexNow(app.ctx, own.projectId, [documentId]);
+      expect(contentIds((await reader.get('publications/search')).body)).toEqual(['p1']);
+      const single = await reader.get(`documents/${documentId}/latestPublication`);
+      expect(single.body.content.map((component: { id: string }) => component.id)).toEqual(['p1']);
+      const all = await reader.get('publications/search?ignoreComponentConditions=true');
+      expect(contentIds(all.body)).toEqual(['p1', 'later', 'swiss', 'scheduled']);
+    });
   });
 
   describe('versions', () => {

@@ -10,7 +10,13 @@ import {
   type ConditionDefaults,
   type ConditionQuery,
 } from '../../src/domain/component-conditions';
-import { findComponent, walkComponents, type Component, type Content } from '../../src/domain/content';
+import {
+  findComponent,
+  walkComponents,
+  type Component,
+  type ComponentConditions,
+  type Content,
+} from '../../src/domain/content';
 import { valueOrThrow } from '../../src/domain/validation';
 import { validationDetails } from '../helpers/errors';
 import { loadPublication } from '../helpers/fixtures';
@@ -252,6 +258,32 @@ describe('satisfiesConditions', () => {
     expect(satisfiesConditions({ dateTime: { gte: 'soon' } }, at('2025-01-01T00:00:00Z'))).toBe(false);
   });
 
+  it('when stored conditions have another shape than a command writes (an import stores content as sent), then the component is hidden, as with an unreadable bound', () => {
+    const now = at('2025-01-01T00:00:00Z', 'ch');
+    for (const conditions of [
+      'x',
+      ['x'],
+      5,
+      true,
+      { dateTime: '2099-01-01T00:00:00Z' },
+      { dateTime: ['2099-01-01T00:00:00Z'] },
+      { dateTime: 4070908800000 },
+      { brands: 'ch' },
+      { brands: { ch: true } },
+      { dateTime: { gte: '2024-01-01T00:00:00Z' }, brands: 'ch' },
+    ]) {
+      expect([conditions, satisfiesConditions(conditions as ComponentConditions, now)]).toEqual([
+        conditions,
+        false,
+      ]);
+    }
+    // null is no condition, as absent is.
+    expect(satisfiesConditions(null as unknown as ComponentConditions, now)).toBe(true);
+    expect(satisfiesConditions({ dateTime: null, brands: null } as unknown as ComponentConditions, now)).toBe(
+      true,
+    );
+  });
+
   it('when brands are set, then only a listed brand passes and no brand fails', () => {
     const conditions = { brands: ['ch', 'de'] };
     expect(satisfiesConditions(conditions, at('2025-01-01T00:00:00Z', 'de'))).toBe(true);
@@ -431,6 +463,25 @@ describe('content stored as sent (imports up to 2025-11)', () => {
       5,
       { id: 'b', component: 'box', containers: 'no' },
       { id: 'c', component: 'box', containers: { main: [null, 'x'], side: { x: 1 } } },
+    ]);
+  });
+
+  it('when a component inside a container has conditions of another shape, then it and its containers are dropped, the rest stays', () => {
+    const content = [
+      {
+        id: 'box',
+        component: 'container',
+        containers: {
+          main: [
+            { id: 'later', component: 'p', conditions: { dateTime: '2099-01-01T00:00:00Z' } },
+            { id: 'kept', component: 'p' },
+          ],
+        },
+      },
+      { id: 'one-brand', component: 'p', conditions: { brands: 'de' }, containers: { main: [{ id: 'x' }] } },
+    ] as unknown as Content;
+    expect(applyComponentConditions(content, { dateTime: new Date(), brand: 'ch' })).toEqual([
+      { id: 'box', component: 'container', containers: { main: [{ id: 'kept', component: 'p' }] } },
     ]);
   });
 
