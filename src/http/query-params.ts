@@ -6,6 +6,7 @@ import {
   type ConditionQuery,
   type ConditionRequest,
 } from '../domain/component-conditions';
+import { isRecord } from '../domain/content';
 import type { ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
 import {
@@ -158,10 +159,16 @@ const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:
  * the 400 says so, or a client looking at the date-time it sent sees nothing wrong with it.
  */
 function dateTimeProblem(value: string): string {
+  const lost = plusLostHint(value);
+  return lost === undefined ? DATE_TIME_MESSAGE : `${DATE_TIME_MESSAGE}; ${lost}`;
+}
+
+/** What to say of a date-time that reads as one once the space before its offset is a `+` again. */
+function plusLostHint(value: string): string | undefined {
   const withPlus = value.replace(/ (\d{2}:\d{2})$/, '+$1');
-  if (withPlus === value || parseIsoDateTime(withPlus) === undefined) return DATE_TIME_MESSAGE;
+  if (withPlus === value || parseIsoDateTime(withPlus) === undefined) return undefined;
   return (
-    `${DATE_TIME_MESSAGE}; its offset's '+' arrived as a space (a '+' in a query string is one): ` +
+    "its offset's '+' arrived as a space (a '+' in a query string is one): " +
     `send it as %2B, e.g. ${withPlus.replace('+', '%2B')}`
   );
 }
@@ -277,9 +284,35 @@ export type WithConditions<Q> = Omit<Q, keyof ConditionQuery> & { conditions: Co
 /** The pair read into `conditions` (null: ignore them), a problem keyed componentConditions. */
 export function withConditions<Q extends ConditionQuery>(query: Q): Checked<WithConditions<Q>> {
   const { ignoreComponentConditions, componentConditions, ...rest } = query;
-  const conditions = under(
+  const conditions = conditionRequestOf({ ignoreComponentConditions, componentConditions });
+  if (conditions.ok) return valid({ ...rest, conditions: conditions.value });
+  const lost = componentConditions === undefined ? undefined : dateTimePlusLost(componentConditions);
+  return under(
     'componentConditions',
-    conditionRequestOf({ ignoreComponentConditions, componentConditions }),
+    lost === undefined
+      ? conditions
+      : invalid(
+          conditions.issues.map((issue) =>
+            issue.message.startsWith('dateTime ')
+              ? { ...issue, message: `${issue.message}; ${lost}` }
+              : issue,
+          ),
+        ),
   );
-  return conditions.ok ? valid({ ...rest, conditions: conditions.value }) : conditions;
+}
+
+/**
+ * plusLostHint of the dateTime of a componentConditions, undefined when it has none to give: the JSON is sent
+ * in the query string too, where `{"dateTime":"…T10:00:00+01:00"}` written unencoded arrives as
+ * `…T10:00:00 01:00`, and the 400 called it no ISO 8601 date-time though the client sees one in what it sent.
+ */
+function dateTimePlusLost(raw: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const dateTime = isRecord(parsed) ? parsed.dateTime : undefined;
+  return typeof dateTime === 'string' ? plusLostHint(dateTime) : undefined;
 }

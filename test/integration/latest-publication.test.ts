@@ -78,6 +78,34 @@ describe('GET documents/{documentId}/latestPublication', () => {
     expect(badKey.status).toBe(400);
   });
 
+  it("when componentConditions' dateTime has an offset whose + was sent unencoded, then the 400 says to send it as %2B", async () => {
+    // Written by hand into a URL, the + of the offset is a space by the time the query string is read.
+    const json = '{"dateTime":"2031-06-01T12:00:00+02:00","brand":"de"}';
+    const unencoded = await api.get(
+      `documents/${documentId}/latestPublication?componentConditions=${json.replaceAll('"', '%22')}`,
+    );
+    expect(unencoded.status).toBe(400);
+    expect(unencoded.body.error_details).toEqual({
+      name: 'ValidationError',
+      componentConditions:
+        "dateTime must be an ISO 8601 date-time string, e.g. \"2025-01-31T12:00:00Z\"; its offset's '+' arrived " +
+        "as a space (a '+' in a query string is one): send it as %2B, e.g. 2031-06-01T12:00:00%2B02:00",
+    });
+    // Sent as the 400 says, the same conditions are read: from 2030 on, the German brand.
+    const encoded = await api.get(
+      `documents/${documentId}/latestPublication?componentConditions=${encodeURIComponent(json)}`,
+    );
+    expect(encoded.status).toBe(200);
+    expect(ids(encoded.body.content)).toEqual(['doc-always', 'doc-future', 'doc-de', 'doc-box']);
+    // Any other dateTime that is none keeps the plain wording.
+    const other = await api.get(
+      `documents/${documentId}/latestPublication?componentConditions=${encodeURIComponent('{"dateTime":"soon"}')}`,
+    );
+    expect(other.body.error_details.componentConditions).toBe(
+      'dateTime must be an ISO 8601 date-time string, e.g. "2025-01-31T12:00:00Z"',
+    );
+  });
+
   it('when the document is unknown, never published, or of another project, then 404 NotFound', async () => {
     const draft = await createDraftDocument(app.ctx, { ...project });
     for (const id of [draft.id, 999999]) {

@@ -12,6 +12,7 @@ import {
   queryBoolean,
   queryListItems,
   viewFields,
+  withConditions,
 } from '../../src/http/query-params';
 
 const detailsOf = (schema: z.ZodType, input: unknown): Record<string, unknown> => {
@@ -114,6 +115,43 @@ describe('date-time range bounds (instants held to the millisecond)', () => {
     expect(detailsOf(dateTimeParam, 'yesterday')).toEqual({
       name: 'ValidationError',
       id: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z',
+    });
+  });
+});
+
+describe('component conditions (componentConditions, ignoreComponentConditions)', () => {
+  const conditionsOf = (componentConditions: string) => withConditions({ componentConditions });
+  const HINT =
+    "its offset's '+' arrived as a space (a '+' in a query string is one): send it as %2B, e.g. 2025-02-01T00:05:00%2B01:00";
+
+  it('when the dateTime’s offset + came as a space, then the 400 on componentConditions says to send it as %2B', () => {
+    expect(conditionsOf('{"dateTime":"2025-02-01T00:05:00 01:00","brand":"de"}')).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: ['componentConditions'],
+          message: `dateTime must be an ISO 8601 date-time string, e.g. "2025-01-31T12:00:00Z"; ${HINT}`,
+        },
+      ],
+    });
+  });
+
+  it('when the problem is another, then it is worded as before, the hint left out', () => {
+    for (const raw of ['{"dateTime":"yesterday"}', '{"dateTime":"2025-02-01T00:05:00 25:00"}', '{nope']) {
+      const checked = conditionsOf(raw);
+      expect(checked.ok).toBe(false);
+      expect(JSON.stringify(checked)).not.toContain('%2B');
+    }
+    // An unknown key is what is wrong, whatever the dateTime beside it.
+    expect(conditionsOf('{"dateTime":"2025-02-01T00:05:00 01:00","when":1}')).toEqual({
+      ok: false,
+      issues: [
+        { path: ['componentConditions'], message: "unknown key 'when'; allowed keys are dateTime and brand" },
+      ],
+    });
+    expect(conditionsOf('{"dateTime":"2025-02-01T00:05:00+01:00"}')).toEqual({
+      ok: true,
+      value: { conditions: { dateTime: new Date('2025-01-31T23:05:00Z') } },
     });
   });
 });
