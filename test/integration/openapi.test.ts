@@ -719,6 +719,36 @@ describe('the OpenAPI description of each API version', () => {
     expect(uploadAnswers.filter(({ contentType }) => !covered(contentType)).length).toBeGreaterThan(0);
   });
 
+  it('when an operation is described, then it is grouped under one tag, the one api-spec §4 names where it names one', () => {
+    const tagsIn = (label: string) =>
+      new Map(
+        operationsOf(documents.get(label)!).map((operation) => {
+          const [method, path] = operation.split(' ') as [string, string];
+          return [operation, documents.get(label)!.paths[path]![method.toLowerCase()]!.tags] as const;
+        }),
+      );
+    for (const label of ALL_VERSION_LABELS) {
+      const tags = tagsIn(label);
+      for (const [operation, tag] of tags) {
+        expect({ operation, tag }).toEqual({ operation, tag: [expect.any(String)] });
+      }
+      // Tag: Document Categories (§4.1), Publications (§4.9), Add Delivery Status (§4.10), Document Command API (§4.11).
+      expect(tags.get('GET /categories')).toEqual(['Document Categories']);
+      expect(tags.get('GET /categories/{categoryId}')).toEqual(['Document Categories']);
+      expect(tags.get('GET /documents/latestPublications')).toEqual(['Publications']);
+      expect(tags.get('HEAD /documents/latestPublications')).toEqual(['Publications']);
+      expect(tags.get('POST /documents/{documentId}/addDeliveryStatus')).toEqual(['Add Delivery Status']);
+      expect(tags.get('PATCH /documents/{documentId}/commands')).toEqual(['Document Command API']);
+    }
+    // The operations of one resource are one group, whatever the version.
+    const v1 = tagsIn('v1');
+    expect(v1.get('GET /menus')).toEqual(v1.get('GET /menus/{channelHandle}'));
+    expect(v1.get('GET /documents/{documentId}/latestPublication/renditions/{renditionHandles}')).toEqual([
+      'Publications',
+    ]);
+    expect(v1.get('POST /legacy-planner/element')).toEqual(v1.get('POST /planner/element'));
+  });
+
   it('when the versions are compared, then legacy routes are only in the versions that have them', () => {
     const paths = (label: string) => Object.keys(documents.get(label)!.paths);
     for (const label of ['v1', 'beta', '2025-03']) {

@@ -306,6 +306,49 @@ const replaced = (paths: Record<string, Record<string, object | undefined>>) =>
     ]),
   );
 
+/**
+ * The group each operation is listed under (OpenAPI `tags`), by its path: the tags api-spec §4 names
+ * (Document Categories §4.1, Publications §4.9, Add Delivery Status §4.10, Document Command API §4.11), and one
+ * per resource for the operations it leaves untagged. Swagger UI (GET docs) lists an operation under its tag and
+ * client generators name their API classes after it; without tags every operation was in one "default" group.
+ * The first pattern that matches a path decides; every path must match one (tagged refuses a description
+ * with an untagged path, as checkPathParameters does a slip in path parameters).
+ */
+const OPERATION_TAGS: readonly (readonly [RegExp, string])[] = [
+  [/^\/documents\/\{documentId\}\/commands$/, 'Document Command API'],
+  [/^\/documents\/\{documentId\}\/addDeliveryStatus$/, 'Add Delivery Status'],
+  [/^\/categories(\/|$)/, 'Document Categories'],
+  [
+    /^\/(documents\/latestPublications|documents\/\{documentId\}\/latestPublication|publications\/)/,
+    'Publications',
+  ],
+  [/^\/documents\/\{documentId\}\/latestDraft$/, 'Drafts'],
+  [/^\/(documents|drafts)\/\{documentId\}\/incoming/, 'Incoming References'],
+  [/^\/composition\//, 'Composition'],
+  [/^\/document-lists(\/|$)/, 'Document Lists'],
+  [/^\/publicationEvents(\/|$)/, 'Publication Events'],
+  [/^\/design(\/|$)/, 'Design'],
+  [/^\/menus(\/|$)/, 'Menus'],
+  [/^\/(projectConfig|channelConfig|project|channels\/)/, 'Project Configuration'],
+  [/^\/(mediaLibrary|import\/mediaLibrary$)/, 'Media Library'],
+  [/^\/import\/documents/, 'Import'],
+  [/^\/enrichment\//, 'Enrichment'],
+  [/^\/(legacy-)?planner/, 'Planner'],
+  [/^\/(health|openapi\.json$|docs)/, 'Service'],
+];
+
+/** Each operation of `paths` with its tag (OPERATION_TAGS). */
+function tagged<T extends Record<string, Record<string, object | undefined>>>(paths: T): T {
+  for (const [path, operations] of Object.entries(paths)) {
+    const tag = OPERATION_TAGS.find(([pattern]) => pattern.test(path))?.[1];
+    if (tag === undefined) throw new Error(`No tag for the path ${path} (OPERATION_TAGS)`);
+    for (const [method, operation] of Object.entries(operations)) {
+      if (operation) operations[method] = { tags: [tag], ...operation };
+    }
+  }
+  return paths;
+}
+
 /** What a published article looks like (fields systemdata, metadata, content, references). */
 const DOCUMENT_EXAMPLE = {
   systemdata: {
@@ -583,7 +626,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       },
       schemas: components,
     },
-    paths: {
+    paths: tagged({
       '/health': {
         get: {
           summary: 'Liveness, no token',
@@ -1301,6 +1344,6 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           },
         },
       },
-    },
+    }),
   });
 }
