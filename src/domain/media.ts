@@ -73,11 +73,16 @@ export interface ApiAsset extends StoredAsset {
 
 /** The path of serve-image for a key: each segment percent-encoded, the slashes kept. */
 export function serveImagePath(versionLabel: string, key: string): string {
+  return `/api/${versionLabel}${serveImageTail(key)}`;
+}
+
+/** The end of serve-image's path for a key, the same in every version and behind any base URL. */
+function serveImageTail(key: string): string {
   const encoded = key
     .split('/')
     .map((segment) => encodeURIComponent(segment))
     .join('/');
-  return `/api/${versionLabel}/mediaLibrary/serve-image/${encoded}`;
+  return `/mediaLibrary/serve-image/${encoded}`;
 }
 
 /** The entry as the API answers it; `baseUrl` (no trailing slash) and the version make the asset's url. */
@@ -141,7 +146,72 @@ export type MediaPatch =
   | { operation: 'setMetadata'; metadata: Record<string, unknown> }
   /** The vendor's operation (supplement §9 names none): a value of null, or none, removes the property. */
   | { operation: 'setMetadataProperty'; propertyName: string; value?: unknown }
-  | { operation: 'setTranslations'; translations: { locale: string; metadata: Record<string, unknown> }[] };
+  | {
+      operation: 'setTranslations';
+      translations: { locale: string; metadata: Record<string, unknown>; asset?: AssetAsShown | undefined }[];
+    };
+
+/**
+ * A translation's asset as a client sends it back in setTranslations: the asset object of api-spec §2.7, as
+ * GET showed it. Only `key` is needed; whatever else is sent must be what GET shows.
+ */
+export interface AssetAsShown {
+  key: string;
+  filename?: string | undefined;
+  mimeType?: string | undefined;
+  size?: number | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
+  duration?: number | undefined;
+  url?: string | undefined;
+  storage?: string | undefined;
+}
+
+/** What a client must do instead of changing a translation's image in a patch. */
+const IMAGES_BY_IMPORT =
+  "a patch keeps each locale's image as GET shows it (send it unchanged, or no asset); " +
+  'POST import/mediaLibrary sets images (translations[].asset with url or uploadId)';
+
+/**
+ * Why an asset sent back with a translation is not the image stored for its locale, by path under the
+ * translation (`asset`, `asset.filename`, ...); empty when it is that image as GET shows it (any version's
+ * serve-image url, behind any base URL). Pure.
+ */
+export function assetAsShownProblems(
+  locale: string,
+  sent: AssetAsShown,
+  stored: StoredAsset | undefined,
+): Record<string, string> {
+  if (stored === undefined) {
+    return { asset: `names an image, but locale '${locale}' has none: ${IMAGES_BY_IMPORT}` };
+  }
+  if (sent.key !== stored.key)
+    return { 'asset.key': `is not the stored image's ('${stored.key}'): ${IMAGES_BY_IMPORT}` };
+  const problems: Record<string, string> = {};
+  const fields = ['filename', 'mimeType', 'size', 'width', 'height', 'duration', 'storage'] as const;
+  for (const field of fields) {
+    const value = sent[field];
+    if (value === undefined) continue;
+    const kept = (stored as Partial<Record<(typeof fields)[number], string | number>>)[field];
+    if (kept === undefined) problems[`asset.${field}`] = `the stored image has none: ${IMAGES_BY_IMPORT}`;
+    else if (value !== kept) {
+      const shown = typeof kept === 'string' ? `'${kept}'` : String(kept);
+      problems[`asset.${field}`] = `is not the stored image's (${shown}): ${IMAGES_BY_IMPORT}`;
+    }
+  }
+  if (sent.url !== undefined && !isServeImageUrl(sent.url, stored.key)) {
+    problems['asset.url'] = `is not the serve-image URL of the stored image's key: ${IMAGES_BY_IMPORT}`;
+  }
+  return problems;
+}
+
+function isServeImageUrl(url: string, key: string): boolean {
+  try {
+    return new URL(url).pathname.endsWith(serveImageTail(key));
+  } catch {
+    return false;
+  }
+}
 
 export interface PatchableState {
   revoked: boolean;
@@ -202,15 +272,29 @@ export function applyMediaPatches(
       }
       case 'setTranslations': {
         // A patch sets the translations' metadata; a translation's own image stays with its locale (an import
-        // replaces images), and goes when its locale goes.
+        // replaces images), and goes when its locale goes. An asset sent with a translation (what GET shows,
+        // sent back) must be that image: a patch neither moves nor changes one.
         const assets = new Map(
           next.translations.map((translation) => [translation.locale, translation.asset]),
         );
+        const problems: Record<string, string> = {};
+        patch.translations.forEach((translation, position) => {
+          if (translation.asset === undefined) return;
+          const found = assetAsShownProblems(
+            translation.locale,
+            translation.asset,
+            assets.get(translation.locale),
+          );
+          for (const [path, message] of Object.entries(found)) {
+            problems[`patches.${index}.translations.${position}.${path}`] = message;
+          }
+        });
+        if (Object.keys(problems).length > 0) throw AppError.validation(problems);
         next = {
           ...next,
-          translations: patch.translations.map((translation) => {
-            const asset = assets.get(translation.locale);
-            return asset ? { ...translation, asset } : translation;
+          translations: patch.translations.map(({ locale, metadata }) => {
+            const asset = assets.get(locale);
+            return asset ? { locale, metadata, asset } : { locale, metadata };
           }),
         };
         return;

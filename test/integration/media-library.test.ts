@@ -423,6 +423,66 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       });
     });
 
+    it('when a client sends back the translations GET answered (with their images), then 200 and the entry is as it was', async () => {
+      const uploaded = await fetch(`${app.url}/api/2026-03/mediaLibrary/uploads?filename=held.png`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'image/png' },
+        body: png,
+      });
+      const { uploadId } = (await uploaded.json()) as { uploadId: string };
+      await importImage('round-trip', {
+        translations: [
+          { locale: 'de', metadata: { title: 'Held' }, asset: { uploadId } },
+          { locale: 'fr', metadata: { title: 'Héros' } },
+        ],
+      });
+      const read = (await reader.get('mediaLibrary/round-trip')).body as Record<string, unknown> & {
+        translations: { asset?: { key: string } }[];
+        version: number;
+      };
+      const germanKey = read.translations[0]!.asset!.key;
+
+      const response = await api.patch('mediaLibrary/round-trip', {
+        version: read.version,
+        patches: [{ operation: 'setTranslations', translations: read.translations }],
+      });
+      expect(response.status).toBe(200);
+      const { version: _before, updatedAt: _readAt, ...content } = read;
+      expect(response.body).toEqual({ ...content, version: read.version + 1, updatedAt: expect.any(String) });
+      expect((await reader.get('mediaLibrary/round-trip')).body).toEqual(response.body);
+      const served = await fetch(`${app.url}/api/2026-03/mediaLibrary/serve-image/${germanKey}`, {
+        headers: { authorization: `Bearer ${writeToken}` },
+      });
+      expect(served.status).toBe(200);
+
+      // An image GET did not answer for that locale is not a patch's to set: 400 says where images come
+      // from, and nothing changes.
+      const [german, french] = read.translations as Record<string, unknown>[];
+      const { asset: germanAsset } = german as { asset: Record<string, unknown> };
+      const refused = await api.patch('mediaLibrary/round-trip', {
+        patches: [
+          {
+            operation: 'setTranslations',
+            translations: [
+              { ...german, asset: { ...germanAsset, filename: 'other.png' } },
+              { ...french, asset: germanAsset },
+            ],
+          },
+        ],
+      });
+      expect(refused.body).toEqual(
+        envelope(400, 'Bad Request', {
+          'patches.0.translations.0.asset.filename':
+            "is not the stored image's ('held.png'): a patch keeps each locale's image as GET shows it " +
+            '(send it unchanged, or no asset); POST import/mediaLibrary sets images (translations[].asset with url or uploadId)',
+          'patches.0.translations.1.asset':
+            "names an image, but locale 'fr' has none: a patch keeps each locale's image as GET shows it " +
+            '(send it unchanged, or no asset); POST import/mediaLibrary sets images (translations[].asset with url or uploadId)',
+        }),
+      );
+      expect((await reader.get('mediaLibrary/round-trip')).body).toEqual(response.body);
+    });
+
     it('when preserveUpdatedAt is true (2026-03), then updatedAt stays; before 2026-03 it is a 400', async () => {
       const before = await importImage('preserved');
       const kept = await api.patch('mediaLibrary/preserved', {

@@ -3,6 +3,7 @@ import { AppError } from '../../src/domain/errors';
 import {
   applyMediaPatches,
   assertMediaVersion,
+  assetAsShownProblems,
   mediaReferences,
   newObjectKey,
   safeFilename,
@@ -154,6 +155,71 @@ describe('setTranslations', () => {
       v2026,
     );
     expect(next.translations).toEqual([{ locale: 'de', metadata: { title: 'Neu' }, asset }]);
+  });
+
+  const stored = {
+    key: '7/2026/11/27/a b.png',
+    filename: 'de.png',
+    mimeType: 'image/png',
+    size: 9,
+    width: 4,
+    height: 3,
+  };
+  const shown = { ...stored, url: `https://cms.example${serveImagePath('2026-03', stored.key)}` };
+
+  it('when the asset GET showed comes back, then the stored image stays, whatever version or base its url has', () => {
+    const state = { ...fresh, translations: [{ locale: 'de', metadata: {}, asset: stored }] };
+    for (const url of [shown.url, `http://127.0.0.1:3000/proxy${serveImagePath('v1', stored.key)}`]) {
+      const next = applyMediaPatches(
+        state,
+        [
+          {
+            operation: 'setTranslations',
+            translations: [{ locale: 'de', metadata: { t: 1 }, asset: { ...shown, url } }],
+          },
+        ],
+        v2026,
+      );
+      expect(next.translations).toEqual([{ locale: 'de', metadata: { t: 1 }, asset: stored }]);
+    }
+    expect(assetAsShownProblems('de', { key: stored.key }, stored)).toEqual({});
+  });
+
+  it('when the asset is another image, or its locale has none, then each difference is named', () => {
+    expect(assetAsShownProblems('de', { ...shown, key: 'other.png' }, stored)).toEqual({
+      'asset.key': expect.stringMatching(
+        /^is not the stored image's \('7\/2026\/11\/27\/a b.png'\): a patch keeps/,
+      ),
+    });
+    expect(
+      Object.keys(
+        assetAsShownProblems(
+          'de',
+          { ...shown, size: 10, mimeType: 'image/jpeg', duration: 3, url: 'https://cms.example/x.png' },
+          stored,
+        ),
+      ),
+    ).toEqual(['asset.mimeType', 'asset.size', 'asset.duration', 'asset.url']);
+    expect(assetAsShownProblems('de', { key: stored.key, url: 'not a url' }, stored)).toHaveProperty([
+      'asset.url',
+    ]);
+    expect(assetAsShownProblems('fr', shown, undefined)).toEqual({
+      asset: expect.stringMatching(
+        /^names an image, but locale 'fr' has none: .*POST import\/mediaLibrary sets images/,
+      ),
+    });
+    const error = errorOf(() =>
+      applyMediaPatches(
+        fresh,
+        [
+          { operation: 'setMetadata', metadata: {} },
+          { operation: 'setTranslations', translations: [{ locale: 'de', metadata: {}, asset: shown }] },
+        ],
+        v2026,
+      ),
+    );
+    expect(error.status).toBe(400);
+    expect(Object.keys(error.details)).toEqual(['name', 'patches.1.translations.0.asset']);
   });
 });
 

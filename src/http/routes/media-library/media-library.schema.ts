@@ -126,7 +126,32 @@ function oneTranslationPerLocale(items: readonly { locale: string }[], ctx: z.Re
   });
 }
 
-const translations = z.array(translation).max(50).superRefine(oneTranslationPerLocale);
+/**
+ * A translation's asset in setTranslations: api-spec §2.7's asset object, as GET shows it and a client sends
+ * it back. Only `key` is needed; the patch keeps the stored image, so whatever is sent must be that image
+ * (assetAsShownProblems: a 400 saying that an import sets images).
+ */
+const assetAsShown = z
+  .strictObject({
+    key: z.string().min(1).max(1024).describe("the translation's stored image, as GET shows it"),
+    filename: z.string().max(1024).optional(),
+    mimeType: z.string().max(256).optional(),
+    size: z.number().optional(),
+    width: z.number().optional(),
+    height: z.number().optional(),
+    duration: z.number().optional(),
+    url: z.string().max(4096).optional(),
+    storage: z.string().max(256).optional().describe('deprecated'),
+  })
+  .describe(
+    "The locale's stored image as GET shows it, sent back unchanged (or left out): a patch keeps each locale's " +
+      'image; POST import/mediaLibrary sets images. Another image is a 400',
+  );
+
+const translations = z
+  .array(translation.extend({ asset: assetAsShown.optional() }))
+  .max(50)
+  .superRefine(oneTranslationPerLocale);
 
 /** One entry of POST import/mediaLibrary (supplement §9); each is parsed on its own, so each has its own 400. */
 export const importMediaEntry = z

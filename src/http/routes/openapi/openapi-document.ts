@@ -915,7 +915,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary:
             'Patch an entry: revokeAsset (note from 2026-01; 409 ConflictError when already revoked from ' +
             '2026-01, the note kept), unrevokeAsset (2026-01+; 409 ConflictError when not revoked), setMetadata, ' +
-            'setTranslations, setMetadataProperty (one property; null or no value removes it); preserveUpdatedAt ' +
+            "setTranslations (a locale keeps its image: a translation's asset may come back as GET shows it, another " +
+            'is a 400), setMetadataProperty (one property; null or no value removes it); preserveUpdatedAt ' +
             "from 2026-03; version (a number or its digits): another than the entry's is a 409 Conflict. One " +
             'transaction per batch, a new version',
           description:
