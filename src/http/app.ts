@@ -6,7 +6,7 @@ import { accessLog } from './middleware/access-log';
 import { absentRoutesAreUnknown } from './middleware/absent-routes';
 import { apiVersion } from './middleware/api-version';
 import { inOrder } from './middleware/in-order';
-import { checkJsonBody, admitRequest } from './middleware/json-body';
+import { checkJsonBody, admitRequest, refuseInvalidUtf8 } from './middleware/json-body';
 import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
 import { noOptions, renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
@@ -35,7 +35,7 @@ export function createApp(ctx: AppContext): Express {
       accessLog(ctx.logger),
       rejectNulInQuery,
       admitRequest(ctx.config.http.bodyLimitBytes),
-      express.json({ limit: ctx.config.http.bodyLimitBytes, strict: false }),
+      express.json({ limit: ctx.config.http.bodyLimitBytes, strict: false, verify: refuseInvalidUtf8 }),
       checkJsonBody,
     ]),
   );

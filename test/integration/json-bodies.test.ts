@@ -16,11 +16,13 @@ describe('JSON request bodies', () => {
   let app: TestApp;
   let api: ReturnType<typeof apiClient>;
   let project: { projectId: number; channelId: number };
+  let token: string;
 
   beforeAll(async () => {
     app = await startTestApp();
     project = await createTestProject(app.ctx);
-    api = apiClient(app.url, (await tokenFor(app.ctx, project.projectId)).token);
+    ({ token } = await tokenFor(app.ctx, project.projectId));
+    api = apiClient(app.url, token);
   });
   afterAll(async () => {
     await app.close();
@@ -158,6 +160,53 @@ describe('JSON request bodies', () => {
         name: 'ValidationError',
         deliveryHandle: 'must be valid Unicode: it contains an unpaired surrogate',
       });
+    });
+  });
+
+  describe('when the body is not valid UTF-8', () => {
+    const prefix = '{"commands":[{"operation":"setMetadataProperty","propertyName":"deep","value":"caf';
+    const sendBytes = (id: number, bytes: number[]) =>
+      fetch(`${app.url}/api/2026-03/documents/${id}/commands`, {
+        method: 'PATCH',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+        },
+        body: Buffer.concat([Buffer.from(prefix), Buffer.from(bytes), Buffer.from('"}]}')]),
+      });
+
+    it('then bytes that decode to no text (Latin-1 é, an overlong /, a surrogate, 0xFF) are a 400 naming where, not U+FFFD stored in their place', async () => {
+      const doc = await draft();
+      for (const bytes of [[0xe9], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff], [0xe2, 0x9c]]) {
+        const response = await sendBytes(doc.id, bytes);
+        const hex = bytes.map((byte) => byte.toString(16).toUpperCase().padStart(2, '0'));
+        const text = await response.text();
+        expect({ bytes: hex, status: response.status, body: text && (JSON.parse(text) as unknown) }).toEqual({
+          bytes: hex,
+          status: 400,
+          body: {
+            status: 400,
+            error: 'Bad Request',
+            error_details: {
+              name: 'ValidationError',
+              message: expect.stringMatching(
+                new RegExp(
+                  `^The request body is not valid UTF-8: the byte 0x${hex[0]} at offset ${prefix.length} `,
+                ),
+              ) as unknown,
+            },
+          },
+        });
+      }
+      expect((await load(doc.id)).metadata).not.toHaveProperty('deep');
+    });
+
+    it('then text in any script, and characters beyond the BMP, are still stored as sent', async () => {
+      const doc = await draft();
+      const text = 'é ✓ 漢字 😀';
+      const response = await sendBytes(doc.id, [...Buffer.from(text)]);
+      expect(response.status).toBe(204);
+      expect((await load(doc.id)).metadata).toMatchObject({ deep: `caf${text}` });
     });
   });
 });

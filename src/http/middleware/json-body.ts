@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import { findBodyProblem } from '../../domain/json-limits';
+import { firstInvalidUtf8Offset } from '../../domain/utf8';
 import { bodyTooLargeMessage } from './errors';
 
 /** What a 415 says the request sent: `got text/plain`, or that it sent no Content-Type at all. */
@@ -49,6 +50,23 @@ export const checkJsonBody: RequestHandler = (req, _res, next) => {
   if (problem) throw AppError.validation({ [problem.key]: problem.message });
   next();
 };
+
+/**
+ * express.json()'s `verify`, given the body's bytes (decompressed) before they are decoded: a body sent as
+ * UTF-8 (the default, and what RFC 8259 §8.1 requires of JSON) that is not is a 400 saying where. Decoding
+ * replaced each bad sequence (a Latin-1 'é', an overlong or surrogate form) with U+FFFD without a word, and
+ * that is what got stored: 'Caf\uFFFD' for 'Café'. A body declared UTF-16 or UTF-32 is left to its decoder.
+ */
+export function refuseInvalidUtf8(_req: unknown, _res: unknown, bytes: Buffer, charset: string): void {
+  if (charset !== 'utf-8' && charset !== 'utf8') return;
+  const offset = firstInvalidUtf8Offset(bytes);
+  if (offset === undefined) return;
+  const byte = bytes[offset]!.toString(16).toUpperCase().padStart(2, '0');
+  throw AppError.badRequest(
+    `The request body is not valid UTF-8: the byte 0x${byte} at offset ${offset} does not start a UTF-8 ` +
+      'character; send JSON as UTF-8 (RFC 8259 §8.1)',
+  );
+}
 
 /**
  * First of the request checks Node leaves to the app (listen() turns off its own, which answered a bare 400 or
