@@ -255,9 +255,46 @@ export function parseQueryOrThrow<Schema extends z.ZodType>(
  * qs' limit of 1,000 parameters, past which it drops the rest unsaid: `id=1&…&id=1001` would have been read as
  * 1,000 ids instead of refused as one too many (queryListItems), and a parameter past the 1,000th ignored.
  * The request line is bounded by the server's header limit (16 KB), which bounds the parameters.
+ *
+ * A name or value that does not percent-decode (bytes that are not UTF-8, such as a Latin-1 `%E9`; a `%` without
+ * two hex digits after it) is a 400 naming the parameter, as such a path segment is. qs kept the whole text
+ * undecoded instead, its good escapes too (`caf%C3%A9%E9` searched for those 12 characters), and the answer
+ * looked like one for what the client sent. Thrown from here, where req.query is first read: a route that reads
+ * no query (health, openapi.json) never sees it, the cached hot reads only on a cache miss.
  */
-export const parseQueryString = (text: string): Record<string, unknown> =>
-  parseQs(text, { allowPrototypes: true, parameterLimit: Infinity });
+export const parseQueryString = (text: string): Record<string, unknown> => {
+  // qs decodes each parameter's name, then its values: the name a value belongs to.
+  let name = '';
+  return parseQs(text, {
+    allowPrototypes: true,
+    parameterLimit: Infinity,
+    decoder(encoded: string, _decoder, _charset, type: 'key' | 'value') {
+      const spaced = encoded.includes('+') ? encoded.replaceAll('+', ' ') : encoded;
+      if (!spaced.includes('%')) {
+        if (type === 'key') name = topLevelName(spaced);
+        return spaced;
+      }
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(spaced);
+      } catch {
+        const shown = encoded.length > 60 ? `${encoded.slice(0, 60)}…` : encoded;
+        throw AppError.validation({
+          [type === 'key' ? topLevelName(encoded) : name]:
+            `must be percent-encoded UTF-8: '${shown}' does not decode (send a % itself as %25)`,
+        });
+      }
+      if (type === 'key') name = topLevelName(decoded);
+      return decoded;
+    },
+  });
+};
+
+/** The parameter a query key belongs to: `filters` of `filters[0][key]`. */
+const topLevelName = (key: string): string => {
+  const bracket = key.indexOf('[');
+  return bracket > 0 ? key.slice(0, bracket) : key;
+};
 
 /** The query string of a request URL as sent (without the `?`), e.g. to key a cache of parsed queries. */
 export function rawQueryString(url: string): string {

@@ -49,6 +49,66 @@ describe('malformed percent-encoding in the path', () => {
   });
 });
 
+describe('malformed percent-encoding in the query', () => {
+  const NOT_DECODED = /^must be percent-encoded UTF-8: '.*' does not decode \(send a % itself as %25\)$/;
+
+  it('when a value does not decode (not UTF-8, a % without two hex digits), then 400 naming the parameter, on every kind of route', async () => {
+    const cases: [string, string][] = [
+      // The hot reads (their parsed queries are cached) and the other reads alike.
+      ['publications/search?search=caf%C3%A9%E9&limit=1', 'search'],
+      ['publications/search?limit=1&filters=%7B%zz', 'filters'],
+      ['documents/latestPublications?contentTypes=regular,%C0%AF', 'contentTypes'],
+      ['publicationEvents?contentTypes[]=%FF', 'contentTypes'],
+      [`documents/${documentId}/latestPublication?componentConditions=%E2%9C`, 'componentConditions'],
+      ['mediaLibrary?ids=a,b%ED%A0%80', 'ids'],
+    ];
+    for (const [path, parameter] of cases) {
+      const response = await apiClient(app.url, everyScope).get(path);
+      expect({ path, status: response.status, body: response.body }).toEqual({
+        path,
+        status: 400,
+        body: envelope(400, 'Bad Request', {
+          name: 'ValidationError',
+          [parameter]: expect.stringMatching(NOT_DECODED),
+        }),
+      });
+    }
+    // `name` is a key of the envelope itself: its problem is told in `message` (validationDetails).
+    const lists = await apiClient(app.url, readToken).get('document-lists?name=100%');
+    expect(lists.status).toBe(400);
+    expect(lists.body.error_details).toEqual({
+      name: 'ValidationError',
+      message: "name: must be percent-encoded UTF-8: '100%' does not decode (send a % itself as %25)",
+    });
+    const write = await apiClient(app.url, writeToken).patch(`documents/${documentId}/commands?version=%FF`, {
+      commands: [{ operation: 'publish' }],
+    });
+    expect(write.status).toBe(400);
+    expect(write.body.error_details).toEqual({
+      name: 'ValidationError',
+      version: expect.stringMatching(NOT_DECODED),
+    });
+  });
+
+  it('when a parameter name does not decode, then 400 naming it as sent', async () => {
+    const response = await apiClient(app.url, readToken).get('documents/latestPublications?li%FFmit=1');
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({
+      name: 'ValidationError',
+      'li%FFmit': expect.stringMatching(NOT_DECODED),
+    });
+  });
+
+  it('when the query decodes, then escapes, + for a space and %25 for % are read as before', async () => {
+    const search = await apiClient(app.url, readToken).get(
+      'publications/search?search=%22Edge%22+caf%C3%A9&fields=id&limit=1',
+    );
+    expect(search.status).toBe(200);
+    const lists = await apiClient(app.url, readToken).get('document-lists?name=100%25');
+    expect(lists).toMatchObject({ status: 200, body: { results: [] } });
+  });
+});
+
 describe('NUL bytes in the URL', () => {
   it('when a query parameter holds %00, then 400 naming the parameter', async () => {
     const response = await apiClient(app.url, readToken).get(

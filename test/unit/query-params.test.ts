@@ -9,6 +9,7 @@ import {
   idListParam,
   idParam,
   integerParam,
+  parseQueryString,
   queryBoolean,
   queryListItems,
   viewFields,
@@ -230,5 +231,54 @@ describe('list parameters (contentTypes, fields, id, ids, ...)', () => {
       id: 'must list at most 10 ids',
     });
     expect(parseOrThrow(idListParam(10), ids.slice(1))).toEqual(ids.slice(1).map(Number));
+  });
+});
+
+describe('the query string parser', () => {
+  const refusal = (text: string): unknown => {
+    try {
+      parseQueryString(text);
+    } catch (error) {
+      if (error instanceof AppError) return { status: error.status, details: error.details };
+      throw error;
+    }
+    throw new Error(`expected ${text} to be refused`);
+  };
+  const problem = (shown: string) =>
+    `must be percent-encoded UTF-8: '${shown}' does not decode (send a % itself as %25)`;
+
+  it('when names and values decode, then they are read as qs reads them: escapes, + as a space, brackets', () => {
+    expect(parseQueryString('search=%22a%22+caf%C3%A9&x%5B%5D=1&x[]=2&f[0][key]=%2B&flag')).toEqual({
+      search: '"a" café',
+      x: ['1', '2'],
+      f: [{ key: '+' }],
+      flag: '',
+    });
+  });
+
+  it.each([
+    ['a byte that is not UTF-8', 'search=caf%C3%A9%E9', 'search', 'caf%C3%A9%E9'],
+    ['an overlong form', 'limit=1&contentTypes=a,%C0%AF', 'contentTypes', 'a,%C0%AF'],
+    ['an encoded surrogate', 'ids=%ED%A0%80', 'ids', '%ED%A0%80'],
+    ['a % without two hex digits', 'name=100%', 'name', '100%'],
+    ['%zz', 'filters[0]=%zz', 'filters', '%zz'],
+    ['a bad escape in a name', 'li%FFmit=1', 'li%FFmit', 'li%FFmit'],
+    ['a bad escape in a bracketed name', 'f%FF[0]=1', 'f%FF', 'f%FF[0]'],
+  ])('when a parameter holds %s, then a 400 naming it', (_label, text, parameter, shown) => {
+    expect(refusal(text)).toEqual({
+      status: 400,
+      details:
+        parameter === 'name'
+          ? { name: 'ValidationError', message: `name: ${problem(shown)}` }
+          : { name: 'ValidationError', [parameter]: problem(shown) },
+    });
+  });
+
+  it('when the text that does not decode is long, then the message shows its start', () => {
+    const long = `${'a'.repeat(100)}%`;
+    expect(refusal(`search=${long}`)).toEqual({
+      status: 400,
+      details: { name: 'ValidationError', search: problem(`${'a'.repeat(60)}…`) },
+    });
   });
 });
