@@ -174,12 +174,23 @@ describe('request bodies that are not JSON', () => {
     expect(response.body.error_details.message).toMatch(/gzip/);
   });
 
-  it('when the content encoding is unknown, then 415; a real gzip body is read', async () => {
-    const unknown = await apiClient(app.url, writeToken).patch(commands(), body, {
-      'content-encoding': 'compress',
-    });
-    expect(unknown.status).toBe(415);
-    expect(unknown.body).toEqual(envelope(415, 'Unsupported Media Type', { name: 'UnsupportedMediaType' }));
+  it('when the content encoding is unknown, then 415 naming it and the ones read; a real gzip body is read', async () => {
+    for (const encoding of ['compress', 'gzip, gzip']) {
+      const unknown = await apiClient(app.url, writeToken).patch(commands(), body, {
+        'content-encoding': encoding,
+      });
+      expect(unknown.status).toBe(415);
+      expect(unknown.body).toEqual({
+        status: 415,
+        error: 'Unsupported Media Type',
+        error_details: {
+          name: 'UnsupportedMediaType',
+          message:
+            `The request body's Content-Encoding '${encoding}' is not supported: send the body as it is, ` +
+            'or compressed with one of gzip, deflate, br, zstd',
+        },
+      });
+    }
     const gzipped = await fetch(`${app.url}/api/2026-03/${commands()}`, {
       method: 'PATCH',
       headers: {
@@ -190,6 +201,25 @@ describe('request bodies that are not JSON', () => {
       body: gzipSync(body),
     });
     expect(gzipped.status).toBe(204);
+  });
+
+  it('when a JSON body declares a charset other than UTF-8 (or UTF-16/32), then 415 naming it and saying to send UTF-8', async () => {
+    for (const charset of ['latin1', 'iso-8859-1', 'bogus']) {
+      const response = await apiClient(app.url, writeToken).patch(commands(), body, {
+        'content-type': `application/json; charset=${charset}`,
+      });
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual({
+        status: 415,
+        error: 'Unsupported Media Type',
+        error_details: {
+          name: 'UnsupportedMediaType',
+          message:
+            `The request body's charset '${charset}' is not supported: send JSON as UTF-8 ` +
+            '(Content-Type: application/json, or application/json; charset=utf-8)',
+        },
+      });
+    }
   });
 
   it('when the body is text, a form or has no Content-Type, then 415 saying to send application/json', async () => {

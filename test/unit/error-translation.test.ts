@@ -31,15 +31,38 @@ describe('translateError', () => {
   });
 
   it('when an http-errors style error carries a 4xx, then that status, named after its reason phrase', () => {
+    // body-parser's refusal of a charset, as it makes it (the charset lower case beside its own message).
     const error = Object.assign(new Error('unsupported charset "LATIN-9"'), {
       status: 415,
       statusCode: 415,
       expose: true,
+      charset: 'latin-9',
       type: 'charset.unsupported',
     });
     expect(details(translateError(error))).toEqual({
       status: 415,
-      details: { name: 'UnsupportedMediaType', message: 'unsupported charset "LATIN-9"' },
+      details: {
+        name: 'UnsupportedMediaType',
+        message:
+          "The request body's charset 'latin-9' is not supported: send JSON as UTF-8 " +
+          '(Content-Type: application/json, or application/json; charset=utf-8)',
+      },
+    });
+    const encoding = Object.assign(new Error('unsupported content encoding "compress"'), {
+      status: 415,
+      statusCode: 415,
+      expose: true,
+      encoding: 'compress',
+      type: 'encoding.unsupported',
+    });
+    expect(details(translateError(encoding, 'Compress'))).toEqual({
+      status: 415,
+      details: {
+        name: 'UnsupportedMediaType',
+        message:
+          "The request body's Content-Encoding 'Compress' is not supported: send the body as it is, " +
+          'or compressed with one of gzip, deflate, br, zstd',
+      },
     });
     const tooMany = Object.assign(new Error('too many parameters'), { statusCode: 413, expose: true });
     expect(translateError(tooMany)?.details.name).toBe('PayloadTooLarge');

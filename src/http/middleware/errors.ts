@@ -34,6 +34,9 @@ interface HttpError {
   expose?: unknown;
   type?: unknown;
   limit?: unknown;
+  /** body-parser's: the charset or Content-Encoding it does not read. */
+  charset?: unknown;
+  encoding?: unknown;
   errno?: unknown;
   message?: unknown;
 }
@@ -55,6 +58,9 @@ export function errorNameOf(status: number): string {
   return (STATUS_CODES[status] ?? 'Error').replace(/[^A-Za-z]/g, '');
 }
 
+/** The Content-Encodings body-parser decompresses (zstd: Node 23.8 and later, which `engines` requires). */
+const BODY_ENCODINGS = ['gzip', 'deflate', 'br', 'zstd'];
+
 const UNDECODABLE_PARAM = /^Failed to decode param '(.*)'$/s;
 
 /** What went wrong, worded for the client, for the errors whose own message is not enough. */
@@ -62,6 +68,19 @@ function clientMessageOf(error: HttpError, status: number, contentEncoding: stri
   const message = typeof error.message === 'string' ? error.message : (STATUS_CODES[status] ?? 'Error');
   if (error.type === 'entity.parse.failed') return `Malformed JSON in the request body: ${message}`;
   if (error.type === 'entity.too.large') return bodyTooLargeMessage(error.limit);
+  // body-parser's own words (`unsupported charset "LATIN1"`) said neither which header nor what to send.
+  if (error.type === 'charset.unsupported') {
+    return (
+      `The request body's charset '${String(error.charset)}' is not supported: send JSON as UTF-8 ` +
+      '(Content-Type: application/json, or application/json; charset=utf-8)'
+    );
+  }
+  if (error.type === 'encoding.unsupported') {
+    return (
+      `The request body's Content-Encoding '${contentEncoding ?? String(error.encoding)}' is not supported: ` +
+      `send the body as it is, or compressed with one of ${BODY_ENCODINGS.join(', ')}`
+    );
+  }
   const undecodable = UNDECODABLE_PARAM.exec(message);
   if (undecodable) {
     return `Malformed percent-encoding in the URL path: '${undecodable[1]}' does not decode to UTF-8 text`;

@@ -602,7 +602,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         'Content delivery and management API. Every path starts with /api/{version}; versions: ' +
         `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope, ` +
         'including 400 for a malformed URL or body (or an HTTP/1.1 request without Host), 415 for a body that is not ' +
-        'application/json, 417 for an Expect other than 100-continue and 431 for ' +
+        'application/json (or is in a charset other than UTF-8, or a Content-Encoding other than gzip, deflate, br ' +
+        'or zstd), 417 for an Expect other than 100-continue and 431 for ' +
         `headers over 16 KB. JSON bodies are UTF-8 (bytes that are not: 400 naming the offset), may nest at most ${MAX_BODY_DEPTH} levels and may not contain __proto__ ` +
         "keys, U+0000 or unpaired surrogates (400 naming the path); a document's metadata and content may nest " +
         `${DOCUMENT_LIMITS.content.maxDepth} levels and be at most ${DOCUMENT_LIMITS.metadata.maxBytes / 1024} KiB ` +
