@@ -226,7 +226,8 @@ const WRONG_KIND = new Set(['invalid_type', 'invalid_value', 'invalid_union']);
 
 /**
  * parseOrThrow for `req.query`. The query parser reads a parameter sent twice (`limit=1&limit=2`) as an array
- * and one in brackets (`limit[a]=1`) as an object; where the schema wants one value, the 400 says that rather
+ * and one in brackets (`limit[a]=1`) as an object (`limit[]=1`: an array of one, sent once); where the schema
+ * wants one value, the 400 says which of the two it was rather
  * than `must be a string` (or the parameter's own wording of a bad value). A list parameter (queryList), which
  * takes those forms, words its own problems with custom issues, which are left alone.
  */
@@ -241,7 +242,8 @@ export function parseQueryOrThrow<Schema extends z.ZodType>(
     const name = issue.path.length === 1 ? issue.path[0] : undefined;
     if (typeof name !== 'string' || !WRONG_KIND.has(issue.code) || !Object.hasOwn(sent, name)) return issue;
     const value = sent[name];
-    if (Array.isArray(value)) return { ...issue, message: 'must be given once' };
+    // One item: sent once, in the brackets of a list (`limit[]=1`, `limit[0]=1`), not twice.
+    if (Array.isArray(value) && value.length !== 1) return { ...issue, message: 'must be given once' };
     if (typeof value === 'object' && value !== null) {
       return { ...issue, message: `must be a single value (${name}=…), not ${name}[…]` };
     }

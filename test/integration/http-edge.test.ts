@@ -109,6 +109,21 @@ describe('malformed percent-encoding in the query', () => {
   });
 });
 
+describe('one-value parameters in list form', () => {
+  it('when a parameter that takes one value is sent once in brackets (limit[]=1, limit[0]=1), then 400 saying to send it plain, not that it was given twice', async () => {
+    for (const query of ['limit[]=1', 'limit%5B0%5D=1']) {
+      const response = await apiClient(app.url, readToken).get(`publicationEvents?${query}`);
+      expect({ query, status: response.status, details: response.body.error_details }).toEqual({
+        query,
+        status: 400,
+        details: { name: 'ValidationError', limit: 'must be a single value (limit=…), not limit[…]' },
+      });
+    }
+    const twice = await apiClient(app.url, readToken).get('publicationEvents?limit=1&limit[]=2');
+    expect(twice.body.error_details).toEqual({ name: 'ValidationError', limit: 'must be given once' });
+  });
+});
+
 describe('NUL bytes in the URL', () => {
   it('when a query parameter holds %00, then 400 naming the parameter', async () => {
     const response = await apiClient(app.url, readToken).get(

@@ -9,6 +9,7 @@ import {
   idListParam,
   idParam,
   integerParam,
+  parseQueryOrThrow,
   parseQueryString,
   queryBoolean,
   queryListItems,
@@ -280,5 +281,28 @@ describe('the query string parser', () => {
       status: 400,
       details: { name: 'ValidationError', search: problem(`${'a'.repeat(60)}…`) },
     });
+  });
+});
+
+describe('a one-value parameter sent in another form', () => {
+  const schema = z.strictObject({ limit: integerParam(0, 100).optional() });
+  const said = (text: string): unknown => {
+    try {
+      parseQueryOrThrow(schema, parseQueryString(text));
+    } catch (error) {
+      if (error instanceof AppError) return error.details.limit;
+      throw error;
+    }
+    return undefined;
+  };
+
+  it.each([
+    ['limit=1&limit=2', 'must be given once'],
+    ['limit[]=1&limit[]=2', 'must be given once'],
+    ['limit[]=1', 'must be a single value (limit=…), not limit[…]'],
+    ['limit[0]=1', 'must be a single value (limit=…), not limit[…]'],
+    ['limit[a]=1', 'must be a single value (limit=…), not limit[…]'],
+  ])('when the query is %s, then the 400 says %s', (text, message) => {
+    expect(said(text)).toBe(message);
   });
 });
