@@ -118,6 +118,10 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 function show(value: unknown): string {
+  // JSON.parse reads 1e309 as Infinity, which JSON.stringify writes as null: not what the client sent.
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    return `a number too large for a double (${value})`;
+  }
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }

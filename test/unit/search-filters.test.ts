@@ -463,6 +463,18 @@ describe('buildFilterQuery', () => {
       });
     });
 
+    it('a number past what a double holds (1e309, read as Infinity) is shown as such, not as null', () => {
+      expect(
+        issuesOf(() => buildFilterQuery('{"key":"documentId","range":{"gte":1e309,"lt":-1e309}}', METADATA)),
+      ).toEqual({
+        'filters.range.gte': `must be an integer between -9007199254740991 and 9007199254740991 for 'documentId', got a number too large for a double (Infinity)`,
+        'filters.range.lt': `must be an integer between -9007199254740991 and 9007199254740991 for 'documentId', got a number too large for a double (-Infinity)`,
+      });
+      expect(issuesOf(() => buildFilterQuery('1e309', METADATA))).toEqual({
+        filters: expect.stringMatching(/got a number too large for a double \(Infinity\)$/) as unknown,
+      });
+    });
+
     it('a bound of the wrong type is keyed by the bound', () => {
       expect(issues({ key: 'documentId', range: { gte: '5' } })).toEqual({
         'filters.range.gte': `must be an integer between -9007199254740991 and 9007199254740991 for 'documentId', got "5"`,
