@@ -272,12 +272,16 @@ export function documentQueries(db: Queryable) {
     },
 
     /**
-     * The documents of an import batch, locked in id order (as every batch locks them, so two batches over
-     * the same documents wait for each other instead of deadlocking): by (system name, external id), then by
-     * id. The keys come in as a semi-join rather than `project_id = $1 AND ...`: while an import fills a new
-     * project, the planner's statistics think it holds a handful of rows and scanned all of them per batch
-     * (a batch's lookup grew from 5 ms to over a second in a 10,000-document import); the semi-join is one
-     * unique-index probe per key whatever the statistics say.
+     * The documents of an import batch, locked in id order in one statement (as every batch, and an apply that
+     * re-indexes, locks them, so two writers over the same documents wait for each other instead of
+     * deadlocking): by (system name, external id) and by id. A batch naming documents both ways finds the
+     * ids of those named by external id first, unlocked, and then locks them all by id: locking each kind in
+     * a statement of its own held a higher id of one kind while it waited for a lower id of the other, and an
+     * apply holding that lower id and waiting for the higher one was aborted as a deadlock (a 500). The keys
+     * come in as a semi-join rather than `project_id = $1 AND ...`: while an import fills a new project, the
+     * planner's statistics think it holds a handful of rows and scanned all of them per batch (a batch's
+     * lookup grew from 5 ms to over a second in a 10,000-document import); the semi-join is one unique-index
+     * probe per key whatever the statistics say.
      */
     async findImportTargetsForUpdate(
       projectId: number,
@@ -292,30 +296,32 @@ export function documentQueries(db: Queryable) {
         d.significant_publication_date AS "significantPublicationDate",
         d.visible_publication_date_override AS "visiblePublicationDateOverride",
         d.last_publication_date AS "lastPublicationDate"`;
-      const byExternalId =
+      const byExternalId = `FROM documents d
+        WHERE (d.project_id, d.system_name, d.external_id) IN (SELECT $1::integer, $2::text, unnest($3::text[]))`;
+      const byId = `FROM documents d WHERE (d.project_id, d.id) IN (SELECT $1::integer, unnest($2::bigint[]))`;
+      if (documentIds.length === 0) {
+        if (externalIds.length === 0) return [];
+        const result = await db.query<ImportTargetRow>(
+          `SELECT ${columns} ${byExternalId} ORDER BY d.id FOR UPDATE`,
+          [projectId, systemName, externalIds],
+        );
+        return result.rows;
+      }
+      const found =
         externalIds.length === 0
           ? []
           : (
-              await db.query<ImportTargetRow>(
-                `SELECT ${columns} FROM documents d
-                 WHERE (d.project_id, d.system_name, d.external_id) IN
-                   (SELECT $1::integer, $2::text, unnest($3::text[]))
-                 ORDER BY d.id FOR UPDATE`,
-                [projectId, systemName, externalIds],
-              )
-            ).rows;
-      const byId =
-        documentIds.length === 0
-          ? []
-          : (
-              await db.query<ImportTargetRow>(
-                `SELECT ${columns} FROM documents d
-                 WHERE (d.project_id, d.id) IN (SELECT $1::integer, unnest($2::bigint[]))
-                 ORDER BY d.id FOR UPDATE`,
-                [projectId, documentIds],
-              )
-            ).rows;
-      return [...byExternalId, ...byId];
+              await db.query<{ id: number }>(`SELECT d.id ${byExternalId}`, [
+                projectId,
+                systemName,
+                externalIds,
+              ])
+            ).rows.map((row) => row.id);
+      const result = await db.query<ImportTargetRow>(`SELECT ${columns} ${byId} ORDER BY d.id FOR UPDATE`, [
+        projectId,
+        [...new Set([...found, ...documentIds])],
+      ]);
+      return result.rows;
     },
 
     /**

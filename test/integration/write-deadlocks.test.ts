@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { importDocumentsNow } from '../../src/commands/import-documents';
+import { ApiVersion } from '../../src/domain/api-versions';
+import { ImportRequestSchema } from '../../src/domain/import-request';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
+import { createTestProject, tokenFor } from '../helpers/factories';
+import { apiClient, eventually, type ApiResponse } from '../helpers/http';
+
+jest.setTimeout(60_000);
+
+/**
+ * Writes that lock several documents at once, racing each other: whichever Postgres would pick as the victim
+ * of a deadlock, the client sees the answer it would get one after the other, never a 500.
+ */
+describe('writes holding several documents at once', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  /** A project whose config can be applied, and the config with one more indexed field (re-indexes all). */
+  async function reindexingProject() {
+    const project = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, project.projectId, [
+      'public-api:config:read',
+      'public-api:config:write',
+    ]);
+    const admin = apiClient(app.url, token);
+    const config = (await admin.get('projectConfig')).body;
+    config.contentTypes[0].metadata.push({ handle: 'desk', type: 'string', index: true });
+    return { projectId: project.projectId, admin, config };
+  }
+
+  /** Backends of this database that wait on a lock and run a statement containing `text`. */
+  const waitingOn = async (text: string) =>
+    (
+      await app.ctx.pool.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+           AND query LIKE '%' || $1 || '%'`,
+        [text],
+      )
+    ).rowCount! > 0;
+  /** The statement of an apply that locks the project's published documents to re-index them. */
+  const APPLY_LOCKING_DOCUMENTS = 'FOR NO KEY UPDATE) locked';
+
+  /** A transaction of its own on one connection, for the test to hold locks in. */
+  async function holder(): Promise<{ client: pg.PoolClient; pid: number }> {
+    const client = await app.ctx.pool.connect();
+    await client.query('BEGIN');
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    return { client, pid };
+  }
+  const blockedBy = async (pid: number) =>
+    (await app.ctx.pool.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]))
+      .rowCount! > 0;
+
+  it('when an import batch names one document by external id and another by documentId while a re-indexing config is applied, then both complete', async () => {
+    // The batch locked its documents found by external id, then (another statement) those named by id; the
+    // apply locks every published document in id order. Holding the higher id and waiting for the lower one
+    // while the apply held the lower and waited for the higher, one of them was aborted as a deadlock: the
+    // apply answered 500 after a second.
+    const { projectId, admin, config } = await reindexingProject();
+    const systemName = `mixed-${randomBytes(3).toString('hex')}`;
+    const { documentId: byId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: 'Named by id' },
+    });
+    const first = await importDocumentsNow(
+      app.ctx,
+      projectId,
+      ApiVersion.latest(),
+      ImportRequestSchema.parse({
+        systemName,
+        documents: [
+          { id: 'x', contentType: 'regular', title: 'By external id', flags: { autoPublish: true } },
+        ],
+      }),
+    );
+    const byExternalId = first.logs[0]!.document_id!;
+    expect(byExternalId).toBeGreaterThan(byId);
+
+    // A delivery report being added for the lower document (FOR KEY SHARE) holds the batch off it a moment,
+    // while the apply, which takes a weaker lock, is let through.
+    const reporter = await holder();
+    let importing: ReturnType<typeof importDocumentsNow> | undefined;
+    let applying: Promise<ApiResponse> | undefined;
+    let applied = false;
+    try {
+      await reporter.client.query('SELECT 1 FROM documents WHERE id = $1 FOR KEY SHARE', [byId]);
+      importing = importDocumentsNow(
+        app.ctx,
+        projectId,
+        ApiVersion.latest(),
+        ImportRequestSchema.parse({
+          systemName,
+          documents: [
+            { id: 'x', contentType: 'regular', title: 'Again by external id' },
+            { id: 'by-id', documentId: byId, contentType: 'regular', title: 'Again by id' },
+          ],
+        }),
+      );
+      await eventually(() => blockedBy(reporter.pid), 10_000, 10);
+      applying = admin.post('projectConfig', { plan: false, projectConfig: config });
+      const settled = () => void (applied = true);
+      void applying.then(settled, settled);
+      await eventually(async () => applied || (await waitingOn(APPLY_LOCKING_DOCUMENTS)), 10_000, 10);
+      await reporter.client.query('COMMIT');
+    } finally {
+      reporter.client.release();
+    }
+    expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
+    const imported = await importing;
+    expect(imported.logs).toEqual([
+      { state: 'imported', external_id: 'x', document_id: byExternalId },
+      { state: 'imported', external_id: 'by-id', document_id: byId },
+    ]);
+  });
+});
