@@ -178,8 +178,36 @@ export function boundQuerySilence(client: pg.Client, silenceMs: number): void {
   };
 }
 
-/** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
+/**
+ * Runs `work` in one transaction: commits when it resolves, rolls back when it throws. A transaction Postgres
+ * aborted as the victim of a deadlock (40P01), or could not serialise (40001), rolled back whole: `work` runs
+ * again in a new one (TRANSACTION_ATTEMPTS in all), as it would have a moment later, so the writer that lost
+ * a lock-order race gets its answer instead of a 500. `work` must be a transaction's work only (what it does
+ * outside the database is not undone), as every caller's is.
+ */
 export async function withTransaction<T>(pool: Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await transactionOnce(pool, work);
+    } catch (error) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isLockConflict(error)) throw error;
+    }
+  }
+}
+
+/** How many times withTransaction runs a transaction that Postgres keeps aborting for a lock conflict. */
+export const TRANSACTION_ATTEMPTS = 3;
+
+/** deadlock_detected and serialization_failure: the transaction is rolled back and may simply run again. */
+const LOCK_CONFLICT_SQLSTATES = new Set(['40P01', '40001']);
+
+/** Whether Postgres aborted the statement's transaction for a deadlock or a serialisation failure. */
+export function isLockConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && LOCK_CONFLICT_SQLSTATES.has(code);
+}
+
+async function transactionOnce<T>(pool: Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
   const tx = await pool.connect();
   // A connection whose ROLLBACK failed (cut, timed out, terminated) is destroyed, not handed back to the
   // pool: the next request would get a connection still waiting for the answer of this one's last query.

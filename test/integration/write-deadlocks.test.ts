@@ -120,4 +120,42 @@ describe('writes holding several documents at once', () => {
       { state: 'imported', external_id: 'by-id', document_id: byId },
     ]);
   });
+
+  it('when Postgres aborts an apply as the victim of a deadlock, then the apply runs again and answers 200', async () => {
+    // Any writer that takes the project's documents in another order than the apply does deadlocks with it;
+    // the test's transaction is such a writer. The aborted transaction rolled back whole: it is run again.
+    const { projectId, admin, config } = await reindexingProject();
+    const ids: number[] = [];
+    for (const title of ['Lower', 'Higher']) {
+      ids.push((await createPublishedDocument(app.ctx, projectId, { metadata: { title } })).documentId);
+    }
+    const [lower, higher] = ids as [number, number];
+    const versions = async () =>
+      (
+        await app.ctx.pool.query<{ v: string }>(
+          'SELECT index_version AS v FROM documents WHERE id = ANY($1) ORDER BY id',
+          [ids],
+        )
+      ).rows.map((row) => Number(row.v));
+    const before = await versions();
+
+    const writer = await holder();
+    let applying: Promise<ApiResponse> | undefined;
+    try {
+      await writer.client.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [higher]);
+      applying = admin.post('projectConfig', { plan: false, projectConfig: config });
+      // The apply holds the lower document and waits for the higher one; the writer then waits for the lower.
+      await eventually(() => blockedBy(writer.pid), 10_000, 10);
+      await writer.client.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [lower]);
+      await writer.client.query('COMMIT');
+    } catch (error) {
+      await writer.client.query('ROLLBACK');
+      throw error;
+    } finally {
+      writer.client.release();
+    }
+    expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
+    // Once: the aborted attempt's changes are gone with it.
+    expect(await versions()).toEqual(before.map((version) => version + 1));
+  });
 });
