@@ -257,6 +257,67 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
   });
 
+  it('when a document is first published while a config that re-indexes every publication is applied, then it is indexed under the new config too', async () => {
+    // The apply re-indexes the documents published when its statement began. One published after that, and
+    // indexed by the worker before the apply committed, kept a search document built from the old config:
+    // not found by the newly indexed field until it was published again.
+    const project = await createTestProject(app.ctx);
+    const { token } = await tokenFor(app.ctx, project.projectId, [
+      'public-api:read',
+      'public-api:config:read',
+      'public-api:config:write',
+    ]);
+    const admin = apiClient(app.url, token);
+    const term = word();
+    const { documentId: held } = await createPublishedDocument(app.ctx, project.projectId, {
+      metadata: { title: `Held ${term}`, desk: 'arts' },
+    });
+    const { documentId: late } = await createPublishedDocument(app.ctx, project.projectId, {
+      metadata: { title: `Late ${term}`, desk: 'arts' },
+    });
+    await unpublish(app.ctx, project.projectId, late);
+    const searched = async () => {
+      const response = await admin.get(`publications/search?search=${term}&fields=id`);
+      expect(response.status).toBe(200);
+      return (response.body.results as { documentId: number }[]).map((item) => item.documentId).sort();
+    };
+    const byDesk = async () => {
+      const filters = encodeURIComponent(JSON.stringify({ key: 'metadata.desk', term: 'arts' }));
+      const response = await admin.get(`publications/search?filters=${filters}&search=${term}&fields=id`);
+      expect(response.status).toBe(200);
+      return (response.body.results as { documentId: number }[]).map((item) => item.documentId).sort();
+    };
+    await eventually(async () => (await searched()).join() === `${held}`);
+    const indexing = (await admin.get('projectConfig')).body;
+    indexing.contentTypes[0].metadata.push({ handle: 'desk', type: 'string', index: true });
+    let applying: ReturnType<typeof admin.post> | undefined;
+    await withTransaction(app.ctx.pool, async (tx) => {
+      // The apply waits for the held document while the other one is published and indexed meanwhile.
+      await documentQueries(tx).findByIdForUpdate(project.projectId, held);
+      applying = admin.post('projectConfig', { plan: false, projectConfig: indexing });
+      await eventually(async () => {
+        const waiting = await app.ctx.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+             AND query LIKE '%UPDATE documents%index_version%'`,
+        );
+        return (waiting.rowCount ?? 0) > 0;
+      });
+      await republishDocument(app.ctx, project.projectId, late);
+      // The worker takes its index job at once: it indexed it (under the config as it was) or waits for the
+      // apply to commit.
+      await eventually(async () => {
+        if ((await searched()).join() === [held, late].sort().join()) return true;
+        const waiting = await app.ctx.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+             AND pid <> pg_backend_pid() AND query LIKE '%FROM projects WHERE id = ANY%'`,
+        );
+        return (waiting.rowCount ?? 0) > 0;
+      });
+    });
+    expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
+    await eventually(async () => (await byDesk()).join() === [held, late].sort().join(), 5000, 50);
+  });
+
   it('when an older state is written late, then the index keeps the newer one', async () => {
     const oldTerm = word();
     const newTerm = word();

@@ -54,6 +54,12 @@ type RowWithoutProject = Omit<IndexSourceRow, 'projectConfig' | 'projectRevision
 /**
  * Each project's config and its designs' component names are read once per page and shared by its rows:
  * joining them in would make Postgres send, and the driver parse, the same config once per document.
+ *
+ * Read FOR SHARE (for the statement only): a config apply in flight holds its project's row (FOR NO KEY
+ * UPDATE) until it commits, so the read waits for it and builds from the config as applied. The apply
+ * re-indexes the documents published when it began; one first published while it ran was built from the old
+ * config by an index job that read it before the commit, and stayed so (not found by a newly indexed field)
+ * until it was published again. Publishes are not held off (their KEY SHARE does not conflict).
  */
 async function withProjectConfigs(db: Queryable, rows: RowWithoutProject[]): Promise<IndexSourceRow[]> {
   if (rows.length === 0) return [];
@@ -64,7 +70,7 @@ async function withProjectConfigs(db: Queryable, rows: RowWithoutProject[]): Pro
                jsonb_array_elements(d.definition->'components') AS component
              WHERE d.project_id = projects.id AND jsonb_typeof(d.definition->'components') = 'array'
                AND component->>'name' IS NOT NULL) AS components
-     FROM projects WHERE id = ANY($1::int[])`,
+     FROM projects WHERE id = ANY($1::int[]) ORDER BY id FOR SHARE`,
     [projectIds],
   );
   const byId = new Map(
