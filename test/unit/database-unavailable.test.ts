@@ -76,6 +76,29 @@ describe('isDatabaseUnavailable', () => {
   });
 });
 
+describe('a write Postgres keeps aborting for a lock conflict', () => {
+  it.each([
+    ['a deadlock (40P01)', pgError('40P01', 'deadlock detected')],
+    ['a serialisation failure (40001)', pgError('40001', 'could not serialize access')],
+  ])(
+    'when withTransaction gave up on %s, then the edge answers 503 DatabaseUnavailable with Retry-After 5, not a 500',
+    (_name, error) => {
+      const translated = translateError(error);
+      expect({
+        status: translated?.status,
+        name: translated?.details.name,
+        retryAfter: translated?.retryAfterSeconds,
+      }).toEqual({
+        status: 503,
+        name: 'DatabaseUnavailable',
+        retryAfter: 5,
+      });
+      // Not a sign of the connection being lost: withTransaction keeps it and the import does not stop.
+      expect(isDatabaseUnavailable(error)).toBe(false);
+    },
+  );
+});
+
 describe('the pool timeouts in the configuration', () => {
   it('when nothing is set, then 5 s to connect, 15 s in line for a busy pool and 10 s per query', () => {
     expect(loadConfig({}).database).toMatchObject({

@@ -3,7 +3,12 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
 import { zodIssuesToPaths } from '../../domain/validation';
-import { databaseUnavailableCause, isDatabaseUnavailable, type PoolTimeouts } from '../../db/pool';
+import {
+  databaseUnavailableCause,
+  isDatabaseUnavailable,
+  isLockConflict,
+  type PoolTimeouts,
+} from '../../db/pool';
 import { loggableUrl } from '../../domain/loggable-url';
 import { StoreUnavailableError } from '../../storage/object-store';
 import { RequestAbandonedError } from '../../media/decode-budget';
@@ -123,7 +128,9 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
       message: clientMessageOf(error, status, contentEncoding),
     });
   }
-  if (isDatabaseUnavailable(error)) return AppError.databaseUnavailable();
+  // A write Postgres aborted for a lock conflict three times (withTransaction runs it again twice): nothing of
+  // it was written and it may be sent again in a moment, as when the database is away.
+  if (isDatabaseUnavailable(error) || isLockConflict(error)) return AppError.databaseUnavailable();
   const pg = error as { code?: unknown; detail?: unknown };
   if (pg.code === '23505') {
     return new AppError(409, {
