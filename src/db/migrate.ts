@@ -1,10 +1,24 @@
 import { runner } from 'node-pg-migrate';
 import { packagePath } from '../package-root';
 
+/**
+ * How long opening a connection may take (DATABASE_CONNECT_TIMEOUT_MS): without a bound, a Postgres that
+ * accepted the connection and never answered (a stuck server, a proxy with nothing behind it) held
+ * `broadsheet migrate` forever, saying nothing. A migration itself may run as long as it takes.
+ */
+export interface ConnectOptions {
+  connectTimeoutMs?: number;
+}
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
 /** Applies every pending migration (timestamped SQL files, never edited after they land). */
-export async function migrate(databaseUrl: string, log: (message: string) => void = () => undefined) {
+export async function migrate(
+  databaseUrl: string,
+  log: (message: string) => void = () => undefined,
+  { connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS }: ConnectOptions = {},
+) {
   const applied = await runner({
-    databaseUrl,
+    databaseUrl: { connectionString: databaseUrl, connectionTimeoutMillis: connectTimeoutMs },
     // The SQL files stay in src/ (the build compiles TypeScript only): found from the package root.
     dir: packagePath('src', 'db', 'migrations'),
     direction: 'up',
@@ -26,12 +40,18 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
 const DATABASE_CREATED_MEANWHILE = new Set(['42P04', '23505']);
 
 /** Creates the database named in `databaseUrl` when it does not exist yet (connecting to `postgres`). */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
+export async function ensureDatabase(
+  databaseUrl: string,
+  { connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS }: ConnectOptions = {},
+): Promise<void> {
   const { default: pg } = await import('pg');
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
+  const client = new pg.Client({
+    connectionString: url.toString(),
+    connectionTimeoutMillis: connectTimeoutMs,
+  });
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

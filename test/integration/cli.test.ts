@@ -154,6 +154,39 @@ describe('broadsheet CLI', () => {
     await expect(failed).rejects.toMatchObject({ stderr: expect.not.stringContaining('s3cret-pw') });
   });
 
+  it('when Postgres accepts connections and never answers, then migrate gives up within the connect timeout naming DATABASE_URL', async () => {
+    // Its connections had no timeout: migrate waited forever on a stuck server, saying nothing.
+    const target = new URL(process.env.DATABASE_URL ?? '');
+    const proxy = await startTcpProxy(`http://${target.hostname}:${target.port || 5432}`);
+    try {
+      await proxy.down('hang');
+      const proxied = new URL(target.toString());
+      proxied.host = new URL(proxy.url).host;
+      const failed = await run(NODE, [...CLI, 'migrate'], {
+        env: {
+          ...process.env,
+          LOG_LEVEL: 'silent',
+          DATABASE_URL: proxied.toString(),
+          DATABASE_CONNECT_TIMEOUT_MS: '1000',
+        },
+        timeout: 30_000,
+      }).then(
+        () => {
+          throw new Error('migrate should fail');
+        },
+        (error: { code: number | null; signal: string | null; stderr: string }) => error,
+      );
+      expect({ code: failed.code, signal: failed.signal }).toEqual({ code: 1, signal: null });
+      expect(failed.stderr).toMatch(
+        new RegExp(
+          `^broadsheet: cannot use Postgres at DATABASE_URL=\\S+:${proxied.port}/\\S+: timeout expired\\n$`,
+        ),
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('when a command gets bad input, then it exits non-zero with a message naming the problem', async () => {
     const bad = path.join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ v: 2, settings: { handle: '1 not a handle' } }));

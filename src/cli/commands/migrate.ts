@@ -16,8 +16,10 @@ export function migrateCommand(program: Command): void {
       const config = cliConfig();
       const { ensureDatabase, migrate } = migrations();
       const { databaseStartError } = pool();
-      const applied = await ensureDatabase(config.database.url)
-        .then(() => migrate(config.database.url))
+      // Bounded by DATABASE_CONNECT_TIMEOUT_MS: a Postgres that never answers is named, not waited on forever.
+      const connect = { connectTimeoutMs: config.database.connectTimeoutMs };
+      const applied = await ensureDatabase(config.database.url, connect)
+        .then(() => migrate(config.database.url, undefined, connect))
         .catch((error: unknown) => {
           throw databaseStartError(config.database.url, error);
         });
