@@ -10,7 +10,7 @@ import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
 import { heapGrowingPercentOf, setHeapGrowth } from '../heap-growth';
-import { errorMessage, ignoreClosedPipes } from './run';
+import { errorMessage, exitCodeOf, ignoreClosedPipes, oneLineUsageErrors } from './run';
 
 /**
  * `broadsheet <command>`: the operators' CLI. Thin: it parses arguments and prints; the work is done by
@@ -20,8 +20,7 @@ const program = new Command()
   .name('broadsheet')
   .description(
     'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, load the demo, index, menus, lists.',
-  )
-  .showHelpAfterError();
+  );
 
 ignoreClosedPipes();
 // Exports, imports and rebuilds move many megabytes a second through the heap (see HEAP_GROWING_PERCENT).
@@ -36,8 +35,9 @@ demoCommand(program);
 indexCommands(program);
 menuCommands(program);
 listCommands(program);
+oneLineUsageErrors(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`broadsheet: ${errorMessage(error)}`);
-  process.exit(1);
+  process.exit(exitCodeOf(error));
 });

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { Config } from '../config';
 import type { AppContext } from '../context';
 import { AppError } from '../domain/errors';
@@ -89,6 +90,47 @@ export function errorMessage(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   const hint = typeof code === 'string' ? SCHEMA_HINTS[code] : undefined;
   return hint === undefined ? message : `${message}: ${hint}`;
+}
+
+/**
+ * A command's failure that ends the process with an exit code of its own rather than 1, where 1 means
+ * something else for that command (`index verify`: 1 is drift found, so failing to verify is 2).
+ */
+export class CommandFailed extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'CommandFailed';
+  }
+}
+
+/** The exit code an error ends the CLI with: a CommandFailed's own, else 1. */
+export function exitCodeOf(error: unknown): number {
+  return error instanceof CommandFailed ? error.exitCode : 1;
+}
+
+/**
+ * Usage errors (an unknown option or command, a missing or bad value) on one line of stderr, naming the command
+ * and where its options are listed: `broadsheet import: unknown option '--bogus' (see: broadsheet import
+ * --help)`. Commander's own printed `error: ...` followed by the command's whole help, the error itself
+ * scrolled out of sight above it. Applied to `command` and every command under it.
+ */
+export function oneLineUsageErrors(command: Command, parents: readonly string[] = []): void {
+  const path = [...parents, command.name()];
+  const name = path.join(' ');
+  command.showHelpAfterError(false).configureOutput({
+    outputError: (text, write) =>
+      write(
+        `${name}: ${text
+          .trim()
+          .replace(/^error: /, '')
+          .replace(/\s*\n\s*/g, ' ')} (see: ${name} --help)\n`,
+      ),
+  });
+  for (const sub of command.commands) oneLineUsageErrors(sub, path);
 }
 
 /** Renders an AppError's details readably for a terminal; any other error as errorMessage does. */

@@ -187,6 +187,79 @@ describe('broadsheet CLI', () => {
     }
   });
 
+  it('when index verify cannot run, then it exits 2, apart from the 1 of drift found', async () => {
+    // Elasticsearch or Postgres unreachable exited 1, as drift does: a monitor took an outage for drift.
+    const verify = (env: Record<string, string>, ...args: string[]) =>
+      run(NODE, [...CLI, 'index', 'verify', ...args], {
+        env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+        timeout: 60_000,
+      }).then(
+        () => {
+          throw new Error('index verify should fail');
+        },
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    const noSearch = await verify({ ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
+    expect(noSearch.code).toBe(2);
+    expect(noSearch.stderr).toContain(
+      'broadsheet: cannot use Elasticsearch at ELASTICSEARCH_URL=http://127.0.0.1:1',
+    );
+    expect(noSearch.stdout).toBe('');
+    const database = new URL(process.env.DATABASE_URL ?? '');
+    database.port = '1';
+    const noDatabase = await verify({ DATABASE_URL: database.toString() });
+    expect(noDatabase.code).toBe(2);
+    expect(noDatabase.stderr).toContain('broadsheet: cannot use Postgres at DATABASE_URL=');
+    const misspelt = await verify({}, '--repiar');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain("unknown option '--repiar'");
+  });
+
+  it('when a command gets an unknown option or command, a missing or a bad value, then it says so in one line naming the command', async () => {
+    // Commander printed 'error: ...' and then the command's whole help, the error scrolled away above it.
+    for (const [args, message] of [
+      [
+        ['import', 'x.ndjson', '--project', 'p', '--system-name', 's', '--bogus'],
+        "broadsheet import: unknown option '--bogus'",
+      ],
+      [
+        ['client', 'create', '--name', 'x'],
+        "broadsheet client create: required option '-p, --project <handle|id>' not specified",
+      ],
+      [
+        ['list', 'ls', '--project'],
+        "broadsheet list ls: option '-p, --project <handle|id>' argument missing",
+      ],
+      [
+        [
+          'export',
+          '--out',
+          path.join(dir, 'never.ndjson'),
+          '--parallel',
+          'abc',
+          '--url',
+          'http://127.0.0.1:1',
+          '--token',
+          't',
+        ],
+        "broadsheet export: option '--parallel <n>' argument 'abc' is invalid. must be a whole number from 1 to 32",
+      ],
+      [['migrat'], "broadsheet: unknown command 'migrat'"],
+      [['index', 'rebuilt'], "broadsheet index: unknown command 'rebuilt'"],
+    ] as const) {
+      const failed = await cli(...args).then(
+        () => {
+          throw new Error(`${args.join(' ')} should fail`);
+        },
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe('');
+      expect(failed.stderr.split('\n')).toEqual([expect.stringContaining(message), '']);
+      expect(failed.stderr).toMatch(/\(see: broadsheet( [a-z]+)* --help\)\n$/);
+    }
+  }, 180_000);
+
   it('when a command gets bad input, then it exits non-zero with a message naming the problem', async () => {
     const bad = path.join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ v: 2, settings: { handle: '1 not a handle' } }));

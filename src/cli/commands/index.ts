@@ -1,7 +1,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
 import { MAX_REBUILD_BATCH_SIZE, rebuildBatchSizeProblem } from '../../search/rebuild-batch-size';
-import { stopOnSignals, withContext } from '../run';
+import { CommandFailed, errorMessage, stopOnSignals, withContext } from '../run';
 
 const indexManager = () =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
@@ -14,6 +14,13 @@ function parseBatchSize(text: string): number {
   if (problem !== undefined) throw new InvalidArgumentError(problem);
   return batchSize;
 }
+
+/**
+ * `index verify`'s exit code when it could not verify (a usage error, Postgres or Elasticsearch unreachable, a
+ * failure midway): 1 is drift found, as for diff(1). Both were 1, so a script or a monitor took an outage of
+ * Elasticsearch for drift, or drift for an outage.
+ */
+export const EXIT_VERIFY_FAILED = 2;
 
 /** `broadsheet index rebuild|verify [--repair]|status`: operate the publications search index. */
 export function indexCommands(program: Command): void {
@@ -90,12 +97,15 @@ export function indexCommands(program: Command): void {
   index
     .command('verify')
     .description(
-      'Compare Postgres with the index (document and publication ids, index versions), list the documents Elasticsearch refused; --repair re-indexes the drift',
+      'Compare Postgres with the index (document and publication ids, index versions), list the documents Elasticsearch refused; --repair re-indexes the drift. ' +
+        `Exits 0 when they agree, 1 when it found drift (or a refusal), ${EXIT_VERIFY_FAILED} when it could not verify (Postgres or Elasticsearch unreachable, a usage error)`,
     )
     .option(
       '--repair',
       'index missing and stale documents, remove extra ones, try refused ones again, then compare again: exits 1 when drift or a refusal is left',
     )
+    // A usage error is a failure to verify too, not drift (commander's own exit code is 1).
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_VERIFY_FAILED))
     .action(async (options: { repair?: boolean }) => {
       await withContext(async (ctx) => {
         const report = await indexManager().verifyIndex(
@@ -131,6 +141,8 @@ export function indexCommands(program: Command): void {
           );
           if (report.unrepaired.length > 0 || report.stillRejected.length > 0) process.exitCode = 1;
         } else if (drift > 0) process.exitCode = 1;
+      }).catch((error: unknown) => {
+        throw new CommandFailed(errorMessage(error), EXIT_VERIFY_FAILED, { cause: error });
       });
     });
 
