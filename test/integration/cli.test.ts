@@ -295,6 +295,38 @@ describe('broadsheet CLI', () => {
     }
   }, 180_000);
 
+  it('when a count or the demo seed is not decimal digits in range, then it is refused naming the option, not read as Number() reads it', async () => {
+    // Number() read '' (an unset variable) as 0, '1e2' as 100 and '0x10' as 16; the seed keeps 32 bits, so -1
+    // and 4294967295 were the same demo. Past its checks a command reaches for Postgres: here that fails apart.
+    const nowhere = new URL(process.env.DATABASE_URL ?? '');
+    nowhere.port = '1';
+    const refused = (args: string[], message: string) =>
+      expect(
+        run(NODE, [...CLI, ...args], {
+          env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: nowhere.toString() },
+          timeout: 60_000,
+        }),
+      ).rejects.toMatchObject({ code: 1, stderr: `broadsheet: ${message}\n` });
+    for (const seed of ['', ' ', '1e3', '0x10', '-1', '4294967296']) {
+      await refused(['demo', '--seed', seed], '--seed must be a whole number from 0 to 4294967295');
+    }
+    const file = path.join(dir, 'counts.ndjson');
+    await writeFile(file, '{"id":"a","contentType":"regular"}');
+    const importing = ['import', file, '--project', 'p', '--system-name', 's'];
+    for (const batchSize of ['1e2', '0x10', '1.0']) {
+      await refused(
+        [...importing, '--batch-size', batchSize],
+        '--batch-size must be an integer from 1 to 1000',
+      );
+    }
+    for (const concurrency of ['1e0', '0x2', '2.0']) {
+      await refused(
+        [...importing, '--concurrency', concurrency],
+        '--concurrency must be an integer from 1 to 8',
+      );
+    }
+  }, 180_000);
+
   it('when project create gets a file that is not JSON, a design that is not one, a NUL or a taken handle, then it names the problem and stores nothing', async () => {
     const config = buildProjectConfig();
     const handle = config.settings.handle;

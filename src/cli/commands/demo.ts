@@ -6,6 +6,9 @@ const demo = () =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
   require('../../commands/load-demo') as typeof import('../../commands/load-demo');
 
+/** The generator's seed is 32 bits (src/demo/random.ts): a larger one made the content of a smaller one. */
+const MAX_DEMO_SEED = 0xffff_ffff;
+
 /** Addresses that mean "every interface" to listen(): no client can open a URL naming them. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
 
@@ -36,14 +39,21 @@ export function demoCommand(program: Command): void {
       `how many documents to generate (authors, articles, pages; at least ${MIN_DEMO_DOCUMENTS})`,
       '2000',
     )
-    .option('--seed <number>', 'seed of the generator (same seed, same content)', '20260115')
+    .option(
+      '--seed <number>',
+      `seed of the generator, a whole number from 0 to ${MAX_DEMO_SEED} (same seed, same content)`,
+      '20260115',
+    )
     .action(async (options: { documents: string; seed: string }) => {
       // '--documents 5' loaded 30 without a word, and '1e3' was read as 1000.
       const documents = /^\d+$/.test(options.documents.trim()) ? Number(options.documents) : Number.NaN;
-      const seed = Number(options.seed);
+      // Number() read '' (an unset variable, `--seed "$SEED"`) as seed 0 and '1e3' as 1000, and the generator
+      // keeps 32 bits, so -1 and 4294967295 made the same content.
+      const seed = /^\d+$/.test(options.seed.trim()) ? Number(options.seed) : Number.NaN;
       if (!Number.isSafeInteger(documents) || documents < MIN_DEMO_DOCUMENTS)
         throw new Error(`--documents must be a whole number, at least ${MIN_DEMO_DOCUMENTS}`);
-      if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
+      if (!(seed <= MAX_DEMO_SEED))
+        throw new Error(`--seed must be a whole number from 0 to ${MAX_DEMO_SEED}`);
       await withContext(async (ctx) => {
         const publicBaseUrl = demoBaseUrl(ctx.config.http);
         // Ctrl-C lets the import batches in flight commit and ends their job failed (a second one exits at once).

@@ -117,6 +117,9 @@ export function summarizeImport(
   return { totals, failures, jobFailure, exitCode };
 }
 
+/** A count written in decimal digits, else NaN: Number() read '1e2' as 100 and '0x10' as 16. */
+const wholeNumber = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text) : Number.NaN);
+
 /** Postgres became unavailable mid-run (sysexits' EX_TEMPFAIL): nothing is wrong with the file, run it again. */
 const EXIT_TEMPORARY_FAILURE = 75;
 
@@ -162,10 +165,10 @@ export function importCommand(program: Command): void {
           apiVersion: string;
         },
       ) => {
-        const batchSize = Number(options.batchSize);
+        const batchSize = wholeNumber(options.batchSize);
         if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_IMPORT_DOCUMENTS)
           throw new Error(`--batch-size must be an integer from 1 to ${MAX_IMPORT_DOCUMENTS}`);
-        const concurrency = Number(options.concurrency);
+        const concurrency = wholeNumber(options.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8)
           throw new Error('--concurrency must be an integer from 1 to 8');
         const version = ApiVersion.parse(options.apiVersion);
