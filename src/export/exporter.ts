@@ -41,6 +41,11 @@ export interface ExportOptions {
   signal?: AbortSignal | undefined;
   /** Called when the plan is known and after each chunk. */
   onProgress?: ((progress: ExportProgress) => void) | undefined;
+  /**
+   * Called when a request failed in a way worth trying again (429, 502-504, no connection), before the wait:
+   * what failed and how long until the next try, so a wait (a 429's Retry-After may be an hour) is not silence.
+   */
+  onRetry?: ((notice: string) => void) | undefined;
 }
 
 export interface ExportProgress {
@@ -125,7 +130,7 @@ export async function runExport(options: ExportOptions): Promise<ExportResult> {
   }
   const since = options.since?.toISOString() ?? null;
   const http = httpGetter(options.parallel + 1);
-  const api = apiCaller(http, base, options.token, options.signal);
+  const api = apiCaller(http, base, options.token, options.signal, options.onRetry);
   try {
     const started = await startOrResume(options, baseUrl, since, api).catch((error: unknown) => {
       // Stopped before anything was planned or written: a rerun starts afresh.
@@ -371,7 +376,13 @@ interface ApiCaller {
   ): Promise<{ documentId: number; projectId: number } | undefined>;
 }
 
-function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSignal): ApiCaller {
+function apiCaller(
+  http: HttpGetter,
+  base: URL,
+  token: string,
+  signal?: AbortSignal,
+  onRetry?: (notice: string) => void,
+): ApiCaller {
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
   const get = async (path: string): Promise<Buffer> => {
     const url = new URL(path, base);
@@ -386,15 +397,13 @@ function apiCaller(http: HttpGetter, base: URL, token: string, signal?: AbortSig
       if (answer?.status === 200) return answer.body;
       const retriable = answer === undefined || [429, 502, 503, 504].includes(answer.status);
       if (retriable && signal?.aborted) throw new ExportStopped();
-      if (!retriable || attempt >= TRIES) {
-        throw new ExportError(
-          answer
-            ? `GET ${url.pathname}${url.search} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`
-            : `GET ${url.href} failed: ${failure instanceof Error ? failure.message : String(failure)}`,
-        );
-      }
+      const problem = answer
+        ? `GET ${url.pathname}${url.search} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`
+        : `GET ${url.href} failed: ${failure instanceof Error ? failure.message : String(failure)}`;
+      if (!retriable || attempt >= TRIES) throw new ExportError(problem);
       const retryAfter = Number(answer?.headers['retry-after']);
       const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500 * attempt;
+      onRetry?.(`${problem.trimEnd()}; trying again in ${waitMs / 1000} s (try ${attempt + 1} of ${TRIES})`);
       // Ctrl-C ends the wait: a 429's Retry-After may be hours (a client limited per day).
       await sleep(waitMs, undefined, { signal }).catch(() => {
         throw new ExportStopped();

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -259,6 +259,44 @@ describe('broadsheet CLI', () => {
       expect(failed.stderr).toMatch(/\(see: broadsheet( [a-z]+)* --help\)\n$/);
     }
   }, 180_000);
+
+  it('when the API cannot be reached, then export says each retry as it happens, then fails naming the URL and writes nothing', async () => {
+    // The five tries (and a 429's Retry-After, up to an hour) were silent: only the last failure was printed.
+    const out = path.join(dir, 'unreachable.ndjson');
+    const failed = await cli(
+      'export',
+      '--out',
+      out,
+      '--url',
+      'http://127.0.0.1:1',
+      '--token',
+      'unused',
+      '--no-progress',
+    ).then(
+      () => {
+        throw new Error('export should fail');
+      },
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    const lines = failed.stderr.trimEnd().split('\n');
+    const search =
+      'GET http://127\\.0\\.0\\.1:1/api/2026-03/publications/search\\?sort=-?documentId&limit=1&fields=id';
+    for (const attempt of [2, 3, 4, 5]) {
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^broadsheet: export: ${search} failed: connect ECONNREFUSED 127\\.0\\.0\\.1:1; trying again in [\\d.]+ s \\(try ${attempt} of 5\\)$`,
+          ),
+        ),
+      );
+    }
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^broadsheet: export: ${search} failed: connect ECONNREFUSED 127\\.0\\.0\\.1:1$`),
+    );
+    await expect(stat(out)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 
   it('when a command gets bad input, then it exits non-zero with a message naming the problem', async () => {
     const bad = path.join(dir, 'bad.json');

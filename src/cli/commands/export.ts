@@ -92,6 +92,13 @@ export function exportCommand(program: Command): void {
             since: options.since,
             force: options.force,
             signal: stop.signal,
+            // An unreachable API or a long Retry-After is said as it happens: it was silent until the fifth
+            // try failed, or for the hour a 429 asked to wait. On a terminal the line replaces the bar's, which
+            // is drawn again below it.
+            onRetry: (notice) => {
+              const line = `broadsheet: export: ${notice.replace(/\s+/g, ' ')}`;
+              console.error(barStarted && process.stderr.isTTY ? `\r\x1b[2K${line}` : line);
+            },
             onProgress: ({ chunks, chunksDone, documents }) => {
               if (!options.progress) return;
               const seconds = (performance.now() - started) / 1000;
