@@ -16,6 +16,13 @@ function parseBatchSize(text: string): number {
 }
 
 /**
+ * `index rebuild`'s exit code when it swapped the alias to its new index but Elasticsearch refused documents (in
+ * the index status lists): done, some documents missing from search, as an import's 2 is. It was 1, as a rebuild
+ * that failed and left the live index as it was, so a script took a done rebuild for a failed one.
+ */
+export const EXIT_REBUILD_REJECTED = 2;
+
+/**
  * `index verify`'s exit code when it could not verify (a usage error, Postgres or Elasticsearch unreachable, a
  * failure midway): 1 is drift found, as for diff(1). Both were 1, so a script or a monitor took an outage of
  * Elasticsearch for drift, or drift for an outage.
@@ -29,7 +36,8 @@ export function indexCommands(program: Command): void {
   index
     .command('rebuild')
     .description(
-      'Build a new index from Postgres and swap the alias to it atomically; searches keep answering. One at a time (a second is refused); drops the index a killed rebuild left',
+      'Build a new index from Postgres and swap the alias to it atomically; searches keep answering. One at a time (a second is refused); drops the index a killed rebuild left. ' +
+        `Exits ${EXIT_REBUILD_REJECTED} when it swapped the alias but Elasticsearch refused documents (index status lists them), 1 when it failed (the live index unchanged), 130 when stopped`,
     )
     .option(
       '-b, --batch-size <n>',
@@ -90,7 +98,7 @@ export function indexCommands(program: Command): void {
               ? ` (could not drop ${result.undropped.join(', ')}: no longer searched; the next rebuild drops it)`
               : ''),
         );
-        if (result.rejected > 0) process.exitCode = 1;
+        if (result.rejected > 0) process.exitCode = EXIT_REBUILD_REJECTED;
       });
     });
 
