@@ -121,13 +121,19 @@ export function exitCodeOf(error: unknown): number {
 export function oneLineUsageErrors(command: Command, parents: readonly string[] = []): void {
   const path = [...parents, command.name()];
   const name = path.join(' ');
+  // An option a variable can give is named with it (`export`'s --token or BROADSHEET_TOKEN), as the help did.
+  const withVariables = (text: string) =>
+    command.options.reduce(
+      (said, option) =>
+        option.envVar === undefined
+          ? said
+          : said.replace(`'${option.flags}'`, `'${option.flags}' (or ${option.envVar})`),
+      text,
+    );
   command.showHelpAfterError(false).configureOutput({
     outputError: (text, write) =>
       write(
-        `${name}: ${text
-          .trim()
-          .replace(/^error: /, '')
-          .replace(/\s*\n\s*/g, ' ')} (see: ${name} --help)\n`,
+        `${name}: ${withVariables(text.trim().replace(/^error: /, '')).replace(/\s*\n\s*/g, ' ')} (see: ${name} --help)\n`,
       ),
   });
   for (const sub of command.commands) oneLineUsageErrors(sub, path);

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { CommandFailed, exitCodeOf, oneLineUsageErrors } from '../../src/cli/run';
 
 /** A small command tree shaped like the CLI's, with its usage errors as oneLineUsageErrors words them. */
@@ -16,6 +16,10 @@ function usageErrorOf(args: string[]): { output: string; error: unknown } {
     .command('index')
     .command('verify')
     .option('--repair', 'repair')
+    .action(() => undefined);
+  program
+    .command('export')
+    .addOption(new Option('--token <token>', 'an API token').env('BROADSHEET_TOKEN').makeOptionMandatory())
     .action(() => undefined);
   oneLineUsageErrors(program);
   let error: unknown;
@@ -45,6 +49,11 @@ describe('the CLI usage errors', () => {
     [
       ['index', 'verify', '--repiar'],
       "broadsheet index verify: unknown option '--repiar' (Did you mean --repair?) (see: broadsheet index verify --help)\n",
+    ],
+    // The variable that can give it is named, as the help named it.
+    [
+      ['export'],
+      "broadsheet export: required option '--token <token>' (or BROADSHEET_TOKEN) not specified (see: broadsheet export --help)\n",
     ],
     [['imprt'], "broadsheet: unknown command 'imprt' (Did you mean import?) (see: broadsheet --help)\n"],
   ])('when given %j, then one line names the command, the problem and its --help', (args, line) => {
