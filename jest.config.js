@@ -21,6 +21,18 @@ module.exports = {
       setupFiles: ['<rootDir>/test/helpers/env.ts'],
     },
     {
+      // npm run test:timing: tests that time the process against itself (how long /health waits while a
+      // 30 MB render runs, how soon a hang-up stops it); run one at a time, since a second suite's CPU on a
+      // two-core machine is time they would count against the code under test.
+      displayName: 'timing',
+      testMatch: ['<rootDir>/test/timing/**/*.test.ts'],
+      transform: { '^.+\\.ts$': swc },
+      testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/helpers/env.ts'],
+    },
+    {
       // npm run test:chaos: services taken away under load (through proxies; the shared services keep running).
       displayName: 'chaos',
       testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
