@@ -1,8 +1,9 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
@@ -19,6 +20,23 @@ async function closedPort(): Promise<number> {
 
 const stagingDirs = async () =>
   (await readdir(tmpdir())).filter((name) => name.startsWith('broadsheet-staging-')).sort();
+
+/**
+ * This file's staging dirs apart from those of suites running beside it (os.tmpdir() reads TMPDIR each call,
+ * and the API under test runs in this process): a clean-clone CI run saw another suite's upload in the shared
+ * temporary directory and took it for one left behind here.
+ */
+const sharedTmpdir = process.env.TMPDIR;
+let ownTmpdir: string;
+beforeAll(async () => {
+  ownTmpdir = await mkdtemp(join(tmpdir(), 'media-store-outage-'));
+  process.env.TMPDIR = ownTmpdir;
+});
+afterAll(async () => {
+  if (sharedTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = sharedTmpdir;
+  await rm(ownTmpdir, { recursive: true, force: true });
+});
 
 /**
  * The object store away (an S3 endpoint nobody answers at, as when s3mock or S3 is down): what is asked of it
