@@ -93,6 +93,12 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
+ * A count, seed or lifetime given as an option: decimal digits (spaces around them allowed), else NaN for the
+ * option's own range check to refuse. Number() read '' (an unset variable) as 0, '1e2' as 100, '0x10' as 16.
+ */
+export const wholeNumber = (text: string): number => (/^\d+$/.test(text.trim()) ? Number(text) : Number.NaN);
+
+/**
  * A command's failure that ends the process with an exit code of its own rather than 1, where 1 means
  * something else for that command (`index verify`: 1 is drift found, so failing to verify is 2).
  */

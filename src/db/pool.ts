@@ -246,7 +246,6 @@ const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53'];
 const UNAVAILABLE_SQLSTATES = new Set(['25006', '57014', '57P01', '57P02', '57P03']);
 /** A connection that could not be made or was lost (the object store counts a few more). */
 const UNAVAILABLE_ERRNOS = new Set(CONNECTION_ERRNOS);
-/** pg's and pg-pool's own errors for a connection that could not be had or was lost (they carry no code). */
 /** What boundQuerySilence fails a query with. */
 const QUERY_READ_TIMEOUT = 'Query read timeout';
 /** pg-pool's error when no connection came free within connectionTimeoutMillis (DATABASE_POOL_WAIT_MS). */
@@ -254,6 +253,7 @@ const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
 /** pg's Client cut by its own connect timeout (createPool's clients: a new connection that does not open). */
 const CONNECT_TIMEOUT = 'timeout expired';
 
+/** pg's and pg-pool's own errors for a connection that could not be had or was lost (they carry no code). */
 const UNAVAILABLE_MESSAGES = [
   POOL_WAIT_TIMEOUT,
   CONNECT_TIMEOUT,

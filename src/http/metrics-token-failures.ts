@@ -3,12 +3,13 @@ import type { Queryable } from '../db/pool';
 import { limitedAddress } from '../domain/client-address';
 import { secondsToReset, windowStartMs, type RateLimit } from '../domain/rate-limits';
 import type { Logger } from '../logger';
+import { PROBE_TIMEOUT_MS, withTimeout } from '../metrics/metrics';
 
 /**
- * How long a scrape waits for the shared count before it goes by this process's own, as long as a scrape's
- * own reads from Postgres wait (src/metrics/metrics.ts): /metrics must keep answering while Postgres is down.
+ * How long a scrape waits for the shared count before it goes by this process's own: as long as a scrape's
+ * own reads from Postgres wait, since /metrics must keep answering while Postgres is down.
  */
-const SHARED_COUNT_TIMEOUT_MS = 2000;
+const SHARED_COUNT_TIMEOUT_MS = PROBE_TIMEOUT_MS;
 
 /** Most addresses the process-local count holds; past it, the oldest are forgotten first. */
 const LOCAL_ADDRESSES = 10_000;
@@ -101,12 +102,4 @@ export class MetricsTokenFailures {
       this.local.delete(oldest);
     }
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

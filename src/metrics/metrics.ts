@@ -6,7 +6,7 @@ import { QUEUE_NAMES, QUEUES } from '../jobs/queues';
 import type { SearchClient } from '../search/client';
 
 /** How long one scrape may wait for Postgres or Elasticsearch before reporting them down. */
-const PROBE_TIMEOUT_MS = 2000;
+export const PROBE_TIMEOUT_MS = 2000;
 /** Scrapes closer together than this share one round of probes (two Prometheus servers, a dashboard). */
 const PROBE_REUSE_MS = 1000;
 
@@ -230,7 +230,8 @@ export function createMetrics(deps: MetricsDeps) {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a rejection `no answer within <ms> ms` when it has not settled by then. */
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

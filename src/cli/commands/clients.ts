@@ -8,7 +8,7 @@ import type { ApiClientRow } from '../../db/queries/api-clients';
 import { clientRateLimit, formatRateLimit, parseRateLimit, type RateLimit } from '../../domain/rate-limits';
 import { SCOPES } from '../../domain/scopes';
 import type { AppContext } from '../../context';
-import { describeError, withContext } from '../run';
+import { describeError, wholeNumber, withContext } from '../run';
 
 const apiClients = () =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
@@ -36,7 +36,7 @@ export async function resolveProjectId(ctx: AppContext, project: string): Promis
 
 /** `--expires-in`: whole seconds, at least one (`-5` or `1.5` is a usage error, not a client with a dead token). */
 function parseLifetime(text: string): number {
-  const seconds = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  const seconds = wholeNumber(text);
   const problem = tokenLifetimeProblem(seconds);
   if (problem !== undefined) throw new InvalidArgumentError(problem);
   return seconds;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MIN_DEMO_DOCUMENTS } from '../../demo/minimum';
-import { describeError, stopOnSignals, withContext } from '../run';
+import { describeError, stopOnSignals, wholeNumber, withContext } from '../run';
 
 const demo = () =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
@@ -46,10 +46,10 @@ export function demoCommand(program: Command): void {
     )
     .action(async (options: { documents: string; seed: string }) => {
       // '--documents 5' loaded 30 without a word, and '1e3' was read as 1000.
-      const documents = /^\d+$/.test(options.documents.trim()) ? Number(options.documents) : Number.NaN;
-      // Number() read '' (an unset variable, `--seed "$SEED"`) as seed 0 and '1e3' as 1000, and the generator
-      // keeps 32 bits, so -1 and 4294967295 made the same content.
-      const seed = /^\d+$/.test(options.seed.trim()) ? Number(options.seed) : Number.NaN;
+      const documents = wholeNumber(options.documents);
+      // `--seed "$SEED"` with SEED unset was seed 0; the generator keeps 32 bits, so -1 and 4294967295 made the
+      // same content.
+      const seed = wholeNumber(options.seed);
       if (!Number.isSafeInteger(documents) || documents < MIN_DEMO_DOCUMENTS)
         throw new Error(`--documents must be a whole number, at least ${MIN_DEMO_DOCUMENTS}`);
       if (!(seed <= MAX_DEMO_SEED))

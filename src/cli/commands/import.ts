@@ -8,7 +8,7 @@ import { ApiVersion } from '../../domain/api-versions';
 import { isRecord } from '../../domain/content';
 import type { ImportLog, ImportRequest } from '../../domain/import-request';
 import { slicesOf } from '../../slices';
-import { describeError, stopOnSignals, withContext } from '../run';
+import { describeError, stopOnSignals, wholeNumber, withContext } from '../run';
 import { jsonErrorMessage, readTextFile } from '../text-files';
 import { resolveProjectId } from './clients';
 
@@ -116,9 +116,6 @@ export function summarizeImport(
         : 2;
   return { totals, failures, jobFailure, exitCode };
 }
-
-/** A count written in decimal digits, else NaN: Number() read '1e2' as 100 and '0x10' as 16. */
-const wholeNumber = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text) : Number.NaN);
 
 /** Postgres became unavailable mid-run (sysexits' EX_TEMPFAIL): nothing is wrong with the file, run it again. */
 const EXIT_TEMPORARY_FAILURE = 75;

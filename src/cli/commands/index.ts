@@ -1,7 +1,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
 import { MAX_REBUILD_BATCH_SIZE, rebuildBatchSizeProblem } from '../../search/rebuild-batch-size';
-import { CommandFailed, errorMessage, stopOnSignals, withContext } from '../run';
+import { CommandFailed, errorMessage, stopOnSignals, wholeNumber, withContext } from '../run';
 
 const indexManager = () =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by the action only (see run.ts)
@@ -9,7 +9,7 @@ const indexManager = () =>
 
 /** `--batch-size`: a whole number of documents (`0`, `-5` or `abc` is a usage error, not an empty index). */
 function parseBatchSize(text: string): number {
-  const batchSize = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  const batchSize = wholeNumber(text);
   const problem = rebuildBatchSizeProblem(batchSize);
   if (problem !== undefined) throw new InvalidArgumentError(problem);
   return batchSize;
