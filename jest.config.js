@@ -22,8 +22,8 @@ module.exports = {
     },
     {
       // npm run test:timing: tests that time the process against itself (how long /health waits while a
-      // 30 MB render runs, how soon a hang-up stops it); run one at a time, since a second suite's CPU on a
-      // two-core machine is time they would count against the code under test.
+      // large answer is read, how soon a hang-up stops a render); run one at a time, since a second suite's
+      // CPU on a two-core machine is time they would count against the code under test.
       displayName: 'timing',
       testMatch: ['<rootDir>/test/timing/**/*.test.ts'],
       transform: { '^.+\\.ts$': swc },
