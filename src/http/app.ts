@@ -21,6 +21,10 @@ import { registerRoutes } from './routes';
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
+  // URL paths are case-sensitive (RFC 3986 §6.2.2.1) and the API's are documented in one spelling: a path in
+  // another case (/API/..., documents/1/latestpublication) is the plain unknown-route 404, not the route. Set
+  // before the app's router exists, which takes it when made; the API's router takes it as an option.
+  app.enable('case sensitive routing');
   app.set('query parser', parseQueryString);
   // TRUST_PROXY: which hops of X-Forwarded-For are proxies, so that req.ip (access log, failed-login limits) is
   // the client's address; off, the socket's peer is the client and X-Forwarded-For is ignored.
@@ -51,7 +55,7 @@ export function createApp(ctx: AppContext): Express {
     );
   }
 
-  const api = express.Router({ mergeParams: true });
+  const api = express.Router({ mergeParams: true, caseSensitive: true });
   registerRoutes(api, {
     auth: ctx.auth,
     secretChecks: ctx.secretChecks,

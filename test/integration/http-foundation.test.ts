@@ -5,6 +5,7 @@ import { revokeApiClient } from '../../src/commands/api-clients';
 import { ALL_VERSION_LABELS, ApiVersion } from '../../src/domain/api-versions';
 import { listRoutes, pathParamNames, routeExistsIn } from '../../src/http/route-table';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { createPublishedDocument } from '../helpers/documents';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
 
@@ -114,6 +115,34 @@ describe('versions and unknown routes', () => {
         error_details: { url: path },
       });
     }
+  });
+
+  it('when a path differs from a route only in letter case, then the plain unknown-route 404 (paths are case-sensitive)', async () => {
+    const { token } = await tokenFor(app.ctx, projectId, READ);
+    const { documentId } = await createPublishedDocument(app.ctx, projectId);
+    const api = apiClient(app.url, token);
+    expect((await api.get(`/api/2026-03/documents/${documentId}/latestPublication`)).status).toBe(200);
+    for (const path of [
+      `/API/2026-03/Documents/${documentId}/latestPublication`,
+      `/api/2026-03/Documents/${documentId}/latestPublication`,
+      `/api/2026-03/documents/${documentId}/latestpublication`,
+      '/api/2026-03/documents/latestpublications',
+      '/api/2026-03/MediaLibrary?ids=x',
+      '/api/2026-03/HEALTH',
+      '/api/2026-03/OpenAPI.json',
+      '/Api/2026-03/health',
+    ]) {
+      const response = await api.get(path);
+      expect({ path, body: response.body }).toEqual({
+        path,
+        body: { status: 404, error: 'Not Found', error_details: { url: path.split('?')[0] } },
+      });
+    }
+    // The documented spellings answer as before.
+    for (const path of ['/api/2026-03/health', '/api/2026-03/openapi.json', '/api/2026-03/docs']) {
+      expect({ path, status: (await fetch(`${app.url}${path}`)).status }).toEqual({ path, status: 200 });
+    }
+    expect((await api.get('/api/2026-03/mediaLibrary?ids=x')).status).toBe(200);
   });
 
   it('when readiness is asked, then it reports Postgres and Elasticsearch', async () => {
