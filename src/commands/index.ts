@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import type { DecodeBudget } from '../media/decode-budget';
 import type { DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
+import type { WritePreconditions } from '../domain/write-preconditions';
 import type { ObjectStore } from '../storage/object-store';
 import type { TokenStamp } from './api-clients';
 import { addDeliveryStatus, type AddDeliveryStatusInput } from './add-delivery-status';
@@ -22,7 +23,12 @@ import {
 import { importMedia, type ImportMediaInput } from './import-media';
 import { patchMedia, type PatchMediaInput } from './patch-media';
 import { uploadMedia, type MediaUploadInput } from './upload-media';
-import { followPublication, issuePlannerToken, unfollowPublication } from './planner-integration';
+import {
+  followPublication,
+  issuePlannerToken,
+  unfollowPublication,
+  type FollowPublicationInput,
+} from './planner-integration';
 import { reEnrichDocuments } from './re-enrich-documents';
 import { runDocumentCommands, type RunDocumentCommandsInput } from './run-document-commands';
 
@@ -77,10 +83,9 @@ export function createCommands(deps: {
       unlinkPlannerElement(deps.pool, projectId, documentId),
     issuePlannerToken: (credentials: { clientId: string; secret: string }, now: Date) =>
       issuePlannerToken(deps, credentials, now),
-    followPublication: (input: { projectId: number; documentId: number; record: unknown }) =>
-      followPublication(deps.pool, input),
-    unfollowPublication: (projectId: number, documentId: number) =>
-      unfollowPublication(deps.pool, projectId, documentId),
+    followPublication: (input: FollowPublicationInput) => followPublication(deps.pool, input),
+    unfollowPublication: (projectId: number, documentId: number, preconditions?: WritePreconditions) =>
+      unfollowPublication(deps.pool, projectId, documentId, preconditions),
     reEnrichDocuments: (projectId: number, ids: readonly number[]) =>
       reEnrichDocuments(deps.pool, deps.boss, projectId, ids),
     runDocumentCommands: (input: RunDocumentCommandsInput) =>

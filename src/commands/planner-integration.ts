@@ -7,6 +7,12 @@ import { projectQueries, type ProjectRow } from '../db/queries/projects';
 import { clientSecretMatches } from '../domain/client-secrets';
 import { AppError } from '../domain/errors';
 import {
+  assertPutPreconditions,
+  assertWritePreconditions,
+  type PreconditionTarget,
+  type WritePreconditions,
+} from '../domain/write-preconditions';
+import {
   assertPlannerIntegrationEnabled,
   plannerTokenLifetime,
   publicationStateOf,
@@ -63,31 +69,60 @@ export async function issuePlannerToken(
   };
 }
 
+/** How a precondition's 412 names the tool's record of a publication. */
+const FOLLOWED: PreconditionTarget = {
+  noun: 'followed publication',
+  readAgain: 'POST planner-integration/statuses',
+};
+
+const notFollowed = (documentId: number) => `the publication of document ${documentId} is not followed`;
+
+/** A PUT publication: the document, the tool's record of its publication, and the request's preconditions. */
+export interface FollowPublicationInput extends WritePreconditions {
+  projectId: number;
+  documentId: number;
+  record: unknown;
+}
+
 /**
  * PUT planner-integration/publication[/{documentId}]: the tool follows the document's publication, its record of
- * it stored as sent (a second PUT replaces it). Answers the publication state as it is after the write.
+ * it stored as sent (a second PUT replaces it). Answers the publication state as it is after the write. The
+ * preconditions (If-Match, If-None-Match, If-Unmodified-Since) are judged on the record, locked: If-None-Match: *
+ * starts following only, If-Unmodified-Since replaces only a record not written since.
  */
 export async function followPublication(
   pool: Pool,
-  input: { projectId: number; documentId: number; record: unknown },
+  input: FollowPublicationInput,
 ): Promise<PublicationState> {
   return withTransaction(pool, async (tx) => {
     await enabledProject(tx, input.projectId);
     const document = await documentQueries(tx).findByIdForUpdate(input.projectId, input.documentId);
     if (!document) throw AppError.notFound(`Document ${input.documentId} not found`);
+    const followed = await plannerPublicationQueries(tx).findForUpdate(input.projectId, document.id);
+    assertPutPreconditions(input, FOLLOWED, followed, notFollowed(document.id));
     await plannerPublicationQueries(tx).upsert(input.projectId, document.id, input.record);
     const [state] = await documentQueries(tx).findPublicationStates(input.projectId, [document.id]);
     return publicationStateOf(state!);
   });
 }
 
-/** DELETE planner-integration/publication/{documentId}: the tool stops following it; the document is untouched. */
-export async function unfollowPublication(pool: Pool, projectId: number, documentId: number): Promise<void> {
+/**
+ * DELETE planner-integration/publication/{documentId}: the tool stops following it; the document is untouched.
+ * Preconditions are judged on the record, as a PUT's.
+ */
+export async function unfollowPublication(
+  pool: Pool,
+  projectId: number,
+  documentId: number,
+  preconditions: WritePreconditions = {},
+): Promise<void> {
   await withTransaction(pool, async (tx) => {
     await enabledProject(tx, projectId);
-    if (!(await plannerPublicationQueries(tx).delete(projectId, documentId))) {
-      throw AppError.notFound(`The publication of document ${documentId} is not followed`);
-    }
+    const publications = plannerPublicationQueries(tx);
+    const followed = await publications.findForUpdate(projectId, documentId);
+    if (!followed) throw AppError.notFound(`The publication of document ${documentId} is not followed`);
+    assertWritePreconditions(preconditions, FOLLOWED, followed);
+    await publications.delete(projectId, documentId);
   });
 }
 

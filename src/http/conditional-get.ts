@@ -175,9 +175,10 @@ export function evaluatePreconditions(
 }
 
 /**
- * The preconditions of a write (PATCH) to something with no strong entity tag (a document, a media library
- * entry), for the write to judge on its locked row (src/domain/write-preconditions.ts): an If-Match naming tags
- * (`*` holds), an If-None-Match with `*`, and an If-Unmodified-Since that is an HTTP-date, read only without an
+ * The preconditions of a write (PATCH, PUT, DELETE) to something with no strong entity tag (a document, a media
+ * library entry, a followed publication), for the write to judge on its locked row
+ * (src/domain/write-preconditions.ts): an If-Match naming tags, or `*` (which holds while the target exists), an
+ * If-None-Match with `*`, and an If-Unmodified-Since that is an HTTP-date, read only without an
  * If-Match (RFC 9110 §13.1.4: ignored then, and when it is no HTTP-date).
  */
 export function writePreconditionsOf(
@@ -189,6 +190,7 @@ export function writePreconditionsOf(
       : undefined;
   return {
     ifMatchTagged: request.ifMatch !== undefined && !untaggedMatchHolds(request.ifMatch),
+    ...(request.ifMatch !== undefined && untaggedMatchHolds(request.ifMatch) && { ifMatchAny: true }),
     ifNoneMatchAny: noneMatchHolds(request.ifNoneMatch, undefined),
     ...(since !== undefined && { ifUnmodifiedSince: since }),
   };

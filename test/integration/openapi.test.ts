@@ -697,6 +697,32 @@ describe('the OpenAPI description of each API version', () => {
     },
   );
 
+  it('when planner-integration/publication is described, then its PUTs and DELETE take the precondition headers and describe their 412', () => {
+    const operations = Object.entries(documents.get('2026-03')!.paths)
+      .filter(([path]) => path.startsWith('/planner-integration/publication'))
+      .flatMap(([path, byMethod]) =>
+        Object.entries(byMethod).map(([method, operation]) => ({ where: `${method} ${path}`, operation })),
+      );
+    expect(operations.map(({ where }) => where).sort()).toEqual([
+      'delete /planner-integration/publication/{documentId}',
+      'put /planner-integration/publication',
+      'put /planner-integration/publication/{documentId}',
+    ]);
+    for (const { where, operation } of operations) {
+      const headers = ((operation.parameters ?? []) as { name: string; in: string }[])
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name);
+      expect({ where, headers }).toEqual({
+        where,
+        headers: ['If-Match', 'If-None-Match', 'If-Unmodified-Since'],
+      });
+      expect({ where, described: (operation.responses as Schema)['412'] !== undefined }).toEqual({
+        where,
+        described: true,
+      });
+    }
+  });
+
   it('when an upload is sent under a Content-Type, then the app takes it (201) exactly when a media range its request body describes covers that type, and refuses it otherwise', () => {
     const upload = documents.get('2026-03')!.paths['/mediaLibrary/uploads']!.post!.requestBody as {
       content: Record<string, unknown>;

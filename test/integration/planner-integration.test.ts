@@ -464,6 +464,138 @@ describe('planner-integration (the planning tool follows publication state)', ()
       );
     });
 
+    /** The tool's record of a followed publication as stored, or undefined when it is not followed. */
+    const followedRecord = async (documentId: number) =>
+      (
+        await app.ctx.pool.query<{ record: unknown }>(
+          'SELECT record FROM planner_publications WHERE document_id = $1',
+          [documentId],
+        )
+      ).rows[0]?.record;
+
+    const NO_ENTITY_TAG =
+      'If-Match cannot hold: a followed publication has no entity tag to match. Send If-Unmodified-Since ' +
+      'instead, or If-None-Match: * to write only one that does not exist yet';
+
+    it('when If-Match names an entity tag (say the last answer’s), then 412 and the record is kept; `*` holds once followed', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      const path = `planner-integration/publication/${doc.id}`;
+      // Not followed yet: any If-Match, `*` too, asks to change only what exists (RFC 9110 §13.1.1).
+      for (const ifMatch of ['*', '"1"']) {
+        const response = await tool.put(path, { id: 'p0' }, { 'if-match': ifMatch });
+        expect(response.body).toEqual({
+          status: 412,
+          error: 'Precondition Failed',
+          error_details: {
+            name: 'PreconditionFailed',
+            message:
+              `If-Match cannot hold: the publication of document ${doc.id} is not followed (it asks to ` +
+              'change only what exists)',
+          },
+        });
+      }
+      expect(await followedRecord(doc.id)).toBeUndefined();
+
+      const first = await tool.put(path, { id: 'p1' });
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      for (const ifMatch of [etag, '"1"', `"x", ${etag}`]) {
+        for (const stale of [
+          await tool.put(path, { id: 'p2' }, { 'if-match': ifMatch }),
+          await tool.put(
+            'planner-integration/publication',
+            { documentId: doc.id, id: 'p2' },
+            { 'if-match': ifMatch },
+          ),
+          await tool.delete(path, { 'if-match': ifMatch }),
+        ]) {
+          expect(stale.body).toEqual({
+            status: 412,
+            error: 'Precondition Failed',
+            error_details: { name: 'PreconditionFailed', message: NO_ENTITY_TAG },
+          });
+        }
+      }
+      expect(await followedRecord(doc.id)).toEqual({ id: 'p1' });
+
+      const any = await tool.put(path, { id: 'p3' }, { 'if-match': '*' });
+      expect([any.status, any.body.publication]).toEqual([200, { id: 'p3' }]);
+      expect((await tool.delete(path, { 'if-match': '*' })).status).toBe(204);
+      expect(await followedRecord(doc.id)).toBeUndefined();
+      // Preconditions are judged on a target that exists (RFC 9110 §13.2.1): an unknown document stays a 404.
+      const missing = await tool.put('planner-integration/publication/987654321', {}, { 'if-match': '"1"' });
+      expect(missing.status).toBe(404);
+      expect((await tool.delete(path, { 'if-match': '"1"' })).status).toBe(404);
+    });
+
+    it('when If-None-Match is `*` (start following only), then the first PUT follows and the next is 412, the record kept', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      const path = `planner-integration/publication/${doc.id}`;
+      const created = await tool.put(path, { id: 'first' }, { 'if-none-match': '*' });
+      expect([created.status, created.body.publication]).toEqual([200, { id: 'first' }]);
+      for (const ifNoneMatch of ['*', '"a", *']) {
+        for (const again of [
+          await tool.put(path, { id: 'second' }, { 'if-none-match': ifNoneMatch }),
+          await tool.put(
+            'planner-integration/publication',
+            { documentId: doc.id, id: 'second' },
+            { 'if-none-match': ifNoneMatch },
+          ),
+        ]) {
+          expect(again.body).toEqual({
+            status: 412,
+            error: 'Precondition Failed',
+            error_details: {
+              name: 'PreconditionFailed',
+              message:
+                'If-None-Match: * cannot hold: the followed publication exists (it asks to change only what does not)',
+            },
+          });
+        }
+      }
+      expect(await followedRecord(doc.id)).toEqual({ id: 'first' });
+      // A list of tags holds: there is no entity tag for it to name.
+      const tagged = await tool.put(path, { id: 'third' }, { 'if-none-match': 'W/"x"' });
+      expect([tagged.status, tagged.body.publication]).toEqual([200, { id: 'third' }]);
+    });
+
+    it('when If-Unmodified-Since is before the record was last written, then 412 and it is kept; from then on it holds', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      const path = `planner-integration/publication/${doc.id}`;
+      await tool.put(path, { id: 'kept' });
+      const writtenAt = '2026-01-15T12:00:05.731Z';
+      await app.ctx.pool.query('UPDATE planner_publications SET updated_at = $2 WHERE document_id = $1', [
+        doc.id,
+        writtenAt,
+      ]);
+      const before = 'Thu, 15 Jan 2026 12:00:04 GMT';
+      for (const refused of [
+        await tool.put(path, { id: 'no' }, { 'if-unmodified-since': before }),
+        await tool.delete(path, { 'if-unmodified-since': before }),
+      ]) {
+        expect(refused.body).toEqual({
+          status: 412,
+          error: 'Precondition Failed',
+          error_details: {
+            name: 'PreconditionFailed',
+            message:
+              `The followed publication was changed after If-Unmodified-Since (${before}): its updatedAt is ` +
+              `${writtenAt}. Read it again (POST planner-integration/statuses)`,
+            updatedAt: writtenAt,
+          },
+        });
+      }
+      expect(await followedRecord(doc.id)).toEqual({ id: 'kept' });
+      // Ignored when it is no HTTP-date; at the second it was written, it holds.
+      expect((await tool.put(path, { id: 'yes' }, { 'if-unmodified-since': 'yesterday' })).status).toBe(200);
+      await app.ctx.pool.query('UPDATE planner_publications SET updated_at = $2 WHERE document_id = $1', [
+        doc.id,
+        writtenAt,
+      ]);
+      const held = await tool.delete(path, { 'if-unmodified-since': 'Thu, 15 Jan 2026 12:00:05 GMT' });
+      expect(held.status).toBe(204);
+    });
+
     it('when the integration is off, then 400 ConfigurationError and nothing is stored', async () => {
       const off = await createTestProject(app.ctx);
       const doc = await createDraftDocument(app.ctx, off);

@@ -12,6 +12,19 @@ export function plannerPublicationQueries(db: Queryable) {
       );
     },
 
+    /**
+     * When the tool's record of the document's publication was last written, its row locked for the write
+     * that judges preconditions on it; undefined when the tool does not follow it.
+     */
+    async findForUpdate(projectId: number, documentId: number): Promise<{ updatedAt: Date } | undefined> {
+      const result = await db.query<{ updatedAt: Date }>(
+        `SELECT updated_at AS "updatedAt" FROM planner_publications
+         WHERE project_id = $1 AND document_id = $2 FOR UPDATE`,
+        [projectId, documentId],
+      );
+      return result.rows[0];
+    },
+
     /** Stops following it; false when the tool did not follow it. */
     async delete(projectId: number, documentId: number): Promise<boolean> {
       const result = await db.query(

@@ -458,6 +458,40 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
     name: 'Conflict',
     message: "Document 42 is linked to planner element 'story-1'",
   });
+  /** The preconditions PUT and DELETE publication judge on the tool's record (src/domain/write-preconditions.ts). */
+  const publicationPreconditions = [
+    {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        'a followed publication has no entity tag (its answers carry weak ones): a list of tags is a 412; `*` ' +
+        'holds only once it is followed (a PUT that would start following is a 412)',
+      schema: { type: 'string' },
+    },
+    {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: '`*`: start following only; a 412 when it is followed already',
+      schema: { type: 'string' },
+    },
+    {
+      name: 'If-Unmodified-Since',
+      in: 'header',
+      required: false,
+      description:
+        'an HTTP-date (read only without If-Match): a 412 when the record was written after it, at the second',
+      schema: { type: 'string' },
+    },
+  ];
+  const publicationPreconditionFailed = errorAnswerOf(412, {
+    name: 'PreconditionFailed',
+    message:
+      'If-None-Match: * cannot hold: the followed publication exists (it asks to change only what does not)',
+  });
+  const preconditionsText =
+    ' If-Match, If-None-Match and If-Unmodified-Since are judged on the record (412, nothing written).';
   /** planner-integration/* in every version; legacy-planner-integration/*, the same, in v1..2025-03 only. */
   const integrationPaths = (segment: string, only: string) => ({
     [`/${segment}/oauth/token`]: {
@@ -522,25 +556,41 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         summary:
           `${only}Follow the publication of the document named by documentId: the body is the tool's record of ` +
           'the publication, stored as sent (a later PUT replaces it; id and status, when sent, are its own id and ' +
-          'status words). Answers the publication state, which statuses reports from then on with the record',
+          'status words). Answers the publication state, which statuses reports from then on with the record.' +
+          preconditionsText,
         security: planner,
+        parameters: publicationPreconditions,
         requestBody: body(fromZod(followBody, 'PlannerPublication', components)),
-        responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
+        responses: {
+          200: json(publicationState),
+          ...errors(400, 401, 403, 404, 413, 415),
+          412: publicationPreconditionFailed,
+        },
       },
     },
     [`/${segment}/publication/{documentId}`]: {
       put: {
         summary: `${only}The same for the document of the path (a documentId in the body must be it)`,
         security: planner,
-        parameters: params({ path: publicationDocumentParams }),
+        parameters: [...params({ path: publicationDocumentParams }), ...publicationPreconditions],
         requestBody: body(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
-        responses: { 200: json(publicationState), ...errors(400, 401, 403, 404, 413, 415) },
+        responses: {
+          200: json(publicationState),
+          ...errors(400, 401, 403, 404, 413, 415),
+          412: publicationPreconditionFailed,
+        },
       },
       delete: {
-        summary: `${only}Stop following the document's publication (its record goes; the document is untouched)`,
+        summary:
+          `${only}Stop following the document's publication (its record goes; the document is untouched).` +
+          preconditionsText,
         security: planner,
-        parameters: params({ path: publicationDocumentParams }),
-        responses: { 204: { description: 'No longer followed' }, ...errors(400, 401, 403, 404) },
+        parameters: [...params({ path: publicationDocumentParams }), ...publicationPreconditions],
+        responses: {
+          204: { description: 'No longer followed' },
+          ...errors(400, 401, 403, 404),
+          412: publicationPreconditionFailed,
+        },
       },
     },
   });

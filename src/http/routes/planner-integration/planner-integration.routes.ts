@@ -1,6 +1,7 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
 import { AppError } from '../../../domain/errors';
 import { parseOrThrow } from '../../../domain/validation';
+import { preconditionHeaders, writePreconditionsOf } from '../../conditional-get';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody, sentContentType } from '../../middleware/json-body';
@@ -41,10 +42,19 @@ const basicChallenge: ErrorRequestHandler = (error, _req, res, next) => {
   next(error);
 };
 
+/** What PUT publication writes: the tool's record as sent, under the request's preconditions. */
+const followInput = (req: Request, documentId: number) => ({
+  projectId: req.auth.projectId,
+  documentId,
+  record: req.body as unknown,
+  ...writePreconditionsOf(preconditionHeaders(req)),
+});
+
 /**
  * The planning tool's publication-state integration (api-spec §4.19): it logs in with client credentials for
  * a short-lived token (oauth/token), then follows documents' publication state: statuses reads them,
- * PUT publication follows one (keeping the tool's record of it), DELETE stops following. Shapes: OpenAPI.
+ * PUT publication follows one (keeping the tool's record of it), DELETE stops following; both under the
+ * request's If-Match, If-None-Match and If-Unmodified-Since. Shapes: OpenAPI.
  */
 export function plannerIntegrationRoutes(
   router: Router,
@@ -96,9 +106,7 @@ export function plannerIntegrationRoutes(
       async (req, res) => {
         parseQueryOrThrow(noQueryParams, req.query);
         const { documentId } = parseOrThrow(followBody, req.body);
-        res.json(
-          await commands.followPublication({ projectId: req.auth.projectId, documentId, record: req.body }),
-        );
+        res.json(await commands.followPublication(followInput(req, documentId)));
       },
     );
 
@@ -117,9 +125,7 @@ export function plannerIntegrationRoutes(
             documentId: `must be the document of the path (${documentId}) when given`,
           });
         }
-        res.json(
-          await commands.followPublication({ projectId: req.auth.projectId, documentId, record: req.body }),
-        );
+        res.json(await commands.followPublication(followInput(req, documentId)));
       },
     );
 
@@ -131,7 +137,11 @@ export function plannerIntegrationRoutes(
       async (req, res) => {
         const { documentId } = parseOrThrow(publicationDocumentParams, req.params);
         parseQueryOrThrow(noQueryParams, req.query);
-        await commands.unfollowPublication(req.auth.projectId, documentId);
+        await commands.unfollowPublication(
+          req.auth.projectId,
+          documentId,
+          writePreconditionsOf(preconditionHeaders(req)),
+        );
         res.status(204).end();
       },
     );
