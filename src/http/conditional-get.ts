@@ -74,6 +74,26 @@ export function untaggedMatchHolds(ifMatch: string): boolean {
   return entityTags(ifMatch).includes('*');
 }
 
+/**
+ * If-Match on a GET or HEAD that would be answered 2xx (RFC 9110 §13.1.1; §13.2.1 has any other answer ignore
+ * it): why it does not hold on the answer's ETag, for the 412, or undefined when it holds. A JSON answer's tag
+ * is weak, and so only `*` holds: If-Match compares strongly, so that a client never changes or reads as current
+ * a representation that is only equivalent to its copy.
+ */
+export function ifMatchFailureOnRead(ifMatch: string, etag: string | undefined): string | undefined {
+  if (etag === undefined) {
+    return untaggedMatchHolds(ifMatch) ? undefined : 'If-Match cannot hold: the answer has no entity tag';
+  }
+  if (matchHolds(ifMatch, etag)) return undefined;
+  if (etag.startsWith('W/')) {
+    return (
+      "If-Match cannot hold: the API's answers carry weak entity tags, which If-Match's strong comparison " +
+      'never matches (RFC 9110 §13.1.1). To revalidate a copy, send its ETag in If-None-Match'
+    );
+  }
+  return `If-Match does not name the answer's entity tag ${etag}: it is not the version the client has`;
+}
+
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const MONTH = `(?<month>${MONTHS.join('|')})`;
 const TIME = '(?<hour>\\d{2}):(?<minute>\\d{2}):(?<second>\\d{2})';

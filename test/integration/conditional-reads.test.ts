@@ -100,6 +100,65 @@ describe('conditional reads as fetch sends them (If-None-Match with Cache-Contro
     );
   });
 
+  /** What a read with an If-Match that names tags answers: its answers' entity tags are weak. */
+  const weakTagsOnly = {
+    status: 412,
+    error: 'Precondition Failed',
+    error_details: {
+      name: 'PreconditionFailed',
+      message:
+        "If-Match cannot hold: the API's answers carry weak entity tags, which If-Match's strong comparison " +
+        'never matches (RFC 9110 §13.1.1). To revalidate a copy, send its ETag in If-None-Match',
+    },
+  };
+
+  describe.each([
+    ['the search answer cache on', () => app],
+    ['SEARCH_CACHE=off', () => uncached],
+  ])('If-Match on reads (RFC 9110 §13.1.1), with %s', (_name, server) => {
+    it.each(reads)(
+      'when %s is read with If-Match naming tags (its own ETag too), then 412 in the envelope; `*` holds',
+      async (read) => {
+        const api = apiClient(server().url, token);
+        const path = pathOf(read);
+        const first = await api.get(path);
+        expect(first.status).toBe(200);
+        const etag = first.headers.get('etag')!;
+        for (const ifMatch of [etag, etag.slice(2), '"x"', `"x", ${etag}`]) {
+          const response = await api.get(path, { 'if-match': ifMatch });
+          expect({ path, ifMatch, body: response.body }).toEqual({ path, ifMatch, body: weakTagsOnly });
+        }
+        // If-Match is judged before If-None-Match (RFC 9110 §13.2.2): a failing one is a 412, not a 304.
+        const both = await api.get(path, { 'if-match': '"x"', 'if-none-match': etag });
+        expect(both.status).toBe(412);
+        const any = await api.get(path, { 'if-match': '*' });
+        expect([any.status, any.body]).toEqual([200, first.body]);
+        expect((await api.get(path, { 'if-match': '*', 'if-none-match': etag })).status).toBe(304);
+        const head = await fetch(`${server().url}/api/2026-03/${path}`, {
+          method: 'HEAD',
+          headers: { authorization: `Bearer ${token}`, 'if-match': etag },
+        });
+        expect(head.status).toBe(412);
+      },
+    );
+  });
+
+  it('when a read with If-Match would not be a 2xx (no token, unknown document), then that answer (RFC 9110 §13.2.1)', async () => {
+    const api = apiClient(app.url, token);
+    expect((await apiClient(app.url).get('documents/latestPublications', { 'if-match': '"x"' })).status).toBe(
+      401,
+    );
+    const missing = await api.get('documents/999999999/latestPublication', { 'if-match': '"x"' });
+    expect(missing.body).toEqual({
+      status: 404,
+      error: 'Not Found',
+      error_details: expect.objectContaining({ name: 'NotFound' }) as unknown,
+    });
+    // Not a read of the API's data, but an answer with an ETag all the same: the same rule.
+    expect((await api.get('health', { 'if-match': '"x"' })).body).toEqual(weakTagsOnly);
+    expect((await api.get('health', { 'if-match': '*' })).status).toBe(200);
+  });
+
   it('when the answer changed since, then the old ETag with no-cache gets 200 and the new answer', async () => {
     const api = apiClient(app.url, token);
     const path = `document-lists/${listId}`;

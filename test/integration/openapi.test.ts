@@ -697,6 +697,27 @@ describe('the OpenAPI description of each API version', () => {
     },
   );
 
+  it.each(ALL_VERSION_LABELS)(
+    'when %s describes a GET or HEAD with a 2xx answer, then it describes If-Match and the 412 a failing one gets',
+    (label) => {
+      const missing = Object.entries(documents.get(label)!.paths).flatMap(([path, operations]) =>
+        Object.entries(operations)
+          .filter(([method]) => method === 'get' || method === 'head')
+          .filter(([, operation]) =>
+            Object.keys(operation.responses as Schema).some((status) => status.startsWith('2')),
+          )
+          .flatMap(([method, operation]) => {
+            const parameters = (operation.parameters ?? []) as { name: string; in: string }[];
+            const described =
+              (operation.responses as Schema)['412'] !== undefined &&
+              parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'If-Match');
+            return described ? [] : [`${method.toUpperCase()} ${path}`];
+          }),
+      );
+      expect(missing).toEqual([]);
+    },
+  );
+
   it('when planner-integration/publication is described, then its PUTs and DELETE take the precondition headers and describe their 412', () => {
     const operations = Object.entries(documents.get('2026-03')!.paths)
       .filter(([path]) => path.startsWith('/planner-integration/publication'))

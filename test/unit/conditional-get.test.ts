@@ -2,6 +2,7 @@ import {
   clientCopyCurrent,
   decideRange,
   evaluatePreconditions,
+  ifMatchFailureOnRead,
   ifRangeAllows,
   matchHolds,
   untaggedMatchHolds,
@@ -185,6 +186,30 @@ describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
     );
     expect(evaluatePreconditions({ ifNoneMatch: '"abc"', ifModifiedSince: before }, current)).toBe(
       'not-modified',
+    );
+  });
+});
+
+describe('ifMatchFailureOnRead (If-Match on a GET or HEAD answered 2xx)', () => {
+  const weak = 'W/"1c-abc"';
+  it('when If-Match is `*` (alone or listed), then it holds on any answer, with an entity tag or without', () => {
+    for (const etag of [weak, '"strong"', undefined]) {
+      expect(ifMatchFailureOnRead('*', etag)).toBeUndefined();
+      expect(ifMatchFailureOnRead('"x", *', etag)).toBeUndefined();
+    }
+  });
+  it("when it names tags and the answer's is weak, then it fails (strong comparison), its own tag included", () => {
+    for (const ifMatch of [weak, '"1c-abc"', '"x"', `"x", ${weak}`, 'garbage']) {
+      expect(ifMatchFailureOnRead(ifMatch, weak)).toMatch(
+        /^If-Match cannot hold: the API's answers carry weak/,
+      );
+    }
+  });
+  it('when the answer has no entity tag, then a tag list fails; a strong tag holds only when named', () => {
+    expect(ifMatchFailureOnRead('"x"', undefined)).toBe('If-Match cannot hold: the answer has no entity tag');
+    expect(ifMatchFailureOnRead('"a", "strong"', '"strong"')).toBeUndefined();
+    expect(ifMatchFailureOnRead('"other"', '"strong"')).toBe(
+      'If-Match does not name the answer\'s entity tag "strong": it is not the version the client has',
     );
   });
 });

@@ -170,12 +170,44 @@ const NOT_MODIFIED = {
   headers: ETAG_HEADER,
 };
 
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    "strong comparison (RFC 9110 §13.1.1): a JSON answer's ETag is weak, so only `*` holds and a list of tags " +
+    'is a 412 (judged only where the answer would be 2xx, before If-None-Match)',
+  schema: { type: 'string' },
+};
+
+const READ_PRECONDITION_FAILED = {
+  description:
+    'Precondition Failed: If-Match does not hold on the answer (any list of tags, the weak ETag of a JSON ' +
+    "answer included); the envelope with name 'PreconditionFailed'",
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      example: {
+        status: 412,
+        error: 'Precondition Failed',
+        error_details: {
+          name: 'PreconditionFailed',
+          message:
+            "If-Match cannot hold: the API's answers carry weak entity tags, which If-Match's strong comparison " +
+            'never matches (RFC 9110 §13.1.1). To revalidate a copy, send its ETag in If-None-Match',
+        },
+      },
+    },
+  },
+};
+
 /**
  * What every GET (and so its HEAD) shares: its 2xx answer carries an ETag, and a request whose If-None-Match
  * names it is answered 304 with no body (res.send, sendJsonItems and sendJsonInSlices through the app's
- * req.fresh, src/http/freshness.ts; serve-image by the same clientCopyCurrent). Added to every such operation,
- * so a GET added later is described without anyone remembering to; an operation that describes its own 304
- * (serve-image, with If-Modified-Since) keeps it.
+ * req.fresh, src/http/freshness.ts; serve-image by the same clientCopyCurrent); an If-Match that does not hold
+ * on it is a 412, judged at the same place. Added to every such operation, so a GET added later is described
+ * without anyone remembering to; an operation that describes its own 304 or 412 (serve-image, with
+ * If-Modified-Since and If-Unmodified-Since) keeps them.
  */
 export function withConditionalReads(document: Schema): Schema {
   const paths = document.paths as Record<string, Record<string, Schema>>;
@@ -191,10 +223,15 @@ export function withConditionalReads(document: Schema): Schema {
         }
       }
       responses['304'] ??= NOT_MODIFIED;
+      responses['412'] ??= READ_PRECONDITION_FAILED;
       const parameters = (operation.parameters ?? []) as Schema[];
-      if (!parameters.some((parameter) => parameter.in === 'header' && parameter.name === 'If-None-Match')) {
-        operation.parameters = [...parameters, IF_NONE_MATCH];
-      }
+      const hasHeader = (name: string) =>
+        parameters.some((parameter) => parameter.in === 'header' && parameter.name === name);
+      operation.parameters = [
+        ...parameters,
+        ...(hasHeader('If-None-Match') ? [] : [IF_NONE_MATCH]),
+        ...(hasHeader('If-Match') ? [] : [IF_MATCH]),
+      ];
       operation.responses = responses;
     }
   }
