@@ -8,6 +8,7 @@ import { mediaUploadQueries } from '../db/queries/media-uploads';
 import type { ApiVersion } from '../domain/api-versions';
 import {
   assetKeys,
+  isImageType,
   mediaReferences,
   newObjectKey,
   safeFilename,
@@ -26,6 +27,7 @@ import type { PublicAddressPolicy } from '../domain/public-addresses';
 import { RequestAbandonedError, type DecodeBudget } from '../media/decode-budget';
 import { probeImage } from '../media/probe';
 import { withStagingDir } from '../media/staging';
+import { probeVideo } from '../media/video-probe';
 import { StoreUnavailableError, type ObjectStore } from '../storage/object-store';
 import { uploadsExpiredBefore } from './upload-media';
 
@@ -115,7 +117,8 @@ interface PlacedAsset {
 /**
  * POST import/mediaLibrary (supplement §9): each entry on its own, results in request order. An entry's bytes
  * come from a URL the server downloads or from an upload (POST mediaLibrary/uploads); they are probed (an
- * image's format, width and height are read from the bytes), written to the object store, and only then is
+ * image's format, width and height are read from the bytes, a video's duration, width and height from its
+ * container's header), written to the object store, and only then is
  * the entry written, with its metadata's references, in one transaction. When that fails the object is
  * deleted again: nothing is left half-stored. An entry with `externalId` and `systemName` that exists is
  * updated (its previous object deleted after the commit); one with a taken `id` is a 409 UniqueIdViolation.
@@ -330,7 +333,11 @@ async function placeAsset(
         [`${where}.uploadId`]: 'names no upload of this project (unknown, expired or already imported)',
       });
     }
-    if (mediaType === 'image' && (upload.width === null || upload.height === null)) {
+    // A video's upload has a width and a height too (from its header): its type says it is no image.
+    if (
+      mediaType === 'image' &&
+      (upload.width === null || upload.height === null || !isImageType(upload.mimeType))
+    ) {
       throw invalidEntry({
         [`${where}.uploadId`]: `names an upload of ${upload.mimeType}, which is not an image`,
       });
@@ -344,6 +351,7 @@ async function placeAsset(
         size: upload.size,
         ...(upload.width === null ? {} : { width: upload.width }),
         ...(upload.height === null ? {} : { height: upload.height }),
+        ...(upload.duration === null ? {} : { duration: upload.duration }),
       },
       uploadId: upload.id,
       putByUs: false,
@@ -380,7 +388,9 @@ async function placeAsset(
         filename,
         mimeType: facts.mimeType,
         size: downloaded.size,
-        ...(facts.width === undefined ? {} : { width: facts.width, height: facts.height }),
+        ...(facts.width === undefined ? {} : { width: facts.width }),
+        ...(facts.height === undefined ? {} : { height: facts.height }),
+        ...(facts.duration === undefined ? {} : { duration: facts.duration }),
       },
       putByUs: true,
     };
@@ -397,7 +407,8 @@ function decodeURIComponentSafe(value: string): string {
 
 /**
  * What staged bytes are: for an image entry, what sharp reads from them (or why they are refused); for a
- * video or a file, the type the source declared (`application/octet-stream` when it declared none).
+ * video or a file, the type the source declared (`application/octet-stream` when it declared none), and the
+ * duration and frame size its header gives when it is a video (or a sound) in MP4/MOV or Matroska/WebM.
  */
 export async function describeBytes(
   path: string,
@@ -405,7 +416,7 @@ export async function describeBytes(
   declaredType: string | undefined,
   imageCheck: { maxPixels: number; budget: DecodeBudget; signal?: AbortSignal | undefined },
 ): Promise<
-  | { ok: true; mimeType: string; extension: string; width?: number; height?: number }
+  | { ok: true; mimeType: string; extension: string; width?: number; height?: number; duration?: number }
   | { ok: false; reason: string }
 > {
   if (mediaType === 'image') {
@@ -417,5 +428,6 @@ export async function describeBytes(
     .split('/')[1]!
     .replace(/[^a-z0-9]/g, '')
     .slice(0, 10);
-  return { ok: true, mimeType, extension: subtype === '' ? 'bin' : subtype };
+  const video = await probeVideo(path);
+  return { ok: true, mimeType, extension: subtype === '' ? 'bin' : subtype, ...video };
 }

@@ -5,11 +5,13 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { Pool } from '../db/pool';
 import { mediaUploadQueries } from '../db/queries/media-uploads';
 import { AppError } from '../domain/errors';
+import type { VideoFacts } from '../domain/video-header';
 import { newObjectKey, safeFilename, storedFileType, uploadTypeProblem } from '../domain/media';
 import type { Logger } from '../logger';
 import type { DecodeBudget } from '../media/decode-budget';
 import { probeImage } from '../media/probe';
 import { stageStream, TooLargeError, withStagingDir } from '../media/staging';
+import { probeVideo } from '../media/video-probe';
 import type { ObjectStore } from '../storage/object-store';
 
 /** How long an upload waits for the import that names it before it is swept with its object. */
@@ -52,6 +54,8 @@ export interface MediaUpload {
   size: number;
   width?: number;
   height?: number;
+  /** Seconds, from a video's header. */
+  duration?: number;
   expiresAt: string;
 }
 
@@ -66,7 +70,8 @@ const tooLarge = (maxBytes: number) =>
 
 /**
  * POST mediaLibrary/uploads: the raw body staged on disk (bounded: 413 past the limit), probed (an image's
- * format and dimensions come from its bytes; a body sent as `image/*` that is no readable image is a 400),
+ * format and dimensions come from its bytes; a body sent as `image/*` that is no readable image is a 400; a
+ * video's duration and frame size from its container's header),
  * written to the object store, and recorded as an upload that POST import/mediaLibrary can name with
  * `asset: {uploadId}`. The row is written only once the object is durable, and the object deleted again if the
  * row cannot be written. Unclaimed uploads older than a day are swept here, with their objects.
@@ -119,6 +124,10 @@ export async function uploadMedia(
     if (!probed.ok && declared.startsWith('image/')) {
       throw AppError.validation({ body: `${probed.reason} (sent as ${declared})` });
     }
+    // Bytes that are no image may be a video (or a sound): its header gives its duration and frame size.
+    const facts: VideoFacts = probed.ok
+      ? { width: probed.facts.width, height: probed.facts.height }
+      : ((await probeVideo(path)) ?? {});
     const mimeType = probed.ok ? probed.facts.mimeType : storedFileType(declared);
     const extension = probed.ok
       ? probed.facts.extension
@@ -137,15 +146,18 @@ export async function uploadMedia(
         filename,
         mimeType,
         size,
-        width: probed.ok ? probed.facts.width : null,
-        height: probed.ok ? probed.facts.height : null,
+        width: facts.width ?? null,
+        height: facts.height ?? null,
+        duration: facts.duration ?? null,
       });
       return {
         uploadId,
         filename,
         mimeType,
         size,
-        ...(probed.ok ? { width: probed.facts.width, height: probed.facts.height } : {}),
+        ...(facts.width === undefined ? {} : { width: facts.width }),
+        ...(facts.height === undefined ? {} : { height: facts.height }),
+        ...(facts.duration === undefined ? {} : { duration: facts.duration }),
         expiresAt: new Date(row.createdAt.getTime() + UPLOAD_TTL_MS).toISOString(),
       };
     } catch (error) {

@@ -22,6 +22,8 @@ export interface StoredAsset {
   size: number;
   width?: number;
   height?: number;
+  /** A video's (or a sound's) duration in seconds, from its container's header. */
+  duration?: number;
 }
 
 export interface Translation {
@@ -121,6 +123,7 @@ function toApiAsset(asset: StoredAsset, baseUrl: string, versionLabel: string): 
     size: asset.size,
     ...(asset.width === undefined ? {} : { width: asset.width }),
     ...(asset.height === undefined ? {} : { height: asset.height }),
+    ...(asset.duration === undefined ? {} : { duration: asset.duration }),
     url: `${baseUrl}${serveImagePath(versionLabel, asset.key)}`,
   };
 }
@@ -341,6 +344,14 @@ export const IMAGE_FORMATS: Readonly<Record<string, { mimeType: string; extensio
   avif: { mimeType: 'image/avif', extension: 'avif' },
   tiff: { mimeType: 'image/tiff', extension: 'tiff' },
 };
+
+/**
+ * Whether a stored type is one the image probe gives (IMAGE_FORMATS): bytes stored as any other type are no
+ * image, even with a width and a height (a video's, from its header).
+ */
+export function isImageType(mimeType: string): boolean {
+  return Object.values(IMAGE_FORMATS).some((format) => format.mimeType === mimeType);
+}
 
 /**
  * A file name safe to show and to end a key with: the last path segment, only [A-Za-z0-9._-], ≤ 100 chars.

@@ -30,7 +30,12 @@ export interface ImageServer {
  * the test shows the bytes decide), text, a truncated image, an empty file, a redirect chain and a redirect loop, a server
  * that never answers, one that sends more than it announced, and a 404.
  */
-export async function startImageServer(files: { png: Buffer; jpeg: Buffer }): Promise<ImageServer> {
+export async function startImageServer(files: {
+  png: Buffer;
+  jpeg: Buffer;
+  /** More files by path, each with the Content-Type it is sent with. */
+  others?: Record<string, { type: string; body: Buffer }>;
+}): Promise<ImageServer> {
   const hits = new Map<string, number>();
   const sockets = new Set<import('node:net').Socket>();
   const send = (res: ServerResponse, type: string, body: Buffer) => {
@@ -77,9 +82,12 @@ export async function startImageServer(files: { png: Buffer; jpeg: Buffer }): Pr
         res.end(Buffer.concat([files.png, Buffer.alloc(300 * 1024)]));
         return;
       }
-      default:
+      default: {
+        const other = files.others?.[url.pathname];
+        if (other) return send(res, other.type, other.body);
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('not found');
+      }
     }
   });
   server.on('connection', (socket) => {

@@ -5,15 +5,34 @@ import { createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { apiClient, envelope } from '../helpers/http';
 import { noisePng, solidJpeg, startImageServer, type ImageServer } from '../helpers/image-server';
 import { storeBackends, type StoreBackend } from '../helpers/object-stores';
+import { mp4, webm } from '../helpers/video-bytes';
 
 let png: Buffer;
 let jpeg: Buffer;
 let images: ImageServer;
+/** A camera's MP4 (moov after the media data): 7245 ticks of 1/600 s, 640 x 360. */
+const cameraMp4 = mp4({
+  moovAtEnd: true,
+  timescale: 600,
+  duration: 7245,
+  width: 640,
+  height: 360,
+  mdatBytes: 50_000,
+});
+/** A live recording's WebM (Segment and Cluster of unknown size): 3.5 s, 320 x 240. */
+const recordedWebm = webm({ unknownSizes: true, duration: 3500, width: 320, height: 240 });
 
 beforeAll(async () => {
   png = await noisePng(120, 80);
   jpeg = await solidJpeg(64, 48);
-  images = await startImageServer({ png, jpeg });
+  images = await startImageServer({
+    png,
+    jpeg,
+    others: {
+      '/clips/interview.mp4': { type: 'video/mp4', body: cameraMp4 },
+      '/clips/recording.webm': { type: 'video/webm', body: recordedWebm },
+    },
+  });
 });
 afterAll(() => images.close());
 
@@ -441,6 +460,70 @@ describe.each(storeBackends)(
       expect(response.body.results[0].record.asset.width).toBeUndefined();
     });
 
+    it('when an MP4 or a WebM is uploaded, then the upload and the imported entry show its duration, width and height', async () => {
+      for (const [bytes, type, facts] of [
+        [cameraMp4, 'video/mp4', { duration: 12.075, width: 640, height: 360 }],
+        [recordedWebm, 'video/webm', { duration: 3.5, width: 320, height: 240 }],
+      ] as const) {
+        const uploaded = await upload(bytes, type, '?filename=clip');
+        expect(uploaded.status).toBe(201);
+        const body = (await uploaded.json()) as Record<string, unknown>;
+        expect(body).toEqual({
+          uploadId: expect.any(String),
+          filename: 'clip',
+          mimeType: type,
+          size: bytes.length,
+          ...facts,
+          expiresAt: expect.any(String),
+        });
+        const imported = await api.post('import/mediaLibrary', {
+          mediaLibraryEntries: [{ mediaType: 'video', asset: { uploadId: body.uploadId } }],
+        });
+        expect(imported.body.results[0]).toMatchObject({ ok: true, record: { asset: facts } });
+        const read = await api.get(`mediaLibrary/${imported.body.results[0].id}`);
+        expect(read.status).toBe(200);
+        expect(read.body.asset).toEqual({
+          key: expect.any(String),
+          filename: 'clip',
+          mimeType: type,
+          size: bytes.length,
+          ...facts,
+          url: expect.any(String),
+        });
+      }
+      await expectNoOrphans();
+    });
+
+    it('when a video is imported from a URL, then its duration, width and height come from its header', async () => {
+      const response = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [
+          { id: 'interview', mediaType: 'video', asset: { url: `${images.url}/clips/interview.mp4` } },
+          { id: 'recording', mediaType: 'video', asset: { url: `${images.url}/clips/recording.webm` } },
+        ],
+      });
+      expect(response.body.results.map((result: { ok: boolean }) => result.ok)).toEqual([true, true]);
+      expect((await api.get('mediaLibrary/interview')).body.asset).toMatchObject({
+        mimeType: 'video/mp4',
+        duration: 12.075,
+        width: 640,
+        height: 360,
+      });
+      expect((await api.get('mediaLibrary/recording')).body.asset).toMatchObject({
+        mimeType: 'video/webm',
+        duration: 3.5,
+        width: 320,
+        height: 240,
+      });
+    });
+
+    it('when a video upload is cut before its header, then it is kept with no duration, width or height', async () => {
+      const cut = cameraMp4.subarray(0, cameraMp4.length - 20);
+      const uploaded = await upload(cut, 'video/mp4');
+      expect(uploaded.status).toBe(201);
+      const body = (await uploaded.json()) as Record<string, unknown>;
+      expect(Object.keys(body).sort()).toEqual(['expiresAt', 'filename', 'mimeType', 'size', 'uploadId']);
+    });
+
     it('when the URL answers an empty body, then the entry is a 400 keyed by asset.url, as an empty upload is, and nothing is kept', async () => {
       const before = await namedKeys();
       const response = await api.post('import/mediaLibrary', {
@@ -664,6 +747,19 @@ describe.each(storeBackends)(
       expect(imported.body.results[0].error_details).toEqual({
         name: 'ValidationError',
         'asset.uploadId': 'names an upload of application/pdf, which is not an image',
+      });
+    });
+
+    it('when a video upload (which has a width and a height) is named by an image entry, then that entry is a 400', async () => {
+      const uploaded = await upload(cameraMp4, 'video/mp4');
+      const { uploadId, width } = (await uploaded.json()) as { uploadId: string; width: number };
+      expect(width).toBe(640);
+      const imported = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [{ mediaType: 'image', asset: { uploadId } }],
+      });
+      expect(imported.body.results[0].error_details).toEqual({
+        name: 'ValidationError',
+        'asset.uploadId': 'names an upload of video/mp4, which is not an image',
       });
     });
 

@@ -9,18 +9,21 @@ export interface MediaUploadRow {
   size: number;
   width: number | null;
   height: number | null;
+  /** Seconds, read from a video's header. */
+  duration: number | null;
   createdAt: Date;
 }
 
-const COLUMNS = `id, key, filename, mime_type AS "mimeType", size, width, height, created_at AS "createdAt"`;
+const COLUMNS = `id, key, filename, mime_type AS "mimeType", size, width, height, duration,
+  created_at AS "createdAt"`;
 
 /** The one writer of `media_uploads`. */
 export function mediaUploadQueries(db: Queryable) {
   return {
     async insert(projectId: number, upload: Omit<MediaUploadRow, 'createdAt'>): Promise<MediaUploadRow> {
       const result = await db.query<MediaUploadRow>(
-        `INSERT INTO media_uploads (project_id, id, key, filename, mime_type, size, width, height)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+        `INSERT INTO media_uploads (project_id, id, key, filename, mime_type, size, width, height, duration)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
         [
           projectId,
           upload.id,
@@ -30,6 +33,7 @@ export function mediaUploadQueries(db: Queryable) {
           upload.size,
           upload.width,
           upload.height,
+          upload.duration,
         ],
       );
       return result.rows[0]!;

@@ -278,8 +278,19 @@ const assetAnswer = z
     filename: z.string(),
     mimeType: z.string().describe('read from the bytes'),
     size: z.number().int().min(0),
-    width: z.number().int().optional().describe('images whose dimensions were readable'),
+    width: z
+      .number()
+      .int()
+      .optional()
+      .describe("images whose dimensions were readable; videos' first video track, from the header"),
     height: z.number().int().optional(),
+    duration: z
+      .number()
+      .optional()
+      .describe(
+        'seconds (to the millisecond), read from the header of an MP4/MOV or Matroska/WebM video (or sound); ' +
+          'absent when it says none',
+      ),
     url: z.url().describe('the serve-image URL of the key'),
   })
   .meta({ id: 'MediaAsset' });
@@ -336,8 +347,16 @@ export const mediaUploadAnswer = z.strictObject({
   filename: z.string(),
   mimeType: z.string().describe('read from the bytes'),
   size: z.number().int().min(0),
-  width: z.number().int().optional().describe('a readable image only'),
+  width: z
+    .number()
+    .int()
+    .optional()
+    .describe("a readable image's, or a video's first video track's (MP4/MOV, Matroska/WebM header)"),
   height: z.number().int().optional(),
+  duration: z
+    .number()
+    .optional()
+    .describe("a video's (or sound's) seconds, from its MP4/MOV or Matroska/WebM header"),
   expiresAt: dateTime.describe('import/mediaLibrary must name it before then'),
 });
 

@@ -1033,7 +1033,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           summary:
             'Upload the bytes of an asset (the raw request body, with its Content-Type), for POST ' +
             "import/mediaLibrary to name as asset.uploadId within a day. An image's format, width and height " +
-            'are read from its bytes; a body sent as image/* that is not a readable image (or a truncated one) ' +
+            "are read from its bytes, a video's duration (seconds), width and height from its MP4/MOV or " +
+            'Matroska/WebM header; a body sent as image/* that is not a readable image (or a truncated one) ' +
             'is a 400, as is one of more than MEDIA_MAX_IMAGE_PIXELS pixels; one over MEDIA_UPLOAD_MAX_BYTES a 413',
           security: write,
           parameters: params({ query: uploadQuery }),
