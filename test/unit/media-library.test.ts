@@ -4,6 +4,7 @@ import {
   applyMediaPatches,
   assertMediaVersion,
   assetAsShownProblems,
+  isImageType,
   mediaReferences,
   newObjectKey,
   safeFilename,
@@ -356,6 +357,58 @@ describe('mediaListQuery', () => {
     expect(errorOf(() => parseOrThrow(mediaListQuery, {})).details).toMatchObject({
       ids: 'is required (or externalId with systemName)',
     });
+  });
+});
+
+describe('a video asset', () => {
+  const video = {
+    key: '7/2026/11/27/clip.mp4',
+    filename: 'clip.mp4',
+    mimeType: 'video/mp4',
+    size: 5000,
+    width: 640,
+    height: 360,
+    duration: 12.075,
+  };
+
+  it('when an entry has a video asset, then the API shows its duration, width and height', () => {
+    const entry = toApiEntry(
+      {
+        id: 'clip',
+        mediaType: 'video',
+        systemName: null,
+        externalId: null,
+        metadata: {},
+        asset: video,
+        translations: [],
+        version: 1,
+        revoked: false,
+        revokeNote: null,
+        invalid: false,
+        createdAt: new Date(0),
+        updatedAt: new Date(0),
+      },
+      'https://cms.example',
+      '2026-03',
+    );
+    expect(entry.asset).toEqual({
+      ...video,
+      url: `https://cms.example${serveImagePath('2026-03', video.key)}`,
+    });
+  });
+
+  it("when a translation's video comes back with its duration, then it is the same asset; another duration is named", () => {
+    expect(assetAsShownProblems('de', { ...video }, video)).toEqual({});
+    expect(Object.keys(assetAsShownProblems('de', { ...video, duration: 12 }, video))).toEqual([
+      'asset.duration',
+    ]);
+  });
+
+  it('when a type is one the image probe gives, then it is an image; a video with a width and a height is not', () => {
+    expect(isImageType('image/png')).toBe(true);
+    expect(isImageType('image/avif')).toBe(true);
+    expect(isImageType('video/mp4')).toBe(false);
+    expect(isImageType('application/octet-stream')).toBe(false);
   });
 });
 
