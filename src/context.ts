@@ -91,15 +91,24 @@ export async function createContext(
     queryTimeoutMs: config.database.queryTimeoutMs,
     statementTimeoutMs: config.database.statementTimeoutMs,
   });
+  // The process's first connection, opened by this pool under its bounds: where a wrong or unreachable
+  // DATABASE_URL shows, as migrate shows it. pg-boss opened it, and its start asks twice (its first query, a
+  // version probe, swallows the failure), so a Postgres that never answers was named after twice the connect
+  // timeout (pg-boss's own 10 s each, before startBoss took the pool's bounds).
+  await pool.query('SELECT 1').catch(async (error: unknown) => {
+    await pool.end().catch(() => undefined);
+    throw databaseStartError(config.database.url, error);
+  });
   // pg-boss's own pool (job fetches and completions, its maintenance, and its schema migrations at start) is
-  // not bounded: a migration of a large job table must not be cut, nor a maintenance pass that would then be
-  // cut again every time. The jobs the app sends go through this pool, in the sender's transaction.
-  // pg-boss opens the process's first connection: where a wrong or unreachable DATABASE_URL shows.
-  const boss = await startBoss(config.database.url, { supervise: options.supervise ?? false }).catch(
-    (error: unknown) => {
-      throw databaseStartError(config.database.url, error);
-    },
-  );
+  // not bounded by query timeouts: a migration of a large job table must not be cut, nor a maintenance pass
+  // that would then be cut again every time; its connections open under this pool's bounds. The jobs the app
+  // sends go through this pool, in the sender's transaction.
+  const boss = await startBoss(config.database.url, {
+    supervise: options.supervise ?? false,
+    timeouts: config.database,
+  }).catch((error: unknown) => {
+    throw databaseStartError(config.database.url, error);
+  });
   const search = createSearchClient(config.elasticsearch.urls);
   const index = publicationsIndex(config.elasticsearch.indexPrefix, {
     replicas: config.elasticsearch.replicas,

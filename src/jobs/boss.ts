@@ -1,5 +1,6 @@
-import { PgBoss } from 'pg-boss';
-import type { Queryable } from '../db/pool';
+import pg from 'pg';
+import { PgBoss, type ConstructorOptions } from 'pg-boss';
+import { DEFAULT_POOL_TIMEOUTS, type PoolTimeouts, type Queryable } from '../db/pool';
 import { QUEUES, type QueueKey, type QueueOptions, type QueuePayload } from './queues';
 
 export type Boss = PgBoss;
@@ -15,12 +16,38 @@ const SUPERVISE_INTERVAL_SECONDS = 2;
 /**
  * The pg-boss instance on the app's own database. `start()` creates its schema; every queue is created with
  * its options, or brought up to them when an older release created it with others.
+ *
+ * Its connections open under the app pool's bounds (`timeouts`: DATABASE_CONNECT_TIMEOUT_MS, and
+ * DATABASE_POOL_WAIT_MS in line for a busy pool), as createPool's do: pg-boss's own fixed 10 s held a CLI
+ * command against a Postgres that never answers for 10 s whatever the setting said (migrate gave up at it),
+ * in other words ('timeout exceeded when trying to connect'). Its queries stay unbounded (see createContext).
  */
-export async function startBoss(databaseUrl: string, options: { supervise: boolean } = { supervise: false }) {
+export async function startBoss(
+  databaseUrl: string,
+  options: { supervise: boolean; timeouts?: Pick<PoolTimeouts, 'connectTimeoutMs' | 'poolWaitMs'> } = {
+    supervise: false,
+  },
+) {
+  const { connectTimeoutMs, poolWaitMs } = options.timeouts ?? DEFAULT_POOL_TIMEOUTS;
+  // pg-pool bounds both the wait in line and the opening of a new connection by its connectionTimeoutMillis;
+  // a client of its own opens connections under the shorter bound (createPool's BoundedClient, without its
+  // query bound).
+  const openTimeoutMs = Math.min(connectTimeoutMs, poolWaitMs);
+  class ConnectBoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: openTimeoutMs });
+    }
+  }
+  // pg-boss hands its options to pg.Pool as they are: `Client` is pg.Pool's, which pg-boss's types omit.
+  const poolOptions: ConstructorOptions & Pick<pg.PoolConfig, 'Client'> = {
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: poolWaitMs,
+    Client: ConnectBoundedClient,
+  };
   // LISTEN/NOTIFY: a job sent on a notify queue wakes its workers at the sender's commit instead of at their
   // next poll (one dedicated listening connection per process).
   const boss = new PgBoss({
-    connectionString: databaseUrl,
+    ...poolOptions,
     supervise: options.supervise,
     superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
     monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,

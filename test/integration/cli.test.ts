@@ -187,6 +187,52 @@ describe('broadsheet CLI', () => {
     }
   });
 
+  it('when Postgres accepts connections and never answers, then a command that starts pg-boss gives up within the same connect timeout as migrate, in the same words', async () => {
+    // pg-boss opened its connections under its own fixed 10 s: `client list` waited 10 s whatever
+    // DATABASE_CONNECT_TIMEOUT_MS said, and said 'timeout exceeded when trying to connect'.
+    const target = new URL(process.env.DATABASE_URL ?? '');
+    const proxy = await startTcpProxy(`http://${target.hostname}:${target.port || 5432}`);
+    try {
+      await proxy.down('hang');
+      const proxied = new URL(target.toString());
+      proxied.host = new URL(proxy.url).host;
+      const refusing = new URL(target.toString());
+      refusing.port = '1';
+      const clientList = (databaseUrl: URL) =>
+        run(NODE, [...CLI, 'client', 'list', '--project', 'demo'], {
+          env: {
+            ...process.env,
+            LOG_LEVEL: 'silent',
+            DATABASE_URL: databaseUrl.toString(),
+            DATABASE_CONNECT_TIMEOUT_MS: '1000',
+          },
+          timeout: 60_000,
+        }).then(
+          () => {
+            throw new Error('client list should fail');
+          },
+          (error: { code: number | null; signal: string | null; stderr: string }) => error,
+        );
+      // The same command refused at once: the process's own start (loading its modules), which a loaded
+      // machine makes take seconds.
+      let started = Date.now();
+      await clientList(refusing);
+      const start = Date.now() - started;
+      started = Date.now();
+      const failed = await clientList(proxied);
+      // The 1 s connect timeout and some slack over that start; pg-boss's start waited 10 s twice.
+      expect(Date.now() - started - start).toBeLessThan(8_000);
+      expect({ code: failed.code, signal: failed.signal }).toEqual({ code: 1, signal: null });
+      expect(failed.stderr).toMatch(
+        new RegExp(
+          `^broadsheet: cannot use Postgres at DATABASE_URL=\\S+:${proxied.port}/\\S+: timeout expired\\n$`,
+        ),
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('when index verify cannot run, then it exits 2, apart from the 1 of drift found', async () => {
     // Elasticsearch or Postgres unreachable exited 1, as drift does: a monitor took an outage for drift.
     const verify = (env: Record<string, string>, ...args: string[]) =>
