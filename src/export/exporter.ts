@@ -1,4 +1,6 @@
-import { open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CHUNK_IDS,
@@ -93,6 +95,38 @@ const exists = (path: string) =>
       throw error;
     },
   );
+
+/**
+ * What makes `out` unusable as the export's output (with its state file beside it), or undefined: a directory
+ * that does not exist, is not one or cannot be written, or `out` being a directory itself. Asked before any
+ * request: the export planned its ranges over the network first (five tries of an unreachable API) and only
+ * then failed to open the file.
+ */
+export async function outputProblem(out: string): Promise<string | undefined> {
+  const directory = dirname(out);
+  const problem = await stat(directory).then(
+    (found) => (found.isDirectory() ? undefined : `its directory ${directory} is not a directory`),
+    (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT'
+        ? `its directory ${directory} does not exist`
+        : error.code === 'ENOTDIR'
+          ? `a part of its directory ${directory} is not a directory`
+          : `its directory ${directory} cannot be read (${error.code ?? error.message})`,
+  );
+  if (problem !== undefined) return problem;
+  if (
+    await stat(out).then(
+      (found) => found.isDirectory(),
+      () => false,
+    )
+  )
+    return 'it is a directory';
+  return access(directory, constants.W_OK).then(
+    () => undefined,
+    (error: NodeJS.ErrnoException) =>
+      `its directory ${directory} is not writable (${error.code ?? error.message})`,
+  );
+}
 
 /** The base URL as the state records it: no trailing slash. */
 const normaliseUrl = (url: string) => withoutTrailingSlashes(url);

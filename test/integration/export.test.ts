@@ -436,4 +436,39 @@ describe('broadsheet export', () => {
     expect(JSON.parse(stdout)).toMatchObject({ documents: 0, complete: true });
     expect(await readFile(out, 'utf8')).toBe('');
   });
+
+  it('when --out is in a directory that does not exist, then it is a one-line usage error, exit 2, before any request', async () => {
+    // It connected and planned first (five tries of an unreachable API), then failed opening the file.
+    const out = path.join(dir, 'no-such-directory', 'archive.ndjson');
+    const failed = await cli('export', '--out', out, '--url', 'http://127.0.0.1:1', '--token', 't').then(
+      () => {
+        throw new Error('export should fail');
+      },
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toBe(
+      `broadsheet export: option '-o, --out <file>' argument '${out}' is invalid: its directory ${path.dirname(out)} does not exist (see: broadsheet export --help)\n`,
+    );
+    // A file where the directory should be is refused the same way.
+    const file = path.join(dir, 'a-file.txt');
+    await writeFile(file, '');
+    await expect(
+      cli('export', '--out', path.join(file, 'x.ndjson'), '--url', 'http://127.0.0.1:1', '--token', 't'),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^broadsheet export: .* is not a directory \(see: broadsheet export --help\)\n$/,
+      ),
+    });
+    await expect(
+      cli('export', '--out', dir, '--url', 'http://127.0.0.1:1', '--token', 't'),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^broadsheet export: .* is a directory \(see: broadsheet export --help\)\n$/,
+      ),
+    });
+  });
 });

@@ -11,6 +11,14 @@ const exporter = () =>
 
 const MAX_PARALLEL = 32;
 
+const OUT_FLAGS = '-o, --out <file>';
+
+/**
+ * `export`'s exit code for an --out it cannot write (its directory missing, not one, not writable): found before
+ * any request, as a usage error's one line. It was 1, after planning over the network, as any failure.
+ */
+export const EXIT_UNUSABLE_OUTPUT = 2;
+
 function parseParallel(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_PARALLEL) {
@@ -39,7 +47,10 @@ export function exportCommand(program: Command): void {
       "Export the latest publication of every document of the token's project through the public API, as " +
         'NDJSON (one document per line), over disjoint id ranges in parallel; rerun to resume an interrupted export',
     )
-    .requiredOption('-o, --out <file>', 'the NDJSON file to write (progress is kept in <file>.state.json)')
+    .requiredOption(
+      OUT_FLAGS,
+      `the NDJSON file to write, in an existing directory (progress is kept in <file>.state.json; exits ${EXIT_UNUSABLE_OUTPUT} when it cannot be written there)`,
+    )
     .option('--parallel <n>', `id ranges pulled at once (1-${MAX_PARALLEL})`, parseParallel, 4)
     .option(
       '--since <iso date>',
@@ -62,15 +73,26 @@ export function exportCommand(program: Command): void {
     )
     .option('--no-progress', 'no progress bar (it is drawn only on a terminal anyway)')
     .action(
-      async (options: {
-        out: string;
-        parallel: number;
-        since?: Date;
-        force?: boolean;
-        url: string;
-        token: string;
-        progress: boolean;
-      }) => {
+      async (
+        options: {
+          out: string;
+          parallel: number;
+          since?: Date;
+          force?: boolean;
+          url: string;
+          token: string;
+          progress: boolean;
+        },
+        command: Command,
+      ) => {
+        const { ExportError, outputProblem, runExport, statePath } = exporter();
+        const problem = await outputProblem(options.out);
+        if (problem !== undefined) {
+          command.error(`option '${OUT_FLAGS}' argument '${options.out}' is invalid: ${problem}`, {
+            exitCode: EXIT_UNUSABLE_OUTPUT,
+            code: 'broadsheet.unusableOutput',
+          });
+        }
         const bar = new SingleBar({
           format:
             'export |{bar}| {percentage}% | {documents} documents | {rate} docs/s | ETA {eta_formatted}',
@@ -79,7 +101,6 @@ export function exportCommand(program: Command): void {
           etaBuffer: 50,
         });
         const stop = stopOnSignals();
-        const { ExportError, runExport, statePath } = exporter();
         const started = performance.now();
         let barStarted = false;
         let firstDocuments: number | undefined;
