@@ -29,7 +29,10 @@ const rangeSchema = z
 
 export const exportStateSchema = z.object({
   version: z.literal(1),
-  /** The API base URL the export reads from; a resume must read from the same one. */
+  /**
+   * The server's URL the export reads from, its credentials `[REDACTED]` (state files written before kept them);
+   * a resume must read from the same one.
+   */
   url: z.string(),
   /** `--since`, as an ISO date, or null. */
   since: z.string().nullable(),

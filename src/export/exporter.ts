@@ -11,6 +11,7 @@ import {
   type ExportRange,
   type ExportState,
 } from '../domain/export-plan';
+import { loggableUrl } from '../domain/loggable-url';
 import { JsonSkimmer } from '../search/raw-hits';
 import { withoutTrailingSlashes } from '../domain/trailing-slashes';
 import { httpGetter, type HttpAnswer, type HttpGetter } from './http-get';
@@ -131,6 +132,13 @@ export async function outputProblem(out: string): Promise<string | undefined> {
 /** The base URL as the state records it: no trailing slash. */
 const normaliseUrl = (url: string) => withoutTrailingSlashes(url);
 
+/**
+ * The server's URL as the state records it and as messages show it: a user and password in it, or a query
+ * parameter naming a credential, `[REDACTED]` (loggableUrl). They were printed in every retry notice and
+ * failure, and written to the state file beside the export.
+ */
+const shownUrl = (url: string) => loggableUrl(url);
+
 /** A URL that already ends with an API version's path: `<server>/api/<label>`. */
 const VERSIONED_URL = /^(.*)\/api\/([^/?#]+)$/;
 
@@ -139,13 +147,21 @@ const VERSIONED_URL = /^(.*)\/api\/([^/?#]+)$/;
  * server; another version is refused, since the export speaks API_VERSION whatever it is given.
  */
 function serverUrl(url: string): string {
+  // A query or fragment has no place in a base URL the API's paths are appended to: `…?token=x` made every
+  // request's path part of the query (`?token=x/api/2026-03/`), and the failure printed the token.
+  const query = /[?#]/.exec(url);
+  if (query) {
+    throw new ExportError(
+      `--url ${shownUrl(url)} has a query or fragment; give the server's URL (${shownUrl(normaliseUrl(url.slice(0, query.index)))})`,
+    );
+  }
   const normalised = normaliseUrl(url);
   const versioned = VERSIONED_URL.exec(normalised);
   if (!versioned) return normalised;
   if (versioned[2] !== API_VERSION) {
     throw new ExportError(
-      `--url ${url} names API version ${versioned[2]}; the export reads ${API_VERSION}: give the server's URL ` +
-        `(${versioned[1]}) or ${versioned[1]}/api/${API_VERSION}`,
+      `--url ${shownUrl(url)} names API version ${versioned[2]}; the export reads ${API_VERSION}: give the server's URL ` +
+        `(${shownUrl(versioned[1]!)}) or ${shownUrl(versioned[1]!)}/api/${API_VERSION}`,
     );
   }
   return versioned[1]!;
@@ -157,10 +173,10 @@ export async function runExport(options: ExportOptions): Promise<ExportResult> {
   try {
     base = new URL(`${baseUrl}/api/${API_VERSION}/`);
   } catch {
-    throw new ExportError(`--url ${options.url} is not a URL`);
+    throw new ExportError(`--url ${shownUrl(options.url)} is not a URL`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new ExportError(`--url ${options.url} must be http or https`);
+    throw new ExportError(`--url ${shownUrl(options.url)} must be http or https`);
   }
   const since = options.since?.toISOString() ?? null;
   const http = httpGetter(options.parallel + 1);
@@ -198,8 +214,9 @@ async function startOrResume(
       throw new ExportError(`${path} ${parsed.message}; remove it (and ${options.out}) to start over`);
     }
     const { state } = parsed;
-    if (state.url !== baseUrl) {
-      throw new ExportError(`${path} is an export from ${state.url}, not ${baseUrl}`);
+    // Compared as recorded: state files written before recorded the URL with its credentials.
+    if (shownUrl(state.url) !== shownUrl(baseUrl)) {
+      throw new ExportError(`${path} is an export from ${shownUrl(state.url)}, not ${shownUrl(baseUrl)}`);
     }
     if (state.since !== since) {
       throw new ExportError(
@@ -238,7 +255,7 @@ async function startOrResume(
   return {
     state: {
       version: 1,
-      url: baseUrl,
+      url: shownUrl(baseUrl),
       since,
       ...(projectId ? { projectId } : {}),
       ranges,
@@ -433,7 +450,7 @@ function apiCaller(
       if (retriable && signal?.aborted) throw new ExportStopped();
       const problem = answer
         ? `GET ${url.pathname}${url.search} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`
-        : `GET ${url.href} failed: ${failure instanceof Error ? failure.message : String(failure)}`;
+        : `GET ${shownUrl(url.href)} failed: ${failure instanceof Error ? failure.message : String(failure)}`;
       if (!retriable || attempt >= TRIES) throw new ExportError(problem);
       const retryAfter = Number(answer?.headers['retry-after']);
       const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500 * attempt;

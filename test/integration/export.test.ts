@@ -471,4 +471,113 @@ describe('broadsheet export', () => {
       ),
     });
   });
+
+  it('when --url carries a user and password, then no notice or error shows the password, nor does the state file', async () => {
+    const out = path.join(dir, 'credentials.ndjson');
+    const failed = await cli(
+      'export',
+      '--out',
+      out,
+      '--url',
+      'http://operator:s3cret-pw@127.0.0.1:1',
+      '--token',
+      't',
+      '--no-progress',
+    ).then(
+      () => {
+        throw new Error('export should fail');
+      },
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).not.toContain('s3cret-pw');
+    const lines = failed.stderr.trimEnd().split('\n');
+    // Each retry's notice and the failure name the URL, its credentials redacted.
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) {
+      expect(line).toMatch(
+        /^broadsheet: export: GET http:\/\/\[REDACTED\]@127\.0\.0\.1:1\/api\/2026-03\/publications\/search/,
+      );
+    }
+
+    // A state file from another server: both URLs are named, neither with its password.
+    await writeFile(out, '');
+    await writeFile(
+      statePath(out),
+      JSON.stringify({
+        version: 1,
+        url: 'http://old:old-pw@127.0.0.1:1',
+        since: null,
+        ranges: [{ from: 1, end: 101, next: 1 }],
+        bytes: 0,
+        documents: 0,
+      }),
+    );
+    const other = await cli(
+      'export',
+      '--out',
+      out,
+      '--url',
+      'http://new:new-pw@127.0.0.1:2',
+      '--token',
+      't',
+    ).then(
+      () => {
+        throw new Error('export should fail');
+      },
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(other.stderr).toBe(
+      `broadsheet: export: ${statePath(out)} is an export from http://[REDACTED]@127.0.0.1:1, not http://[REDACTED]@127.0.0.1:2\n`,
+    );
+
+    // A stopped export records the server without the password (the state is a file beside the export).
+    const stopped = path.join(dir, 'credentials-stopped.ndjson');
+    const stop = new AbortController();
+    const first = await runExport({
+      url: app.url.replace('http://', 'http://operator:s3cret-pw@'),
+      token,
+      out: stopped,
+      parallel: 1,
+      signal: stop.signal,
+      onProgress: ({ chunksDone }) => {
+        if (chunksDone >= 1) stop.abort();
+      },
+    });
+    expect(first.complete).toBe(false);
+    expect(await readFile(statePath(stopped), 'utf8')).not.toContain('s3cret-pw');
+    const { stdout } = await cli(
+      'export',
+      '--out',
+      stopped,
+      '--url',
+      app.url.replace('http://', 'http://operator:s3cret-pw@'),
+      '--token',
+      token,
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ documents: published.length, resumed: true, complete: true });
+  });
+
+  it('when --url has a query (a token in it, say), then it is refused naming the URL without the token', async () => {
+    // The query was glued in front of the API's path (…?access_token=…/api/2026-03/), so every request went
+    // to the wrong path, and the failure printed the token.
+    const failed = await cli(
+      'export',
+      '--out',
+      path.join(dir, 'query.ndjson'),
+      '--url',
+      `${app.url}/?access_token=s3cret-tk&lang=en`,
+      '--token',
+      token,
+    ).then(
+      () => {
+        throw new Error('export should fail');
+      },
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(
+      `broadsheet: export: --url ${app.url}/?access_token=[REDACTED]&lang=en has a query or fragment; give the server's URL (${app.url})\n`,
+    );
+  });
 });
