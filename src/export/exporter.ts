@@ -64,12 +64,21 @@ export interface ExportResult {
   /** Documents this run wrote (less than `documents` when it resumed). */
   written: number;
   resumed: boolean;
-  /** False when stopped by the signal: the state file is kept for a rerun. */
+  /** False when stopped by the signal. */
   complete: boolean;
+  /**
+   * Whether a state file is kept for a rerun to resume: stopped after the plan. Stopped before it (waiting out a
+   * 429's Retry-After at the first request), nothing was written and a rerun starts afresh.
+   */
+  resumable: boolean;
 }
 
 export class ExportError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The export failed after its state was saved: a rerun resumes it. */
+    readonly resumable = false,
+  ) {
     super(message);
     this.name = 'ExportError';
   }
@@ -187,7 +196,9 @@ export async function runExport(options: ExportOptions): Promise<ExportResult> {
       if (error instanceof ExportStopped) return undefined;
       throw error;
     });
-    if (started === undefined) return { documents: 0, written: 0, resumed: false, complete: false };
+    if (started === undefined) {
+      return { documents: 0, written: 0, resumed: false, complete: false, resumable: false };
+    }
     const { state, resumed } = started;
     const output = await open(options.out, resumed ? 'r+' : 'w');
     try {
@@ -283,7 +294,7 @@ async function pull(
   report();
   if (state.ranges.length === 0) {
     await saver.remove();
-    return { documents: 0, written: 0, resumed, complete: true };
+    return { documents: 0, written: 0, resumed, complete: true, resumable: false };
   }
   await saver.save();
   // One writer: chunks are appended in the order they arrive, and a range's position moves only once its
@@ -333,7 +344,8 @@ async function pull(
     // What was written is kept: the state says how far, a rerun resumes.
     await writes.catch(() => undefined);
     await saver.save().catch(() => undefined);
-    throw failure.reason;
+    const reason: unknown = failure.reason;
+    throw reason instanceof ExportError ? new ExportError(reason.message, true) : reason;
   }
   await writes;
   const complete = state.ranges.every((range) => range.next >= range.end);
@@ -343,7 +355,13 @@ async function pull(
   } else {
     await saver.save();
   }
-  return { documents: state.documents, written: state.documents - startDocuments, resumed, complete };
+  return {
+    documents: state.documents,
+    written: state.documents - startDocuments,
+    resumed,
+    complete,
+    resumable: !complete,
+  };
 }
 
 async function writeFully(output: FileHandle, bytes: Buffer, position: number): Promise<void> {

@@ -437,6 +437,44 @@ describe('broadsheet export', () => {
     expect(await readFile(out, 'utf8')).toBe('');
   });
 
+  it('when the export is stopped before anything was planned or written, then it exits 130 saying there is nothing to resume, not to rerun to resume', async () => {
+    const out = path.join(dir, 'stopped-early.ndjson');
+    // Every request answered as a client limited per day is: the export waits out the Retry-After at its first
+    // request, before it knows the ids or writes a byte, and Ctrl-C comes then.
+    let asked = 0;
+    const limited = createServer((_req, res) => {
+      asked += 1;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' }).end('{}');
+    });
+    limited.listen(0, '127.0.0.1');
+    await once(limited, 'listening');
+    const url = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
+    try {
+      const child = execFile(
+        process.execPath,
+        [...CLI, 'export', '--out', out, '--url', url, '--token', token, '--no-progress'],
+        { env },
+      );
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const deadline = Date.now() + 60_000;
+      while (asked === 0 && child.exitCode === null && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      // It said 'rerun the same command to resume (<file>.state.json)', a file that was never written.
+      expect(stderr).not.toContain('rerun');
+      expect(stderr).toContain(`broadsheet: export stopped before anything was written; nothing to resume`);
+      expect(await exists(statePath(out))).toBe(false);
+      expect(await exists(out)).toBe(false);
+    } finally {
+      limited.closeAllConnections();
+      limited.close();
+    }
+  });
+
   it('when --out is in a directory that does not exist, then it is a one-line usage error, exit 2, before any request', async () => {
     // It connected and planned first (five tries of an unreachable API), then failed opening the file.
     const out = path.join(dir, 'no-such-directory', 'archive.ndjson');
@@ -579,5 +617,74 @@ describe('broadsheet export', () => {
     expect(failed.stderr).toBe(
       `broadsheet: export: --url ${app.url}/?access_token=[REDACTED]&lang=en has a query or fragment; give the server's URL (${app.url})\n`,
     );
+  });
+
+  it('when the export fails after writing, then it says a rerun resumes; when it fails before, it does not', async () => {
+    const out = path.join(dir, 'fails-midway.ndjson');
+    // Forwards the two boundary requests and the first chunk, then answers every request with a 401.
+    let forwarded = 0;
+    const proxy = createServer((req, res) => {
+      if (forwarded >= 3) {
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"name":"Unauthorized"}');
+        return;
+      }
+      forwarded += 1;
+      const upstream = request(`${app.url}${req.url ?? '/'}`, { headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const midway = await cli(
+        'export',
+        '--out',
+        out,
+        '--parallel',
+        '1',
+        '--url',
+        url,
+        '--token',
+        token,
+      ).then(
+        () => {
+          throw new Error('export should fail');
+        },
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(midway.code).toBe(1);
+      expect(midway.stderr).toMatch(
+        new RegExp(
+          `answered 401: \\{"name":"Unauthorized"\\}; what was written is kept: rerun the same command to resume \\(${statePath(out).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)\\n$`,
+        ),
+      );
+      expect(await exists(statePath(out))).toBe(true);
+
+      // Refused at the first request: nothing is written, nothing to resume.
+      const before = await cli(
+        'export',
+        '--out',
+        path.join(dir, 'fails-before.ndjson'),
+        '--url',
+        url,
+        '--token',
+        token,
+      ).then(
+        () => {
+          throw new Error('export should fail');
+        },
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(before.code).toBe(1);
+      expect(before.stderr).toContain('answered 401');
+      expect(before.stderr).not.toContain('resume');
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   });
 });

@@ -148,14 +148,24 @@ export function exportCommand(program: Command): void {
             }),
           );
           if (!result.complete) {
+            // Stopped before the ids were planned (waiting out a 429's Retry-After, say), nothing was written:
+            // it said to rerun to resume from a state file that was never written.
             console.error(
-              `broadsheet: export stopped; rerun the same command to resume (${statePath(options.out)})`,
+              result.resumable
+                ? `broadsheet: export stopped; rerun the same command to resume (${statePath(options.out)})`
+                : 'broadsheet: export stopped before anything was written; nothing to resume',
             );
             process.exitCode = 130;
           }
         } catch (error) {
           if (barStarted) bar.stop();
-          if (error instanceof ExportError) throw new Error(`export: ${error.message}`);
+          if (error instanceof ExportError) {
+            // Said only when a state file is there: a failure before the plan (a refused token) has none.
+            const resume = error.resumable
+              ? `; what was written is kept: rerun the same command to resume (${statePath(options.out)})`
+              : '';
+            throw new Error(`export: ${error.message}${resume}`);
+          }
           throw error;
         } finally {
           stop.release();
