@@ -61,7 +61,7 @@ export function exportCommand(program: Command): void {
     .addOption(
       new Option(
         '--url <url>',
-        "the server's URL, e.g. https://cms.example.com (or the API base URL the demo prints, …/api/2026-03)",
+        "the server's URL, e.g. https://cms.example.com (or the API base URL the demo prints, …/api/2026-03), with no query; a user and password in it are never printed",
       )
         .env('BROADSHEET_URL')
         .makeOptionMandatory(),
