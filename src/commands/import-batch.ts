@@ -52,6 +52,54 @@ export function cutImportBatches<T>(items: readonly T[], size: number, keyOf: (i
 class SameDocumentTwice extends Error {}
 
 /**
+ * How many times a batch is written when another writer keeps creating, at the same moment, a document it
+ * creates by external id (see writeImportBatch).
+ */
+const IMPORT_RACE_ATTEMPTS = 3;
+
+/** The unique key of imported documents (initial schema: UNIQUE (project_id, system_name, external_id)). */
+const EXTERNAL_ID_KEY = 'documents_project_id_system_name_external_id_key';
+
+/**
+ * Whether Postgres refused a new document because another transaction created the same external id first:
+ * both looked for it before either committed, and this one's insert waited for the other's commit.
+ */
+function isExternalIdTaken(error: unknown): boolean {
+  const pg = error as { code?: unknown; constraint?: unknown } | null;
+  return pg?.code === '23505' && pg.constraint === EXTERNAL_ID_KEY;
+}
+
+/**
+ * Writes one batch (see writeImportBatchOnce). When another import (another job, another process) creates
+ * one of its new documents by the same external id at the same moment, Postgres refuses the second insert
+ * (its unique key) only once the first has committed: the batch is written again, and finds that document
+ * and updates it, as it would have a moment later. Refused that way IMPORT_RACE_ATTEMPTS times in a row,
+ * it fails saying so, in words rather than Postgres's.
+ */
+export async function writeImportBatch(
+  deps: { pool: Pool; boss: Boss },
+  projectId: number,
+  systemName: string,
+  batch: readonly PreparedImport[],
+  now: Date,
+): Promise<ImportLog[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await writeImportBatchOnce(deps, projectId, systemName, batch, now);
+    } catch (error) {
+      if (!isExternalIdTaken(error)) throw error;
+      if (attempt >= IMPORT_RACE_ATTEMPTS) {
+        throw new Error(
+          `another writer created a document of the same external id at the same time, ${attempt} times in ` +
+            'a row; import it again',
+          { cause: error },
+        );
+      }
+    }
+  }
+}
+
+/**
  * Writes one batch of prepared documents in one transaction, every step one statement for the whole batch:
  * lock the targets, insert the new drafts, replace the existing ones, their references, publish or unpublish
  * (publications, events, publication references), the imported lastPublicationDate, and one index job naming
@@ -61,7 +109,7 @@ class SameDocumentTwice extends Error {}
  * Postgres refuses throws, the whole batch rolls back, and the caller writes its documents one by one to find
  * which one it was.
  */
-export async function writeImportBatch(
+async function writeImportBatchOnce(
   deps: { pool: Pool; boss: Boss },
   projectId: number,
   systemName: string,

@@ -6,6 +6,7 @@ import { ApiVersion } from '../../src/domain/api-versions';
 import { ImportRequestSchema, type ImportLog } from '../../src/domain/import-request';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
+import { commitWhenBlocked } from '../helpers/held-transaction';
 import { apiClient, eventually, type ApiResponse } from '../helpers/http';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 
@@ -29,11 +30,12 @@ interface Log {
 describe('import in batches', () => {
   let app: TestApp;
   let projectId: number;
+  let channelId: number;
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
     app = await startTestApp({ workers: true });
-    ({ projectId } = await createTestProject(app.ctx));
+    ({ projectId, channelId } = await createTestProject(app.ctx));
     api = apiClient(app.url, (await tokenFor(app.ctx, projectId)).token);
   });
   afterAll(async () => {
@@ -121,6 +123,91 @@ describe('import in batches', () => {
     expect(counts.rows[0]).toEqual({ publications: 3, events: ids, refs: 6, bad: 0 });
     const dates = await api.get(`documents/${ids[0]}/latestPublication`);
     expect(dates.body.systemdata.firstPublicationDate).toBe('2020-01-01T00:00:00.000Z');
+  });
+
+  /** A document `externalId` of `systemName` that another import's batch inserted and has not committed yet. */
+  const insertedByAnotherImport = (systemName: string, externalId: string) => ({
+    text: `INSERT INTO documents (project_id, channel_id, document_type, content_type, system_name, external_id,
+             metadata)
+           VALUES ($1, $2, 'article', 'regular', $3, $4, '{"title": "by the other import"}')`,
+    values: [projectId, channelId, systemName, externalId],
+  });
+
+  it('when another import creates the same new external id while a batch is written, then the batch updates that document', async () => {
+    const systemName = `race-${randomBytes(3).toString('hex')}`;
+    const outcome = await commitWhenBlocked(app.ctx.pool, insertedByAnotherImport(systemName, 'x'), () =>
+      importDocumentsNow(
+        app.ctx,
+        projectId,
+        ApiVersion.latest(),
+        ImportRequestSchema.parse({
+          systemName,
+          documents: ['x', 'y'].map((id) => ({ id, contentType: 'regular', title: `Title ${id}` })),
+        }),
+      ),
+    );
+    expect(outcome.status).toBe('fulfilled');
+    const job = (outcome as PromiseFulfilledResult<Awaited<ReturnType<typeof importDocumentsNow>>>).value;
+    expect(job.logs).toEqual([
+      { state: 'imported', external_id: 'x', document_id: expect.any(Number) },
+      { state: 'imported', external_id: 'y', document_id: expect.any(Number) },
+    ]);
+    expect(job.state).toBe('success');
+    const rows = await rowsOf(systemName);
+    expect(rows.map(({ externalId, id, version }) => ({ externalId, id, version }))).toEqual([
+      { externalId: 'x', id: job.logs[0]!.document_id, version: 2 },
+      { externalId: 'y', id: job.logs[1]!.document_id, version: 1 },
+    ]);
+  });
+
+  it('when another import creates the same new external id while its batch is written one document at a time, then that document is updated, not failed with Postgres’s unique violation', async () => {
+    const systemName = `race1-${randomBytes(3).toString('hex')}`;
+    // A document Postgres refuses sends the batch to one transaction per document; the other import's
+    // insert of 'x' is then waited for by the one-document write of 'x' (the batch failed before it got there).
+    await app.ctx.pool.query(`
+      CREATE FUNCTION refuse_raced_document() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'document % refused by the test''s trigger', NEW.external_id USING ERRCODE = '22008';
+      END $$;
+      CREATE TRIGGER refuse_raced_document BEFORE INSERT OR UPDATE ON documents FOR EACH ROW
+        WHEN (NEW.system_name = '${systemName}' AND NEW.external_id = 'bad')
+        EXECUTE FUNCTION refuse_raced_document();
+    `);
+    const outcome = await commitWhenBlocked(app.ctx.pool, insertedByAnotherImport(systemName, 'x'), () =>
+      importDocumentsNow(
+        app.ctx,
+        projectId,
+        ApiVersion.latest(),
+        ImportRequestSchema.parse({
+          systemName,
+          documents: ['bad', 'x'].map((id) => ({ id, contentType: 'regular', title: `Title ${id}` })),
+        }),
+      ),
+    ).finally(() =>
+      app.ctx.pool.query(
+        'DROP TRIGGER refuse_raced_document ON documents; DROP FUNCTION refuse_raced_document()',
+      ),
+    );
+    expect(outcome.status).toBe('fulfilled');
+    const job = (outcome as PromiseFulfilledResult<Awaited<ReturnType<typeof importDocumentsNow>>>).value;
+    expect(job.logs).toEqual([
+      {
+        state: 'failed',
+        external_id: 'bad',
+        document_id: null,
+        reason: expect.stringContaining("document bad refused by the test's trigger"),
+      },
+      { state: 'imported', external_id: 'x', document_id: expect.any(Number) },
+    ]);
+    const rows = await rowsOf(systemName);
+    expect(rows.map(({ externalId, id, version }) => ({ externalId, id, version }))).toEqual([
+      { externalId: 'x', id: job.logs[1]!.document_id, version: 2 },
+    ]);
+    const title = await app.ctx.pool.query(
+      `SELECT metadata->>'title' AS title FROM documents WHERE id = $1`,
+      [rows[0]!.id],
+    );
+    expect(title.rows).toEqual([{ title: 'Title x' }]);
   });
 
   it('when an import spans several batches with autoPublish, then each document gets its index job and becomes searchable', async () => {

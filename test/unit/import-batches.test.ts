@@ -1,5 +1,13 @@
-import { changesPublicationDates, cutImportBatches, importTargetKey } from '../../src/commands/import-batch';
+import {
+  changesPublicationDates,
+  cutImportBatches,
+  importTargetKey,
+  writeImportBatch,
+  type PreparedImport,
+} from '../../src/commands/import-batch';
+import type { Pool } from '../../src/db/pool';
 import { ImportDocumentSchema } from '../../src/domain/import-request';
+import type { Boss } from '../../src/jobs/boss';
 
 const document = (id: string, documentId?: number) =>
   ImportDocumentSchema.parse({ id, contentType: 'regular', ...(documentId ? { documentId } : {}) });
@@ -66,5 +74,63 @@ describe('changesPublicationDates', () => {
         stored,
       ),
     ).toBe(true);
+  });
+});
+
+describe('writeImportBatch when Postgres refuses a new document on its unique key', () => {
+  const uniqueViolation = (constraint: string) =>
+    Object.assign(new Error(`duplicate key value violates unique constraint "${constraint}"`), {
+      code: '23505',
+      constraint,
+    });
+
+  /** A pool of one fake connection: every insert of documents is refused with `error`; counts the attempts. */
+  function refusingPool(error: Error) {
+    let attempts = 0;
+    const client = {
+      query: (statement: string | { text: string }) => {
+        const text = typeof statement === 'string' ? statement : statement.text;
+        if (text === 'BEGIN') attempts += 1;
+        if (text.includes('INSERT INTO documents')) return Promise.reject(error);
+        return Promise.resolve({ rows: [], rowCount: 0 });
+      },
+      release: () => undefined,
+    };
+    const pool = { connect: () => Promise.resolve(client) } as unknown as Pool;
+    return { pool, attempts: () => attempts };
+  }
+
+  const item: PreparedImport = {
+    document: document('x'),
+    draft: {
+      projectId: 1,
+      channelId: 1,
+      documentType: 'article',
+      contentType: 'regular',
+      designName: null,
+      designVersion: null,
+      metadata: {},
+      content: [],
+    },
+    references: [],
+  };
+  const write = (pool: Pool) => writeImportBatch({ pool, boss: {} as Boss }, 1, 'wire', [item], new Date());
+
+  it('when another writer keeps creating the same external id first, then three attempts, and the failure says so in words', async () => {
+    const taken = uniqueViolation('documents_project_id_system_name_external_id_key');
+    const { pool, attempts } = refusingPool(taken);
+    await expect(write(pool)).rejects.toMatchObject({
+      message:
+        'another writer created a document of the same external id at the same time, 3 times in a row; import it again',
+      cause: taken,
+    });
+    expect(attempts()).toBe(3);
+  });
+
+  it('when the refusal is of another unique key, then it is thrown as it is, after one attempt', async () => {
+    const other = uniqueViolation('documents_pkey');
+    const { pool, attempts } = refusingPool(other);
+    await expect(write(pool)).rejects.toBe(other);
+    expect(attempts()).toBe(1);
   });
 });
