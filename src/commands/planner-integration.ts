@@ -96,7 +96,10 @@ export async function followPublication(
 ): Promise<PublicationState> {
   return withTransaction(pool, async (tx) => {
     await enabledProject(tx, input.projectId);
-    const document = await documentQueries(tx).findByIdForUpdate(input.projectId, input.documentId);
+    // Held only against its deletion (the record references it: the foreign key's own lock), not FOR UPDATE:
+    // nothing of the document is written here, so an update of it (a config apply re-indexing it) need not
+    // wait for the tool.
+    const document = await documentQueries(tx).findByIdForKeyShare(input.projectId, input.documentId);
     if (!document) throw AppError.notFound(`Document ${input.documentId} not found`);
     const followed = await plannerPublicationQueries(tx).findForUpdate(input.projectId, document.id);
     assertPutPreconditions(input, FOLLOWED, followed, notFollowed(document.id));

@@ -6,7 +6,8 @@ import { PLANNER_TOKEN_SECONDS } from '../../src/domain/planner-integration';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient, envelope } from '../helpers/http';
+import { commitWhenBlocked } from '../helpers/held-transaction';
+import { apiClient, envelope, type ApiResponse } from '../helpers/http';
 import { tokenAnswer } from '../../src/http/routes/planner-integration/planner-integration.schema';
 
 const PLANNER_ON = { planner: { elements: { enabled: true }, integration: { enabled: true } } };
@@ -594,6 +595,42 @@ describe('planner-integration (the planning tool follows publication state)', ()
       ]);
       const held = await tool.delete(path, { 'if-unmodified-since': 'Thu, 15 Jan 2026 12:00:05 GMT' });
       expect(held.status).toBe(204);
+    });
+
+    it('when the tool follows a publication while a config apply re-indexes the document, then the apply does not wait for the tool', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      await tool.put(`planner-integration/publication/${doc.id}`, { id: 'p-first' });
+      // The tool's PUT is held half-way, after it found the document, by a transaction holding its record.
+      let bumped: number[] | undefined;
+      const put = await commitWhenBlocked(
+        app.ctx.pool,
+        {
+          text: 'SELECT 1 FROM planner_publications WHERE project_id = $1 AND document_id = $2 FOR UPDATE',
+          values: [project.projectId, doc.id],
+        },
+        () => tool.put(`planner-integration/publication/${doc.id}`, { id: 'p-second' }),
+        async () => {
+          // What an apply of a new project config writes on each published document (its index version),
+          // given a few seconds: it waits for nobody but another writer of the document.
+          const apply = await app.ctx.pool.connect();
+          try {
+            await apply.query('BEGIN');
+            await apply.query("SET LOCAL lock_timeout = '3s'");
+            bumped = await documentQueries(apply).bumpPublishedIndexVersions(project.projectId, [doc.id]);
+            await apply.query('COMMIT');
+          } catch (error) {
+            await apply.query('ROLLBACK');
+            throw error;
+          } finally {
+            apply.release();
+          }
+        },
+      );
+      expect(bumped).toEqual([doc.id]);
+      expect(put.status).toBe('fulfilled');
+      const answer = (put as PromiseFulfilledResult<ApiResponse>).value;
+      expect(answer.status).toBe(200);
+      expect(answer.body.publication).toEqual({ id: 'p-second' });
     });
 
     it('when the integration is off, then 400 ConfigurationError and nothing is stored', async () => {
