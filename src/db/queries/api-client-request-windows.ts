@@ -14,7 +14,10 @@ export function apiClientRequestWindowQueries(db: Queryable) {
   return {
     /**
      * Adds each increment to its window's count in one statement and returns every window's new total, in
-     * the order given. Increments of the same window are summed first (ON CONFLICT may touch a row once).
+     * the order given. Increments of the same window are summed first (ON CONFLICT may touch a row once). The
+     * rows are written, and so locked until the transaction ends, in key order: the GROUP BY alone hands them
+     * over in its hash table's order, which changes with the set of windows, so two processes' syncs over
+     * overlapping clients could each hold a row the other waits for, and Postgres would abort one (40P01).
      */
     async add(increments: readonly WindowIncrement[]): Promise<number[]> {
       if (increments.length === 0) return [];
@@ -29,6 +32,7 @@ export function apiClientRequestWindowQueries(db: Queryable) {
          FROM unnest($1::uuid[], $2::int[], $3::bigint[], $4::int[])
            AS i(client_id, period_seconds, start_ms, requests)
          GROUP BY client_id, period_seconds, start_ms
+         ORDER BY client_id, period_seconds, start_ms
          ON CONFLICT (client_id, period_seconds, window_start)
          DO UPDATE SET requests = w.requests + excluded.requests
          RETURNING client_id AS "clientId", period_seconds AS "periodSeconds",
