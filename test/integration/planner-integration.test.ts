@@ -633,6 +633,34 @@ describe('planner-integration (the planning tool follows publication state)', ()
       expect(answer.body.publication).toEqual({ id: 'p-second' });
     });
 
+    it('when the tool follows a publication while an editor runs a document command on it, then the command does not wait for the tool', async () => {
+      const doc = await createPublishedDraft(app.ctx, project);
+      await tool.put(`planner-integration/publication/${doc.id}`, { id: 'p-first' });
+      let edited: ApiResponse | 'still waiting' | undefined;
+      const put = await commitWhenBlocked(
+        app.ctx.pool,
+        {
+          text: 'SELECT 1 FROM planner_publications WHERE project_id = $1 AND document_id = $2 FOR UPDATE',
+          values: [project.projectId, doc.id],
+        },
+        () => tool.put(`planner-integration/publication/${doc.id}`, { id: 'p-second' }),
+        async () => {
+          edited = await Promise.race([
+            editor.patch(`documents/${doc.id}/commands`, {
+              commands: [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'Edited' }],
+            }),
+            new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 3_000)),
+          ]);
+        },
+      );
+      expect(edited === 'still waiting' ? edited : edited?.status).toBe(204);
+      expect(put.status).toBe('fulfilled');
+      expect((put as PromiseFulfilledResult<ApiResponse>).value.body).toMatchObject({
+        documentId: doc.id,
+        publication: { id: 'p-second' },
+      });
+    });
+
     it('when the integration is off, then 400 ConfigurationError and nothing is stored', async () => {
       const off = await createTestProject(app.ctx);
       const doc = await createDraftDocument(app.ctx, off);

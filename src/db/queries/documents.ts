@@ -195,12 +195,17 @@ export function documentQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    /** Locks the row for the rest of the transaction: concurrent writers to one document serialise here. */
+    /**
+     * Locks the row for the rest of the transaction: concurrent writers to one document serialise here. FOR NO
+     * KEY UPDATE, the lock their UPDATE takes anyway: no writer deletes a document or changes its keys, and FOR
+     * UPDATE also held off every transaction holding it FOR KEY SHARE (the lock of a row inserted to reference
+     * it: a planning tool following its publication, a delivery status, a list item), both ways.
+     */
     async findByIdForUpdate(projectId: number, documentId: number): Promise<DocumentRow | undefined> {
       const result = await db.query<DocumentRow>({
         // Named, like the other statements of a publish: each connection parses and plans it once.
         name: 'documents-find-by-id-for-update',
-        text: `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR UPDATE`,
+        text: `SELECT ${DOCUMENT_COLUMNS} FROM documents d WHERE d.project_id = $1 AND d.id = $2 FOR NO KEY UPDATE`,
         values: [projectId, documentId],
       });
       return result.rows[0];
