@@ -318,6 +318,43 @@ describe('document lists', () => {
       expect(skipped).toEqual(all.slice(1));
       expect((await api.get('document-lists?offset=10000')).body).toEqual({ results: [] });
     });
+
+    it('when names differ in case or accent, then they are ordered as in a dictionary (the same in any database); a spelling asked for comes first', async () => {
+      // The database's own collation ordered them: by code point in a C.UTF-8 database (Zebra before apple,
+      // Ñews after everything), another way in en_US, so each install answered its own order.
+      const own = await createTestProject(app.ctx);
+      const ownApi = apiClient(app.url, (await tokenFor(app.ctx, own.projectId, READ)).token);
+      const byCreation = ['Ñews', 'Zebra', 'news', 'Éclair', 'News', 'apple', 'eclair', 'Breaking News'];
+      const ids = new Map<string, number>();
+      for (const name of byCreation) ids.set(name, await newList(own.projectId, name, []));
+      const listed = (await ownApi.get('document-lists')).body.results;
+      expect(names(listed)).toEqual([
+        'apple',
+        'Breaking News',
+        'eclair',
+        'Éclair',
+        'news',
+        'News',
+        'Ñews',
+        'Zebra',
+      ]);
+      // Every name of the listing has its id: the same lists, only in a new order.
+      expect(listed.map((list: { id: number }) => list.id)).toEqual(
+        names(listed).map((name) => ids.get(name)),
+      );
+      // Both 'news' and 'News' are the name asked for, case aside: the spelling sent first, then the other.
+      expect(names((await ownApi.get('document-lists?name=News')).body.results)).toEqual([
+        'News',
+        'news',
+        'Breaking News',
+      ]);
+      expect(names((await ownApi.get('document-lists?name=news')).body.results)).toEqual([
+        'news',
+        'News',
+        'Breaking News',
+      ]);
+      expect(names((await ownApi.get('document-lists?name=ñEWS')).body.results)).toEqual(['Ñews']);
+    });
   });
 
   describe('what a read costs', () => {

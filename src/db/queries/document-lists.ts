@@ -67,6 +67,15 @@ export interface DocumentListRow {
 
 const LIST_COLUMNS = 'l.id, l.name, l.created_at AS "createdAt", l.updated_at AS "updatedAt"';
 
+/**
+ * How list names compare: Unicode's root collation (ICU, built into Postgres), not the database's own, which
+ * depends on how it was created: by code point in a C or C.UTF-8 database ('Zebra' before 'apple', 'Ñews'
+ * after 'zoo'), where lower() and ILIKE also left 'Ñ' and 'ñ' apart. In this one, letters first, then accents,
+ * then case: apple, eclair, Éclair, news, News, Ñews, Zebra. Names stay unique as spelt ('news' and 'News'
+ * are two lists): only the order and the case-insensitive matching use it.
+ */
+const BY_NAME = 'COLLATE "und-x-icu"';
+
 /** `%`, `_` and `\` of a name searched for stand for themselves in ILIKE. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -120,8 +129,8 @@ export function documentListEditQueries(db: Queryable) {
 export function documentListReadQueries(db: Queryable) {
   return {
     /**
-     * The project's lists whose name contains `name` (case-insensitive; all without it), the exact name first,
-     * then by name and id.
+     * The project's lists whose name contains `name` (case-insensitive; all without it): the name as spelt
+     * first, then as spelt in another case, then by name (BY_NAME) and id.
      */
     async search(
       projectId: number,
@@ -129,8 +138,9 @@ export function documentListReadQueries(db: Queryable) {
     ): Promise<DocumentListRow[]> {
       const result = await db.query<DocumentListRow>(
         `SELECT ${LIST_COLUMNS} FROM document_lists l
-         WHERE l.project_id = $1 AND ($2::text IS NULL OR l.name ILIKE $3)
-         ORDER BY lower(l.name) = lower($2) DESC NULLS LAST, l.name, l.id
+         WHERE l.project_id = $1 AND ($2::text IS NULL OR l.name ${BY_NAME} ILIKE $3)
+         ORDER BY l.name = $2 DESC NULLS LAST, lower(l.name ${BY_NAME}) = lower($2 ${BY_NAME}) DESC NULLS LAST,
+           l.name ${BY_NAME}, l.id
          LIMIT $4 OFFSET $5`,
         [
           projectId,
@@ -197,7 +207,7 @@ export function documentListOverviewQueries(db: Queryable) {
          LEFT JOIN document_list_items i ON i.list_id = l.id
          LEFT JOIN documents d ON d.id = i.document_id AND d.project_id = l.project_id
          WHERE l.project_id = $1
-         GROUP BY l.id ORDER BY l.name, l.id`,
+         GROUP BY l.id ORDER BY l.name ${BY_NAME}, l.id`,
         [projectId],
       );
       return result.rows;

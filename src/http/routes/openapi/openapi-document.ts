@@ -1253,7 +1253,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       '/document-lists': {
         get: {
           summary:
-            "The project's document lists, the exact name first, then by name; each with its first `limit` " +
+            "The project's document lists, the exact name first (as spelt, then in another case), then by name " +
+            '(Unicode root collation: apple, eclair, Éclair, news, News, Ñews, Zebra) and id; each with its first `limit` ' +
             'published documents (systemdata, metadata), newest-added first. At most 100 lists per answer: ' +
             'offset pages through more',
           security: read,
