@@ -6,7 +6,7 @@ import { designQueries } from '../db/queries/designs';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { NewProjectConfigSchema } from '../domain/project-config';
-import { NewDesignSchema } from '../domain/design';
+import { designSizeProblem, NewDesignSchema } from '../domain/design';
 import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH } from '../domain/json-limits';
 import { readableIssueMessage, zodIssuesToPaths } from '../domain/validation';
 
@@ -41,9 +41,11 @@ function checkStored<Schema extends z.ZodType>(
  */
 export async function createProject(pool: Pool, input: CreateProjectInput) {
   const checkedConfig = checkStored(NewProjectConfigSchema, input.config, 'projectConfig');
-  const checkedDesigns = (input.designs ?? []).map((design, index) =>
-    checkStored(NewDesignSchema, design, `designs.${index}`),
-  );
+  const checkedDesigns = (input.designs ?? []).map((design, index) => {
+    const tooLarge = designSizeProblem(design);
+    if (tooLarge) return { ok: false as const, problems: { [`designs.${index}`]: tooLarge } };
+    return checkStored(NewDesignSchema, design, `designs.${index}`);
+  });
   const problems = Object.assign(
     {},
     ...[checkedConfig, ...checkedDesigns].map((checked) => (checked.ok ? {} : checked.problems)),

@@ -53,6 +53,21 @@ export const DesignSchema = z.looseObject({
 }) satisfies z.ZodType<Design>;
 
 /**
+ * The most a design may take as JSON (UTF-8), as `project create` stores it: 5 MiB, the size of the largest JSON
+ * body the API takes by default (BODY_LIMIT). A design is read for every publish of its project and answered
+ * whole by GET design and by each composition that asks for `design`: one of any size was stored.
+ */
+export const MAX_DESIGN_BYTES = 5 * 1024 * 1024;
+
+/** Why `design` is too large to store, or undefined when it is not. */
+export function designSizeProblem(design: unknown): string | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify(design) ?? '', 'utf8');
+  return bytes > MAX_DESIGN_BYTES
+    ? `is ${bytes} bytes as JSON: a design may be at most ${MAX_DESIGN_BYTES / 1024 / 1024} MiB (${MAX_DESIGN_BYTES} bytes)`
+    : undefined;
+}
+
+/**
  * What `project create` stores: DesignSchema, and a version GET design/{designVersion} can be asked for. `.` and
  * `..` could be stored, yet no URL names them (URLs resolve such path segments away: the request went to GET
  * design or to a 404). Stored designs are not read with this, so one stored before the rule still loads.

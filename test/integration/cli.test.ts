@@ -427,6 +427,18 @@ describe('broadsheet CLI', () => {
       await write('string-components.json', JSON.stringify({ ...TEST_DESIGN, components: 'nope' })),
       // Stored before, while no URL reaches GET design/.. (URLs resolve the segment away).
       await write('dot-dot-version.json', JSON.stringify({ ...TEST_DESIGN, version: '..' })),
+      // Stored whatever its size, then read for every publish of the project and answered in full by GET
+      // design and by every composition that asks for it.
+      await write(
+        'large-design.json',
+        JSON.stringify({
+          ...TEST_DESIGN,
+          components: [
+            ...TEST_DESIGN.components,
+            { name: 'huge', html: 'x'.repeat(6_000_000), directives: [] },
+          ],
+        }),
+      ),
     ];
     const storedProjects = async () =>
       (await app.ctx.pool.query('SELECT id FROM projects WHERE handle = $1', [handle])).rows;
@@ -453,6 +465,9 @@ describe('broadsheet CLI', () => {
     }
     expect(refused.stderr).toContain(
       `"designs.3.version": "cannot be '.' or '..': no URL can name it in GET design/{designVersion}"`,
+    );
+    expect(refused.stderr).toMatch(
+      /"designs\.4": "is \d+ bytes as JSON: a design may be at most 5 MiB \(5242880 bytes\)"/,
     );
     // Postgres's 'invalid byte sequence for encoding "UTF8": 0x00' before.
     const withNul = await write(

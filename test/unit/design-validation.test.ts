@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Component, Content } from '../../src/domain/content';
-import { DesignSchema, NewDesignSchema } from '../../src/domain/design';
+import { DesignSchema, designSizeProblem, MAX_DESIGN_BYTES, NewDesignSchema } from '../../src/domain/design';
 import { validateContentAgainstDesign, type Design } from '../../src/domain/design-validation';
 import { TEST_DESIGN } from '../helpers/factories';
 import { loadPublication } from '../helpers/fixtures';
@@ -355,5 +355,31 @@ describe('DesignSchema (designs stored by project create)', () => {
     for (const version of ['...', '.1', '1.0.']) {
       expect(NewDesignSchema.parse({ ...TEST_DESIGN, version })).toMatchObject({ version });
     }
+  });
+});
+
+describe('designSizeProblem (designs stored by project create)', () => {
+  const withTemplate = (html: string) => ({
+    ...TEST_DESIGN,
+    components: [{ name: 'big', html, directives: [] }],
+  });
+  const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+  it('when a design is exactly at the limit as UTF-8 JSON, then it is taken; a byte more, then refused saying the limit', () => {
+    const base = jsonBytes(withTemplate(''));
+    const atLimit = withTemplate('x'.repeat(MAX_DESIGN_BYTES - base));
+    expect(jsonBytes(atLimit)).toBe(MAX_DESIGN_BYTES);
+    expect(designSizeProblem(atLimit)).toBeUndefined();
+    expect(designSizeProblem(withTemplate('x'.repeat(MAX_DESIGN_BYTES - base + 1)))).toBe(
+      `is ${MAX_DESIGN_BYTES + 1} bytes as JSON: a design may be at most 5 MiB (5242880 bytes)`,
+    );
+  });
+
+  it('when a template is in a script of several bytes a character, then its bytes count, not its characters', () => {
+    const base = jsonBytes(withTemplate(''));
+    // 'é' is 2 bytes of UTF-8: half as many characters as the limit has bytes are past it.
+    const accented = withTemplate('é'.repeat(Math.ceil((MAX_DESIGN_BYTES - base) / 2) + 1));
+    expect(designSizeProblem(accented)).toMatch(/^is \d+ bytes as JSON/);
+    expect(designSizeProblem(TEST_DESIGN)).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ export function projectCommands(program: Command): void {
     .requiredOption('-c, --config <file>', 'project config JSON file')
     .option(
       '-d, --design <file...>',
-      'design JSON file(s) to store with the project, {name, version, components, ...}; the one the config names is current',
+      'design JSON file(s) to store with the project, {name, version, components, ...}, at most 5 MiB each as JSON; the one the config names is current',
     )
     .option('-n, --name <name>', 'display name (default: settings.label or settings.handle)')
     .action(async (options: { config: string; design?: string[]; name?: string }) => {
