@@ -165,6 +165,11 @@ export const EnvSchema = z.object({
     .refine((text) => Number.parseFloat(text) >= 1, 'at least 1 byte')
     .default('5mb'),
   /**
+   * How long a request's body may take to arrive, from the request reaching the app, on every route but POST
+   * mediaLibrary/uploads (which the server's 300 s requestTimeout bounds); past it a 408 (request-timeouts.ts).
+   */
+  BODY_TIMEOUT_MS: wholeNumberOr(1000, 300_000, 60_000),
+  /**
    * How far the old generation of the API's, the workers' and the CLI's processes may grow past what the last full garbage collection left alive
    * before the next one, in per cent (V8's `--heap-growing-percent`; 0: V8's own choice). Every answer from
    * Elasticsearch arrives as buffers that push V8 to collect: with its own choice (~120% here) the API marked its
@@ -395,6 +400,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       port: e.PORT,
       bodyLimit: e.BODY_LIMIT,
       bodyLimitBytes: sizeInBytes(e.BODY_LIMIT),
+      bodyTimeoutMs: e.BODY_TIMEOUT_MS,
       publicBaseUrl: e.PUBLIC_BASE_URL,
       /** Express's `trust proxy` (TRUST_PROXY): which hops of X-Forwarded-For are proxies, so `req.ip` is the client. */
       trustProxy: e.TRUST_PROXY,

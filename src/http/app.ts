@@ -7,6 +7,7 @@ import { absentRoutesAreUnknown } from './middleware/absent-routes';
 import { apiVersion } from './middleware/api-version';
 import { inOrder } from './middleware/in-order';
 import { checkJsonBody, admitRequest, refuseInvalidUtf8 } from './middleware/json-body';
+import { bodyDeadline } from './middleware/body-deadline';
 import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metrics';
 import { noOptions, renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
@@ -39,6 +40,7 @@ export function createApp(ctx: AppContext): Express {
       accessLog(ctx.logger),
       rejectNulInQuery,
       admitRequest(ctx.config.http.bodyLimitBytes),
+      bodyDeadline(ctx.config.http.bodyTimeoutMs),
       express.json({ limit: ctx.config.http.bodyLimitBytes, strict: false, verify: refuseInvalidUtf8 }),
       checkJsonBody,
     ]),

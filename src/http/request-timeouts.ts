@@ -10,7 +10,8 @@
  * affected (keepAliveTimeout).
  *
  * requestTimeout: how long a whole request, body included, may take to arrive (Node's default, said here): a
- * 25 MiB upload at 1 Mbit/s.
+ * 25 MiB upload at 1 Mbit/s. Every other body has a shorter deadline of the app's
+ * (middleware/body-deadline.ts).
  *
  * connectionsCheckingInterval: how often Node looks for requests past those timeouts (its default, 30 s, let
  * them run that much longer).

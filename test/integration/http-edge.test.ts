@@ -5,7 +5,8 @@ import { createPublishedDocument } from '../helpers/documents';
 import { ALL_SCOPES, createTestProject, READ, tokenFor, WRITE } from '../helpers/factories';
 import { PROTOTYPE_NAMES } from '../helpers/hostile-input';
 import { apiClient, envelope } from '../helpers/http';
-import { dripHeaders } from '../helpers/slow-client';
+import { noisePng } from '../helpers/image-server';
+import { dripBody, dripHeaders } from '../helpers/slow-client';
 
 /**
  * What an outside probe broke at the HTTP edge (issue 8): malformed percent-encoding, NUL bytes, bodies that
@@ -398,6 +399,66 @@ describe('slow clients (slowloris)', () => {
     expect(JSON.parse(body)).toEqual(envelope(408, 'Request Timeout', { name: 'RequestTimeout' }));
     expect(kept).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
   }, 60_000);
+});
+
+describe('slow clients (a body a byte at a time)', () => {
+  // BODY_TIMEOUT_MS of 2 s here (60 s by default), so that the test waits for it in seconds.
+  let slowApp: TestApp;
+  let slowWriteToken: string;
+  beforeAll(async () => {
+    slowApp = await startTestApp({ env: { BODY_TIMEOUT_MS: '2000' } });
+    ({ token: slowWriteToken } = await tokenFor(slowApp.ctx, projectId, WRITE));
+  });
+  afterAll(() => slowApp.close());
+
+  const head = (path: string, type: string, length: number) =>
+    `POST /api/2026-03/${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowWriteToken}\r\n` +
+    `Content-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;
+
+  it('when a client sends a JSON body a byte every 300 ms, then 408 in the envelope once the body deadline passes, and the connection closes', async () => {
+    // Before, only the server's requestTimeout ended it: the connection, and body-parser waiting on it, for 300 s.
+    const { hostname, port } = new URL(slowApp.url);
+    const published = async () =>
+      (await apiClient(slowApp.url, everyScope).get(`documents/${documentId}/latestPublication`)).body
+        .systemdata.publicationId as number;
+    const before = await published();
+    const body = Buffer.from(JSON.stringify({ commands: [{ operation: 'publish' }] }).padEnd(200, ' '));
+    const dripped = await dripBody(hostname, Number(port), {
+      head: head(`documents/${documentId}/commands`, 'application/json', body.length),
+      pieces: [...body].map((byte) => Buffer.from([byte])),
+      everyMs: 300,
+      giveUpMs: 15_000,
+    });
+    const [answer = '', text = ''] = dripped.text.split('\r\n\r\n');
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(text)).toEqual(
+      envelope(408, 'Request Timeout', {
+        name: 'RequestTimeout',
+        message: 'The request body did not arrive in time: a body must arrive within 2 s',
+      }),
+    );
+    expect(dripped.seconds).toBeGreaterThanOrEqual(2);
+    expect(dripped.seconds).toBeLessThan(6);
+    // Nothing was published: the body never arrived.
+    expect(await published()).toBe(before);
+  }, 30_000);
+
+  it('when an upload takes longer than the body deadline to arrive (a slow link), then it is still taken', async () => {
+    const { hostname, port } = new URL(slowApp.url);
+    const png = await noisePng(64, 64);
+    const pieces = Array.from({ length: 8 }, (_, index) =>
+      png.subarray(Math.floor((index * png.length) / 8), Math.floor(((index + 1) * png.length) / 8)),
+    );
+    const dripped = await dripBody(hostname, Number(port), {
+      head: head('mediaLibrary/uploads', 'image/png', png.length),
+      pieces,
+      everyMs: 500,
+      giveUpMs: 20_000,
+    });
+    expect(dripped.seconds).toBeGreaterThan(3.5);
+    expect(dripped.text.split('\r\n')[0]).toBe('HTTP/1.1 201 Created');
+  }, 30_000);
 });
 
 describe('ids beyond the safe integer range', () => {

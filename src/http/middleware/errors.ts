@@ -161,6 +161,9 @@ export function renderErrors(logger: Logger, databaseTimeouts: PoolTimeouts): Er
   return (error: unknown, req, res, next) => {
     // Half an answer is on the wire already: Express's own handler closes the connection.
     if (res.headersSent) {
+      // The 408 of a body that did not arrive in time went out; its reader failing as the connection closed is
+      // no news (and would be logged as an error).
+      if (res.locals.bodyTimedOut === true) return;
       next(error);
       return;
     }

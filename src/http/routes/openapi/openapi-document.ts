@@ -221,6 +221,10 @@ const ERROR_EXAMPLES: Record<number, Schema> = {
     expectedVersion: 3,
     currentVersion: 4,
   },
+  408: {
+    name: 'RequestTimeout',
+    message: 'The request body did not arrive in time: a body must arrive within 60 s',
+  },
   413: { name: 'PayloadTooLarge', message: 'The request body is larger than the limit of 5242880 bytes' },
   412: {
     name: 'PreconditionFailed',
@@ -518,7 +522,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             expires_in: PLANNER_TOKEN_SECONDS,
             scope: 'planner',
           }),
-          ...errors(400, 403, 413, 415),
+          ...errors(400, 403, 408, 413, 415),
           401: errorAnswerOf(401, {
             name: 'InvalidClient',
             message: "Send the API client's id and secret as HTTP Basic credentials.",
@@ -548,7 +552,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           'the project is status not-found). 400 ConfigurationError when planner.integration is not enabled',
         security: planner,
         requestBody: body(fromZod(statusesBody, 'PlannerStatuses', components)),
-        responses: { 200: json(listOf(statusesAnswer)), ...errors(400, 401, 403, 413, 415) },
+        responses: { 200: json(listOf(statusesAnswer)), ...errors(400, 401, 403, 408, 413, 415) },
       },
     },
     [`/${segment}/publication`]: {
@@ -563,7 +567,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         requestBody: body(fromZod(followBody, 'PlannerPublication', components)),
         responses: {
           200: json(publicationState),
-          ...errors(400, 401, 403, 404, 413, 415),
+          ...errors(400, 401, 403, 404, 408, 413, 415),
           412: publicationPreconditionFailed,
         },
       },
@@ -576,7 +580,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         requestBody: body(fromZod(followDocumentBody, 'PlannerDocumentPublication', components)),
         responses: {
           200: json(publicationState),
-          ...errors(400, 401, 403, 404, 413, 415),
+          ...errors(400, 401, 403, 404, 408, 413, 415),
           412: publicationPreconditionFailed,
         },
       },
@@ -610,7 +614,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         responses: {
           200: elementAnswer,
           201: elementAnswer,
-          ...errors(400, 401, 403, 404, 413, 415),
+          ...errors(400, 401, 403, 404, 408, 413, 415),
           409: elementConflict,
         },
       },
@@ -621,7 +625,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           'command (a field it no longer has is removed); fields the element never named are not touched',
         security: planner,
         requestBody: body(fromZod(updateElementBody, 'PlannerElement', components)),
-        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415) },
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 408, 413, 415) },
       },
     },
     [`/${segment}/element/{documentId}`]: {
@@ -630,7 +634,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         security: planner,
         parameters: params({ path: elementDocumentParams }),
         requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
-        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 413, 415), 409: elementConflict },
+        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 408, 413, 415), 409: elementConflict },
       },
       delete: {
         summary: `${only}Unlink the document from its element; the document stays as it is`,
@@ -756,7 +760,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           requestBody: body(applyProjectConfig),
           responses: {
             200: json(applyProjectConfigResult, applyProjectConfigOk),
-            ...errors(400, 401, 403, 413, 415),
+            ...errors(400, 401, 403, 408, 413, 415),
             409: configConflict,
           },
         },
@@ -775,7 +779,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           requestBody: body(applyProjectConfig),
           responses: {
             200: json(applyProjectConfigResult, applyProjectConfigOk),
-            ...errors(400, 401, 403, 413, 415),
+            ...errors(400, 401, 403, 408, 413, 415),
             409: configConflict,
           },
         },
@@ -900,7 +904,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           },
           responses: {
             200: json(out(compositionAnswer)),
-            ...errors(400, 401, 403, 404, 413, 415),
+            ...errors(400, 401, 403, 404, 408, 413, 415),
           },
         },
       },
@@ -925,7 +929,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             200: json(out(importStartedAnswer), 'The job', {
               id: '5d0c7c1e-2b7a-4f0e-8a39-0c7f4f2d9b11',
             }),
-            ...errors(400, 401, 403, 413, 415),
+            ...errors(400, 401, 403, 408, 413, 415),
           },
         },
       },
@@ -987,7 +991,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
           responses: {
             200: json(mediaEntry),
-            ...errors(400, 401, 403, 404, 413, 415),
+            ...errors(400, 401, 403, 404, 408, 413, 415),
             409: errorAnswerOf(409, {
               name: 'ConflictError',
               message: 'The asset of this media library entry is already revoked',
@@ -1053,7 +1057,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           },
           responses: {
             201: json(out(mediaUploadAnswer), 'Created'),
-            ...errors(400, 401, 403, 413, 415),
+            ...errors(400, 401, 403, 408, 413, 415),
             503: storageUnavailable(),
           },
         },
@@ -1070,7 +1074,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           requestBody: body(fromZod(importMediaBodyDescription, 'MediaImport', components)),
           responses: {
             200: json(listOf(mediaImportAnswer)),
-            ...errors(400, 401, 403, 413, 415),
+            ...errors(400, 401, 403, 408, 413, 415),
           },
         },
       },
@@ -1153,7 +1157,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           }),
           responses: {
             204: { description: 'All commands applied' },
-            ...errors(400, 401, 403, 404, 409, 413, 415),
+            ...errors(400, 401, 403, 404, 409, 408, 413, 415),
             412: errorAnswerOf(412, {
               name: 'PreconditionFailed',
               message:
@@ -1186,7 +1190,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               createdAt: '2026-03-02T09:00:00.000Z',
               updatedAt: '2026-03-02T09:05:00.000Z',
             }),
-            ...errors(400, 401, 403, 404, 413, 415),
+            ...errors(400, 401, 403, 404, 408, 413, 415),
           },
         },
       },
@@ -1306,7 +1310,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           requestBody: body(fromZod(reEnrichBody, 'ReEnrich', components)),
           responses: {
             200: json(out(reEnrichAnswer)),
-            ...errors(400, 401, 403, 413, 415),
+            ...errors(400, 401, 403, 408, 413, 415),
           },
         },
       },
