@@ -2,6 +2,7 @@ import { withTransaction, type Pool } from '../db/pool';
 import { documentListEditQueries, type DocumentListRow } from '../db/queries/document-lists';
 import { documentQueries } from '../db/queries/documents';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import { checkListName } from '../domain/document-lists';
 import { valueOrThrow } from '../domain/validation';
 
@@ -12,7 +13,7 @@ export async function createDocumentList(
 ): Promise<DocumentListRow> {
   const name = valueOrThrow(checkListName(input.name), 'name');
   const list = await documentListEditQueries(pool).create(input.projectId, name);
-  if (!list) throw AppError.conflict(`The project already has a list named '${name}'`);
+  if (!list) throw AppError.conflict(`The project already has a list named ${quoted(name)}`);
   return list;
 }
 

@@ -9,6 +9,7 @@ import type { Content } from '../domain/content';
 import type { Design } from '../domain/design';
 import { validateContentAgainstDesign } from '../domain/design-validation';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import { DEFAULT_IMPORT_BATCH_SIZE, DEFAULT_IMPORT_CONCURRENCY } from '../domain/import-limits';
 import {
   finalImportState,
@@ -416,7 +417,7 @@ async function prepareDraft(
   if (!contentType) {
     const known = project.config.contentTypes.map((type) => type.handle).join(', ');
     throw new ImportFailure(
-      `unknown content type '${document.contentType}' (the project has: ${known || 'none'})`,
+      `unknown content type ${quoted(document.contentType)} (the project has: ${known || 'none'})`,
     );
   }
   const content = document.content as Content;

@@ -3,6 +3,7 @@ import { mediaQueries } from '../db/queries/media';
 import { mediaReferenceQueries } from '../db/queries/media-references';
 import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import {
   applyMediaPatches,
   assertMediaVersion,
@@ -52,7 +53,7 @@ export async function patchMedia(
   const row = await withTransaction(deps.pool, async (tx) => {
     const queries = mediaQueries(tx);
     const current = await queries.findById(input.projectId, input.id, true);
-    if (!current) throw AppError.notFound(`Media library entry '${input.id}' not found`);
+    if (!current) throw AppError.notFound(`Media library entry ${quoted(input.id)} not found`);
     assertWritePreconditions(input, ENTRY, current);
     assertMediaVersion(input.version, current.version);
     before = assetKeys(current);

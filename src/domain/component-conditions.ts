@@ -1,4 +1,5 @@
 import { isRecord, walkComponents, type Component, type ComponentConditions, type Content } from './content';
+import { quoted } from './shown-input';
 import { invalid, valid, type Checked } from './validation';
 
 /** What conditions are checked against (supplement §6). */
@@ -67,7 +68,7 @@ export function checkConditionRequest(value: unknown): Checked<ConditionRequest>
   }
   const unknownKeys = Object.keys(value).filter((key) => !(REQUEST_KEYS as readonly string[]).includes(key));
   if (unknownKeys.length > 0) {
-    const listed = unknownKeys.map((key) => `'${key}'`).join(', ');
+    const listed = unknownKeys.map((key) => quoted(key)).join(', ');
     return problem(
       `unknown key${unknownKeys.length > 1 ? 's' : ''} ${listed}; allowed keys are dateTime and brand`,
     );

@@ -1,5 +1,6 @@
 import { componentName, isRecord, type Component, type Content } from './content';
 import type { Design, DesignComponent, DirectiveType } from './design';
+import { quoted, shownInput } from './shown-input';
 
 export type { Design, DesignComponent, DesignDirective, DirectiveType } from './design';
 
@@ -15,12 +16,11 @@ function directiveValueProblem(type: DirectiveType, value: unknown): string | un
 }
 
 /**
- * A value of the content as the problems show it: text as is, anything else as JSON, cut at 60 characters
+ * A value of the content as the problems show it: text as is, anything else as JSON, cut by shownInput
  * (ids, identifiers, component, directive and container names come from the importer: a reason stays short).
  */
 function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return shownInput(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
 }
 
 /**
@@ -76,11 +76,11 @@ function checkComponent(
   }
   const expectedIdentifier = `${design.name}.${name}`;
   if (component.identifier !== undefined && component.identifier !== expectedIdentifier) {
-    report(`identifier must be '${shown(expectedIdentifier)}'`);
+    report(`identifier must be ${quoted(expectedIdentifier)}`);
   }
   const declared = byName.get(name);
   if (!declared) {
-    report(`unknown component '${shown(name)}' in design ${design.name}@${design.version}`);
+    report(`unknown component ${quoted(name)} in design ${design.name}@${design.version}`);
     return;
   }
 
@@ -92,11 +92,11 @@ function checkComponent(
       for (const [directiveName, value] of Object.entries(component.content)) {
         const directive = directives.get(directiveName);
         if (!directive) {
-          report(`unknown directive '${shown(directiveName)}'`);
+          report(`unknown directive ${quoted(directiveName)}`);
           continue;
         }
         const problem = directiveValueProblem(directive.type, value);
-        if (problem) report(`directive '${directiveName}' ${problem}`);
+        if (problem) report(`directive ${quoted(directiveName)} ${problem}`);
       }
     }
   }
@@ -109,11 +109,11 @@ function checkComponent(
   const containerNames = new Set(declared.containers ?? []);
   for (const [containerName, children] of Object.entries(component.containers)) {
     if (!containerNames.has(containerName)) {
-      report(`unknown container '${shown(containerName)}'`);
+      report(`unknown container ${quoted(containerName)}`);
       continue;
     }
     if (!Array.isArray(children)) {
-      report(`container '${containerName}' must be an array of components`);
+      report(`container ${quoted(containerName)} must be an array of components`);
       continue;
     }
     children.forEach((child, index) =>

@@ -1,4 +1,5 @@
 import type { PublicAddressPolicy } from './public-addresses';
+import { quoted } from './shown-input';
 import { invalid, valid, type Checked } from './validation';
 
 /**
@@ -42,14 +43,14 @@ export function pickAddress(
   policy: PublicAddressPolicy,
 ): Checked<{ address: string; family: number }> {
   const first = addresses[0];
-  if (!first) return invalid([{ path: [], message: `host '${host}' does not resolve` }]);
+  if (!first) return invalid([{ path: [], message: `host ${quoted(host)} does not resolve` }]);
   if (!allowPrivate) {
     const refused = addresses.find((entry) => !policy.isPublic(entry.address));
     if (refused) {
       return invalid([
         {
           path: [],
-          message: `host '${host}' resolves to ${refused.address}, a private, loopback or link-local address, which downloads may not reach`,
+          message: `host ${quoted(host)} resolves to ${refused.address}, a private, loopback or link-local address, which downloads may not reach`,
         },
       ]);
     }

@@ -6,6 +6,7 @@ import {
   type SearchFieldType,
 } from './search-filters';
 import { invalid, valid, type Checked } from './validation';
+import { quoted } from './shown-input';
 
 /**
  * The `sort` parameter of publications/search (supplement §5) → Elasticsearch sort clauses, in two steps: the
@@ -102,8 +103,9 @@ function resolveSortField(name: string, indexedMetadata: IndexedMetadata): Searc
   const target = name.startsWith('metadata.')
     ? metadataSearchField(name.slice('metadata.'.length), indexedMetadata)
     : undefined;
-  if (!target) return `unknown sort field '${name}'; sortable fields are ${sortableNames(indexedMetadata)}`;
-  if (target.type === 'text') return `'${name}' is a text field and cannot be sorted`;
+  if (!target)
+    return `unknown sort field ${quoted(name)}; sortable fields are ${sortableNames(indexedMetadata)}`;
+  if (target.type === 'text') return `${quoted(name)} is a text field and cannot be sorted`;
   return target;
 }
 
@@ -139,8 +141,8 @@ export function parseSortSpec(raw: string | undefined, hasSearch: boolean): Chec
     .entries()) {
     const descending = entry.startsWith('-');
     const name = descending ? entry.slice(1) : entry;
-    if (name === '') return problem(`entry ${index + 1} of '${given}' is empty; expected a field name`);
-    if (seen.has(name)) return problem(`'${name}' is given more than once`);
+    if (name === '') return problem(`entry ${index + 1} of ${quoted(given)} is empty; expected a field name`);
+    if (seen.has(name)) return problem(`${quoted(name)} is given more than once`);
     seen.add(name);
     if (name === RELEVANCE && descending) {
       return problem(

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import { storeUnavailableOr, type ObjectStore, type StoredObjectInfo } from '../storage/object-store';
 import { decideRange, evaluatePreconditions, ifRangeAllows, type Preconditions } from './conditional-get';
 
@@ -100,7 +101,7 @@ export async function serveObject(
     res.setHeader('Content-Range', `bytes */${info.size}`);
     throw new AppError(416, {
       name: 'RangeNotSatisfiable',
-      message: `The range '${rangeHeader ?? ''}' is outside the ${info.size} bytes of the image`,
+      message: `The range ${quoted(rangeHeader ?? '')} is outside the ${info.size} bytes of the image`,
     });
   }
   res.setHeader('Content-Type', info.contentType);

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkDownloadUrl, pickAddress } from '../domain/download-guard';
+import { quoted } from '../domain/shown-input';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
 import { stageStream, TooLargeError } from './staging';
 
@@ -54,7 +55,7 @@ async function resolve(
   try {
     addresses = await lookup(host, { all: true, verbatim: true });
   } catch {
-    throw new DownloadError(`host '${host}' does not resolve`);
+    throw new DownloadError(`host ${quoted(host)} does not resolve`);
   }
   const picked = pickAddress(host, addresses, allowPrivate, policy);
   if (!picked.ok) throw new DownloadError(picked.issues[0]!.message);

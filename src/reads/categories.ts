@@ -3,6 +3,7 @@ import { categoryQueries } from '../db/queries/categories';
 import type { ProjectRow } from '../db/queries/projects';
 import { inheritedMetadata } from '../domain/categories';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 
 /**
  * Categories need a configurable channel (api-spec §4.1, §4.2, supplement §3): a project whose config says
@@ -37,7 +38,7 @@ export function categoryReads(db: Queryable) {
       assertConfigurableChannel(project);
       const chain = await categoryQueries(db).findWithAncestors(project.id, categoryId);
       const [category] = chain;
-      if (!category) throw AppError.notFound(`Category '${categoryId}' not found`);
+      if (!category) throw AppError.notFound(`Category ${quoted(categoryId)} not found`);
       return {
         id: category.id,
         label: category.label,

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool';
 import { designQueries } from '../db/queries/designs';
 import type { Design } from '../domain/design';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 
 /** The design as the API shows it (supplement §8): every key present, empty where the design has none. */
 export function designView(design: Design) {
@@ -33,7 +34,7 @@ export function designReads(db: Queryable) {
 
     async byVersion(projectId: number, version: string) {
       const design = await designQueries(db).findByVersion(projectId, version);
-      if (!design) throw AppError.notFound(`Design version '${version}' does not exist`);
+      if (!design) throw AppError.notFound(`Design version ${quoted(version)} does not exist`);
       return designView(design);
     },
   };

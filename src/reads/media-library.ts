@@ -4,6 +4,7 @@ import { mediaQueries } from '../db/queries/media';
 import { mediaReferenceQueries } from '../db/queries/media-references';
 import type { ApiVersion } from '../domain/api-versions';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import { incomingCursorSignature, nextKey } from '../domain/incoming-references';
 import { toApiEntry, type MediaType } from '../domain/media';
 import { cursorAnswer, type CursorCodec } from '../domain/search-cursor';
@@ -59,7 +60,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
   /** The entry's media type; 404 for no such entry. */
   async function mediaTypeOf(projectId: number, id: string): Promise<MediaType> {
     const row = await mediaQueries(db).findById(projectId, id);
-    if (!row) throw AppError.notFound(`Media library entry '${id}' not found`);
+    if (!row) throw AppError.notFound(`Media library entry ${quoted(id)} not found`);
     return row.mediaType;
   }
 
@@ -68,7 +69,7 @@ export function mediaLibraryReads(db: Queryable, publicBaseUrl: string | undefin
 
     async byId(projectId: number, id: string, view: MediaView) {
       const row = await mediaQueries(db).findById(projectId, id);
-      if (!row) throw AppError.notFound(`Media library entry '${id}' not found`);
+      if (!row) throw AppError.notFound(`Media library entry ${quoted(id)} not found`);
       return present(view)(row);
     },
 

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool';
 import { channelQueries } from '../db/queries/channels';
 import { menuQueries, type MenuRow } from '../db/queries/menus';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 
 /** A menu as sites expect it (supplement §8). */
 function menuView(menu: MenuRow) {
@@ -39,12 +40,12 @@ export function menuReads(db: Queryable) {
         throw AppError.notFound(
           read.channelHandle === undefined
             ? 'The project has no default channel'
-            : `Channel '${read.channelHandle}' not found`,
+            : `Channel ${quoted(read.channelHandle)} not found`,
         );
       }
       const menus = await menuQueries(db).list(projectId, channel.id, read.handle);
       if (read.handle !== undefined && menus.length === 0) {
-        throw AppError.notFound(`Menu '${read.handle}' not found in channel '${channel.handle}'`);
+        throw AppError.notFound(`Menu ${quoted(read.handle)} not found in channel '${channel.handle}'`);
       }
       return menus.map(menuView);
     },

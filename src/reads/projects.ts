@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool';
 import { channelQueries, type ChannelRow } from '../db/queries/channels';
 import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 
 /** A channel as the legacy reads show it (supplement §8: the items of GET project's `channels`). */
 function channelView(channel: ChannelRow) {
@@ -48,7 +49,7 @@ export function projectReads(db: Queryable) {
     /** Legacy GET channels/{channelHandle} (v1 to 2025-05): one channel of GET project's list. */
     async channel(projectId: number, channelHandle: string) {
       const channel = await channelQueries(db).findByHandle(projectId, channelHandle);
-      if (!channel) throw AppError.notFound(`Channel '${channelHandle}' not found`);
+      if (!channel) throw AppError.notFound(`Channel ${quoted(channelHandle)} not found`);
       return channelView(channel);
     },
   };

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool';
 import { channelQueries } from '../db/queries/channels';
 import { publicationEventQueries, type PublicationEventFilter } from '../db/queries/publication-events';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 
 /** publicationEvents[/{channelHandle}] as the edge parsed it. */
 export type PublicationEventsRead = Omit<PublicationEventFilter, 'projectId' | 'channelId'> & {
@@ -16,7 +17,7 @@ export function publicationEventReads(db: Queryable) {
       let channelId: number | undefined;
       if (channelHandle !== undefined) {
         channelId = await channelQueries(db).findIdByHandle(projectId, channelHandle);
-        if (channelId === undefined) throw AppError.notFound(`Channel '${channelHandle}' not found`);
+        if (channelId === undefined) throw AppError.notFound(`Channel ${quoted(channelHandle)} not found`);
       }
       const rows = await publicationEventQueries(db).list({
         ...filter,

@@ -108,6 +108,14 @@ describe('categories', () => {
       envelope(404, 'Not Found', { name: 'NotFound', message: "Category 'weather' not found" }),
     );
     expect((await api.get(`categories/${encodeURIComponent('constructor')}`)).status).toBe(404);
+    // A 10 kB id was repeated whole in the message: its first 100 characters and its length.
+    const long = await api.get(`categories/${'w'.repeat(10_000)}`);
+    expect(long.body).toEqual(
+      envelope(404, 'Not Found', {
+        name: 'NotFound',
+        message: `Category '${'w'.repeat(100)}…' (10000 characters) not found`,
+      }),
+    );
   });
 
   it("when another project's token asks for a category only this project has, then 404", async () => {

@@ -332,9 +332,9 @@ describe('import/documents', () => {
         external_id: 'long-identifier',
         document_id: null,
         reason:
-          `content does not match design test-design@1.0.0: component doc-l (other.${'q'.repeat(51)}...) at content.0: ` +
-          `identifier must be 'test-design.${'q'.repeat(45)}...'; ` +
-          `component doc-l (other.${'q'.repeat(51)}...) at content.0: unknown component '${'q'.repeat(57)}...' in design test-design@1.0.0`,
+          `content does not match design test-design@1.0.0: component doc-l (other.${'q'.repeat(94)}… (100006 characters)) at content.0: ` +
+          `identifier must be 'test-design.${'q'.repeat(88)}…' (100012 characters); ` +
+          `component doc-l (other.${'q'.repeat(94)}… (100006 characters)) at content.0: unknown component '${'q'.repeat(100)}…' (100000 characters) in design test-design@1.0.0`,
       },
     ]);
   });

@@ -138,27 +138,27 @@ describe('validateContentAgainstDesign', () => {
     ]);
   });
 
-  it('when an identifier, a directive or a container name is very long, then every reason shows it cut at 60 characters', () => {
+  it('when an identifier, a directive or a container name is very long, then every reason shows it cut: its first 100 characters and its length', () => {
     // A 100 kB identifier of another design gave a 100 kB reason: "identifier must be '<all of it>'" and
     // "unknown component '<all of it>'" printed the value in full (only the heading was cut).
     const long = 'q'.repeat(100_000);
     expect(
       validateContentAgainstDesign([{ id: 'doc-l', identifier: `other-times.${long}` }], design),
     ).toEqual([
-      `component doc-l (other-times.${'q'.repeat(45)}...) at content.0: identifier must be 'living-times.${'q'.repeat(44)}...'`,
-      `component doc-l (other-times.${'q'.repeat(45)}...) at content.0: unknown component '${'q'.repeat(57)}...' in design living-times@1.0.4`,
+      `component doc-l (other-times.${'q'.repeat(88)}… (100012 characters)) at content.0: identifier must be 'living-times.${'q'.repeat(87)}…' (100013 characters)`,
+      `component doc-l (other-times.${'q'.repeat(88)}… (100012 characters)) at content.0: unknown component '${'q'.repeat(100)}…' (100000 characters) in design living-times@1.0.4`,
     ]);
     expect(
       validateContentAgainstDesign([paragraph({ content: { text: 'x', [long]: 'y' } })], design),
     ).toEqual([
-      `component doc-p (living-times.paragraph) at content.0: unknown directive '${'q'.repeat(57)}...'`,
+      `component doc-p (living-times.paragraph) at content.0: unknown directive '${'q'.repeat(100)}…' (100000 characters)`,
     ]);
     expect(validateContentAgainstDesign([paragraph({ containers: { [long]: [] } })], design)).toEqual([
-      `component doc-p (living-times.paragraph) at content.0: unknown container '${'q'.repeat(57)}...'`,
+      `component doc-p (living-times.paragraph) at content.0: unknown container '${'q'.repeat(100)}…' (100000 characters)`,
     ]);
     expect(validateContentAgainstDesign([{ id: long, identifier: 'other-times.paragraph' }], design)).toEqual(
       [
-        `component ${'q'.repeat(57)}... (other-times.paragraph) at content.0: identifier must be 'living-times.paragraph'`,
+        `component ${'q'.repeat(100)}… (100000 characters) (other-times.paragraph) at content.0: identifier must be 'living-times.paragraph'`,
       ],
     );
   });

@@ -2,6 +2,7 @@ import type { Component, Content, Metadata } from '../content';
 import { componentName, findComponent, isRecord } from '../content';
 import type { Design } from '../design';
 import { AppError } from '../errors';
+import { quoted } from '../shown-input';
 import { findDocumentProblem, formatJsonPath, type DocumentPartProblem } from '../json-limits';
 import {
   extractReferences,
@@ -97,11 +98,6 @@ export const setsProjectValues = (request: Pick<CommandRequest, 'commands'>): bo
         categoryIdOf(command.value) !== undefined),
   );
 
-/** A value of the request as a refusal shows it, cut at 60 characters. */
-function shown(value: string): string {
-  return value.length > 60 ? `${value.slice(0, 57)}...` : value;
-}
-
 /**
  * Why a brands condition cannot be set (undefined: it can): a handle that is neither a brand of the project
  * nor one the component carries already is refused, so a typo does not hide the component from every brand.
@@ -114,8 +110,8 @@ export function brandsProblem(
   const carried = Array.isArray(current) ? current : [];
   const unknown = value.find((handle) => !projectValues.brands.includes(handle) && !carried.includes(handle));
   if (unknown === undefined) return undefined;
-  const known = projectValues.brands.map(shown).join(', ');
-  return `the brand '${shown(unknown)}' is not a brand of this project (it has: ${known || 'none'})`;
+  const known = projectValues.brands.join(', ');
+  return `the brand ${quoted(unknown)} is not a brand of this project (it has: ${known || 'none'})`;
 }
 
 /**
@@ -129,7 +125,7 @@ export function categoryProblem(
 ): string | undefined {
   const id = categoryIdOf(value);
   if (id === undefined || projectValues.categories.has(id) || id === categoryIdOf(current)) return undefined;
-  return `the category '${shown(id)}' (metadata property '${CATEGORY_PROPERTY}') is not a category of this project`;
+  return `the category ${quoted(id)} (metadata property '${CATEGORY_PROPERTY}') is not a category of this project`;
 }
 
 /** A reference a command writes, with how a refusal names it: `what` it is, and `at` where in the command. */
@@ -162,7 +158,7 @@ function commandReferences(command: Command): CommandReference[] {
         targetType,
         id,
         what: METADATA_TARGET[targetType],
-        at: `metadata property '${command.propertyName}'`,
+        at: `metadata property ${quoted(command.propertyName)}`,
       }));
     default:
       return [];
@@ -388,7 +384,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       const component = requireComponent(draft, command.componentId, fail);
       const current = ownValue(component.content, command.directiveName);
       if (current !== undefined && typeof current !== 'string') {
-        throw fail(`directive '${command.directiveName}' is not an editable directive`);
+        throw fail(`directive ${quoted(command.directiveName)} is not an editable directive`);
       }
       checkDeclared(draft.design, component, command, index);
       editRecord(component, 'content', (content) =>
@@ -427,7 +423,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       const component = requireComponent(draft, command.componentId, fail);
       const current = ownValue(component.content, command.directiveName);
       if (current !== undefined && !isStyleDirective(current)) {
-        throw fail(`directive '${command.directiveName}' is not a style directive`);
+        throw fail(`directive ${quoted(command.directiveName)} is not a style directive`);
       }
       if (command.value !== null) checkDeclared(draft.design, component, command, index);
       checkOldValue(command, ownValue(current, command.propertyName), index);
@@ -437,7 +433,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       // references (a media entry, a document) no check has seen.
       if (!isStyleDirective(style)) {
         throw fail(
-          `property '${command.propertyName}' would make directive '${command.directiveName}' read as ` +
+          `property ${quoted(command.propertyName)} would make directive ${quoted(command.directiveName)} read as ` +
             `${directiveKindOf(style)}, not a style`,
         );
       }
@@ -451,7 +447,7 @@ function applyCommand(draft: Draft, command: Command, index: number, now: Date):
       const component = requireComponent(draft, command.componentId, fail);
       const current = ownValue(component.content, command.directiveName);
       if (current !== undefined && !isLinkDirective(current)) {
-        throw fail(`directive '${command.directiveName}' is not a link directive`);
+        throw fail(`directive ${quoted(command.directiveName)} is not a link directive`);
       }
       if (command.value !== null) checkDeclared(draft.design, component, command, index);
       checkReferences(draft, command, index);
@@ -510,7 +506,7 @@ function setIncludeDirective(draft: Draft, command: CommandOf<'setIncludeDirecti
   const component = requireComponent(draft, command.componentId, (why) => commandFailed(index, why));
   const current = ownValue(component.content, command.directiveName);
   if (!isIncludeDirective(current)) {
-    throw commandFailed(index, `directive '${command.directiveName}' is not an include directive`);
+    throw commandFailed(index, `directive ${quoted(command.directiveName)} is not an include directive`);
   }
   checkDeclared(draft.design, component, command, index);
   checkReferences(draft, command, index);
@@ -568,8 +564,8 @@ function checkDeclared(
       : `it declares ${directives.map((candidate) => candidate.name).join(', ') || 'none'}`;
   throw commandFailed(
     index,
-    `component '${component.id}' (${name}) of design ${design.name}@${design.version} has no ${kind} ` +
-      `directive '${command.directiveName}': ${why}`,
+    `component ${quoted(component.id)} (${name}) of design ${design.name}@${design.version} has no ${kind} ` +
+      `directive ${quoted(command.directiveName)}: ${why}`,
   );
 }
 
@@ -585,7 +581,10 @@ function checkReferences(draft: Draft, command: Command, index: number): void {
     const targets = targetType === 'document' ? draft.documentTargets : draft.mediaTargets;
     if (targets === undefined || targets.has(id) || draft.storedReferences()[targetType].has(id)) continue;
     const where = at === undefined ? '' : ` (${at})`;
-    throw commandFailed(index, `${what} '${id}'${where} is not ${TARGET_KIND[targetType]} of this project`);
+    throw commandFailed(
+      index,
+      `${what} ${quoted(id)}${where} is not ${TARGET_KIND[targetType]} of this project`,
+    );
   }
 }
 
@@ -612,7 +611,7 @@ function commandFailed(index: number, why: string, extra: Record<string, unknown
   });
 }
 
-const missingComponent = (componentId: string) => `component '${componentId}' does not exist`;
+const missingComponent = (componentId: string) => `component ${quoted(componentId)} does not exist`;
 
 function requireComponent(draft: Draft, componentId: string, fail: (why: string) => AppError): Component {
   const component = findComponent(draft.content, componentId);

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ALL_VERSION_LABELS, ApiVersion, type VersionLabel } from '../../domain/api-versions';
 import { AppError } from '../../domain/errors';
+import { quoted } from '../../domain/shown-input';
 
 /** Reads `/api/{version}` into `req.apiVersion`; an unknown label is 404 UnknownApiVersion (supplement §1). */
 export const apiVersion: RequestHandler = (req, _res, next) => {
@@ -9,7 +10,7 @@ export const apiVersion: RequestHandler = (req, _res, next) => {
   if (!version) {
     throw new AppError(404, {
       name: 'UnknownApiVersion',
-      message: `Unknown API version '${label}'. Known versions: ${ALL_VERSION_LABELS.join(', ')}`,
+      message: `Unknown API version ${quoted(label)}. Known versions: ${ALL_VERSION_LABELS.join(', ')}`,
     });
   }
   req.apiVersion = version;

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
+import { quoted } from '../../domain/shown-input';
 import { zodIssuesToPaths } from '../../domain/validation';
 import {
   databaseUnavailableCause,
@@ -76,24 +77,24 @@ function clientMessageOf(error: HttpError, status: number, contentEncoding: stri
   // body-parser's own words (`unsupported charset "LATIN1"`) said neither which header nor what to send.
   if (error.type === 'charset.unsupported') {
     return (
-      `The request body's charset '${String(error.charset)}' is not supported: send JSON as UTF-8 ` +
+      `The request body's charset ${quoted(String(error.charset))} is not supported: send JSON as UTF-8 ` +
       '(Content-Type: application/json, or application/json; charset=utf-8)'
     );
   }
   if (error.type === 'encoding.unsupported') {
     return (
-      `The request body's Content-Encoding '${contentEncoding ?? String(error.encoding)}' is not supported: ` +
+      `The request body's Content-Encoding ${quoted(contentEncoding ?? String(error.encoding))} is not supported: ` +
       `send the body as it is, or compressed with one of ${BODY_ENCODINGS.join(', ')}`
     );
   }
   const undecodable = UNDECODABLE_PARAM.exec(message);
   if (undecodable) {
-    return `Malformed percent-encoding in the URL path: '${undecodable[1]}' does not decode to UTF-8 text`;
+    return `Malformed percent-encoding in the URL path: ${quoted(undecodable[1] ?? '')} does not decode to UTF-8 text`;
   }
   // A decompression stream's error (zlib's, brotli's, zstd's) carries an errno; body-parser's own have a type.
   if (status === 400 && error.type === undefined && typeof error.errno === 'number' && contentEncoding) {
     const why = message === STATUS_CODES[status] ? '' : `: ${message}`;
-    return `The request body does not decode as its Content-Encoding '${contentEncoding}' says${why}`;
+    return `The request body does not decode as its Content-Encoding ${quoted(contentEncoding)} says${why}`;
   }
   return message;
 }

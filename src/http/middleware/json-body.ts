@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
+import { quoted } from '../../domain/shown-input';
 import { findBodyProblem } from '../../domain/json-limits';
 import { firstInvalidUtf8Offset } from '../../domain/utf8';
 import { bodyTooLargeMessage } from './errors';
@@ -86,7 +87,7 @@ export function admitRequest(limitBytes: number): RequestHandler {
     if (expect !== undefined && expect !== '100-continue') {
       throw new AppError(417, {
         name: 'ExpectationFailed',
-        message: `Expect: '${req.headers.expect}' is not understood; the only expectation this server meets is 100-continue`,
+        message: `Expect: ${quoted(String(req.headers.expect))} is not understood; the only expectation this server meets is 100-continue`,
       });
     }
     const declared = Number(req.headers['content-length']);

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Router } from 'express';
 import helmet from 'helmet';
 import { AppError } from '../../../domain/errors';
+import { quoted } from '../../../domain/shown-input';
 import { parseOrThrow } from '../../../domain/validation';
 import { docsAssetParams, type DocsAsset } from './docs.schema';
 
@@ -81,7 +82,7 @@ export function docsRoutes(router: Router): void {
     if (!asset) {
       throw new AppError(404, {
         name: 'NotFound',
-        message: `The reference page has no file '${name}': ${[...assets.keys()].join(', ')}`,
+        message: `The reference page has no file ${quoted(name)}: ${[...assets.keys()].join(', ')}`,
       });
     }
     res.set('Cache-Control', 'public, max-age=3600').type(asset.type).send(asset.body);

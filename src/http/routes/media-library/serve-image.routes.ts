@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { AppError } from '../../../domain/errors';
+import { quoted } from '../../../domain/shown-input';
 import { parseOrThrow } from '../../../domain/validation';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
@@ -34,7 +35,7 @@ export function serveImageRoutes(
       await reads.servedImages.assertServable(req.auth.projectId, key);
       await serveObject(objects, key, req, res, {
         cacheControl: IMAGE_CACHE_CONTROL,
-        notFound: () => AppError.notFound(`No image with the key '${key}'`),
+        notFound: () => AppError.notFound(`No image with the key ${quoted(key)}`),
       });
     },
   );
