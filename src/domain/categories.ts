@@ -1,13 +1,15 @@
 import { AppError } from './errors';
+import { characterCount, quoted } from './shown-input';
 import type { Issue } from './validation';
 
 /** api-spec §4.2 and §8: inheritMetadata walks at most this many parents. */
 export const MAX_CATEGORY_DEPTH = 20;
 
 /**
- * The longest category id: ids are the key of the categories table, whose index holds at most 2704 bytes
- * an entry (a longer id was a 500 on apply), and the search's categoryId keyword; 256 characters of up to
- * four UTF-8 bytes each stay well inside both.
+ * The longest category id, in characters (code points: an emoji is one, though two UTF-16 code units of a JS
+ * string): ids are the key of the categories table, whose index holds at most 2704 bytes an entry (a longer id
+ * was a 500 on apply), and the search's categoryId keyword; 256 characters of up to four UTF-8 bytes each
+ * (1,024 bytes) stay well inside both.
  */
 export const MAX_CATEGORY_ID_LENGTH = 256;
 
@@ -22,7 +24,7 @@ export function categoryIdIssues(
 ): Issue[] {
   return categories.flatMap(({ id, parentId }, index): Issue[] => {
     const issues: Issue[] = [];
-    if (id.length > MAX_CATEGORY_ID_LENGTH) {
+    if (characterCount(id) > MAX_CATEGORY_ID_LENGTH) {
       issues.push({
         path: [index, 'id'],
         message: `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long`,
@@ -65,7 +67,7 @@ export function categoryTreeIssues(categories: readonly CategoryNode[]): Issue[]
       if (parent === category.id) {
         issues.push({
           path: [index, 'parentId'],
-          message: `makes a cycle: ${[...chain, parent].map((id) => `'${id}'`).join(' → ')}`,
+          message: `makes a cycle: ${[...chain, parent].map((id) => quoted(id)).join(' → ')}`,
         });
         return;
       }
@@ -74,7 +76,7 @@ export function categoryTreeIssues(categories: readonly CategoryNode[]): Issue[]
       if (chain.length - 1 > MAX_CATEGORY_DEPTH) {
         issues.push({
           path: [index, 'parentId'],
-          message: `gives '${category.id}' more than ${MAX_CATEGORY_DEPTH} parents; metadata inheritance goes at most ${MAX_CATEGORY_DEPTH} levels deep`,
+          message: `gives ${quoted(category.id)} more than ${MAX_CATEGORY_DEPTH} parents; metadata inheritance goes at most ${MAX_CATEGORY_DEPTH} levels deep`,
         });
         return;
       }
@@ -100,13 +102,13 @@ export function inheritedMetadata(
     // A walk that comes back to a category went round a cycle: saying "more than 20 parents" of a category
     // with one parent sent whoever fixes the config looking for a long chain.
     const back = ids.findIndex((id, index) => ids.indexOf(id) < index);
-    const cycle = back < 0 ? undefined : ids.slice(0, back + 1).map((id) => `'${id}'`);
+    const cycle = back < 0 ? undefined : ids.slice(0, back + 1).map((id) => quoted(id));
     throw new AppError(500, {
       name: 'ConfigurationError',
       message:
         cycle === undefined
-          ? `Category '${ids[0] ?? ''}' has more than ${MAX_CATEGORY_DEPTH} parents; ${limit}`
-          : `Category '${ids[0] ?? ''}' has parents that form a cycle: ${cycle.join(' → ')}; ${limit}`,
+          ? `Category ${quoted(ids[0] ?? '')} has more than ${MAX_CATEGORY_DEPTH} parents; ${limit}`
+          : `Category ${quoted(ids[0] ?? '')} has parents that form a cycle: ${cycle.join(' → ')}; ${limit}`,
     });
   }
   // A Map, then fromEntries: a stored `__proto__` key stays a key instead of becoming the prototype.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { categoryIdIssues, categoryTreeIssues } from './categories';
 import type { ConditionDefaults } from './component-conditions';
+import { characterCount, quoted } from './shown-input';
 
 /**
  * The project configuration (supplement §8): content types with their metadata fields, categories, brands,
@@ -164,7 +165,11 @@ export const ProjectConfigSchema = z
       const seen = new Set<string>();
       values.forEach((value, index) => {
         if (seen.has(value))
-          ctx.addIssue({ code: 'custom', path: [...path, index], message: `duplicate ${what} '${value}'` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [...path, index],
+            message: `duplicate ${what} ${quoted(value)}`,
+          });
         seen.add(value);
       });
     };
@@ -206,7 +211,7 @@ export const ProjectConfigSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['categories', c, 'parentId'],
-          message: `unknown category '${category.parentId}'`,
+          message: `unknown category ${quoted(category.parentId)}`,
         });
       }
     });
@@ -239,13 +244,53 @@ export const ProjectConfigSchema = z
 export const MAX_INDEXED_METADATA_FIELDS = 100;
 
 /**
- * What creating a project and applying a config accept: ProjectConfigSchema, category ids that can be stored
+ * The longest label of a new config (settings, content types, metadata fields, categories, brands, languages),
+ * in characters: a label names a thing in an editor's list, and had no limit, so a config could carry
+ * megabytes of one that every config read answers.
+ */
+export const MAX_CONFIG_LABEL_LENGTH = 200;
+
+/**
+ * The longest locale (a language tag) of a new config's languages and of a media translation, in characters:
+ * RFC 5646 §4.4.1 asks room for 35, this leaves room for extensions (`en-US-u-ca-gregory-nu-latn`).
+ */
+export const MAX_LOCALE_LENGTH = 64;
+
+/** Every label and locale of a config with its path and its limit, for the length check of a new config. */
+function* limitedTexts(
+  config: ProjectConfig,
+): Generator<{ path: (string | number)[]; text: string; max: number }> {
+  const label = (path: (string | number)[], text: string | undefined) =>
+    text === undefined ? [] : [{ path: [...path, 'label'], text, max: MAX_CONFIG_LABEL_LENGTH }];
+  yield* label(['settings'], config.settings.label);
+  for (const [l, language] of (config.settings.languages?.available ?? []).entries()) {
+    const at = ['settings', 'languages', 'available', l];
+    yield { path: [...at, 'locale'], text: language.locale, max: MAX_LOCALE_LENGTH };
+    yield* label(at, language.label);
+  }
+  for (const [t, type] of config.contentTypes.entries()) {
+    yield* label(['contentTypes', t], type.label);
+    for (const [m, field] of type.metadata.entries())
+      yield* label(['contentTypes', t, 'metadata', m], field.label);
+  }
+  for (const [c, category] of config.categories.entries()) yield* label(['categories', c], category.label);
+  for (const [b, brand] of config.brands.entries()) yield* label(['brands', b], brand.label);
+}
+
+/**
+ * What creating a project and applying a config accept: ProjectConfigSchema, labels and locales of at most
+ * MAX_CONFIG_LABEL_LENGTH and MAX_LOCALE_LENGTH characters, category ids that can be stored
  * and asked for (categoryIdIssues), a category tree that
  * inheritMetadata can always walk (no cycle, at most MAX_CATEGORY_DEPTH parents), one index type per
  * indexed metadata field and at most MAX_INDEXED_METADATA_FIELDS of them. Stored configs are read with ProjectConfigSchema alone, so one stored before these
  * rules still loads.
  */
 export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, ctx) => {
+  for (const { path, text, max } of limitedTexts(config)) {
+    if (characterCount(text) > max) {
+      ctx.addIssue({ code: 'custom', path, message: `must be at most ${max} characters long` });
+    }
+  }
   for (const issue of categoryIdIssues(config.categories)) {
     ctx.addIssue({ code: 'custom', path: ['categories', ...issue.path], message: issue.message });
   }

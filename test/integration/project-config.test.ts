@@ -211,6 +211,62 @@ describe('projectConfig', () => {
     }
   });
 
+  it('when a category id is 256 emoji, then it is accepted and served: the limit counts characters; 257 are refused', async () => {
+    // 256 emoji are 512 UTF-16 code units: the limit counted those, so an id of 129 emoji was refused.
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    const emoji = '\u{1F4F0}'.repeat(256);
+    changed.categories.push({ id: `${emoji}\u{1F4F0}`, label: 'Emoji', path: '/emoji' });
+    expect(await api.post('projectConfig', { plan: false, projectConfig: changed })).toMatchObject({
+      status: 200,
+      body: {
+        ok: false,
+        schemaErrors: [{ pointer: '/categories/3/id', message: 'must be at most 256 characters long' }],
+      },
+    });
+    changed.categories[3].id = emoji;
+    expect(await api.post('projectConfig', { plan: false, projectConfig: changed })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
+    const category = await api.get(`categories/${encodeURIComponent(emoji)}`);
+    expect(category).toMatchObject({ status: 200, body: { id: emoji, label: 'Emoji' } });
+  });
+
+  it('when a label is longer than 200 characters or a language locale longer than 64, then schemaErrors point at it and nothing changes', async () => {
+    // Neither had a limit: a 10 kB label was stored and answered by every config read.
+    const { api, current } = await setup();
+    const changed = structuredClone(current);
+    changed.categories[0].label = 'L'.repeat(10_000);
+    changed.settings.languages = {
+      available: [{ locale: `de-${'x'.repeat(62)}`, label: 'Deutsch' }],
+      defaultLanguage: `de-${'x'.repeat(62)}`,
+    };
+    const response = await api.post('projectConfig', { plan: false, projectConfig: changed });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ok: false,
+      schemaErrors: expect.arrayContaining([
+        { pointer: '/categories/0/label', message: 'must be at most 200 characters long' },
+        {
+          pointer: '/settings/languages/available/0/locale',
+          message: 'must be at most 64 characters long',
+        },
+      ]),
+    });
+    expect(response.body.schemaErrors).toHaveLength(2);
+    expect(await api.get('projectConfig')).toMatchObject({ status: 200, body: current });
+    changed.categories[0].label = 'L'.repeat(200);
+    changed.settings.languages = {
+      available: [{ locale: `de-${'x'.repeat(61)}`, label: 'Deutsch' }],
+      defaultLanguage: `de-${'x'.repeat(61)}`,
+    };
+    expect(await api.post('projectConfig', { plan: false, projectConfig: changed })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
+  });
+
   it('when a change makes more than a hundred thousand patches, then they are planned and applied', async () => {
     // A category's metadata is free-form: 150,000 keys (1.8 MB) made the diff overflow the stack, a 500.
     const { api, current } = await setup();

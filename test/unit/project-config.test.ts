@@ -1,7 +1,9 @@
 import { MAX_CATEGORY_ID_LENGTH } from '../../src/domain/categories';
 import {
   indexedMetadataFields,
+  MAX_CONFIG_LABEL_LENGTH,
   MAX_INDEXED_METADATA_FIELDS,
+  MAX_LOCALE_LENGTH,
   NewProjectConfigSchema,
   ProjectConfigSchema,
 } from '../../src/domain/project-config';
@@ -85,6 +87,16 @@ describe('NewProjectConfigSchema, category ids', () => {
     expect(issuesOf('c'.repeat(MAX_CATEGORY_ID_LENGTH))).toBeUndefined();
   });
 
+  it('when a category id is made of emoji, then its characters are counted, not its UTF-16 code units', () => {
+    // An emoji is one character but two code units of a JS string: 129 of them were refused as 258 characters.
+    const emoji = '\u{1F4F0}';
+    expect(issuesOf(emoji.repeat(MAX_CATEGORY_ID_LENGTH))).toBeUndefined();
+    expect(issuesOf(`${'c'.repeat(MAX_CATEGORY_ID_LENGTH - 1)}${emoji}`)).toBeUndefined();
+    expect(issuesOf(emoji.repeat(MAX_CATEGORY_ID_LENGTH + 1))).toEqual([
+      ['categories/0/id', `must be at most ${MAX_CATEGORY_ID_LENGTH} characters long`],
+    ]);
+  });
+
   it("when a category id is '.' or '..', then it is refused: no URL of GET categories/{categoryId} can name it", () => {
     for (const id of ['.', '..']) {
       expect(issuesOf(id)).toEqual([
@@ -98,5 +110,52 @@ describe('NewProjectConfigSchema, category ids', () => {
     for (const id of ['c'.repeat(MAX_CATEGORY_ID_LENGTH + 1), '..']) {
       expect(ProjectConfigSchema.safeParse(withId(id)).success).toBe(true);
     }
+  });
+});
+
+describe('NewProjectConfigSchema, labels and locales', () => {
+  const over = 'L'.repeat(MAX_CONFIG_LABEL_LENGTH + 1);
+  const longLocale = `de-${'x'.repeat(MAX_LOCALE_LENGTH - 2)}`;
+  const withTexts = (label: string, locale: string) => ({
+    settings: {
+      handle: 'p',
+      label,
+      languages: {
+        available: [
+          { locale: 'de', label },
+          { locale, label: 'Other' },
+        ],
+        defaultLanguage: 'de',
+      },
+    },
+    contentTypes: [
+      { handle: 'a', documentType: 'article', label, metadata: [{ handle: 'm', type: 'string', label }] },
+    ],
+    categories: [{ id: 'c', label, path: '/c' }],
+    brands: [{ handle: 'b', label }],
+  });
+  const issuesOf = (config: unknown) =>
+    NewProjectConfigSchema.safeParse(config)
+      .error?.issues.map((issue) => [issue.path.join('/'), issue.message])
+      .sort(([a], [b]) => String(a).localeCompare(String(b)));
+
+  it('when a label or a locale is too long, then it is refused at its path; a stored config with them still reads', () => {
+    // Labels and locales had no limit: a config could carry megabytes of label, answered by every config read.
+    const labelProblem = `must be at most ${MAX_CONFIG_LABEL_LENGTH} characters long`;
+    expect(issuesOf(withTexts(over, longLocale))).toEqual([
+      ['brands/0/label', labelProblem],
+      ['categories/0/label', labelProblem],
+      ['contentTypes/0/label', labelProblem],
+      ['contentTypes/0/metadata/0/label', labelProblem],
+      ['settings/label', labelProblem],
+      ['settings/languages/available/0/label', labelProblem],
+      ['settings/languages/available/1/locale', `must be at most ${MAX_LOCALE_LENGTH} characters long`],
+    ]);
+    expect(ProjectConfigSchema.safeParse(withTexts(over, longLocale)).success).toBe(true);
+  });
+
+  it('when labels and locales are at their limits, counted in characters (emoji are one), then the config is accepted', () => {
+    const emoji = '\u{1F4F0}'.repeat(MAX_CONFIG_LABEL_LENGTH);
+    expect(issuesOf(withTexts(emoji, longLocale.slice(0, MAX_LOCALE_LENGTH)))).toBeUndefined();
   });
 });

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ProjectConfigSchema } from '../../../domain/project-config';
+import { MAX_CATEGORY_ID_LENGTH } from '../../../domain/categories';
+import {
+  MAX_CONFIG_LABEL_LENGTH,
+  MAX_LOCALE_LENGTH,
+  ProjectConfigSchema,
+} from '../../../domain/project-config';
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
 
 const config = z.record(z.string(), z.unknown());
@@ -43,7 +48,9 @@ export const ApplyProjectConfigBody = z
   })
   .describe(
     'The config under channelConfig (what existing clients send) or projectConfig (its synonym): exactly one ' +
-      'of them; plan true shows the patches and changes nothing',
+      'of them; plan true shows the patches and changes nothing. A new config has labels of at most ' +
+      `${MAX_CONFIG_LABEL_LENGTH} characters, language locales of at most ${MAX_LOCALE_LENGTH} and category ids ` +
+      `of at most ${MAX_CATEGORY_ID_LENGTH} (else schemaErrors)`,
   )
   .transform(fromCheck(oneConfig));
 
