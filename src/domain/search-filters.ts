@@ -1,5 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { findJsonProblem } from './json-limits';
+import { plusLostHint } from './plus-as-space';
+import { quoted, shownInput } from './shown-input';
 import { invalid, valid, type Checked, type Issue } from './validation';
 
 /**
@@ -80,7 +82,7 @@ function unknownKeyMessage(key: string, indexedMetadata: IndexedMetadata): strin
     `${COMPONENT_COUNT_PREFIX}<component name>`,
     metadata.length > 0 ? metadata.join(', ') : 'metadata.<prop> (no metadata of this project is indexed)',
   ];
-  return `unknown filter key '${key}'; filterable keys are ${filterable.join(', ')}`;
+  return `unknown filter key ${quoted(key)}; filterable keys are ${filterable.join(', ')}`;
 }
 
 const ISO_DATE =
@@ -117,13 +119,38 @@ export function isIsoDate(value: string): boolean {
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
+/** Stands for a non-finite number while show writes JSON (a private-use character, never escaped). */
+const NON_FINITE = '\u{F8FF}';
+const NON_FINITE_SHOWN = new RegExp(`"${NON_FINITE}(-?Infinity)${NON_FINITE}"`, 'g');
+
+/**
+ * A value of the filter as a message shows it: its JSON, cut by shownInput. JSON.parse reads 1e309 as
+ * Infinity, which JSON.stringify writes as null (`got {"documentId":null}`, never sent): such a number is
+ * shown as Infinity, and said to be too large for a double.
+ */
 function show(value: unknown): string {
-  // JSON.parse reads 1e309 as Infinity, which JSON.stringify writes as null: not what the client sent.
   if (typeof value === 'number' && !Number.isFinite(value)) {
     return `a number too large for a double (${value})`;
   }
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  const nonFinite = new Set<string>();
+  const json = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item !== 'number' || Number.isFinite(item)) return item;
+    nonFinite.add(String(item));
+    return `${NON_FINITE}${item}${NON_FINITE}`;
+  }) as string | undefined;
+  const text = nonFinite.size === 0 ? (json ?? String(value)) : (json ?? '').replace(NON_FINITE_SHOWN, '$1');
+  const why = [...nonFinite].map((number) => ` (${number}: a number too large for a double)`).join('');
+  return `${shownInput(text)}${why}`;
+}
+
+/**
+ * A date as the filters JSON arrives in the query string: a `+` of its offset, sent unencoded, is a space
+ * (plusLostHint), which the 400 says.
+ */
+function dateProblem(value: unknown, key: string): string {
+  const problem = `must be an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z for ${quoted(key)}, got ${show(value)}`;
+  const lost = typeof value === 'string' ? plusLostHint(value, isIsoDate) : undefined;
+  return lost === undefined ? problem : `${problem}; ${lost}`;
 }
 
 /** Why `value` is not a valid value of `key`, or undefined when it is. */
@@ -134,26 +161,26 @@ function valueProblem(value: unknown, key: string, type: SearchFieldType): strin
       // integer the client sent is refused.
       return Number.isSafeInteger(value)
         ? undefined
-        : `must be an integer between ${-Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} for '${key}', got ${show(value)}`;
+        : `must be an integer between ${-Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} for ${quoted(key)}, got ${show(value)}`;
     case 'integer':
       return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
         ? undefined
-        : `must be an integer between ${INT32_MIN} and ${INT32_MAX} for '${key}', got ${show(value)}`;
+        : `must be an integer between ${INT32_MIN} and ${INT32_MAX} for ${quoted(key)}, got ${show(value)}`;
     case 'float':
       return typeof value === 'number' && Number.isFinite(value)
         ? undefined
-        : `must be a number for '${key}', got ${show(value)}`;
+        : `must be a number for ${quoted(key)}, got ${show(value)}`;
     case 'keyword':
     case 'text':
-      return typeof value === 'string' ? undefined : `must be a string for '${key}', got ${show(value)}`;
-    case 'date':
-      return typeof value === 'string' && isIsoDate(value)
+      return typeof value === 'string'
         ? undefined
-        : `must be an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z for '${key}', got ${show(value)}`;
+        : `must be a string for ${quoted(key)}, got ${show(value)}`;
+    case 'date':
+      return typeof value === 'string' && isIsoDate(value) ? undefined : dateProblem(value, key);
     case 'boolean':
       return typeof value === 'boolean'
         ? undefined
-        : `must be true or false for '${key}', got ${show(value)}`;
+        : `must be true or false for ${quoted(key)}, got ${show(value)}`;
   }
 }
 
@@ -272,7 +299,7 @@ class FilterCompiler {
       valid = false;
       this.report(
         [...path, name],
-        `unexpected property '${name}'; a combinator has exactly one of and, or, not`,
+        `unexpected property ${quoted(name)}; a combinator has exactly one of and, or, not`,
       );
     }
     const operand = node[combinator];
@@ -312,8 +339,8 @@ class FilterCompiler {
       this.report(
         [...path, name],
         isCombinator(name)
-          ? `unexpected property '${name}' next to key; put the condition inside the combinator instead`
-          : `unknown operator '${name}'; a condition has key and one of term, range, exists`,
+          ? `unexpected property ${quoted(name)} next to key; put the condition inside the combinator instead`
+          : `unknown operator ${quoted(name)}; a condition has key and one of term, range, exists`,
       );
     }
     const [operator, second] = operators;
@@ -393,7 +420,7 @@ class FilterCompiler {
     if (target.type === 'boolean' || target.type === 'text') {
       const allowed =
         target.type === 'boolean' ? 'term or exists' : 'term or exists (text fields have no order)';
-      return this.report(path, `range is not allowed on ${target.type} key '${key}'; use ${allowed}`);
+      return this.report(path, `range is not allowed on ${target.type} key ${quoted(key)}; use ${allowed}`);
     }
     if (!isObject(operand)) {
       return this.report(
@@ -406,7 +433,7 @@ class FilterCompiler {
     for (const [name, value] of Object.entries(operand)) {
       if (!(RANGE_BOUNDS as readonly string[]).includes(name)) {
         valid = false;
-        this.report([...path, name], `unknown range bound '${name}'; use gt, gte, lt, lte`);
+        this.report([...path, name], `unknown range bound ${quoted(name)}; use gt, gte, lt, lte`);
         continue;
       }
       const problem = valueProblem(value, key, target.type);

@@ -9,6 +9,8 @@ import {
 import { isRecord } from '../domain/content';
 import type { ViewField } from '../domain/document-view';
 import { AppError } from '../domain/errors';
+import { plusLostHint } from '../domain/plus-as-space';
+import { quoted } from '../domain/shown-input';
 import {
   fromCheck,
   invalid,
@@ -159,19 +161,13 @@ const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:
  * the 400 says so, or a client looking at the date-time it sent sees nothing wrong with it.
  */
 function dateTimeProblem(value: string): string {
-  const lost = plusLostHint(value);
+  const lost = dateTimePlusHint(value);
   return lost === undefined ? DATE_TIME_MESSAGE : `${DATE_TIME_MESSAGE}; ${lost}`;
 }
 
-/** What to say of a date-time that reads as one once the space before its offset is a `+` again. */
-function plusLostHint(value: string): string | undefined {
-  const withPlus = value.replace(/ (\d{2}:\d{2})$/, '+$1');
-  if (withPlus === value || parseIsoDateTime(withPlus) === undefined) return undefined;
-  return (
-    "its offset's '+' arrived as a space (a '+' in a query string is one): " +
-    `send it as %2B, e.g. ${withPlus.replace('+', '%2B')}`
-  );
-}
+/** plusLostHint of a date-time as the date-time parameters and componentConditions read one. */
+const dateTimePlusHint = (value: string): string | undefined =>
+  plusLostHint(value, (withPlus) => parseIsoDateTime(withPlus) !== undefined);
 
 const dateTime = (options: { roundUp: boolean }) =>
   z
@@ -280,10 +276,9 @@ export const parseQueryString = (text: string): Record<string, unknown> => {
       try {
         decoded = decodeURIComponent(spaced);
       } catch {
-        const shown = encoded.length > 60 ? `${encoded.slice(0, 60)}…` : encoded;
         throw AppError.validation({
           [type === 'key' ? topLevelName(encoded) : name]:
-            `must be percent-encoded UTF-8: '${shown}' does not decode (send a % itself as %25)`,
+            `must be percent-encoded UTF-8: ${quoted(encoded)} does not decode (send a % itself as %25)`,
         });
       }
       if (type === 'key') name = topLevelName(decoded);
@@ -353,5 +348,5 @@ function dateTimePlusLost(raw: string): string | undefined {
     return undefined;
   }
   const dateTime = isRecord(parsed) ? parsed.dateTime : undefined;
-  return typeof dateTime === 'string' ? plusLostHint(dateTime) : undefined;
+  return typeof dateTime === 'string' ? dateTimePlusHint(dateTime) : undefined;
 }

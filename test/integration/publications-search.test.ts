@@ -194,6 +194,43 @@ describe('GET publications/search', () => {
       }
     });
 
+    it('when a filter of the wrong shape holds 1e309, then the 400 shows it as Infinity, not null', async () => {
+      // JSON.stringify writes Infinity as null: the 400 said `got {"documentId":null}`, which was never sent.
+      const response = await search(`filters=${encodeURIComponent('{"documentId":1e309}')}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details).toEqual({
+        name: 'ValidationError',
+        filters:
+          'must be a condition {key, term|range|exists} or a combinator {and|or|not}, got {"documentId":Infinity} ' +
+          '(Infinity: a number too large for a double)',
+      });
+    });
+
+    it("when a date bound's offset + is sent unencoded (a space once decoded), then the 400 says to send it as %2B", async () => {
+      const filters = '{"key":"lastPublicationDate","range":{"gte":"2024-05-01T12:00:00+02:00"}}';
+      const response = await search(`filters=${encodeURIComponent(filters).replace('%2B', '+')}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error_details['filters.range.gte']).toContain(
+        "its offset's '+' arrived as a space (a '+' in a query string is one): send it as %2B, " +
+          'e.g. 2024-05-01T12:00:00%2B02:00',
+      );
+      expect((await search(`filters=${encodeURIComponent(filters)}`)).status).toBe(200);
+    });
+
+    it('when a filter key or sort field is 10,000 characters, then the 400 shows its first 100 and its length', async () => {
+      const long = 'k'.repeat(10_000);
+      const filtered = await search(`filters=${encodeURIComponent(JSON.stringify({ key: long, term: 1 }))}`);
+      expect(filtered.status).toBe(400);
+      expect(filtered.body.error_details['filters.key']).toMatch(
+        new RegExp(`^unknown filter key '${'k'.repeat(100)}…' \\(10000 characters\\); filterable keys are `),
+      );
+      const sorted = await search(`sort=${long}`);
+      expect(sorted.status).toBe(400);
+      expect(sorted.body.error_details.sort).toMatch(
+        new RegExp(`^unknown sort field '${'k'.repeat(100)}…' \\(10000 characters\\); sortable fields are `),
+      );
+    });
+
     it('when filters nests thousands of levels deep (raw brackets fill the query string), then 400 naming filters', async () => {
       const response = await search(`filters=${'['.repeat(6000)}${']'.repeat(6000)}`);
       expect(response.status).toBe(400);

@@ -275,11 +275,14 @@ describe('the query string parser', () => {
     });
   });
 
-  it('when the text that does not decode is long, then the message shows its start', () => {
-    const long = `${'a'.repeat(100)}%`;
+  it('when the text that does not decode is long, then the message shows its first 100 characters and its length', () => {
+    const long = `${'a'.repeat(150)}%`;
     expect(refusal(`search=${long}`)).toEqual({
       status: 400,
-      details: { name: 'ValidationError', search: problem(`${'a'.repeat(60)}…`) },
+      details: {
+        name: 'ValidationError',
+        search: `must be percent-encoded UTF-8: '${'a'.repeat(100)}…' (151 characters) does not decode (send a % itself as %25)`,
+      },
     });
   });
 });

@@ -475,6 +475,50 @@ describe('buildFilterQuery', () => {
       });
     });
 
+    it('a number past what a double holds inside a value shown whole is shown as Infinity, not as null', () => {
+      // JSON.stringify writes Infinity as null: the 400 said `got {"documentId":null}`, which the client never sent.
+      expect(issuesOf(() => buildFilterQuery('{"documentId":1e309}', METADATA))).toEqual({
+        filters:
+          'must be a condition {key, term|range|exists} or a combinator {and|or|not}, got {"documentId":Infinity} ' +
+          '(Infinity: a number too large for a double)',
+      });
+      expect(issuesOf(() => buildFilterQuery('{"key":"documentId","range":[1,-1e309]}', METADATA))).toEqual({
+        'filters.range':
+          'must be an object with at least one of gt, gte, lt, lte, got [1,-Infinity] ' +
+          '(-Infinity: a number too large for a double)',
+      });
+    });
+
+    it('a date bound whose offset lost its + to the query string says to send it as %2B', () => {
+      // `+02:00` written unencoded in a URL arrives as ` 02:00`: the date the client sees in what it sent is fine.
+      expect(issues({ key: 'lastPublicationDate', range: { gte: '2024-05-01T12:00:00 02:00' } })).toEqual({
+        'filters.range.gte':
+          "must be an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z for 'lastPublicationDate', " +
+          "got \"2024-05-01T12:00:00 02:00\"; its offset's '+' arrived as a space (a '+' in a query string is one): " +
+          'send it as %2B, e.g. 2024-05-01T12:00:00%2B02:00',
+      });
+      expect(issues({ key: 'metadata.eventDate', term: '2024-05-01T12:00 02:00' })).toEqual({
+        'filters.term': expect.stringContaining('send it as %2B, e.g. 2024-05-01T12:00%2B02:00'),
+      });
+      // Not a date with a + put back either: the plain wording.
+      expect(issues({ key: 'lastPublicationDate', range: { gte: '2024-13-01T12:00:00 02:00' } })).toEqual({
+        'filters.range.gte': expect.not.stringContaining('%2B'),
+      });
+    });
+
+    it('a long key or value is shown cut, with its length, not whole', () => {
+      const long = 'k'.repeat(10_000);
+      expect(issues({ key: long, term: 1 })['filters.key']).toMatch(
+        new RegExp(`^unknown filter key '${'k'.repeat(100)}…' \\(10000 characters\\); filterable keys are `),
+      );
+      expect(issues({ key: 'documentId', term: [long] })).toEqual({
+        'filters.term.0': `must be an integer between -9007199254740991 and 9007199254740991 for 'documentId', got "${'k'.repeat(99)}… (10002 characters)`,
+      });
+      expect(issues({ key: 'documentId', [long]: 1 })).toEqual({
+        [`filters.${long}`]: `unknown operator '${'k'.repeat(100)}…' (10000 characters); a condition has key and one of term, range, exists`,
+      });
+    });
+
     it('a bound of the wrong type is keyed by the bound', () => {
       expect(issues({ key: 'documentId', range: { gte: '5' } })).toEqual({
         'filters.range.gte': `must be an integer between -9007199254740991 and 9007199254740991 for 'documentId', got "5"`,
