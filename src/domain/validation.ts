@@ -60,11 +60,20 @@ export function issuesToPaths(issues: readonly Issue[], prefix?: string): Record
   return Object.fromEntries(byPath);
 }
 
-/** Zod's issues as ours. An unknown field gets its own path, so the client sees `commands.0.foo: "is not allowed"`. */
-export function fromZodIssues(issues: readonly z.core.$ZodIssue[]): Issue[] {
+/**
+ * Zod's issues as ours. An unknown field gets its own path, so the client sees `commands.0.foo: "is not allowed"`;
+ * `unknownField` may word it otherwise (a field GET answers but a write does not take: read-only).
+ */
+export function fromZodIssues(
+  issues: readonly z.core.$ZodIssue[],
+  unknownField?: (path: readonly PropertyKey[], key: string) => string | undefined,
+): Issue[] {
   return issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'is not allowed' }))
+      ? issue.keys.map((key) => ({
+          path: [...issue.path, key],
+          message: unknownField?.(issue.path, key) ?? 'is not allowed',
+        }))
       : [{ path: issue.path, message: issue.message }],
   );
 }

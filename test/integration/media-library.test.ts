@@ -483,6 +483,86 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       expect((await reader.get('mediaLibrary/round-trip')).body).toEqual(response.body);
     });
 
+    it('when a translation locale is longer than 64 characters, then 400 names it, in a patch and in an import, and nothing changes', async () => {
+      // The locale had no limit: a 10 kB one was stored, and repeated whole in every answer.
+      await importImage('long-locale', { translations: [{ locale: 'de', metadata: { title: 'Eins' } }] });
+      const long = `de-${'x'.repeat(62)}`;
+      const patched = await api.patch('mediaLibrary/long-locale', {
+        patches: [{ operation: 'setTranslations', translations: [{ locale: long, metadata: {} }] }],
+      });
+      expect(patched.body).toEqual(
+        envelope(400, 'Bad Request', {
+          'patches.0.translations.0.locale': 'must be at most 64 characters long',
+        }),
+      );
+      const imported = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [
+          {
+            id: 'long-locale-2',
+            mediaType: 'image',
+            asset: { url: 'https://example.com/a.png' },
+            translations: [{ locale: long, metadata: {} }],
+          },
+        ],
+      });
+      expect(imported.body.results).toEqual([
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: {
+            name: 'ValidationError',
+            'translations.0.locale': 'must be at most 64 characters long',
+          },
+        },
+      ]);
+      expect((await reader.get('mediaLibrary/long-locale')).body).toMatchObject({
+        version: 1,
+        translations: [{ locale: 'de', metadata: { title: 'Eins' } }],
+      });
+      expect((await reader.get('mediaLibrary/long-locale-2')).status).toBe(404);
+      const atLimit = await api.patch('mediaLibrary/long-locale', {
+        patches: [
+          { operation: 'setTranslations', translations: [{ locale: long.slice(0, 64), metadata: {} }] },
+        ],
+      });
+      expect(atLimit.status).toBe(200);
+    });
+
+    it('when an import sends an entry as GET answers it, then its 400 names each read-only field and what to send instead', async () => {
+      // Each read-only field was "is not allowed": a client copying an entry could not tell what to send.
+      const { id: _id, ...read } = (await reader.get('mediaLibrary/hero')).body as Record<string, unknown>;
+      const response = await api.post('import/mediaLibrary', {
+        mediaLibraryEntries: [{ ...read, id: 'hero-copy' }],
+      });
+      expect(response.status).toBe(200);
+      const entryField =
+        'is read-only: the server sets it and GET answers it; an import sends id, systemName, externalId, ' +
+        'mediaType, asset, metadata and translations';
+      const assetField =
+        "is read-only: GET answers it for the stored image, read from its bytes; an import's asset is url " +
+        '(an http(s) URL to download) or uploadId (of POST mediaLibrary/uploads), and optionally filename';
+      expect(response.body.results).toEqual([
+        {
+          ok: false,
+          status: 400,
+          error: 'ValidationError',
+          error_details: {
+            name: 'ValidationError',
+            createdAt: entryField,
+            updatedAt: entryField,
+            version: entryField,
+            'asset.key': assetField,
+            'asset.mimeType': assetField,
+            'asset.size': assetField,
+            'asset.width': assetField,
+            'asset.height': assetField,
+          },
+        },
+      ]);
+      expect((await reader.get('mediaLibrary/hero-copy')).status).toBe(404);
+    });
+
     it('when preserveUpdatedAt is true (2026-03), then updatedAt stays; before 2026-03 it is a 400', async () => {
       const before = await importImage('preserved');
       const kept = await api.patch('mediaLibrary/preserved', {

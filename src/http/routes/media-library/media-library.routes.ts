@@ -10,6 +10,7 @@ import { incomingPages } from '../documents/incoming-references.routes';
 import {
   importMediaBody,
   importMediaEntry,
+  importReadOnlyField,
   incomingReferencesQuery,
   mediaListQuery,
   mediaParams,
@@ -126,7 +127,7 @@ export function mediaLibraryRoutes(
       const inputs: ImportMediaInput[] = body.mediaLibraryEntries.map((raw, index) => {
         const parsed = importMediaEntry.safeParse(raw, { error: readableIssueMessage });
         if (parsed.success) return { ok: true, entry: parsed.data };
-        const issues = fromZodIssues(parsed.error.issues).map((issue) =>
+        const issues = fromZodIssues(parsed.error.issues, importReadOnlyField).map((issue) =>
           issue.path.length === 0 ? { ...issue, path: ['mediaLibraryEntries', index] } : issue,
         );
         return { ok: false, details: issuesToPaths(issues) };

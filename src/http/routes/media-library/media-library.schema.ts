@@ -7,6 +7,8 @@ import {
   MEDIA_TYPES,
   type MediaPatch,
 } from '../../../domain/media';
+import { MAX_LOCALE_LENGTH } from '../../../domain/project-config';
+import { quoted } from '../../../domain/shown-input';
 import { fromCheck, invalid, valid, type Checked } from '../../../domain/validation';
 import { listAnswer, pagedExtra } from '../../answers';
 import { incomingReferencesQueryOf } from '../documents/incoming-references.schema';
@@ -22,7 +24,7 @@ export const mediaParams = z.object({ id: mediaIdValue });
 /** `ids`, in any form of a list parameter (queryList): order kept, at most MAX_MEDIA_ENTRIES ids. */
 function mediaIdList(ids: string[]): Checked<string[]> {
   const bad = ids.find((id) => !MEDIA_ID_PATTERN.test(id));
-  if (bad !== undefined) return invalid([{ path: [], message: `'${bad.slice(0, 40)}' ${MEDIA_ID_MESSAGE}` }]);
+  if (bad !== undefined) return invalid([{ path: [], message: `${quoted(bad)} ${MEDIA_ID_MESSAGE}` }]);
   if (ids.length > MAX_MEDIA_ENTRIES) {
     return invalid([{ path: [], message: `must list at most ${MAX_MEDIA_ENTRIES} ids` }]);
   }
@@ -102,9 +104,12 @@ const assetSource = z
 const metadataObject = z.record(z.string(), z.unknown());
 
 const translation = z.strictObject({
-  locale: z.string().regex(/^[a-z][a-zA-Z0-9-]+$/, {
-    message: 'must start with a lowercase letter, followed by one or more letters, digits or hyphens',
-  }),
+  locale: z
+    .string()
+    .regex(/^[a-z][a-zA-Z0-9-]+$/, {
+      message: 'must start with a lowercase letter, followed by one or more letters, digits or hyphens',
+    })
+    .max(MAX_LOCALE_LENGTH),
   metadata: metadataObject,
 });
 /**
@@ -120,7 +125,7 @@ function oneTranslationPerLocale(items: readonly { locale: string }[], ctx: z.Re
       ctx.addIssue({
         code: 'custom',
         path: [index, 'locale'],
-        message: `repeats '${locale}' of translations.${first}: one translation per locale`,
+        message: `repeats ${quoted(locale)} of translations.${first}: one translation per locale`,
       });
     }
   });
@@ -172,6 +177,32 @@ export const importMediaEntry = z
     path: ['systemName'],
     message: 'is required with externalId',
   });
+
+/** What GET answers of an entry and the server sets; an import sends the rest. */
+const ENTRY_READ_ONLY = new Set(['createdAt', 'updatedAt', 'version']);
+/** What GET answers of an asset, read from the stored bytes (and the vendor's duration and storage). */
+const ASSET_READ_ONLY = new Set(['key', 'mimeType', 'size', 'width', 'height', 'duration', 'storage']);
+
+/**
+ * How an import's 400 names a field importMediaEntry does not take, when it is one GET answers: a client that
+ * sends an entry as it read it learns that the field is read-only and what an import sends instead, where
+ * "is not allowed" left it guessing. Undefined for any other field (the usual "is not allowed").
+ */
+export function importReadOnlyField(path: readonly PropertyKey[], key: string): string | undefined {
+  if (path.length === 0 && ENTRY_READ_ONLY.has(key)) {
+    return (
+      'is read-only: the server sets it and GET answers it; an import sends id, systemName, externalId, ' +
+      'mediaType, asset, metadata and translations'
+    );
+  }
+  if (path.at(-1) === 'asset' && ASSET_READ_ONLY.has(key)) {
+    return (
+      "is read-only: GET answers it for the stored image, read from its bytes; an import's asset is url " +
+      '(an http(s) URL to download) or uploadId (of POST mediaLibrary/uploads), and optionally filename'
+    );
+  }
+  return undefined;
+}
 
 /** The body of POST import/mediaLibrary: its shape; the entries are parsed one by one (importMediaEntry). */
 export const importMediaBody = z.strictObject({
