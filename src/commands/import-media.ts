@@ -21,6 +21,7 @@ import {
   type Translation,
 } from '../domain/media';
 import { AppError, validationDetails } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import type { Logger } from '../logger';
 import { downloadToFile, DownloadError, type DownloadLimits } from '../media/download';
 import type { PublicAddressPolicy } from '../domain/public-addresses';
@@ -199,11 +200,11 @@ async function importOne(
       : undefined;
   if (existing && entry.id !== undefined && entry.id !== existing.id) {
     throw uniqueIdViolation(
-      `The entry with externalId '${entry.externalId}' of system '${entry.systemName}' has the id '${existing.id}', not '${entry.id}'`,
+      `The entry with externalId ${quoted(entry.externalId ?? '')} of system ${quoted(entry.systemName ?? '')} has the id ${quoted(existing.id)}, not ${quoted(entry.id)}`,
     );
   }
   if (!existing && entry.id !== undefined && (await media.findById(projectId, entry.id))) {
-    throw uniqueIdViolation(`A media library entry with the id '${entry.id}' already exists`);
+    throw uniqueIdViolation(`A media library entry with the id ${quoted(entry.id)} already exists`);
   }
 
   // The entry's asset, then each translation's: every object this import put is deleted again on failure.
@@ -251,7 +252,7 @@ async function importOne(
         const found = await queries.findByExternalId(projectId, systemName, externalId, true);
         if (found && entry.id !== undefined && entry.id !== found.id) {
           throw uniqueIdViolation(
-            `The entry with externalId '${externalId}' of system '${systemName}' has the id '${found.id}', not '${entry.id}'`,
+            `The entry with externalId ${quoted(externalId)} of system ${quoted(systemName)} has the id ${quoted(found.id)}, not ${quoted(entry.id)}`,
           );
         }
         return found;
@@ -270,8 +271,8 @@ async function importOne(
       if (!stored) {
         throw uniqueIdViolation(
           entry.id !== undefined
-            ? `A media library entry with the id '${entry.id}' already exists`
-            : `A media library entry with externalId '${entry.externalId}' of system '${entry.systemName}' already exists`,
+            ? `A media library entry with the id ${quoted(entry.id)} already exists`
+            : `A media library entry with externalId ${quoted(entry.externalId ?? '')} of system ${quoted(entry.systemName ?? '')} already exists`,
         );
       }
       await mediaReferenceQueries(tx).replace(

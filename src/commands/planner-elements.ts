@@ -4,6 +4,7 @@ import { documentQueries } from '../db/queries/documents';
 import { plannerElementQueries, type PlannerElementRow } from '../db/queries/planner-elements';
 import { projectQueries, type ProjectRow } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
+import { quoted } from '../domain/shown-input';
 import {
   elementCommands,
   plannerElementContentType,
@@ -50,7 +51,7 @@ export async function createPlannerElement(
     if (known) {
       if (input.documentId !== undefined && input.documentId !== known.documentId) {
         throw AppError.conflict(
-          `Planner element '${known.elementId}' is linked to document ${known.documentId}, not ${input.documentId}`,
+          `Planner element ${quoted(known.elementId)} is linked to document ${known.documentId}, not ${input.documentId}`,
         );
       }
       await updateLinked(tx, deps.boss, known, input);
@@ -65,7 +66,9 @@ export async function createPlannerElement(
       if (!document) throw AppError.notFound(`Document ${input.documentId} not found`);
       const linked = await links.findByDocumentId(project.id, document.id);
       if (linked) {
-        throw AppError.conflict(`Document ${document.id} is linked to planner element '${linked.elementId}'`);
+        throw AppError.conflict(
+          `Document ${document.id} is linked to planner element ${quoted(linked.elementId)}`,
+        );
       }
       documentId = document.id;
     } else {
@@ -96,13 +99,13 @@ export async function updatePlannerElement(
       if (!link) throw AppError.notFound(`Document ${input.documentId} is not linked to a planner element`);
       if (elementId !== undefined && elementId !== link.elementId) {
         throw AppError.conflict(
-          `Document ${link.documentId} is linked to planner element '${link.elementId}', not '${elementId}'`,
+          `Document ${link.documentId} is linked to planner element ${quoted(link.elementId)}, not ${quoted(elementId)}`,
         );
       }
     } else {
       if (elementId === undefined) throw new Error('an element without id names no link');
       link = await links.findByElementIdForUpdate(project.id, elementId);
-      if (!link) throw AppError.notFound(`Planner element '${elementId}' is not linked to a document`);
+      if (!link) throw AppError.notFound(`Planner element ${quoted(elementId)} is not linked to a document`);
     }
     await updateLinked(tx, deps.boss, link, input);
     return { id: link.documentId, created: false };

@@ -465,6 +465,13 @@ describe('planner/element (planning-tool element sync)', () => {
           message: "Planner element 'never-sent' is not linked to a document",
         }),
       );
+      // An element id of 200 characters was repeated whole: its first 100 and its length.
+      expect((await planner.put('planner/element', { id: 'e'.repeat(200) })).body).toEqual(
+        envelope(404, 'Not Found', {
+          name: 'NotFound',
+          message: `Planner element '${'e'.repeat(100)}…' (200 characters) is not linked to a document`,
+        }),
+      );
       const unlinked = await createDraftDocument(app.ctx, project);
       expect((await planner.put(`planner/element/${unlinked.id}`, {})).status).toBe(404);
       const other = await createTestProject(app.ctx, {
