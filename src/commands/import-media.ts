@@ -120,8 +120,9 @@ interface PlacedAsset {
  * come from a URL the server downloads or from an upload (POST mediaLibrary/uploads); they are probed (an
  * image's format, width and height are read from the bytes, a video's duration, width and height from its
  * container's header), written to the object store, and only then is the entry written, with its metadata's
- * references, in one transaction. When that fails the object is deleted again: nothing is left half-stored. An entry with `externalId` and `systemName` that exists is
- * updated (its previous object deleted after the commit); one with a taken `id` is a 409 UniqueIdViolation.
+ * references, in one transaction. When that fails the object is deleted again: nothing is left half-stored.
+ * An entry with `externalId` and `systemName` that exists is updated (its previous object deleted after the
+ * commit); one with a taken `id` is a 409 UniqueIdViolation.
  */
 export async function importMedia(
   deps: MediaImportDeps,

@@ -7,13 +7,13 @@ import { errorEnvelope, errorNameOf } from './errors';
 const slowBodiesAllowed = new WeakSet<IncomingMessage>();
 
 /**
- * A request body's deadline, for every route but uploads: the server's requestTimeout (request-timeouts.ts: 300 s, for a 25 MiB upload on a slow
- * link) also let a client that declared a JSON body and sent it a byte at a time hold its connection, and a
- * body-parser waiting on it, for 5 minutes, where headersTimeout closes a slowloris on the headers in 20 s. A
- * body not in by `ms` after the request reached the app (BODY_TIMEOUT_MS, 60 s: a 5 MB body at under 1 Mbit/s)
- * is a 408 in the envelope and the connection closes; a body still arriving after the answer went out (one
- * the route did not read, which Node reads off) has its connection closed then. A route that streams a large
- * body (POST mediaLibrary/uploads) lifts it with allowSlowBody.
+ * A request body's deadline, for every route but uploads: the server's requestTimeout (request-timeouts.ts:
+ * 300 s, for a 25 MiB upload on a slow link) also let a client that declared a JSON body and sent it a byte at
+ * a time hold its connection, and a body-parser waiting on it, for 5 minutes, where headersTimeout closes a
+ * slowloris on the headers in 20 s. A body not in by `ms` after the request reached the app (BODY_TIMEOUT_MS,
+ * 60 s: a 5 MB body at under 1 Mbit/s) is a 408 in the envelope and the connection closes; a body still
+ * arriving after the answer went out (one the route did not read, which Node reads off) has its connection
+ * closed then. A route that streams a large body (POST mediaLibrary/uploads) lifts it with allowSlowBody.
  */
 export function bodyDeadline(ms: number): RequestHandler {
   return (req, res, next) => {

@@ -462,7 +462,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
     name: 'Conflict',
     message: "Document 42 is linked to planner element 'story-1'",
   });
-  /** The preconditions PUT and DELETE publication judge on the tool's record (src/domain/write-preconditions.ts). */
+  /** The preconditions PUT and DELETE publication judge on the tool's record (domain/write-preconditions.ts). */
   const publicationPreconditions = [
     {
       name: 'If-Match',

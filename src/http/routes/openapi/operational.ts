@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors';
+import { ifMatchFailureOnRead } from '../../conditional-get';
 import { ImportWebhookPayloadSchema } from '../../../domain/import-request';
 
 type Schema = Record<string, unknown>;
@@ -192,9 +193,8 @@ const READ_PRECONDITION_FAILED = {
         error: 'Precondition Failed',
         error_details: {
           name: 'PreconditionFailed',
-          message:
-            "If-Match cannot hold: the API's answers carry weak entity tags, which If-Match's strong comparison " +
-            'never matches (RFC 9110 §13.1.1). To revalidate a copy, send its ETag in If-None-Match',
+          // What a read answers to its own weak ETag sent back in If-Match.
+          message: ifMatchFailureOnRead('"0-abc"', 'W/"0-abc"'),
         },
       },
     },
