@@ -6,6 +6,7 @@ import {
   type Content,
   type Metadata,
 } from './content';
+import { characterCount } from './shown-input';
 
 /** What full-text search indexes of one publication (supplement §5). */
 export interface SearchText {
@@ -341,19 +342,5 @@ export function computeStatistics(
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   // fromEntries defines own properties, so even a component named "__proto__" is just counted.
-  return { characterCount: codePointCount(text), componentCount: Object.fromEntries(counts) };
-}
-
-/** `[...text].length` without building the array: a surrogate pair is one code point, a lone half is one. */
-function codePointCount(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
-    }
-    count += 1;
-  }
-  return count;
+  return { characterCount: characterCount(text), componentCount: Object.fromEntries(counts) };
 }

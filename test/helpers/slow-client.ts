@@ -9,28 +9,11 @@ export function dripHeaders(
   port: number,
   path: string,
 ): Promise<{ seconds: number; text: string }> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const socket = connect({ host, port }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Slow: `));
-    const drip = setInterval(() => socket.writable && socket.write('a'), 1000);
-    const deadline = setTimeout(() => socket.destroy(), 40_000);
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      // Answered: a client stops sending. A byte dripped after the server closed its end is answered with a
-      // reset, which can also drop the answer still unread (seen in a CI run: ECONNRESET, no 408).
-      clearInterval(drip);
-    });
-    // A reset after the answer arrived is the connection closing; before any answer it is a failure.
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNRESET' && text !== '') socket.destroy();
-      else reject(error);
-    });
-    socket.on('close', () => {
-      clearInterval(drip);
-      clearTimeout(deadline);
-      resolve({ seconds: (Date.now() - started) / 1000, text });
-    });
+  return drip(host, port, {
+    head: `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Slow: `,
+    next: () => 'a',
+    everyMs: 1000,
+    giveUpMs: 40_000,
   });
 }
 
@@ -44,30 +27,55 @@ export function dripBody(
   port: number,
   request: { head: string; pieces: Buffer[]; everyMs: number; giveUpMs: number },
 ): Promise<{ seconds: number; text: string }> {
+  let at = 0;
+  return drip(host, port, {
+    ...request,
+    next: () => request.pieces[at++],
+    // A server that answered but keeps the connection open (keep-alive): the answer is all there is.
+    endOnKeepAliveAnswer: true,
+  });
+}
+
+/**
+ * Sends `head` at once, then what `next` gives, one every `everyMs`, until it gives nothing (the whole body
+ * sent: a client then waits for its answer) or the server answers; closes after `giveUpMs`.
+ */
+function drip(
+  host: string,
+  port: number,
+  client: {
+    head: string;
+    next: () => string | Buffer | undefined;
+    everyMs: number;
+    giveUpMs: number;
+    endOnKeepAliveAnswer?: boolean;
+  },
+): Promise<{ seconds: number; text: string }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     let text = '';
-    let next = 0;
-    const socket = connect({ host, port }, () => socket.write(request.head));
-    const drip = setInterval(() => {
-      const piece = request.pieces[next++];
-      if (piece && socket.writable) socket.write(piece);
-      // The whole body sent: a client then waits for its answer.
-      if (next >= request.pieces.length) clearInterval(drip);
-    }, request.everyMs);
-    const deadline = setTimeout(() => socket.destroy(), request.giveUpMs);
+    const socket = connect({ host, port }, () => socket.write(client.head));
+    const dripping = setInterval(() => {
+      const piece = client.next();
+      if (piece === undefined) clearInterval(dripping);
+      else if (socket.writable) socket.write(piece);
+    }, client.everyMs);
+    const deadline = setTimeout(() => socket.destroy(), client.giveUpMs);
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
-      clearInterval(drip);
-      // A server that answered but keeps the connection open (keep-alive): the answer is all there is.
-      if (/\r\n\r\n/.test(text) && !/connection: close/i.test(text)) socket.end();
+      // Answered: a client stops sending. A byte dripped after the server closed its end is answered with a
+      // reset, which can also drop the answer still unread (seen in a CI run: ECONNRESET, no 408).
+      clearInterval(dripping);
+      if (client.endOnKeepAliveAnswer && /\r\n\r\n/.test(text) && !/connection: close/i.test(text))
+        socket.end();
     });
+    // A reset after the answer arrived is the connection closing; before any answer it is a failure.
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNRESET' && text !== '') socket.destroy();
       else reject(error);
     });
     socket.on('close', () => {
-      clearInterval(drip);
+      clearInterval(dripping);
       clearTimeout(deadline);
       resolve({ seconds: (Date.now() - started) / 1000, text });
     });

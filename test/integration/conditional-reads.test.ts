@@ -62,10 +62,13 @@ describe('conditional reads as fetch sends them (If-None-Match with Cache-Contro
       .replace('{document}', String(documentId))
       .replaceAll('{media}', mediaId);
 
-  describe.each([
+  /** Every read is checked on a process with the search answer cache and on one without. */
+  const servers: [string, () => TestApp][] = [
     ['the search answer cache on', () => app],
     ['SEARCH_CACHE=off', () => uncached],
-  ])('with %s', (_name, server) => {
+  ];
+
+  describe.each(servers)('with %s', (_name, server) => {
     it.each(reads)(
       'when %s is revalidated with its ETag and no-cache, then 304 with no body',
       async (read) => {
@@ -112,10 +115,7 @@ describe('conditional reads as fetch sends them (If-None-Match with Cache-Contro
     },
   };
 
-  describe.each([
-    ['the search answer cache on', () => app],
-    ['SEARCH_CACHE=off', () => uncached],
-  ])('If-Match on reads (RFC 9110 §13.1.1), with %s', (_name, server) => {
+  describe.each(servers)('If-Match on reads (RFC 9110 §13.1.1), with %s', (_name, server) => {
     it.each(reads)(
       'when %s is read with If-Match naming tags (its own ETag too), then 412 in the envelope; `*` holds',
       async (read) => {
