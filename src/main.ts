@@ -20,10 +20,6 @@ async function main() {
   const server = await listen(app, config.http.port, config.http.host).catch((error: unknown) => {
     throw listenStartError(error, config.http.host, config.http.port, 'HOST, PORT');
   });
-  // The bound port, not the configured one: PORT=0 picks a free port.
-  const { port } = server.address() as AddressInfo;
-  ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${port}`);
-
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -37,8 +33,15 @@ async function main() {
       );
     setTimeout(() => process.exit(1), 15_000).unref();
   };
+  // Before saying "listening": a supervisor (npm, systemd, a test) may send SIGTERM as soon as it reads the
+  // line, and one that arrived before the handler was in place killed the process without a drain (seen on a
+  // loaded machine: the log line written, the process preempted, the signal taken with the default action).
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+
+  // The bound port, not the configured one: PORT=0 picks a free port.
+  const { port } = server.address() as AddressInfo;
+  ctx.logger.info(`Broadsheet API listening on http://${config.http.host}:${port}`);
 }
 
 main().catch((error: unknown) => {
