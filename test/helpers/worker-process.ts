@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import { NODE, WORKERS_SCRIPT } from './compiled';
 
 /**
- * The worker process as `npm run workers` starts it. Node runs it directly (tsx as a loader, not tsx's CLI,
- * which would run it in a child that SIGKILL does not reach).
+ * The worker process as `npm run workers` starts it: Node on the compiled workers (./compiled), no wrapper
+ * process in between that a SIGKILL would not reach.
  */
 export function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'workers/main.ts'], {
+  const child = spawn(NODE, [WORKERS_SCRIPT], {
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

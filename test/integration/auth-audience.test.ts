@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { createApiClient, signClientToken } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 
 /**
  * JWT_AUDIENCE (README, Configuration: "required `aud` when set"): an identity provider that signs tokens for
@@ -58,9 +58,9 @@ describe('JWT_AUDIENCE', () => {
 
   it('when an operator creates a client with the CLI under JWT_AUDIENCE, then its token carries the audience and is accepted', async () => {
     const { stdout } = await run(
-      path.resolve('node_modules/.bin/tsx'),
+      NODE,
       [
-        'src/cli/main.ts',
+        CLI_SCRIPT,
         'client',
         'create',
         '--project',

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { createApiClient } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 
 /**
  * JWT_ISSUER (README, Configuration: "required `iss` when set"): the API refuses a token without that issuer,
@@ -35,9 +35,9 @@ describe('JWT_ISSUER', () => {
 
   it('when an operator creates a client with the CLI under JWT_ISSUER, then its token carries the issuer and is accepted', async () => {
     const { stdout } = await run(
-      path.resolve('node_modules/.bin/tsx'),
+      NODE,
       [
-        'src/cli/main.ts',
+        CLI_SCRIPT,
         'client',
         'create',
         '--project',

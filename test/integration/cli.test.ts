@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { createApiClient } from '../../src/commands/api-clients';
 import { ensureDatabase } from '../../src/db/migrate';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 import { createPublishedDocument } from '../helpers/documents';
 import { buildProjectConfig, createTestProject, READ, TEST_DESIGN, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
@@ -13,13 +14,12 @@ import { nestedArrays } from '../helpers/json';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 
 /**
- * The operators' CLI, run as an operator runs it: a separate process on the run's database. Node runs it
- * directly, tsx as a loader: tsx's own CLI is a second process that relays a signal to the CLI and, when the
- * CLI has not acknowledged it within 30 ms (a loaded machine), sends it again and then SIGKILLs it, exiting
- * 130 itself: a Ctrl-C test saw 130 without the CLI's message (the second SIGINT is "exit at once").
+ * The operators' CLI, run as an operator runs it: a separate process on the run's database, Node on the
+ * compiled CLI (test/helpers/compiled.ts). Not through tsx's own CLI: that is a second process that relays a
+ * signal to the CLI and, when the CLI has not acknowledged it within 30 ms (a loaded machine), sends it again
+ * and then SIGKILLs it, exiting 130 itself: a Ctrl-C test saw 130 without the CLI's message.
  */
-const NODE = path.resolve('node_modules/.bin/node');
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const CLI = [CLI_SCRIPT];
 const run = promisify(execFile);
 const cli = (...args: string[]) =>
   run(NODE, [...CLI, ...args], {
@@ -141,7 +141,7 @@ describe('broadsheet CLI', () => {
   });
 
   it('when Elasticsearch cannot be reached, then an index command exits 1 naming ELASTICSEARCH_URL (no password), not a bare ECONNREFUSED', async () => {
-    const failed = run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', 'index', 'status'], {
+    const failed = run(NODE, [...CLI, 'index', 'status'], {
       env: { ...process.env, LOG_LEVEL: 'silent', ELASTICSEARCH_URL: 'http://elastic:s3cret-pw@127.0.0.1:1' },
       timeout: 60_000,
     });
@@ -1055,7 +1055,7 @@ describe('broadsheet CLI', () => {
   });
 
   describe('list create, add, ls', () => {
-    // Each call is a process of its own (tsx): on a loaded machine a handful of them take a while.
+    // Each call is a process of its own: on a loaded machine a handful of them take a while.
     const CLI_TEST_TIMEOUT = 180_000;
 
     it(

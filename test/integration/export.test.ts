@@ -10,16 +10,17 @@ import { revokeApiClient } from '../../src/commands/api-clients';
 import { parseExportState } from '../../src/domain/export-plan';
 import { runExport, statePath } from '../../src/export/exporter';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 
 /** `broadsheet export`, run as an operator runs it (a separate process) against the real app on port 0. */
 const run = promisify(execFile);
-/** One process (no tsx wrapper in between), so that killing it kills the export. */
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+/** One process (Node on the compiled CLI, no wrapper in between), so that killing it kills the export. */
+const CLI = [CLI_SCRIPT];
 const { BROADSHEET_URL: _url, BROADSHEET_TOKEN: _token, ...baseEnv } = process.env;
 const env = { ...baseEnv, LOG_LEVEL: 'silent' };
-const cli = (...args: string[]) => run(process.execPath, [...CLI, ...args], { env, timeout: 120_000 });
+const cli = (...args: string[]) => run(NODE, [...CLI, ...args], { env, timeout: 120_000 });
 
 interface Line {
   systemdata: { documentId: number; projectId: number; lastPublicationDate: string };
@@ -287,7 +288,7 @@ describe('broadsheet export', () => {
   it('when the export process is killed mid-run, then the rerun completes it with every document exactly once', async () => {
     const out = path.join(dir, 'killed.ndjson');
     const child = execFile(
-      process.execPath,
+      NODE,
       [...CLI, 'export', '--out', out, '--parallel', '1', '--url', app.url, '--token', token],
       { env },
     );
@@ -451,7 +452,7 @@ describe('broadsheet export', () => {
     const url = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
     try {
       const child = execFile(
-        process.execPath,
+        NODE,
         [...CLI, 'export', '--out', out, '--url', url, '--token', token, '--no-progress'],
         { env },
       );

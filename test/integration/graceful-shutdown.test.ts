@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
+import { API_SCRIPT, NODE } from '../helpers/compiled';
 import { startDelayingProxy, type DelayingProxy } from '../helpers/delaying-proxy';
 
 /**
@@ -34,8 +34,8 @@ afterAll(async () => {
 });
 
 async function startApi(): Promise<Api> {
-  // Node runs it directly (tsx as a loader), so the signal reaches the API itself.
-  const child = spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'src/main.ts'], {
+  // Node runs the compiled API directly, so the signal reaches the API itself.
+  const child = spawn(NODE, [API_SCRIPT], {
     env: { ...process.env, ELASTICSEARCH_URL: elasticsearch.url, PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { importDocumentsNow } from '../../src/commands/import-documents';
 import { loadConfig } from '../../src/config';
@@ -17,6 +16,7 @@ import { startIndexWorker } from '../helpers/documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
 import { nestedArrays } from '../helpers/json';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 
 jest.setTimeout(90_000);
 
@@ -96,7 +96,7 @@ describe('import batches indexed by one job per batch', () => {
   let busyIds: number[] = [];
 
   const cli = async (...args: string[]) =>
-    run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+    run(NODE, [CLI_SCRIPT, ...args], {
       env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
       timeout: 60_000,
     });

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config';
@@ -11,6 +10,7 @@ import { createPublishedDocument, republishDocument, startIndexWorker } from '..
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
 import { nestedArrays } from '../helpers/json';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 
 jest.setTimeout(60_000);
 
@@ -33,7 +33,7 @@ describe('index operations: refusals and queue status', () => {
   const word = () => `w${randomBytes(5).toString('hex')}`;
 
   const cli = async (...args: string[]) =>
-    run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+    run(NODE, [CLI_SCRIPT, ...args], {
       env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
       timeout: 60_000,
     });

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { errors, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
 import { searchDocumentId } from '../../src/search/document-builder';
 import { RebuildRunningError, rebuildIndex, verifyIndex } from '../../src/search/index-manager';
@@ -12,6 +11,7 @@ import {
 } from '../../src/search/index-aliases';
 import { indexDocuments } from '../../src/search/indexer';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 import { publishDocument } from '../../src/commands/publish-document';
 import { withTransaction } from '../../src/db/pool';
 import { documentQueries } from '../../src/db/queries/documents';
@@ -437,9 +437,9 @@ describe('index rebuild: races with live writes, other rebuilds and dead rebuild
     }
     await indexNow(app.ctx, projectId, ids);
     const [oldIndex] = await aliasTargets(app.ctx.index.alias);
-    // Node itself runs the CLI (tsx as a loader, not tsx's CLI, whose child SIGKILL would not reach).
+    // Node itself runs the compiled CLI (not tsx's CLI, whose child SIGKILL would not reach).
     const cli = (...args: string[]) =>
-      spawn(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      spawn(NODE, [CLI_SCRIPT, ...args], {
         env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,6 +1,5 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
@@ -70,14 +69,8 @@ let app: TestApp;
 let services: Record<string, string>;
 const running: Started[] = [];
 
+// dist/ is built by the run's global setup (test/helpers/global-setup.ts).
 beforeAll(async () => {
-  await promisify(execFile)(
-    process.execPath,
-    ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
-    {
-      cwd: root,
-    },
-  );
   services = {
     ...(await isolatedEnv('prod')),
     ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? '',

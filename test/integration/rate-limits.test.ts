@@ -1,14 +1,14 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { createApiClient } from '../../src/commands/api-clients';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestProject, READ } from '../helpers/factories';
 import { apiClient, envelope, eventually, type ApiResponse } from '../helpers/http';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 
 const run = promisify(execFile);
 const cli = (...args: string[]) =>
-  run(path.resolve('node_modules/.bin/tsx'), ['src/cli/main.ts', ...args], {
+  run(NODE, [CLI_SCRIPT, ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent' },
     timeout: 60_000,
   });

@@ -1,12 +1,12 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { startMetricsServer } from '../../src/metrics/server';
 import { healthReads } from '../../src/reads/health';
 import { createSearchClient } from '../../src/search/client';
 import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
+import { API_SCRIPT, NODE, WORKERS_SCRIPT } from '../helpers/compiled';
 import { envelope } from '../helpers/http';
 import { killHard, startWorkerProcess } from '../helpers/worker-process';
 import { dripHeaders } from '../helpers/slow-client';
@@ -140,20 +140,20 @@ describe('a port already in use at start', () => {
   afterAll(() => new Promise((resolve) => taken.close(resolve)));
 
   const start = (script: string, env: Record<string, string>) =>
-    promisify(execFile)(path.resolve('node_modules/.bin/node'), ['--import', 'tsx', script], {
+    promisify(execFile)(NODE, [script], {
       env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
       timeout: 60_000,
     });
 
   it('when PORT is taken, then the API exits 1 naming HOST and PORT', async () => {
-    await expect(start('src/main.ts', { PORT: String(port) })).rejects.toMatchObject({
+    await expect(start(API_SCRIPT, { PORT: String(port) })).rejects.toMatchObject({
       code: 1,
       stderr: `cannot listen on 127.0.0.1:${port} (HOST, PORT): another process is listening on that port (EADDRINUSE)\n`,
     });
   });
 
   it('when WORKER_METRICS_PORT is taken, then the workers exit 1 naming it', async () => {
-    await expect(start('workers/main.ts', { WORKER_METRICS_PORT: String(port) })).rejects.toMatchObject({
+    await expect(start(WORKERS_SCRIPT, { WORKER_METRICS_PORT: String(port) })).rejects.toMatchObject({
       code: 1,
       stderr: `cannot listen on 127.0.0.1:${port} (HOST, WORKER_METRICS_PORT): another process is listening on that port (EADDRINUSE)\n`,
     });
