@@ -11,10 +11,18 @@ export interface ProjectRow {
   defaultChannelId: number;
 }
 
-const SELECT = `SELECT p.id, p.handle, p.name, p.config, p.revision_number AS "revisionNumber",
+/** The columns of a ProjectRow, the config as `config` (a column or an expression). */
+const select = (config: string) => `SELECT p.id, p.handle, p.name, ${config} AS config, p.revision_number AS "revisionNumber",
     p.channel_mode AS "channelMode",
     (SELECT c.id FROM channels c WHERE c.project_id = p.id ORDER BY c.is_default DESC, c.id LIMIT 1) AS "defaultChannelId"
   FROM projects p`;
+const SELECT = select('p.config');
+/**
+ * The config only when the revision is not $2's: the same revision is the same config (storeRevision, the one
+ * writer of a config, makes each a new revision in the same UPDATE), and Postgres reads a large config's
+ * stored value only when the CASE takes it.
+ */
+const SELECT_UNLESS_REVISION = select('CASE WHEN p.revision_number = $2 THEN NULL ELSE p.config END');
 
 function toProject(row: ProjectRow): ProjectRow {
   // Stored configs were validated on the way in; parsing again fills defaults added since.
@@ -27,6 +35,23 @@ export function projectQueries(db: Queryable) {
     async findById(id: number): Promise<ProjectRow | undefined> {
       const result = await db.query<ProjectRow>(`${SELECT} WHERE p.id = $1`, [id]);
       return result.rows[0] && toProject(result.rows[0]);
+    },
+
+    /**
+     * The project as it is now, for a reader that holds it as `known` (the project cache revalidating its
+     * copy): when the revision is still known's, its config is known's, neither sent again nor parsed, and
+     * the query costs what a read of the small columns costs; when it is another, the config is read and
+     * parsed as findById does. The other columns (handle, name, channel mode, default channel) are read anew
+     * either way: a channel may change without a new revision.
+     */
+    async findByIdUnlessRevision(known: ProjectRow): Promise<ProjectRow | undefined> {
+      const result = await db.query<Omit<ProjectRow, 'config'> & { config: ProjectConfig | null }>(
+        `${SELECT_UNLESS_REVISION} WHERE p.id = $1`,
+        [known.id, known.revisionNumber],
+      );
+      const row = result.rows[0];
+      if (!row) return undefined;
+      return row.config === null ? { ...row, config: known.config } : toProject({ ...row, config: row.config });
     },
 
     async findByHandle(handle: string): Promise<ProjectRow | undefined> {
