@@ -1,7 +1,9 @@
 import type { AppContext } from '../../src/context';
 import { createPool, type Pool } from '../../src/db/pool';
 import { ProjectConfigCache } from '../../src/db/project-config-cache';
-import { createTestProject } from '../helpers/factories';
+import { projectQueries } from '../../src/db/queries/projects';
+import { ProjectConfigSchema, type ProjectConfig } from '../../src/domain/project-config';
+import { buildProjectConfig, createTestProject } from '../helpers/factories';
 
 /**
  * The process's cache of projects (src/db/project-config-cache.ts) on real Postgres, its reads of `projects`
@@ -13,6 +15,8 @@ let pool: Pool;
 let projectId: number;
 /** The cache's reads of a project, as sent to Postgres. */
 let reads = 0;
+/** Of those, the ones Postgres answered with the config. */
+let configsSent = 0;
 /** When set, the next read waits for it before going to Postgres, or fails. */
 let holdNext: Promise<void> | undefined;
 let failNext = false;
@@ -49,6 +53,9 @@ beforeAll(async () => {
         failNext = false;
         throw new Error('Connection terminated unexpectedly');
       }
+      const result = (await query(...args)) as { rows: { config: unknown }[] };
+      if (result.rows[0]?.config != null) configsSent += 1;
+      return result;
     }
     return query(...args);
   }) as typeof pool.query;
@@ -59,6 +66,7 @@ let cache: ProjectConfigCache;
 beforeEach(() => {
   cache = new ProjectConfigCache(pool, clock);
   reads = 0;
+  configsSent = 0;
 });
 afterEach(() => cache.close());
 
@@ -126,5 +134,46 @@ describe('the project cache', () => {
     expect(reads).toBe(2);
     release();
     await waiting;
+  });
+
+  it('when a large config has not changed, then its expired copy is revalidated without Postgres sending it or zod parsing it, and a config applied elsewhere still shows within 5 s', async () => {
+    const categories = Array.from({ length: 20_000 }, (_, i) => ({
+      id: `c${i}`,
+      label: `Category ${i}`,
+      path: `/c${i}`,
+    }));
+    const config = buildProjectConfig({ categories });
+    const { projectId: large } = await createTestProject({ pool } as AppContext, { config });
+    const parses = jest.spyOn(ProjectConfigSchema, 'parse');
+    try {
+      const first = await cache.get(large);
+      expect(first.config.categories).toHaveLength(20_000);
+      expect([reads, configsSent, parses.mock.calls.length]).toEqual([1, 1, 1]);
+
+      await advance(TTL_MS + 1);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => cache.get(large)));
+      expect([reads, configsSent, parses.mock.calls.length]).toEqual([2, 1, 1]);
+      for (const answer of answers) {
+        expect(answer.revisionNumber).toBe(first.revisionNumber);
+        expect(answer.config).toBe(first.config);
+      }
+
+      // Another process applies a config through the one writer of configs, saying nothing to this one.
+      const renamed: ProjectConfig = {
+        ...first.config,
+        categories: [{ ...categories[0]!, label: 'Renamed' }, ...categories.slice(1)],
+      };
+      const revision = await projectQueries(pool).storeRevision(large, renamed);
+      await advance(TTL_MS - 1);
+      expect((await cache.get(large)).config.categories[0]!.label).toBe('Category 0');
+      await advance(2);
+      const changed = await cache.get(large);
+      expect(changed.revisionNumber).toBe(revision);
+      expect(changed.config.categories[0]!.label).toBe('Renamed');
+      expect(changed.config.categories).toHaveLength(20_000);
+      expect([reads, configsSent, parses.mock.calls.length]).toEqual([3, 2, 2]);
+    } finally {
+      parses.mockRestore();
+    }
   });
 });

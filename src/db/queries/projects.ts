@@ -12,10 +12,12 @@ export interface ProjectRow {
 }
 
 /** The columns of a ProjectRow, the config as `config` (a column or an expression). */
-const select = (config: string) => `SELECT p.id, p.handle, p.name, ${config} AS config, p.revision_number AS "revisionNumber",
+function select(config: string): string {
+  return `SELECT p.id, p.handle, p.name, ${config} AS config, p.revision_number AS "revisionNumber",
     p.channel_mode AS "channelMode",
     (SELECT c.id FROM channels c WHERE c.project_id = p.id ORDER BY c.is_default DESC, c.id LIMIT 1) AS "defaultChannelId"
   FROM projects p`;
+}
 const SELECT = select('p.config');
 /**
  * The config only when the revision is not $2's: the same revision is the same config (storeRevision, the one
@@ -51,7 +53,9 @@ export function projectQueries(db: Queryable) {
       );
       const row = result.rows[0];
       if (!row) return undefined;
-      return row.config === null ? { ...row, config: known.config } : toProject({ ...row, config: row.config });
+      return row.config === null
+        ? { ...row, config: known.config }
+        : toProject({ ...row, config: row.config });
     },
 
     async findByHandle(handle: string): Promise<ProjectRow | undefined> {
