@@ -16,6 +16,12 @@ export function indexRejectionQueries(db: Queryable) {
      * written, in one statement. A refused document that is gone, or being deleted, is not recorded: its row
      * is held FOR KEY SHARE (see searchDocumentQueries.save), where a plain existence check saw a document
      * whose delete had not committed yet, and the insert then failed on the foreign key.
+     * Every existing row of both kinds is locked first, in id order, before anything is written (`locked` is
+     * read whole by the INSERT's one-time filter; the DELETE, a CTE nobody reads, runs after the INSERT): the
+     * refusals were recorded in id order and the written ones forgotten after, so two jobs over the same
+     * documents, one refusing a document the other wrote (its content changed between their builds), each
+     * held a row the other waited for, and Postgres aborted one (40P01; its index job failed). Only a new
+     * refusal is still inserted after the locks, in id order, as every saveOutcome inserts them.
      */
     async saveOutcome(
       rejected: readonly { key: DocumentKey; indexVersion: number | undefined; reason: string }[],
@@ -23,14 +29,19 @@ export function indexRejectionQueries(db: Queryable) {
     ): Promise<void> {
       if (rejected.length === 0 && written.length === 0) return;
       await db.query(
-        `WITH cleared AS (
-           DELETE FROM index_rejections WHERE document_id = ANY($1::bigint[])
+        `WITH locked AS MATERIALIZED (
+           SELECT document_id FROM index_rejections WHERE document_id = ANY($1::bigint[] || $2::bigint[])
+           ORDER BY document_id FOR UPDATE
+         ), cleared AS (
+           DELETE FROM index_rejections i USING locked
+           WHERE i.document_id = locked.document_id AND locked.document_id = ANY($1::bigint[])
          )
          INSERT INTO index_rejections (document_id, project_id, index_version, reason)
          SELECT r.document_id, r.project_id, r.index_version, r.reason
          FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::text[])
            AS r(document_id, project_id, index_version, reason)
          JOIN documents d ON d.id = r.document_id
+         WHERE (SELECT count(*) FROM locked) >= 0
          ORDER BY r.document_id
          FOR KEY SHARE OF d
          ON CONFLICT (document_id) DO UPDATE SET

@@ -103,16 +103,25 @@ export function searchDocumentQueries(db: Queryable) {
       }
     },
 
-    /** Forgets documents that left the index (unpublished), up to the version that removed them. */
+    /**
+     * Forgets documents that left the index (unpublished), up to the version that removed them. The rows are
+     * locked in id order, as save locks them: deleted in the order given (or as they lay in the table), a
+     * remove held a higher id while a concurrent job's save held a lower one, each waited for the other's,
+     * and Postgres aborted one (40P01; its index job failed). A row a save moved past the version meanwhile
+     * is rechecked once locked and kept.
+     */
     async remove(
       documents: readonly { key: DocumentKey; indexVersion: number | undefined }[],
     ): Promise<void> {
       if (documents.length === 0) return;
       await db.query(
         `DELETE FROM search_documents s
-         USING unnest($1::bigint[], $2::bigint[]) AS gone(document_id, index_version)
-         WHERE s.document_id = gone.document_id
-           AND (gone.index_version IS NULL OR s.index_version <= gone.index_version)`,
+         USING (SELECT s.document_id FROM search_documents s
+                JOIN unnest($1::bigint[], $2::bigint[]) AS gone(document_id, index_version)
+                  ON s.document_id = gone.document_id
+                WHERE gone.index_version IS NULL OR s.index_version <= gone.index_version
+                ORDER BY s.document_id FOR UPDATE OF s) locked
+         WHERE s.document_id = locked.document_id`,
         [documents.map((d) => d.key.documentId), documents.map((d) => d.indexVersion ?? null)],
       );
     },
