@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { importDocumentsNow } from '../../src/commands/import-documents';
+import { searchDocumentQueries } from '../../src/db/queries/search-documents';
 import { ApiVersion } from '../../src/domain/api-versions';
 import { ImportRequestSchema } from '../../src/domain/import-request';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -64,7 +65,8 @@ describe('writes holding several documents at once', () => {
     // The batch locked its documents found by external id, then (another statement) those named by id; the
     // apply locks every published document in id order. Holding the higher id and waiting for the lower one
     // while the apply held the lower and waited for the higher, one of them was aborted as a deadlock: the
-    // apply answered 500 after a second.
+    // apply answered 500 after a second. (An aborted transaction now runs again, so the answers alone no
+    // longer tell: the batch is also found holding nothing while it waits for the lower document.)
     const { projectId, admin, config } = await reindexingProject();
     const systemName = `mixed-${randomBytes(3).toString('hex')}`;
     const { documentId: byId } = await createPublishedDocument(app.ctx, projectId, {
@@ -84,14 +86,14 @@ describe('writes holding several documents at once', () => {
     const byExternalId = first.logs[0]!.document_id!;
     expect(byExternalId).toBeGreaterThan(byId);
 
-    // A delivery report being added for the lower document (FOR KEY SHARE) holds the batch off it a moment,
-    // while the apply, which takes a weaker lock, is let through.
-    const reporter = await holder();
+    // A document command on the lower document (FOR NO KEY UPDATE, the lock the batch and the apply take)
+    // holds both off it a moment: the batch first, then the apply.
+    const writer = await holder();
     let importing: ReturnType<typeof importDocumentsNow> | undefined;
     let applying: Promise<ApiResponse> | undefined;
     let applied = false;
     try {
-      await reporter.client.query('SELECT 1 FROM documents WHERE id = $1 FOR KEY SHARE', [byId]);
+      await writer.client.query('SELECT 1 FROM documents WHERE id = $1 FOR NO KEY UPDATE', [byId]);
       importing = importDocumentsNow(
         app.ctx,
         projectId,
@@ -104,14 +106,20 @@ describe('writes holding several documents at once', () => {
           ],
         }),
       );
-      await eventually(() => blockedBy(reporter.pid), 10_000, 10);
+      await eventually(() => blockedBy(writer.pid), 10_000, 10);
+      // Waiting for the lower document, the batch holds no other: the higher one is free to lock.
+      const free = await app.ctx.pool.query<{ id: number }>(
+        'SELECT id FROM documents WHERE id = $1 FOR UPDATE SKIP LOCKED',
+        [byExternalId],
+      );
+      expect(free.rows.map((row) => row.id)).toEqual([byExternalId]);
       applying = admin.post('projectConfig', { plan: false, projectConfig: config });
       const settled = () => void (applied = true);
       void applying.then(settled, settled);
       await eventually(async () => applied || (await waitingOn(APPLY_LOCKING_DOCUMENTS)), 10_000, 10);
-      await reporter.client.query('COMMIT');
+      await writer.client.query('COMMIT');
     } finally {
-      reporter.client.release();
+      writer.client.release();
     }
     expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
     const imported = await importing;
@@ -119,6 +127,53 @@ describe('writes holding several documents at once', () => {
       { state: 'imported', external_id: 'x', document_id: byExternalId },
       { state: 'imported', external_id: 'by-id', document_id: byId },
     ]);
+  });
+
+  it('when a row referencing a document is being inserted while an import batch rewrites the document, then the batch does not wait for it', async () => {
+    // The batch locked its documents FOR UPDATE, which waits for every transaction holding one FOR KEY SHARE
+    // (what inserting a row that references it takes: the indexer's saved search document, a delivery
+    // status, a list item) and holds them off in turn. The batch neither deletes its documents nor changes
+    // their keys: FOR NO KEY UPDATE, what its UPDATEs take anyway, serialises it with the other writers.
+    const { projectId } = await createTestProject(app.ctx);
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: { title: 'Indexed meanwhile' },
+    });
+    const indexer = await holder();
+    try {
+      await searchDocumentQueries(indexer.client).save([
+        {
+          key: { projectId, documentId },
+          indexVersion: 1,
+          projectRevision: 1,
+          builderVersion: 1,
+          body: '{}',
+        },
+      ]);
+      let done = false;
+      const importing = importDocumentsNow(
+        app.ctx,
+        projectId,
+        ApiVersion.latest(),
+        ImportRequestSchema.parse({
+          systemName: `keyshare-${randomBytes(3).toString('hex')}`,
+          documents: [{ id: 'by-id', documentId, contentType: 'regular', title: 'Imported meanwhile' }],
+        }),
+      );
+      const settled = () => void (done = true);
+      void importing.then(settled, settled);
+      const outcome = await eventually(
+        async () => (done ? 'finished' : (await blockedBy(indexer.pid)) && 'waited for the insert'),
+        10_000,
+        10,
+      );
+      expect(outcome).toBe('finished');
+      expect((await importing).logs).toEqual([
+        { state: 'imported', external_id: 'by-id', document_id: documentId },
+      ]);
+    } finally {
+      await indexer.client.query('ROLLBACK');
+      indexer.client.release();
+    }
   });
 
   it('when Postgres aborts an apply as the victim of a deadlock, then the apply runs again and answers 200', async () => {

@@ -277,16 +277,20 @@ export function documentQueries(db: Queryable) {
     },
 
     /**
-     * The documents of an import batch, locked in id order in one statement (as every batch, and an apply that
-     * re-indexes, locks them, so two writers over the same documents wait for each other instead of
-     * deadlocking): by (system name, external id) and by id. A batch naming documents both ways finds the
-     * ids of those named by external id first, unlocked, and then locks them all by id: locking each kind in
-     * a statement of its own held a higher id of one kind while it waited for a lower id of the other, and an
-     * apply holding that lower id and waiting for the higher one was aborted as a deadlock (a 500). The keys
-     * come in as a semi-join rather than `project_id = $1 AND ...`: while an import fills a new project, the
-     * planner's statistics think it holds a handful of rows and scanned all of them per batch (a batch's
-     * lookup grew from 5 ms to over a second in a 10,000-document import); the semi-join is one unique-index
-     * probe per key whatever the statistics say.
+     * The documents of an import batch, locked in id order in one statement (as every batch, and an apply
+     * that re-indexes, locks them, so two writers over the same documents wait for each other instead of
+     * deadlocking): by (system name, external id) and by id. A batch naming documents both ways finds the ids
+     * of those named by external id first, unlocked, and then locks them all by id: locking each kind in a
+     * statement of its own held a higher id of one kind while it waited for a lower id of the other, and an
+     * apply holding that lower id and waiting for the higher one was aborted as a deadlock (a 500). Locked
+     * FOR NO KEY UPDATE, as findByIdForUpdate locks a document for a command: a batch neither deletes its
+     * documents nor changes their keys, and FOR UPDATE also waited for every transaction holding one FOR KEY
+     * SHARE (inserting a row that references it: the indexer's saved search document or refusal, a delivery
+     * status, a list item) and held those off in turn until the batch committed. The keys come in as a
+     * semi-join rather than `project_id = $1 AND ...`: while an import fills a new project, the planner's
+     * statistics think it holds a handful of rows and scanned all of them per batch (a batch's lookup grew
+     * from 5 ms to over a second in a 10,000-document import); the semi-join is one unique-index probe per
+     * key whatever the statistics say.
      */
     async findImportTargetsForUpdate(
       projectId: number,
@@ -307,7 +311,7 @@ export function documentQueries(db: Queryable) {
       if (documentIds.length === 0) {
         if (externalIds.length === 0) return [];
         const result = await db.query<ImportTargetRow>(
-          `SELECT ${columns} ${byExternalId} ORDER BY d.id FOR UPDATE`,
+          `SELECT ${columns} ${byExternalId} ORDER BY d.id FOR NO KEY UPDATE`,
           [projectId, systemName, externalIds],
         );
         return result.rows;
@@ -322,10 +326,10 @@ export function documentQueries(db: Queryable) {
                 externalIds,
               ])
             ).rows.map((row) => row.id);
-      const result = await db.query<ImportTargetRow>(`SELECT ${columns} ${byId} ORDER BY d.id FOR UPDATE`, [
-        projectId,
-        [...new Set([...found, ...documentIds])],
-      ]);
+      const result = await db.query<ImportTargetRow>(
+        `SELECT ${columns} ${byId} ORDER BY d.id FOR NO KEY UPDATE`,
+        [projectId, [...new Set([...found, ...documentIds])]],
+      );
       return result.rows;
     },
 
