@@ -26,13 +26,13 @@ describe('writes holding several documents at once', () => {
   });
 
   /** A project whose config can be applied, and the config with one more indexed field (re-indexes all). */
-  async function reindexingProject() {
-    const project = await createTestProject(app.ctx);
-    const { token } = await tokenFor(app.ctx, project.projectId, [
+  async function reindexingProject(on: TestApp = app) {
+    const project = await createTestProject(on.ctx);
+    const { token } = await tokenFor(on.ctx, project.projectId, [
       'public-api:config:read',
       'public-api:config:write',
     ]);
-    const admin = apiClient(app.url, token);
+    const admin = apiClient(on.url, token);
     const config = (await admin.get('projectConfig')).body;
     config.contentTypes[0].metadata.push({ handle: 'desk', type: 'string', index: true });
     return { projectId: project.projectId, admin, config };
@@ -179,7 +179,22 @@ describe('writes holding several documents at once', () => {
   it('when Postgres aborts an apply as the victim of a deadlock, then the apply runs again and answers 200', async () => {
     // Any writer that takes the project's documents in another order than the apply does deadlocks with it;
     // the test's transaction is such a writer. The aborted transaction rolled back whole: it is run again.
-    const { projectId, admin, config } = await reindexingProject();
+    // Postgres looks for a deadlock once per wait, deadlock_timeout after it began, and aborts the waiter whose
+    // look finds it. The apply waits first, so with the default 1 s its look found no cycle yet when the
+    // writer's second lock came later than that (a loaded machine, 1 run in 7), and the writer's look then
+    // aborted the test's own transaction. Here the apply's connections look after 5 s, the writer's after 60 s.
+    const lateLook = new URL(process.env.DATABASE_URL ?? '');
+    lateLook.searchParams.set('options', '-c deadlock_timeout=5s');
+    const applier = await startTestApp({ env: { DATABASE_URL: lateLook.toString() } });
+    try {
+      await abortedApplyRunsAgain(applier);
+    } finally {
+      await applier.close();
+    }
+  });
+
+  async function abortedApplyRunsAgain(applier: TestApp) {
+    const { projectId, admin, config } = await reindexingProject(applier);
     const ids: number[] = [];
     for (const title of ['Lower', 'Higher']) {
       ids.push((await createPublishedDocument(app.ctx, projectId, { metadata: { title } })).documentId);
@@ -197,6 +212,7 @@ describe('writes holding several documents at once', () => {
     const writer = await holder();
     let applying: Promise<ApiResponse> | undefined;
     try {
+      await writer.client.query("SET LOCAL deadlock_timeout = '60s'");
       await writer.client.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [higher]);
       applying = admin.post('projectConfig', { plan: false, projectConfig: config });
       // The apply holds the lower document and waits for the higher one; the writer then waits for the lower.
@@ -212,5 +228,5 @@ describe('writes holding several documents at once', () => {
     expect(await applying).toMatchObject({ status: 200, body: { ok: true, revisionNumber: 2 } });
     // Once: the aborted attempt's changes are gone with it.
     expect(await versions()).toEqual(before.map((version) => version + 1));
-  });
+  }
 });
