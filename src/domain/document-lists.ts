@@ -1,18 +1,19 @@
+import { characterCount } from './shown-input';
 import { invalid, valid, type Checked } from './validation';
 
 export const MAX_LIST_NAME_LENGTH = 200;
 
 /**
- * A list's name as operators give it: trimmed, not empty, at most 200 characters, no control characters; in
- * its composed form (NFC), so that 'é' spelt as 'e' and a combining accent is the same name, the one clients
- * search for with ?name=.
+ * A list's name as operators give it: trimmed, not empty, at most 200 characters (an emoji is one, as ?name=
+ * of GET document-lists counts), no control characters; in its composed form (NFC), so that 'é' spelt as 'e'
+ * and a combining accent is the same name, the one clients search for with ?name=.
  */
 export function checkListName(raw: string): Checked<string> {
   const name = raw.normalize('NFC').trim();
   const problem =
     name === ''
       ? 'must not be empty'
-      : name.length > MAX_LIST_NAME_LENGTH
+      : characterCount(name) > MAX_LIST_NAME_LENGTH
         ? `must be at most ${MAX_LIST_NAME_LENGTH} characters long`
         : // eslint-disable-next-line no-control-regex
           /[\u0000-\u001f\u007f]/.test(name)

@@ -21,6 +21,16 @@ describe('checkListName', () => {
     expect(message('a\nb')).toBe('must not contain control characters');
     expect(checkListName('x'.repeat(200)).ok).toBe(true);
   });
+
+  it('when a name is made of emoji, then its characters are counted, not its UTF-16 code units', () => {
+    // An emoji is two code units of a JS string: a name of 101 emoji was refused as longer than 200 characters.
+    const emoji = '\u{1F4F0}';
+    expect(checkListName(emoji.repeat(200))).toEqual({ ok: true, value: emoji.repeat(200) });
+    expect(checkListName(emoji.repeat(201))).toEqual({
+      ok: false,
+      issues: [{ path: [], message: 'must be at most 200 characters long' }],
+    });
+  });
 });
 
 describe('parseDocumentIds', () => {
