@@ -1,3 +1,5 @@
+import { shownPath } from './shown-input';
+
 /**
  * Bounds on parsed JSON, checked by one walk without recursion, so a value nested thousands of levels deep is
  * measured without using the stack that validation, cloning and serialising it would overflow.
@@ -133,11 +135,14 @@ export function findJsonProblem(
   return problem;
 }
 
-/** A path as the spec's 400s key it: segments joined by '.', under `root` (`body`, `metadata`, ...). */
+/**
+ * A path as the spec's 400s key it: segments joined by '.', each cut like any input a message repeats
+ * (shownPath), under `root` (`body`, `metadata`, ...).
+ */
 export function formatJsonPath(path: JsonPath, root?: string): string {
-  const segments = [...(root === undefined ? [] : [root]), ...path.map(String)];
+  const segments = root === undefined ? path : [root, ...path];
   // A NUL in a key would end up raw in the answer's error key; show it escaped instead.
-  return segments.length === 0 ? 'body' : segments.join('.').replaceAll('\u0000', '\\u0000');
+  return segments.length === 0 ? 'body' : shownPath(segments).replaceAll('\u0000', '\\u0000');
 }
 
 /** The problem of a request body, keyed by its path from the body's root (`body` for the root itself). */

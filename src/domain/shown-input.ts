@@ -41,6 +41,14 @@ export function shownInput(text: string, max = MAX_SHOWN_CHARACTERS): string {
   return `${firstCharacters(text, max)}… (${total} characters)`;
 }
 
+/**
+ * A path as an error key shows it (`commands.0.value`): its segments joined by '.', each cut as shownInput cuts,
+ * so a client's unknown key of a megabyte is named by its first characters, not sent back whole.
+ */
+export function shownPath(segments: readonly PropertyKey[]): string {
+  return segments.map((segment) => shownInput(String(segment))).join('.');
+}
+
 /** `text` in single quotes as a message shows it: `'abc'`, or `'abc…' (10000 characters)` past `max`. */
 export function quoted(text: string, max = MAX_SHOWN_CHARACTERS): string {
   if (text.length <= max) return `'${text}'`;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from './errors';
+import { shownPath } from './shown-input';
 
 /** The key of an issue that concerns the whole input rather than one field of it. */
 const ROOT_KEY = 'body';
@@ -42,7 +43,8 @@ export function checkAll<T extends Record<string, unknown>>(checks: {
 
 /**
  * Turns issues into the spec's 400 `error_details`: one key per offending path, segments joined by '.'
- * (`commands.0.operation`), the first issue of a path wins. `prefix` is prepended to every path and names
+ * (`commands.0.operation`) and each cut like any input a message repeats (shownPath: a client's key may be a
+ * megabyte long), the first issue of a path wins. `prefix` is prepended to every path and names
  * issues at the root (default `body`).
  */
 export function issuesToPaths(issues: readonly Issue[], prefix?: string): Record<string, string> {
@@ -50,11 +52,8 @@ export function issuesToPaths(issues: readonly Issue[], prefix?: string): Record
   // `byPath['__proto__']` on a plain object would drop the very key the client has to fix.
   const byPath = new Map<string, string>();
   for (const issue of issues) {
-    const segments = [
-      ...(prefix === undefined ? [] : [prefix]),
-      ...issue.path.map((segment) => String(segment)),
-    ];
-    const key = segments.length > 0 ? segments.join('.') : ROOT_KEY;
+    const segments = prefix === undefined ? issue.path : [prefix, ...issue.path];
+    const key = segments.length > 0 ? shownPath(segments) : ROOT_KEY;
     if (!byPath.has(key)) byPath.set(key, issue.message);
   }
   return Object.fromEntries(byPath);

@@ -7,6 +7,7 @@ import {
   findJsonProblem,
   formatJsonPath,
 } from '../../src/domain/json-limits';
+import { MAX_SHOWN_CHARACTERS } from '../../src/domain/shown-input';
 import { nestedArrays } from '../helpers/json';
 
 /** The obvious recursive measure, to check the walk against on values small enough for the stack. */
@@ -138,6 +139,11 @@ describe('formatJsonPath', () => {
     expect(formatJsonPath([0], 'documents')).toBe('documents.0');
     expect(formatJsonPath([])).toBe('body');
     expect(formatJsonPath(['a\u0000b'])).toBe('a\\u0000b');
+    // A client's key of 10,000 characters is cut like any input a message repeats; the names around it are not.
+    const key = `${'k'.repeat(MAX_SHOWN_CHARACTERS)}\u0000${'x'.repeat(9_899)}`;
+    expect(formatJsonPath(['metadata', key, 0])).toBe(
+      `metadata.${'k'.repeat(MAX_SHOWN_CHARACTERS)}… (10000 characters).0`,
+    );
   });
 });
 

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { AppError } from '../../src/domain/errors';
-import { parseOrThrow, readableIssueMessage, zodIssuesToPaths } from '../../src/domain/validation';
+import { MAX_SHOWN_CHARACTERS } from '../../src/domain/shown-input';
+import {
+  issuesToPaths,
+  parseOrThrow,
+  readableIssueMessage,
+  zodIssuesToPaths,
+} from '../../src/domain/validation';
 
 const issuesOf = (schema: z.ZodType, input: unknown) => {
   const result = schema.safeParse(input, { error: readableIssueMessage });
@@ -41,6 +47,18 @@ describe('zodIssuesToPaths', () => {
     });
   });
 
+  it('when an unknown key is longer than a message shows, then its path shows it cut, as messages cut input', () => {
+    // A key of 10,000 characters came back whole as the error key: the 400 was as long as the body sent.
+    const schema = z.object({ commands: z.array(z.strictObject({ a: z.string() })) });
+    const key = `${'k'.repeat(MAX_SHOWN_CHARACTERS)}${'x'.repeat(9_900)}`;
+    const byPath = zodIssuesToPaths(issuesOf(schema, { commands: [{ a: 'x', [key]: 1 }] }));
+    expect(byPath).toEqual({
+      [`commands.0.${'k'.repeat(MAX_SHOWN_CHARACTERS)}… (10000 characters)`]: 'is not allowed',
+    });
+    // Short keys, the names a schema has, stay as they are.
+    expect(issuesToPaths([{ path: ['a', 0, 'b'], message: 'm' }])).toEqual({ 'a.0.b': 'm' });
+  });
+
   it('when a path has several issues, then the first one wins', () => {
     const schema = z.object({ a: z.string().min(3).regex(/^x/, { message: 'must start with x' }) });
     expect(zodIssuesToPaths(issuesOf(schema, { a: 'y' }))).toEqual({
@@ -75,6 +93,17 @@ describe('readableIssueMessage', () => {
 
   it('when a schema sets its own message, then that message is kept', () => {
     expect(messageFor(z.string({ error: 'custom words' }), 1)).toBe('custom words');
+  });
+
+  it('when a string limit meets emoji, then it counts characters (code points), as its message says', () => {
+    // The request schemas' .min()/.max()/.length() rely on zod counting code points (zod#6441, in 4.6.7): a
+    // zod that counted UTF-16 code units refused 101 emoji under a limit of 200 characters.
+    const emoji = '\u{1F4F0}';
+    expect(z.string().max(200).safeParse(emoji.repeat(200)).success).toBe(true);
+    expect(messageFor(z.string().max(200), emoji.repeat(201))).toBe('must be at most 200 characters long');
+    expect(messageFor(z.string().min(3), emoji.repeat(2))).toBe('must be at least 3 characters long');
+    expect(z.string().trim().min(1).max(2).safeParse(` ${emoji}${emoji} `).success).toBe(true);
+    expect(z.string().length(2).safeParse(`${emoji}${emoji}`).success).toBe(true);
   });
 });
 

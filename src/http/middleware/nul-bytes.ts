@@ -1,5 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 import { AppError } from '../../domain/errors';
+import { shownInput } from '../../domain/shown-input';
 import { listRoutes, pathParamNames } from '../route-table';
 
 /**
@@ -17,7 +18,8 @@ function holdsNul(value: unknown): boolean {
 
 /**
  * A query string can only carry a NUL as `%00`, so the URL is scanned once and the parsed query only when it
- * has one; each top-level parameter holding a NUL (in its name, its value or nested ones) is named.
+ * has one; each top-level parameter holding a NUL (in its name, its value or nested ones) is named (cut, as
+ * every name a client chose is: a URL can carry a name of many kilobytes).
  */
 export const rejectNulInQuery: RequestHandler = (req, _res, next) => {
   const query = req.url.indexOf('?');
@@ -29,7 +31,7 @@ export const rejectNulInQuery: RequestHandler = (req, _res, next) => {
     ([name, value]) => name.includes('\0') || holdsNul(value),
   );
   if (offending.length > 0) {
-    throw AppError.validation(Object.fromEntries(offending.map(([name]) => [name, NUL_MESSAGE])));
+    throw AppError.validation(Object.fromEntries(offending.map(([name]) => [shownInput(name), NUL_MESSAGE])));
   }
   next();
 };
