@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_IMAGE_PIXELS } from './domain/media';
 import { parseTrustProxy } from './domain/client-address';
 import { parseRateLimit } from './domain/rate-limits';
+import { quoted } from './domain/shown-input';
 import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth';
 import { packagePath } from './package-root';
 
@@ -21,7 +22,7 @@ function wholeNumber(min: number, max: number = Number.MAX_SAFE_INTEGER) {
     .string()
     .trim()
     .refine((text) => /^\d+$/.test(text), {
-      error: (issue) => `a whole number (digits only), not '${String(issue.input)}'`,
+      error: (issue) => `a whole number (digits only), not ${quoted(String(issue.input))}`,
     })
     .transform(Number)
     .pipe(z.number().min(min, `at least ${min}`).max(max, `at most ${max}`));

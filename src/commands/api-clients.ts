@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors';
 import { clientNameProblem, tokenLifetimeProblem } from '../domain/api-client-limits';
 import type { RateLimit } from '../domain/rate-limits';
 import { isScope } from '../domain/scopes';
+import { shownInput } from '../domain/shown-input';
 
 export interface CreateApiClientInput {
   projectId: number;
@@ -47,7 +48,9 @@ export async function createApiClient(
   stamp: TokenStamp = {},
 ) {
   const unknown = input.scopes.filter((scope) => !isScope(scope));
-  if (unknown.length > 0) throw AppError.badRequest(`Unknown scopes: ${unknown.join(', ')}`);
+  if (unknown.length > 0) {
+    throw AppError.badRequest(`Unknown scopes: ${unknown.map((scope) => shownInput(scope)).join(', ')}`);
+  }
   if (input.scopes.length === 0) throw AppError.badRequest('At least one scope is required');
   const nameProblem = clientNameProblem(input.name);
   if (nameProblem !== undefined) throw AppError.validation({ name: nameProblem });

@@ -8,6 +8,7 @@ import { projectQueries } from '../db/queries/projects';
 import { AppError } from '../domain/errors';
 import { diffJson, escapePointerToken, type JsonPatch } from '../domain/json-diff';
 import { NewProjectConfigSchema, type ProjectConfig } from '../domain/project-config';
+import { shownInput } from '../domain/shown-input';
 import { readableIssueMessage } from '../domain/validation';
 import { enqueueMany, type Boss } from '../jobs/boss';
 import { indexJobsFor } from '../jobs/index-jobs';
@@ -88,7 +89,7 @@ export async function applyProjectConfig(
     if (next.design && !(await designs.exists(projectId, next.design.name, next.design.version))) {
       problems.push({
         pointer: '/design',
-        message: `unknown design ${next.design.name}@${next.design.version} in this project`,
+        message: `unknown design ${shownInput(`${next.design.name}@${next.design.version}`)} in this project`,
       });
     }
     if (problems.length > 0) return invalidConfig(problems);

@@ -5,6 +5,7 @@ import { menuQueries, type MenuRow } from '../db/queries/menus';
 import { AppError } from '../domain/errors';
 import { findBodyProblem } from '../domain/json-limits';
 import { addedDocumentNodes, inspectMenu, MAX_MENU_VERSION, menuDocumentIds } from '../domain/menus';
+import { quoted } from '../domain/shown-input';
 import { issuesToPaths } from '../domain/validation';
 
 export interface LoadMenuInput {
@@ -59,7 +60,7 @@ export async function loadMenu(pool: Pool, input: LoadMenuInput): Promise<MenuRo
       }));
     const issues = [...(checked.ok ? [] : checked.issues), ...missing];
     if (!checked.ok || issues.length > 0) throw AppError.validation(issuesToPaths(issues));
-    if (!channel) throw AppError.notFound(`Channel '${input.channelHandle ?? '(default)'}' not found`);
+    if (!channel) throw AppError.notFound(`Channel ${quoted(input.channelHandle ?? '(default)')} not found`);
 
     const stored = await menus.upsert(input.projectId, channel.id, checked.value);
     if (!stored) {

@@ -20,6 +20,7 @@ import type { CommandRequest } from '../domain/document-commands/schema';
 import type { Design } from '../domain/design';
 import { AppError } from '../domain/errors';
 import { extractReferences } from '../domain/references';
+import { shownInput } from '../domain/shown-input';
 import { storedInstant } from '../domain/storable-dates';
 import {
   assertWritePreconditions,
@@ -88,7 +89,7 @@ const indexedEmbargo = (embargo: Embargo | null): string =>
 
 export function embargoMessage(embargo: Embargo): string {
   const until = embargo.until === null ? 'it is removed' : embargo.until;
-  return `The document is under embargo until ${until} (${embargo.reason})`;
+  return `The document is under embargo until ${until} (${shownInput(embargo.reason)})`;
 }
 
 /**

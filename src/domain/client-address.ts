@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { quoted } from './shown-input';
 
 /**
  * TRUST_PROXY as Express's `trust proxy` takes it: `false` (the socket's peer is the client; X-Forwarded-For is
@@ -22,12 +23,12 @@ function entryProblem(entry: string): string | undefined {
   const slash = entry.indexOf('/');
   const address = slash < 0 ? entry : entry.slice(0, slash);
   const version = isIP(address);
-  if (version === 0) return `'${entry}' is not an IP address, a CIDR range or a named range`;
+  if (version === 0) return `${quoted(entry)} is not an IP address, a CIDR range or a named range`;
   if (slash < 0) return undefined;
   const prefix = entry.slice(slash + 1);
   const bits = version === 4 ? 32 : 128;
   if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits) {
-    return `'${entry}': the prefix length must be 0 to ${bits}`;
+    return `${quoted(entry)}: the prefix length must be 0 to ${bits}`;
   }
   return undefined;
 }
@@ -52,11 +53,13 @@ export function parseTrustProxy(
   }
   if (/^\d+$/.test(trimmed)) {
     const hops = Number(trimmed);
-    if (hops > MAX_HOPS) return { ok: false, message: `'${text}': at most ${MAX_HOPS} hops` };
+    if (hops > MAX_HOPS) return { ok: false, message: `${quoted(text ?? '')}: at most ${MAX_HOPS} hops` };
     return { ok: true, value: hops };
   }
   const entries = trimmed.split(',').map((entry) => entry.trim());
-  if (entries.some((entry) => entry === '')) return { ok: false, message: `'${text}': ${EXPECTED}` };
+  if (entries.some((entry) => entry === '')) {
+    return { ok: false, message: `${quoted(text ?? '')}: ${EXPECTED}` };
+  }
   const problems = entries.map(entryProblem).filter((problem) => problem !== undefined);
   if (problems.length > 0) return { ok: false, message: `${problems.join('; ')} (${EXPECTED})` };
   return { ok: true, value: entries };

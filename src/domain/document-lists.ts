@@ -1,4 +1,4 @@
-import { characterCount } from './shown-input';
+import { characterCount, shownInput } from './shown-input';
 import { invalid, valid, type Checked } from './validation';
 
 export const MAX_LIST_NAME_LENGTH = 200;
@@ -27,5 +27,10 @@ export function parseDocumentIds(raw: readonly string[]): Checked<number[]> {
   const bad = raw.filter((item) => !/^[1-9]\d*$/.test(item) || !Number.isSafeInteger(Number(item)));
   return bad.length === 0
     ? valid(raw.map(Number))
-    : invalid([{ path: [], message: `must be positive integer document ids, not ${bad.join(', ')}` }]);
+    : invalid([
+        {
+          path: [],
+          message: `must be positive integer document ids, not ${bad.map((item) => shownInput(item)).join(', ')}`,
+        },
+      ]);
 }

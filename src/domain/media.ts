@@ -1,5 +1,6 @@
 import { AppError } from './errors';
 import { extractReferences, type ReferenceRow } from './references';
+import { shownInput } from './shown-input';
 
 /**
  * The media library (api-spec §2.7, §3.2, §4.18; supplement §9): the entry as the API shows it, the rules of
@@ -395,13 +396,13 @@ export function uploadTypeProblem(
 ): string | undefined {
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '') {
-    return `Send the file's bytes as they are: Content-Encoding ${encoding} is not accepted for uploads`;
+    return `Send the file's bytes as they are: Content-Encoding ${shownInput(encoding)} is not accepted for uploads`;
   }
   const family = mediaType.split('/')[0] ?? '';
   if (!MIME_TYPE.test(mediaType) || !UPLOAD_FAMILIES.has(family) || NOT_A_FILE.test(mediaType)) {
     return (
       'Send the file as the request body with its own Content-Type: image/*, video/*, audio/* or an ' +
-      `application/ type such as application/pdf or application/octet-stream (got ${mediaType || 'none'})`
+      `application/ type such as application/pdf or application/octet-stream (got ${mediaType === '' ? 'none' : shownInput(mediaType)})`
     );
   }
   return undefined;

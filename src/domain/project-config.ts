@@ -200,7 +200,7 @@ export const ProjectConfigSchema = z
           ctx.addIssue({
             code: 'custom',
             path: ['contentTypes', t, 'sortDateField'],
-            message: `must name a date metadata field of '${type.handle}'`,
+            message: `must name a date metadata field of ${quoted(type.handle)}`,
           });
         }
       }
@@ -223,7 +223,7 @@ export const ProjectConfigSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['planner', 'elements', 'contentType'],
-        message: `unknown content type '${plannerType}'`,
+        message: `unknown content type ${quoted(plannerType)}`,
       });
     }
     const languages = config.settings.languages;
@@ -307,7 +307,7 @@ export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, c
         ctx.addIssue({
           code: 'custom',
           path: [...path, 'index'],
-          message: `'${handle}' would be indexed metadata field number ${MAX_INDEXED_METADATA_FIELDS + 1}: a project indexes at most ${MAX_INDEXED_METADATA_FIELDS} (the search index all projects share has a limit of fields)`,
+          message: `${quoted(handle)} would be indexed metadata field number ${MAX_INDEXED_METADATA_FIELDS + 1}: a project indexes at most ${MAX_INDEXED_METADATA_FIELDS} (the search index all projects share has a limit of fields)`,
         });
       }
       indexedAs.set(handle, { type, contentType });
@@ -315,7 +315,7 @@ export const NewProjectConfigSchema = ProjectConfigSchema.superRefine((config, c
       ctx.addIssue({
         code: 'custom',
         path: [...path, 'type'],
-        message: `'${handle}' is indexed as ${type} here but as ${first.type} in content type '${first.contentType}': an indexed metadata field has one type across content types`,
+        message: `${quoted(handle)} is indexed as ${type} here but as ${first.type} in content type ${quoted(first.contentType)}: an indexed metadata field has one type across content types`,
       });
     }
   }

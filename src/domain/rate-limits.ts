@@ -1,3 +1,5 @@
+import { quoted } from './shown-input';
+
 /**
  * Rate limits per API client: `requests` per fixed window of `periodSeconds`, the windows aligned to the Unix
  * epoch so that every API process agrees on where a window starts without talking to the others.
@@ -53,19 +55,19 @@ export function parseRateLimit(
   if (trimmed === UNLIMITED) return { ok: true, value: undefined };
   const match = RATE_LIMIT.exec(trimmed);
   const expected = `expected N/period such as 600/minute, 100/10s or 5000/hour, or '${UNLIMITED}'`;
-  if (!match) return { ok: false, message: `'${text}': ${expected}` };
+  if (!match) return { ok: false, message: `${quoted(text)}: ${expected}` };
   const [, count, multiple = '', unit] = match as unknown as [string, string, string | undefined, string];
   const unitSeconds = PERIOD_UNITS[unit];
   if (unitSeconds === undefined) {
-    return { ok: false, message: `'${text}': unknown period unit '${unit}' (s, m, h or d)` };
+    return { ok: false, message: `${quoted(text)}: unknown period unit ${quoted(unit)} (s, m, h or d)` };
   }
   const requests = Number(count);
   const periodSeconds = (multiple === '' ? 1 : Number(multiple)) * unitSeconds;
   if (requests < 1 || requests > MAX_REQUESTS) {
-    return { ok: false, message: `'${text}': the request count must be between 1 and ${MAX_REQUESTS}` };
+    return { ok: false, message: `${quoted(text)}: the request count must be between 1 and ${MAX_REQUESTS}` };
   }
   if (periodSeconds < 1 || periodSeconds > MAX_PERIOD_SECONDS) {
-    return { ok: false, message: `'${text}': the period must be between 1 second and 1 day` };
+    return { ok: false, message: `${quoted(text)}: the period must be between 1 second and 1 day` };
   }
   return { ok: true, value: { requests, periodSeconds } };
 }

@@ -129,6 +129,17 @@ describe('input length limits and the input errors repeat', () => {
     });
   });
 
+  it('when a JSON body is sent with a Content-Type of 5,000 characters, then the 415 repeats it cut', async () => {
+    const doc = await createPublishedDraft(app.ctx, project);
+    const type = `text/x-${'a'.repeat(4_993)}`;
+    const response = await api.post(`documents/${doc.id}/addDeliveryStatus`, '{}', { 'content-type': type });
+    expect(response.status).toBe(415);
+    expect(response.body.error_details).toEqual({
+      name: 'UnsupportedMediaType',
+      message: `The request body must be JSON: send it with Content-Type: application/json (got text/x-${'a'.repeat(93)}… (5000 characters))`,
+    });
+  });
+
   it('when a query parameter name that long holds a NUL, then the 400 names it cut', async () => {
     const name = `${'k'.repeat(MAX_SHOWN_CHARACTERS)}${'x'.repeat(9_899)}%00`;
     const response = await api.get(`document-lists?${name}=1`);

@@ -25,6 +25,16 @@ describe('limitedAddress: the key a client address is limited by', () => {
 });
 
 describe('parseTrustProxy', () => {
+  it('when a refused entry or value is long, then the message repeats it cut, not whole', () => {
+    const entry = `10.0.0.1${'x'.repeat(9_992)}`;
+    const parsed = parseTrustProxy(`loopback, ${entry}`);
+    expect(!parsed.ok && parsed.message).toMatch(
+      /^'10\.0\.0\.1x{92}…' \(10000 characters\) is not an IP address, a CIDR range or a named range \(expected /,
+    );
+    const hops = parseTrustProxy('9'.repeat(10_000));
+    expect(hops).toEqual({ ok: false, message: `'${'9'.repeat(100)}…' (10000 characters): at most 10 hops` });
+  });
+
   /** The address Express gives req.ip for a request from `peer` that says `forwardedFor`. */
   function clientAddress(setting: unknown, peer: string, forwardedFor: string): string {
     const app = express();

@@ -288,6 +288,9 @@ describe('loadConfig: whole-number variables', () => {
     expect(message).toContain("PORT: a whole number (digits only), not '0x50'");
     expect(message).toContain("DATABASE_POOL_SIZE: a whole number (digits only), not '1e1'");
     expect(message).toContain("WEBHOOK_ATTEMPTS: a whole number (digits only), not '2.5'");
+    expect(configError({ PORT: 'x'.repeat(10_000) })).toContain(
+      `PORT: a whole number (digits only), not '${'x'.repeat(100)}…' (10000 characters)`,
+    );
   });
 
   it('when a number variable is digits, with spaces around, then it is read; out of range, then refused', () => {

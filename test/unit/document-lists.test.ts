@@ -45,4 +45,11 @@ describe('parseDocumentIds', () => {
       'must be positive integer document ids, not x, 0, 9007199254740993, -2',
     );
   });
+
+  it('when a refused id is long, then the message repeats it cut, not whole', () => {
+    const checked = parseDocumentIds(['1', 'x'.repeat(10_000)]);
+    expect(!checked.ok && checked.issues[0]!.message).toBe(
+      `must be positive integer document ids, not ${'x'.repeat(100)}… (10000 characters)`,
+    );
+  });
 });

@@ -570,6 +570,16 @@ describe('uploadTypeProblem', () => {
     );
     expect(uploadTypeProblem('image/png', 'identity')).toBeUndefined();
   });
+
+  it('when the Content-Type or Content-Encoding sent is long, then the message repeats it cut, not whole', () => {
+    const long = `x-${'a'.repeat(9_998)}`;
+    expect(uploadTypeProblem(`text/${long}`, undefined)).toContain(
+      `(got text/x-${'a'.repeat(93)}… (10005 characters))`,
+    );
+    expect(uploadTypeProblem('image/png', long)).toBe(
+      `Send the file's bytes as they are: Content-Encoding ${long.slice(0, 100)}… (10000 characters) is not accepted for uploads`,
+    );
+  });
 });
 
 describe('storedFileType', () => {

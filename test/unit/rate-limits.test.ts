@@ -37,6 +37,15 @@ describe('parseRateLimit', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it('when a refused value is long, then the message repeats it cut, not whole', () => {
+    // The 100,002 characters above came back whole in the message (and the CLI's or the start's error).
+    const text = `1${' '.repeat(50_000)}/${' '.repeat(50_000)}1`;
+    expect(parseRateLimit(text)).toEqual({
+      ok: false,
+      message: `'1${' '.repeat(99)}…' (100003 characters): expected N/period such as 600/minute, 100/10s or 5000/hour, or 'none'`,
+    });
+  });
+
   it.each([
     ['600/minute', { requests: 600, periodSeconds: 60 }],
     ['100/10s', { requests: 100, periodSeconds: 10 }],

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
-import { quoted } from '../../domain/shown-input';
+import { quoted, shownInput } from '../../domain/shown-input';
 import { findBodyProblem } from '../../domain/json-limits';
 import { firstInvalidUtf8Offset } from '../../domain/utf8';
 import { bodyTooLargeMessage } from './errors';
@@ -8,7 +8,7 @@ import { bodyTooLargeMessage } from './errors';
 /** What a 415 says the request sent: `got text/plain`, or that it sent no Content-Type at all. */
 export function sentContentType(req: Request): string {
   const sent = req.headers['content-type'];
-  return sent ? `got ${sent}` : 'no Content-Type was sent';
+  return sent ? `got ${shownInput(sent)}` : 'no Content-Type was sent';
 }
 
 /**
