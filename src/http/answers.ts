@@ -15,7 +15,9 @@ export const errorAnswer = z
       .looseObject({ name: z.string().optional(), message: z.string().optional() })
       .describe(
         '{name, message} and what the error adds (currentVersion, commandIndex, ...); for a ValidationError, ' +
-          "one key per offending path; for a bearer token's 401 and 403, {access_token: message}",
+          'one key per offending path (segments joined by dots; a segment the client chose that is longer than ' +
+          "100 characters shows its first 100, … and its length, as messages repeat input); for a bearer token's " +
+          '401 and 403, {access_token: message}',
       ),
   })
   .meta({ id: 'Error' });
