@@ -31,8 +31,9 @@ export interface InvalidProjectConfig {
   schemaErrors: SchemaError[];
 }
 
+/** Where a problem is, as a JSON pointer; a token the client chose is cut as error keys are (shownInput). */
 const pointerOf = (path: readonly PropertyKey[]): string =>
-  path.map((segment) => `/${escapePointerToken(String(segment))}`).join('');
+  path.map((segment) => `/${escapePointerToken(shownInput(String(segment)))}`).join('');
 
 const invalidConfig = (schemaErrors: SchemaError[]): InvalidProjectConfig => ({ ok: false, schemaErrors });
 

@@ -152,6 +152,21 @@ describe('projectConfig', () => {
     expect((await api.get('projectConfig')).body).toEqual(current);
   });
 
+  it('when the config has an unknown key of 100,000 characters, then its schemaError points at it cut, not whole', async () => {
+    // The pointer repeated the key whole: a 100 kB answer naming one mistake.
+    const { api, current } = await setup();
+    const broken = structuredClone(current);
+    broken.contentTypes[1][`${'k'.repeat(100)}${'x'.repeat(99_900)}`] = true;
+    const response = await api.post('projectConfig', { plan: true, projectConfig: broken });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ok: false,
+      schemaErrors: [
+        { pointer: `/contentTypes/1/${'k'.repeat(100)}… (100000 characters)`, message: 'is not allowed' },
+      ],
+    });
+  });
+
   it('when a config indexes more metadata fields than a project may (config:write), then schemaErrors name the limit and nothing changes', async () => {
     // Each indexed handle is a meta_<type>.<handle> field of the index all projects share: with no bound, one
     // apply could fill its total_fields.limit and stop every project's new fields from being indexed.
