@@ -77,10 +77,11 @@ export function createCommands(deps: {
     createPlannerElement: (
       input: PlannerElementInput & { element: { id: string }; documentId?: number | undefined },
     ) => createPlannerElement(deps, input),
-    updatePlannerElement: (input: PlannerElementInput & { documentId?: number | undefined }) =>
-      updatePlannerElement(deps, input),
-    unlinkPlannerElement: (projectId: number, documentId: number) =>
-      unlinkPlannerElement(deps.pool, projectId, documentId),
+    updatePlannerElement: (
+      input: PlannerElementInput & WritePreconditions & { documentId?: number | undefined },
+    ) => updatePlannerElement(deps, input),
+    unlinkPlannerElement: (projectId: number, documentId: number, preconditions?: WritePreconditions) =>
+      unlinkPlannerElement(deps.pool, projectId, documentId, preconditions),
     issuePlannerToken: (credentials: { clientId: string; secret: string }, now: Date) =>
       issuePlannerToken(deps, credentials, now),
     followPublication: (input: FollowPublicationInput) => followPublication(deps.pool, input),

@@ -12,6 +12,11 @@ import {
   storedElementFields,
   type ElementFields,
 } from '../domain/planner-element';
+import {
+  assertWritePreconditions,
+  type PreconditionTarget,
+  type WritePreconditions,
+} from '../domain/write-preconditions';
 import type { Boss } from '../jobs/boss';
 import { runDocumentCommandsIn } from './run-document-commands';
 
@@ -81,13 +86,21 @@ export async function createPlannerElement(
 }
 
 /**
+ * How a precondition's 412 names an element's link. A PUT never creates one (an unknown element is a 404), and
+ * the API has no read of the stored element: If-Unmodified-Since compares with when the tool last sent it.
+ */
+const ELEMENT: PreconditionTarget = { noun: 'planner element' };
+
+/**
  * PUT planner/element (the element named by its `id`) and PUT planner/element/{documentId} (the element
  * linked to that document; an `id` in the body must be that element's): the element replaces the stored one
- * and what changed of its mapped fields becomes document commands.
+ * and what changed of its mapped fields becomes document commands. The preconditions (If-Match,
+ * If-None-Match, If-Unmodified-Since) are judged on the link, locked, once it is found (an unknown one stays a
+ * 404) and before the body's id is compared with it.
  */
 export async function updatePlannerElement(
   deps: { pool: Pool; boss: Boss },
-  input: PlannerElementInput & { documentId?: number | undefined },
+  input: PlannerElementInput & WritePreconditions & { documentId?: number | undefined },
 ): Promise<PlannerElementResult> {
   return withTransaction(deps.pool, async (tx) => {
     const project = await enabledProject(tx, input.projectId);
@@ -97,6 +110,7 @@ export async function updatePlannerElement(
     if (input.documentId !== undefined) {
       link = await links.findByDocumentIdForUpdate(project.id, input.documentId);
       if (!link) throw AppError.notFound(`Document ${input.documentId} is not linked to a planner element`);
+      assertWritePreconditions(input, ELEMENT, link);
       if (elementId !== undefined && elementId !== link.elementId) {
         throw AppError.conflict(
           `Document ${link.documentId} is linked to planner element ${quoted(link.elementId)}, not ${quoted(elementId)}`,
@@ -106,19 +120,30 @@ export async function updatePlannerElement(
       if (elementId === undefined) throw new Error('an element without id names no link');
       link = await links.findByElementIdForUpdate(project.id, elementId);
       if (!link) throw AppError.notFound(`Planner element ${quoted(elementId)} is not linked to a document`);
+      assertWritePreconditions(input, ELEMENT, link);
     }
     await updateLinked(tx, deps.boss, link, input);
     return { id: link.documentId, created: false };
   });
 }
 
-/** DELETE planner/element/{documentId}: the document stays as it is, only its link to the element goes. */
-export async function unlinkPlannerElement(pool: Pool, projectId: number, documentId: number): Promise<void> {
+/**
+ * DELETE planner/element/{documentId}: the document stays as it is, only its link to the element goes.
+ * Preconditions are judged on the link, locked, as a PUT's.
+ */
+export async function unlinkPlannerElement(
+  pool: Pool,
+  projectId: number,
+  documentId: number,
+  preconditions: WritePreconditions = {},
+): Promise<void> {
   await withTransaction(pool, async (tx) => {
     const project = await enabledProject(tx, projectId);
-    if (!(await plannerElementQueries(tx).deleteByDocumentId(project.id, documentId))) {
-      throw AppError.notFound(`Document ${documentId} is not linked to a planner element`);
-    }
+    const links = plannerElementQueries(tx);
+    const link = await links.findByDocumentIdForUpdate(project.id, documentId);
+    if (!link) throw AppError.notFound(`Document ${documentId} is not linked to a planner element`);
+    assertWritePreconditions(preconditions, ELEMENT, link);
+    await links.deleteByDocumentId(project.id, documentId);
   });
 }
 

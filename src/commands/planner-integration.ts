@@ -73,6 +73,7 @@ export async function issuePlannerToken(
 const FOLLOWED: PreconditionTarget = {
   noun: 'followed publication',
   readAgain: 'POST planner-integration/statuses',
+  createdByPut: true,
 };
 
 const notFollowed = (documentId: number) => `the publication of document ${documentId} is not followed`;

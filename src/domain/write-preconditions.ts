@@ -2,11 +2,12 @@ import { AppError } from './errors';
 
 /**
  * The preconditions (RFC 9110 §13.1) of a write to something that has no strong entity tag: a document (PATCH
- * documents/{id}/commands), a media library entry (PATCH mediaLibrary/{id}) or a publication a planning tool
- * follows (PUT and DELETE planner-integration/publication/{documentId}). Their answers carry a weak ETag of the
+ * documents/{id}/commands), a media library entry (PATCH mediaLibrary/{id}), a publication a planning tool
+ * follows (PUT and DELETE planner-integration/publication/{documentId}) or a planning tool's element (PUT
+ * planner/element[/{documentId}], DELETE planner/element/{documentId}). Their reads carry a weak ETag of the
  * answer (it varies with the API version and the origin), which If-Match's strong comparison never matches; the
- * optimistic check of a document or an entry is the body's `version`, of a followed publication the time its
- * record was written (If-Unmodified-Since). The edge reads the headers into
+ * optimistic check of a document or an entry is the body's `version`, of a followed publication or an element
+ * the time it was last written (If-Unmodified-Since). The edge reads the headers into
  * this (src/http/conditional-get.ts, writePreconditionsOf); the write judges it on the locked row, so an
  * unknown id stays a 404 (§13.2.1: preconditions are judged on a target that exists).
  */
@@ -43,8 +44,14 @@ export interface PreconditionTarget {
    * Absent for a target whose writes take no version (a followed publication).
    */
   versionShown?: string;
-  /** How a client reads it again: 'latestDraft'. */
-  readAgain: string;
+  /** How a client reads it again: 'latestDraft'. Absent for a target the API has no read of (an element). */
+  readAgain?: string;
+  /**
+   * A PUT creates it when it does not exist (a followed publication): If-None-Match: * is then a way to write
+   * only a new one, which the If-Match 412 suggests. A target only a POST creates is never written by a PUT
+   * with If-None-Match: *.
+   */
+  createdByPut?: boolean;
 }
 
 /**
@@ -76,9 +83,11 @@ export function assertWritePreconditions(
   if (preconditions.ifMatchTagged === true) {
     throw failed(
       `If-Match cannot hold: a ${target.noun} has no entity tag to match. ` +
-        (target.versionShown === undefined
-          ? 'Send If-Unmodified-Since instead, or If-None-Match: * to write only one that does not exist yet'
-          : `Send the version the change is based on (${target.versionShown}) in the body (\`version\`) instead`),
+        (target.versionShown !== undefined
+          ? `Send the version the change is based on (${target.versionShown}) in the body (\`version\`) instead`
+          : target.createdByPut === true
+            ? 'Send If-Unmodified-Since instead, or If-None-Match: * to write only one that does not exist yet'
+            : 'Send If-Unmodified-Since instead'),
     );
   }
   if (preconditions.ifNoneMatchAny === true) {
@@ -90,7 +99,8 @@ export function assertWritePreconditions(
   if (since !== undefined && modifiedAfter(current.updatedAt, since)) {
     throw failed(
       `The ${target.noun} was changed after If-Unmodified-Since (${new Date(since).toUTCString()}): its ` +
-        `updatedAt is ${current.updatedAt.toISOString()}. Read it again (${target.readAgain})` +
+        `updatedAt is ${current.updatedAt.toISOString()}` +
+        (target.readAgain === undefined ? '' : `. Read it again (${target.readAgain})`) +
         (target.versionShown === undefined
           ? ''
           : ', or send the version the change is based on in the body (`version`)'),

@@ -501,6 +501,120 @@ describe('planner/element (planning-tool element sync)', () => {
     });
   });
 
+  describe('preconditions of PUT and DELETE (If-Match, If-None-Match, If-Unmodified-Since)', () => {
+    const linked = async () => {
+      const elementId = nextElementId();
+      const id = (await planner.post('planner/element', { id: elementId, title: 'Kept' })).body.id as number;
+      return { elementId, id };
+    };
+    /** Every write of the element's link: PUT by its id, PUT by the document's, DELETE. */
+    const writes = (link: { elementId: string; id: number }, headers: Record<string, string>) => [
+      () => planner.put('planner/element', { id: link.elementId, title: 'Changed' }, headers),
+      () => planner.put(`planner/element/${link.id}`, { title: 'Changed' }, headers),
+      () => planner.delete(`planner/element/${link.id}`, headers),
+    ];
+    const expectKept = async (link: { elementId: string; id: number }) => {
+      expect((await storedElement(link.id))!.element).toEqual({ id: link.elementId, title: 'Kept' });
+      expect((await load(link.id)).metadata).toEqual({ title: 'Kept' });
+    };
+
+    it('when If-Match names an entity tag, then 412 and nothing is written; `*` holds; an unknown link stays a 404', async () => {
+      const link = await linked();
+      for (const ifMatch of ['W/"1-abc"', '"1"', '"x", W/"y"']) {
+        for (const write of writes(link, { 'if-match': ifMatch })) {
+          expect((await write()).body).toEqual(
+            envelope(412, 'Precondition Failed', {
+              name: 'PreconditionFailed',
+              message:
+                'If-Match cannot hold: a planner element has no entity tag to match. Send If-Unmodified-Since instead',
+            }),
+          );
+        }
+      }
+      await expectKept(link);
+      const any = await planner.put(`planner/element/${link.id}`, { title: 'Any' }, { 'if-match': '*' });
+      expect([any.status, any.body]).toEqual([200, { id: link.id }]);
+      expect((await load(link.id)).metadata).toEqual({ title: 'Any' });
+      expect((await planner.delete(`planner/element/${link.id}`, { 'if-match': '*' })).status).toBe(204);
+      expect(await storedElement(link.id)).toBeUndefined();
+      // Judged only on a link that exists (RFC 9110 §13.2.1): the 404 it was.
+      for (const write of writes(link, { 'if-match': '"1"' })) expect((await write()).status).toBe(404);
+    });
+
+    it('when If-None-Match is `*`, then 412 on a linked element (a PUT never creates one); a tag list holds', async () => {
+      const link = await linked();
+      for (const ifNoneMatch of ['*', '"a", *']) {
+        for (const write of writes(link, { 'if-none-match': ifNoneMatch })) {
+          expect((await write()).body).toEqual(
+            envelope(412, 'Precondition Failed', {
+              name: 'PreconditionFailed',
+              message:
+                'If-None-Match: * cannot hold: the planner element exists (it asks to change only what does not)',
+            }),
+          );
+        }
+      }
+      await expectKept(link);
+      const tagged = await planner.put(
+        `planner/element/${link.id}`,
+        { title: 'Tagged' },
+        { 'if-none-match': 'W/"x"' },
+      );
+      expect([tagged.status, tagged.body]).toEqual([200, { id: link.id }]);
+      // Judged before the body's id is compared with the linked element's.
+      const other = await planner.put(
+        `planner/element/${link.id}`,
+        { id: 'someone-else' },
+        { 'if-none-match': '*' },
+      );
+      expect(other.status).toBe(412);
+    });
+
+    it('when If-Unmodified-Since is before the element was last sent, then 412 and nothing is written; from then on it holds', async () => {
+      const link = await linked();
+      const sentAt = '2026-01-15T12:00:05.731Z';
+      const setSentAt = () =>
+        app.ctx.pool.query('UPDATE planner_elements SET updated_at = $2 WHERE document_id = $1', [
+          link.id,
+          sentAt,
+        ]);
+      await setSentAt();
+      const before = 'Thu, 15 Jan 2026 12:00:04 GMT';
+      for (const write of writes(link, { 'if-unmodified-since': before })) {
+        expect((await write()).body).toEqual(
+          envelope(412, 'Precondition Failed', {
+            name: 'PreconditionFailed',
+            message: `The planner element was changed after If-Unmodified-Since (${before}): its updatedAt is ${sentAt}`,
+            updatedAt: sentAt,
+          }),
+        );
+      }
+      await expectKept(link);
+      // Ignored when it is no HTTP-date, or beside an If-Match (which decides); at the second it was sent, it holds.
+      expect(
+        (await planner.put(`planner/element/${link.id}`, {}, { 'if-unmodified-since': 'yesterday' })).status,
+      ).toBe(200);
+      expect(
+        (
+          await planner.put(
+            `planner/element/${link.id}`,
+            {},
+            { 'if-unmodified-since': before, 'if-match': '*' },
+          )
+        ).status,
+      ).toBe(200);
+      await setSentAt();
+      const atTheSecond = { 'if-unmodified-since': 'Thu, 15 Jan 2026 12:00:05 GMT' };
+      const put = await planner.put('planner/element', { id: link.elementId, title: 'Now' }, atTheSecond);
+      expect([put.status, put.body]).toEqual([200, { id: link.id }]);
+      expect((await load(link.id)).metadata).toEqual({ title: 'Now' });
+      // The PUT wrote the element: the same date no longer holds.
+      expect((await planner.delete(`planner/element/${link.id}`, atTheSecond)).status).toBe(412);
+      await setSentAt();
+      expect((await planner.delete(`planner/element/${link.id}`, atTheSecond)).status).toBe(204);
+    });
+  });
+
   describe('DELETE planner/element/{documentId}', () => {
     it('when a linked document is unlinked, then 204, the document stays, and the element is unknown after', async () => {
       const elementId = nextElementId();

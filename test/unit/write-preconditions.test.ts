@@ -104,9 +104,45 @@ describe('assertWritePreconditions', () => {
   });
 });
 
+describe('assertWritePreconditions on a target with no version, no read and no PUT that creates it', () => {
+  const target = { noun: 'planned thing' };
+  const current = { updatedAt: new Date('2026-01-15T12:00:05.731Z') };
+  const failure = (preconditions: Parameters<typeof assertWritePreconditions>[0]) => {
+    try {
+      assertWritePreconditions(preconditions, target, current);
+    } catch (error) {
+      expect(error).toBeInstanceOf(AppError);
+      return [(error as AppError).status, (error as AppError).details];
+    }
+    return undefined;
+  };
+  it('when If-Match names tags, then the 412 suggests only If-Unmodified-Since (If-None-Match: * never writes it)', () => {
+    expect(failure({ ifMatchTagged: true })).toEqual([
+      412,
+      {
+        name: 'PreconditionFailed',
+        message:
+          'If-Match cannot hold: a planned thing has no entity tag to match. Send If-Unmodified-Since instead',
+      },
+    ]);
+  });
+  it('when it was changed after If-Unmodified-Since, then the 412 gives its updatedAt and names no read', () => {
+    expect(failure({ ifUnmodifiedSince: Date.parse('Thu, 15 Jan 2026 12:00:04 GMT') })).toEqual([
+      412,
+      {
+        name: 'PreconditionFailed',
+        message:
+          'The planned thing was changed after If-Unmodified-Since (Thu, 15 Jan 2026 12:00:04 GMT): its ' +
+          'updatedAt is 2026-01-15T12:00:05.731Z',
+        updatedAt: '2026-01-15T12:00:05.731Z',
+      },
+    ]);
+  });
+});
+
 describe('assertPutPreconditions (a write that creates its target when it does not exist)', () => {
-  /** A target whose write takes no version in its body. */
-  const target = { noun: 'followed thing', readAgain: 'GET things' };
+  /** A target whose write takes no version in its body, and which a PUT creates. */
+  const target = { noun: 'followed thing', readAgain: 'GET things', createdByPut: true };
   const absent = 'thing 7 is not followed';
   const failure = (
     preconditions: Parameters<typeof assertPutPreconditions>[0],

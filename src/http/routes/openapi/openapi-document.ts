@@ -462,33 +462,54 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
     name: 'Conflict',
     message: "Document 42 is linked to planner element 'story-1'",
   });
-  /** The preconditions PUT and DELETE publication judge on the tool's record (domain/write-preconditions.ts). */
-  const publicationPreconditions = [
-    {
-      name: 'If-Match',
+  /**
+   * The precondition headers a planner write judges on what it writes (domain/write-preconditions.ts), each
+   * described as it applies there.
+   */
+  const preconditionParams = (descriptions: {
+    ifMatch: string;
+    ifNoneMatch: string;
+    ifUnmodifiedSince: string;
+  }) =>
+    (
+      [
+        ['If-Match', descriptions.ifMatch],
+        ['If-None-Match', descriptions.ifNoneMatch],
+        ['If-Unmodified-Since', descriptions.ifUnmodifiedSince],
+      ] as const
+    ).map(([name, description]) => ({
+      name,
       in: 'header',
       required: false,
-      description:
-        'a followed publication has no entity tag (its answers carry weak ones): a list of tags is a 412; `*` ' +
-        'holds only once it is followed (a PUT that would start following is a 412)',
+      description,
       schema: { type: 'string' },
-    },
-    {
-      name: 'If-None-Match',
-      in: 'header',
-      required: false,
-      description: '`*`: start following only; a 412 when it is followed already',
-      schema: { type: 'string' },
-    },
-    {
-      name: 'If-Unmodified-Since',
-      in: 'header',
-      required: false,
-      description:
-        'an HTTP-date (read only without If-Match): a 412 when the record was written after it, at the second',
-      schema: { type: 'string' },
-    },
-  ];
+    }));
+  /** The preconditions PUT and DELETE publication judge on the tool's record. */
+  const publicationPreconditions = preconditionParams({
+    ifMatch:
+      'a followed publication has no entity tag: a list of tags is a 412; `*` holds only once it is followed ' +
+      '(a PUT that would start following is a 412)',
+    ifNoneMatch: '`*`: start following only; a 412 when it is followed already',
+    ifUnmodifiedSince:
+      'an HTTP-date (read only without If-Match): a 412 when the record was written after it, at the second',
+  });
+  /** The preconditions PUT and DELETE element judge on the element's link, once found (else the 404). */
+  const elementPreconditions = preconditionParams({
+    ifMatch: 'an element has no entity tag: a list of tags is a 412; `*` holds (the element is linked)',
+    ifNoneMatch: '`*`: a 412 (a PUT updates a linked element, it never creates one); a list of tags holds',
+    ifUnmodifiedSince:
+      'an HTTP-date (read only without If-Match): a 412 when the tool sent the element after it (its last ' +
+      'POST or PUT), at the second',
+  });
+  const elementPreconditionFailed = errorAnswerOf(412, {
+    name: 'PreconditionFailed',
+    message:
+      'The planner element was changed after If-Unmodified-Since (Thu, 15 Jan 2026 12:00:04 GMT): its ' +
+      'updatedAt is 2026-01-15T12:00:05.731Z',
+    updatedAt: '2026-01-15T12:00:05.731Z',
+  });
+  const elementPreconditionsText =
+    ' If-Match, If-None-Match and If-Unmodified-Since are judged on the linked element (412, nothing written).';
   const publicationPreconditionFailed = errorAnswerOf(412, {
     name: 'PreconditionFailed',
     message:
@@ -622,25 +643,44 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         summary:
           `${only}Update the document linked to the element named by id: the element replaces the stored one, ` +
           'and each mapped field that differs from what the element said last time becomes a setMetadataProperty ' +
-          'command (a field it no longer has is removed); fields the element never named are not touched',
+          'command (a field it no longer has is removed); fields the element never named are not touched.' +
+          elementPreconditionsText,
         security: planner,
+        parameters: elementPreconditions,
         requestBody: body(fromZod(updateElementBody, 'PlannerElement', components)),
-        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 408, 413, 415) },
+        responses: {
+          200: elementAnswer,
+          ...errors(400, 401, 403, 404, 408, 413, 415),
+          412: elementPreconditionFailed,
+        },
       },
     },
     [`/${segment}/element/{documentId}`]: {
       put: {
-        summary: `${only}The same, for the element linked to the document (an id in the body must be that element's)`,
+        summary:
+          `${only}The same, for the element linked to the document (an id in the body must be that ` +
+          "element's, judged after the preconditions)",
         security: planner,
-        parameters: params({ path: elementDocumentParams }),
+        parameters: [...params({ path: elementDocumentParams }), ...elementPreconditions],
         requestBody: body(fromZod(updateLinkedElementBody, 'PlannerLinkedElement', components)),
-        responses: { 200: elementAnswer, ...errors(400, 401, 403, 404, 408, 413, 415), 409: elementConflict },
+        responses: {
+          200: elementAnswer,
+          ...errors(400, 401, 403, 404, 408, 413, 415),
+          409: elementConflict,
+          412: elementPreconditionFailed,
+        },
       },
       delete: {
-        summary: `${only}Unlink the document from its element; the document stays as it is`,
+        summary:
+          `${only}Unlink the document from its element; the document stays as it is.` +
+          elementPreconditionsText,
         security: planner,
-        parameters: params({ path: elementDocumentParams }),
-        responses: { 204: { description: 'Unlinked' }, ...errors(400, 401, 403, 404) },
+        parameters: [...params({ path: elementDocumentParams }), ...elementPreconditions],
+        responses: {
+          204: { description: 'Unlinked' },
+          ...errors(400, 401, 403, 404),
+          412: elementPreconditionFailed,
+        },
       },
     },
   });

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Router } from 'express';
 import { parseOrThrow } from '../../../domain/validation';
+import { preconditionHeaders, writePreconditionsOf } from '../../conditional-get';
 import { onlyIn } from '../../middleware/api-version';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
@@ -20,8 +21,9 @@ const SEGMENTS: readonly { segment: string; gate: RequestHandler[] }[] = [
 
 /**
  * Planning-tool element sync (api-spec §4.19, supplement §11): POST creates a draft (or links a document) and
- * answers `{id}`; PUT updates through the element's id or the document's; DELETE unlinks. The element is
- * stored as sent and its title and metadata become document commands (src/domain/planner-element.ts).
+ * answers `{id}`; PUT updates through the element's id or the document's; DELETE unlinks, PUT and DELETE under
+ * the request's If-Match, If-None-Match and If-Unmodified-Since. The element is stored as sent and its title
+ * and metadata become document commands (src/domain/planner-element.ts).
  */
 export function plannerElementRoutes(
   router: Router,
@@ -32,6 +34,11 @@ export function plannerElementRoutes(
     received: req.body as unknown,
     clientId: req.auth.clientId,
     now: new Date(),
+  });
+  /** What a PUT writes: the element as received, under the request's preconditions. */
+  const replacing = (req: Request) => ({
+    ...received(req),
+    ...writePreconditionsOf(preconditionHeaders(req)),
   });
   for (const { segment, gate } of SEGMENTS) {
     const path = `/${segment}/element`;
@@ -45,7 +52,7 @@ export function plannerElementRoutes(
     router.put(path, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
       parseQueryOrThrow(noQueryParams, req.query);
       const element = parseOrThrow(updateElementBody, req.body);
-      res.json({ id: (await commands.updatePlannerElement({ ...received(req), element })).id });
+      res.json({ id: (await commands.updatePlannerElement({ ...replacing(req), element })).id });
     });
 
     router.put(
@@ -58,14 +65,20 @@ export function plannerElementRoutes(
         const { documentId } = parseOrThrow(elementDocumentParams, req.params);
         parseQueryOrThrow(noQueryParams, req.query);
         const element = parseOrThrow(updateLinkedElementBody, req.body);
-        res.json({ id: (await commands.updatePlannerElement({ ...received(req), element, documentId })).id });
+        res.json({
+          id: (await commands.updatePlannerElement({ ...replacing(req), element, documentId })).id,
+        });
       },
     );
 
     router.delete(`${path}/:documentId`, ...gate, ...auth, requireScope('planner'), async (req, res) => {
       const { documentId } = parseOrThrow(elementDocumentParams, req.params);
       parseQueryOrThrow(noQueryParams, req.query);
-      await commands.unlinkPlannerElement(req.auth.projectId, documentId);
+      await commands.unlinkPlannerElement(
+        req.auth.projectId,
+        documentId,
+        writePreconditionsOf(preconditionHeaders(req)),
+      );
       res.status(204).end();
     });
   }
