@@ -12,6 +12,7 @@ import { API_MOUNT, metricsEndpoint, observeRequests } from './middleware/metric
 import { noOptions, renderErrors, unknownRoute } from './middleware/errors';
 import { rejectNulInPathParams, rejectNulInQuery } from './middleware/nul-bytes';
 import { securityHeaders } from './middleware/security-headers';
+import { writeAnswersCarryNoValidator } from './middleware/write-validators';
 import { parseQueryString } from './query-params';
 import { registerRoutes } from './routes';
 
@@ -37,6 +38,8 @@ export function createApp(ctx: AppContext): Express {
     inOrder([
       observeRequests(ctx.metrics),
       securityHeaders(),
+      // A write's answer carries the ETag of no GET (RFC 9110 §9.3.4), unless its route says it is the GET's.
+      writeAnswersCarryNoValidator,
       accessLog(ctx.logger),
       rejectNulInQuery,
       admitRequest(ctx.config.http.bodyLimitBytes),

@@ -1,8 +1,8 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createPublishedDocument, indexNow } from '../helpers/documents';
-import { createDraftDocument } from '../helpers/draft-documents';
+import { createDraftDocument, createPublishedDraft } from '../helpers/draft-documents';
 import { createTestProject, tokenFor } from '../helpers/factories';
-import { apiClient } from '../helpers/http';
+import { apiClient, type ApiResponse } from '../helpers/http';
 import { storeImage } from '../helpers/media';
 
 /**
@@ -197,5 +197,129 @@ describe('conditional reads as fetch sends them (If-None-Match with Cache-Contro
       headers: { ...headers, ...noCache, 'if-modified-since': first.headers.get('last-modified')! },
     });
     expect(byDate.status).toBe(304);
+  });
+});
+
+/**
+ * A write's answer carries a validator only where it is the representation a GET of the same URL gives (RFC 9110
+ * §9.3.4, §8.8): PATCH mediaLibrary/{id}, whose ETag is then the GET's. Express's ETag over any other answer
+ * named a body no GET returns, so it never revalidated anything.
+ */
+describe('validators of write answers', () => {
+  let app: TestApp;
+  let project: { projectId: number; channelId: number; handle: string };
+  let api: ReturnType<typeof apiClient>;
+  let tool: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    project = await createTestProject(app.ctx, {
+      config: { planner: { elements: { enabled: true }, integration: { enabled: true } } },
+    });
+    const { token } = await tokenFor(app.ctx, project.projectId, ['public-api:read', 'public-api:write']);
+    api = apiClient(app.url, token);
+    tool = apiClient(app.url, (await tokenFor(app.ctx, project.projectId, ['planner'])).token);
+  });
+  afterAll(() => app?.close());
+
+  const setTitle = (value: string) => ({
+    patches: [{ operation: 'setMetadataProperty', propertyName: 'title', value }],
+  });
+
+  it.each(['2025-03', '2026-03'])(
+    'when an entry is patched in %s, then the answer carries the ETag GET mediaLibrary/{id} gives: sent in If-None-Match, 304',
+    async (version) => {
+      const { id } = await storeImage(app.ctx, app.ctx.objects, {
+        projectId: project.projectId,
+        key: `${project.projectId}/2026/11/28/patched-${version}.png`,
+        bytes: Buffer.from('bytes of an image'),
+      });
+      const versioned = api.withVersion(version);
+      const before = await versioned.get(`mediaLibrary/${id}`);
+      const patched = await versioned.patch(`mediaLibrary/${id}`, setTitle('after'));
+      expect(patched.status).toBe(200);
+      const etag = patched.headers.get('etag');
+      expect(etag).toMatch(/^W\/".+"$/);
+      expect(etag).not.toBe(before.headers.get('etag'));
+      const revalidated = await versioned.get(`mediaLibrary/${id}`, {
+        'if-none-match': etag!,
+        'cache-control': 'no-cache',
+      });
+      expect([revalidated.status, revalidated.text]).toEqual([304, '']);
+      const read = await versioned.get(`mediaLibrary/${id}`);
+      expect([read.headers.get('etag'), read.body]).toEqual([etag, patched.body]);
+    },
+  );
+
+  it('when any other write answers (PUT, POST, DELETE, an error), then it carries no ETag and no Last-Modified', async () => {
+    const { id: mediaId } = await storeImage(app.ctx, app.ctx.objects, {
+      projectId: project.projectId,
+      key: `${project.projectId}/2026/11/28/guarded.png`,
+      bytes: Buffer.from('bytes of another image'),
+    });
+    const followed = await createPublishedDraft(app.ctx, project);
+    const elementId = `element-${Date.now()}`;
+    const created = await tool.post('planner/element', { id: elementId, title: 'Planned' });
+    const documentId = created.body.id as number;
+    const answers: [string, ApiResponse][] = [
+      ['POST planner/element', created],
+      ['PUT planner/element', await tool.put('planner/element', { id: elementId, title: 'Re-planned' })],
+      [
+        'PUT planner/element/{documentId}',
+        await tool.put(`planner/element/${documentId}`, { title: 'Again' }),
+      ],
+      [
+        'PUT planner-integration/publication/{documentId}',
+        await tool.put(`planner-integration/publication/${followed.id}`, { id: 'p1' }),
+      ],
+      [
+        'PUT planner-integration/publication, 412',
+        await tool.put(
+          'planner-integration/publication',
+          { documentId: followed.id, id: 'p2' },
+          { 'if-none-match': '*' },
+        ),
+      ],
+      [
+        'POST planner-integration/statuses',
+        await tool.post('planner-integration/statuses', { documentIds: [followed.id] }),
+      ],
+      [
+        'PATCH mediaLibrary/{id}, 412',
+        await api.patch(`mediaLibrary/${mediaId}`, setTitle('no'), { 'if-match': '"1"' }),
+      ],
+      ['PATCH mediaLibrary/{id}, 404', await api.patch('mediaLibrary/no-such-entry', setTitle('no'))],
+      [
+        'PATCH documents/{id}/commands',
+        await api.patch(`documents/${documentId}/commands`, {
+          commands: [{ operation: 'setMetadataProperty', propertyName: 'summary', value: 'edited' }],
+        }),
+      ],
+      ['DELETE planner/element/{documentId}', await tool.delete(`planner/element/${documentId}`)],
+      [
+        'DELETE planner-integration/publication/{documentId}',
+        await tool.delete(`planner-integration/publication/${followed.id}`),
+      ],
+    ];
+    expect(
+      answers.map(([name, answer]) => [
+        name,
+        answer.status,
+        answer.headers.get('etag'),
+        answer.headers.get('last-modified'),
+      ]),
+    ).toEqual([
+      ['POST planner/element', 201, null, null],
+      ['PUT planner/element', 200, null, null],
+      ['PUT planner/element/{documentId}', 200, null, null],
+      ['PUT planner-integration/publication/{documentId}', 200, null, null],
+      ['PUT planner-integration/publication, 412', 412, null, null],
+      ['POST planner-integration/statuses', 200, null, null],
+      ['PATCH mediaLibrary/{id}, 412', 412, null, null],
+      ['PATCH mediaLibrary/{id}, 404', 404, null, null],
+      ['PATCH documents/{id}/commands', 204, null, null],
+      ['DELETE planner/element/{documentId}', 204, null, null],
+      ['DELETE planner-integration/publication/{documentId}', 204, null, null],
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { fromZodIssues, issuesToPaths, parseOrThrow, readableIssueMessage } from
 import { INCOMING_DOCUMENTS_CURSOR, INCOMING_MEDIA_CURSOR } from '../../../reads/media-library';
 import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
+import { answerIsTheTargetsRepresentation } from '../../middleware/write-validators';
 import type { RouteDeps } from '../deps';
 import { allowSlowBody } from '../../middleware/body-deadline';
 import { incomingPages } from '../documents/incoming-references.routes';
@@ -102,15 +103,16 @@ export function mediaLibraryRoutes(
     const { id } = parseOrThrow(mediaParams, req.params);
     parseQueryOrThrow(noQueryParams, req.query);
     const body = parseOrThrow(patchMediaBody(req.apiVersion), req.body);
-    res.json(
-      await commands.patchMedia(
-        { projectId: req.auth.projectId, id, ...body, ...writePreconditionsOf(preconditionHeaders(req)) },
-        {
-          version: req.apiVersion,
-          baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),
-        },
-      ),
+    const entry = await commands.patchMedia(
+      { projectId: req.auth.projectId, id, ...body, ...writePreconditionsOf(preconditionHeaders(req)) },
+      {
+        version: req.apiVersion,
+        baseUrl: reads.mediaLibrary.baseUrl({ version: req.apiVersion, origin: originOf(req) }),
+      },
     );
+    // The entry as GET mediaLibrary/{id} answers it (the same view, version and origin): its ETag is the GET's.
+    answerIsTheTargetsRepresentation(res);
+    res.json(entry);
   });
 
   router.post(

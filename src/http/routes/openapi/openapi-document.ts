@@ -706,7 +706,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         'with Retry-After while Postgres is. Every JSON answer of a GET or HEAD carries a weak ETag; ' +
         'If-None-Match naming it (weak comparison, a list or *) gives 304 Not Modified with no body, whatever ' +
         "the request's Cache-Control: the no-cache fetch adds to any request with If-None-Match is for caches " +
-        '(RFC 9111 §5.2.1.4), and the API is the origin.',
+        "(RFC 9111 §5.2.1.4), and the API is the origin. A write's answer (PUT, PATCH, POST, DELETE) carries " +
+        'no ETag, being no representation a GET of its URL gives (RFC 9110 §9.3.4, §8.8), except PATCH ' +
+        "mediaLibrary/{id}'s: it is the entry as GET mediaLibrary/{id} answers it, with that GET's ETag.",
     },
     servers: [
       {
@@ -1030,7 +1032,17 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           ],
           requestBody: body(versioned(patchMediaBody, 'MediaPatch', components)),
           responses: {
-            200: json(mediaEntry),
+            200: {
+              ...json(mediaEntry, 'The entry as GET mediaLibrary/{id} now answers it'),
+              headers: {
+                ETag: {
+                  description:
+                    'The ETag GET mediaLibrary/{id} now answers with (weak): send it in If-None-Match to revalidate ' +
+                    'a copy made from this answer',
+                  schema: { type: 'string' },
+                },
+              },
+            },
             ...errors(400, 401, 403, 404, 408, 413, 415),
             409: errorAnswerOf(409, {
               name: 'ConflictError',
