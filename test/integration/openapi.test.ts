@@ -764,6 +764,35 @@ describe('the OpenAPI description of each API version', () => {
     }
   });
 
+  it.each(ALL_VERSION_LABELS)(
+    'when %s describes a PUT, PATCH or DELETE, then it takes If-Match, If-None-Match and If-Unmodified-Since and describes the 412 (every write route judges them)',
+    (label) => {
+      const writes = Object.entries(documents.get(label)!.paths).flatMap(([path, operations]) =>
+        Object.entries(operations)
+          .filter(([method]) => method === 'put' || method === 'patch' || method === 'delete')
+          .map(([method, operation]) => {
+            const headers = ((operation.parameters ?? []) as { name: string; in: string }[])
+              .filter((parameter) => parameter.in === 'header')
+              .map((parameter) => parameter.name)
+              .sort();
+            return {
+              where: `${method.toUpperCase()} ${path}`,
+              headers,
+              has412: (operation.responses as Schema)['412'] !== undefined,
+            };
+          }),
+      );
+      expect(writes.length).toBeGreaterThanOrEqual(6);
+      expect(writes).toEqual(
+        writes.map(({ where }) => ({
+          where,
+          headers: ['If-Match', 'If-None-Match', 'If-Unmodified-Since'],
+          has412: true,
+        })),
+      );
+    },
+  );
+
   it('when an upload is sent under a Content-Type, then the app takes it (201) exactly when a media range its request body describes covers that type, and refuses it otherwise', () => {
     const upload = documents.get('2026-03')!.paths['/mediaLibrary/uploads']!.post!.requestBody as {
       content: Record<string, unknown>;
