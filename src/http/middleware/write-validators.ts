@@ -26,7 +26,7 @@ export function answerIsTheTargetsRepresentation(res: Response): void {
  * §9.3.4 forbids a validator in a PUT's answer unless it is the new representation's (§8.8: a validator of a
  * state-changing request's answer describes what a GET would now select). Such a tag in If-None-Match never
  * matched a GET, and in If-Match never held. The validators go as the head is written, so no route's way of
- * answering escapes it. A GET or HEAD costs one comparison.
+ * answering escapes it. A GET or HEAD costs a look at its method.
  */
 export const writeAnswersCarryNoValidator: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') {
