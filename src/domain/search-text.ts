@@ -61,3 +61,19 @@ export function buildFullTextQuery(search: string): estypes.QueryDslQueryContain
   if (must.length === 0) return undefined;
   return { bool: should.length > 0 ? { must, should } : { must } };
 }
+
+/** Clauses a word of an unquoted search of several words costs: one per field, again in the proximity phrase. */
+export const CLAUSES_PER_SEARCH_WORD = 2 * FULL_TEXT_FIELDS.length;
+
+/**
+ * The 400 of a search Elasticsearch refused for more clauses than its node allows (`limit`, which only its
+ * refusal names: it depends on the node's heap and cores). The words of `search` and of text filter values
+ * are what makes clauses (keyword, number and date values of a term list are one clause for the list).
+ */
+export function tooManyClausesMessage(limit: number): string {
+  return (
+    `The search and filters make a query of more clauses than Elasticsearch allows: at most ${limit} ` +
+    `(each word of search counts up to ${CLAUSES_PER_SEARCH_WORD}, each word of a text filter value 1); ` +
+    'use fewer words or values'
+  );
+}

@@ -23,11 +23,12 @@ import {
 } from '../domain/search-cursor';
 import { compileFilters, type FilterJson } from '../domain/search-filters';
 import { resolveSort, type SortSpec } from '../domain/search-sort';
-import { buildFullTextQuery } from '../domain/search-text';
+import { buildFullTextQuery, tooManyClausesMessage } from '../domain/search-text';
 import { checkAll, under, valid, valueOrThrow } from '../domain/validation';
 import type { Logger } from '../logger';
 import {
   isSearchUnavailable,
+  refusedClauseLimit,
   searchChunks,
   SEARCH_RETRY_AFTER_SECONDS,
   searchWhileAlive,
@@ -473,6 +474,10 @@ export function publicationReads(deps: {
         ? readRawHits(chunks, 'conditions')
         : await runInSlices((pause) => rawHitsSteps(chunks, 'conditions', pause));
     } catch (error) {
+      // A query of more clauses than the node allows is the request's fault, not the service's: a 400
+      // naming the node's limit (the words of search and text filters make clauses; see tooManyClausesMessage).
+      const clauseLimit = refusedClauseLimit(error);
+      if (clauseLimit !== undefined) throw AppError.badRequest(tooManyClausesMessage(clauseLimit));
       if (!isSearchUnavailable(error)) throw error;
       deps.logger?.warn({ err: error }, 'search unavailable: answered 503 SearchUnavailable');
       throw AppError.unavailable(

@@ -116,6 +116,38 @@ export function isSearchUnavailable(error: unknown): boolean {
   return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
+const TOO_MANY_CLAUSES = new Set(['too_many_nested_clauses', 'too_many_clauses']);
+const MAX_CLAUSE_COUNT = /maxClauseCount is set to (\d+)/;
+
+/**
+ * The clause limit Elasticsearch named when it refused a search for having more clauses than its node allows
+ * (a 400 whose shard failures are caused by too_many_nested_clauses or too_many_clauses), undefined for any
+ * other error. The limit is the node's own (heap MB × 64 / search threads, at least 1,024 in Elasticsearch 9),
+ * so only its refusal says it. Read from the error body: `failed_shards[].reason`, `root_cause[]` and their
+ * `caused_by` chains, a few dozen objects at most.
+ */
+export function refusedClauseLimit(error: unknown): number | undefined {
+  if (!(error instanceof errors.ResponseError) || error.meta.statusCode !== 400) return undefined;
+  const body: unknown = error.meta.body;
+  const pending: unknown[] = [isRecord(body) ? body.error : undefined];
+  for (let seen = 0; pending.length > 0 && seen < 200; seen++) {
+    const cause = pending.pop();
+    if (!isRecord(cause)) continue;
+    if (typeof cause.type === 'string' && TOO_MANY_CLAUSES.has(cause.type)) {
+      const limit = typeof cause.reason === 'string' ? MAX_CLAUSE_COUNT.exec(cause.reason) : null;
+      if (limit) return Number(limit[1]);
+    }
+    pending.push(cause.caused_by, cause.reason);
+    for (const list of [cause.root_cause, cause.failed_shards])
+      if (Array.isArray(list)) pending.push(...(list as unknown[]));
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * What a CLI command throws when Elasticsearch cannot be used at all: unreachable or stuck (isSearchUnavailable)
  * or refusing the credentials (401). ELASTICSEARCH_URL is named, its nodes without user and password, with why:

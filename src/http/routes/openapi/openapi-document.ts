@@ -1253,7 +1253,14 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           parameters: params({ query: searchQuery(cursors) }),
           responses: {
             200: json(listOf(searchAnswer)),
-            ...errors(400, 401, 403),
+            400: {
+              ...errorAnswerOf(400),
+              description:
+                'Bad Request: a parameter is invalid (keyed by it), or Elasticsearch refused the query for more ' +
+                'clauses than its node allows: a message naming the limit (each word of search counts up to 6, ' +
+                'each word of a text filter value 1; README, "Search size and Elasticsearch\'s clause limit")',
+            },
+            ...errors(401, 403),
             503: searchUnavailable(),
           },
         },
