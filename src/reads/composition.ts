@@ -95,8 +95,9 @@ export function compositionReads(db: Queryable) {
       const source = await latestPublicationQueries(db).findViewSource(project.id, documentId);
       if (!source) throw AppError.notFound(`Document ${documentId} has no publication`);
       throwIfAbandoned(signal);
-      // A composition answers no references. Content without conditions is not copied (viewOf): a copy per
-      // component held the process for over a second for a 30 MB content, for the same answer.
+      // A composition answers no references. Content is not copied to apply its conditions (viewOf), but
+      // for what held a dropped component: a copy per component held the process for over a second for a
+      // 30 MB content, for the same answer.
       const view = viewOf(project, source, read.conditions, []);
       const wants = new Set(read.fields);
       const design =

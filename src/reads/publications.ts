@@ -346,9 +346,9 @@ function* toItemsSteps(
         if (changeAt !== undefined && (conditionsChangeAt === undefined || changeAt < conditionsChangeAt)) {
           conditionsChangeAt = changeAt;
         }
-        item = Buffer.from(
-          JSON.stringify({ ...parsed, content: applyComponentConditions(parsed.content, conditions) }),
-        );
+        // Content whose every condition holds comes back as it is: the stored bytes are the answer.
+        const content = applyComponentConditions(parsed.content, conditions);
+        if (content !== parsed.content) item = Buffer.from(JSON.stringify({ ...parsed, content }));
       }
     }
     parts.push((item === json ? identity(response, hit, idText) : undefined) ?? itemText(item));

@@ -21,13 +21,14 @@ describe('GET documents/{documentId}/latestPublication of large documents', () =
 
   describe('large answers', () => {
     /** A published document of about 30 MB of content (100,000 small components), made in SQL. */
-    const largeDocument = async () => {
-      const content = Array.from({ length: 100_000 }, (_, index) => ({
+    const largeDocument = async (conditions?: Record<string, unknown>) => {
+      const content: Record<string, unknown>[] = Array.from({ length: 100_000 }, (_, index) => ({
         id: `doc-large-${index}`,
         component: 'paragraph',
         identifier: 'test-design.paragraph',
         content: { text: `Paragraph ${index} ${'lorem ipsum dolor sit amet '.repeat(8)}` },
       }));
+      if (conditions) content[10]!.conditions = conditions;
       const [id] = await publishedInSql(app.ctx.pool, project, content);
       return { id: id!, bytes: JSON.stringify(content).length };
     };
@@ -51,5 +52,22 @@ describe('GET documents/{documentId}/latestPublication of large documents', () =
         expect(answer.longestHealthWait).toBeLessThan(answer.took / 3);
       },
     );
+
+    it('when the latestPublication of a document of 30 MB with one component condition to apply is read, then the process answers other requests meanwhile', async () => {
+      // One expired component among 100,000: the rest of the content is the answer as stored.
+      const { id, bytes } = await largeDocument({ dateTime: { lt: '2020-01-01T00:00:00Z' } });
+      const { token } = await tokenFor(app.ctx, project.projectId);
+      const answer = await healthWaitsDuring(
+        app.url,
+        `documents/${id}/latestPublication?fields=systemdata,metadata,content`,
+        token,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.length).toBeGreaterThan(bytes - 1000);
+      // Applying the condition copied every kept component (structuredClone) in one go: /health waited 31 to
+      // 45% of the answer (1.0 to 2.0 s; three runs on a loaded machine). Now the kept components are the
+      // stored ones: 7 to 10%, the rest node-postgres parsing the row, as without conditions.
+      expect(answer.longestHealthWait).toBeLessThan(answer.took / 4);
+    });
   });
 });

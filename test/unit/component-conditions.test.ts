@@ -13,7 +13,6 @@ import {
 import {
   findComponent,
   walkComponents,
-  type Component,
   type ComponentConditions,
   type Content,
 } from '../../src/domain/content';
@@ -374,21 +373,30 @@ describe('applyComponentConditions', () => {
     expect(result).toEqual([{ id: 'doc-parent', containers: { main: [] } }]);
   });
 
-  it('when applied, then the input is untouched and the output shares no objects with it', () => {
+  it('when applied, then the input is untouched and only what held a dropped component is new', () => {
     const input = tree();
     const snapshot = structuredClone(input);
+    const result = applyComponentConditions(input, { dateTime: now, brand: 'de' });
+    expect(input).toEqual(snapshot);
+    expect(ids(result)).toEqual(['doc-container', 'doc-always']);
+
+    // The container held dropped components: it and its main list are new, the rest is the input's own.
+    const [container] = result;
+    expect(container).not.toBe(input[0]);
+    expect(container?.containers?.main).not.toBe(input[0]?.containers?.main);
+    expect(container?.containers?.sidebar).toBe(input[0]?.containers?.sidebar);
+    expect(findComponent(result, 'doc-always')).toBe(findComponent(input, 'doc-always'));
+  });
+
+  it('when every condition holds, then the content comes back as it is, not copied', () => {
+    // The container alone: the expired component beside it would be dropped.
+    const input = tree().slice(0, 1);
     const result = applyComponentConditions(input, {
       dateTime: new Date('2026-06-01T00:00:00Z'),
       brand: 'ch',
     });
-    expect(input).toEqual(snapshot);
-    expect(result).toEqual(snapshot.slice(0, 1));
-
-    const kept = findComponent(result, 'doc-always') as Component;
-    (kept.content as Record<string, unknown>).text = 'changed';
-    kept.containers = {};
-    expect(findComponent(input, 'doc-always')?.content).toEqual({ text: 'always' });
-    expect(result[0]).not.toBe(input[0]);
+    expect(result).toBe(input);
+    expect(ids(result)).toEqual(['doc-container', 'doc-always', 'doc-future', 'doc-swiss', 'doc-swiss-item']);
   });
 
   it('when the content is empty, then the result is an empty array', () => {
