@@ -34,8 +34,7 @@ export function startMetricsServer(
     options.tokenFailures ? { failures: options.tokenFailures } : undefined,
   );
   const paths = ['/metrics', ...(options.health ? [HEALTH, READY] : [])];
-  // A client that trickles its headers is cut off as by the API (Node's defaults held it for up to 90 s).
-  const server = createServer(SLOW_CLIENT_TIMEOUTS, (req, res) => {
+  const route = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const read = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/metrics' && read) {
@@ -80,7 +79,18 @@ export function startMetricsServer(
         url: path,
       }),
     );
-  });
+  };
+  // A client that trickles its headers is cut off as by the API (Node's defaults held it for up to 90 s). Nothing
+  // here reads a body, so the whole request must be in with its headers (requestTimeout: the headers' timeout).
+  const server = createServer(
+    { ...SLOW_CLIENT_TIMEOUTS, requestTimeout: SLOW_CLIENT_TIMEOUTS.headersTimeout },
+    (req, res) => {
+      // A request that came with a body is answered and its connection closed with the answer: Node otherwise
+      // read the body after the answer, to keep the connection, for as long as the client took to drip it.
+      if (declaresBody(req)) res.setHeader('connection', 'close');
+      route(req, res);
+    },
+  );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -89,6 +99,10 @@ export function startMetricsServer(
     });
   });
 }
+
+/** Whether a request says a body follows its headers (RFC 9112 §6.3). */
+const declaresBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 const envelope = (status: number, error: string, details: Record<string, string>) => ({
   status,

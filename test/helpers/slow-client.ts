@@ -20,19 +20,22 @@ export function dripHeaders(
 /**
  * A client that sends a request's line and headers at once, then its body in `pieces`, one every `everyMs`, and
  * answers how many seconds passed until the server closed the connection and what it sent. It stops sending
- * once answered and gives up (closes) after `giveUpMs`.
+ * once answered and gives up (closes) after `giveUpMs`. With `ignoreAnswer` it is an attacker's: it goes on
+ * sending after the answer and never ends the connection itself, so the seconds are how long the server let it
+ * hold the connection.
  */
 export function dripBody(
   host: string,
   port: number,
-  request: { head: string; pieces: Buffer[]; everyMs: number; giveUpMs: number },
+  request: { head: string; pieces: Buffer[]; everyMs: number; giveUpMs: number; ignoreAnswer?: boolean },
 ): Promise<{ seconds: number; text: string }> {
   let at = 0;
   return drip(host, port, {
     ...request,
     next: () => request.pieces[at++],
     // A server that answered but keeps the connection open (keep-alive): the answer is all there is.
-    endOnKeepAliveAnswer: true,
+    endOnKeepAliveAnswer: request.ignoreAnswer !== true,
+    sendAfterAnswer: request.ignoreAnswer === true,
   });
 }
 
@@ -49,6 +52,7 @@ function drip(
     everyMs: number;
     giveUpMs: number;
     endOnKeepAliveAnswer?: boolean;
+    sendAfterAnswer?: boolean;
   },
 ): Promise<{ seconds: number; text: string }> {
   const started = Date.now();
@@ -65,13 +69,14 @@ function drip(
       text += chunk.toString('utf8');
       // Answered: a client stops sending. A byte dripped after the server closed its end is answered with a
       // reset, which can also drop the answer still unread (seen in a CI run: ECONNRESET, no 408).
-      clearInterval(dripping);
+      if (!client.sendAfterAnswer) clearInterval(dripping);
       if (client.endOnKeepAliveAnswer && /\r\n\r\n/.test(text) && !/connection: close/i.test(text))
         socket.end();
     });
-    // A reset after the answer arrived is the connection closing; before any answer it is a failure.
+    // A reset (or a write refused, EPIPE) after the answer arrived is the connection closing; before any answer
+    // it is a failure.
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNRESET' && text !== '') socket.destroy();
+      if ((error.code === 'ECONNRESET' || error.code === 'EPIPE') && text !== '') socket.destroy();
       else reject(error);
     });
     socket.on('close', () => {

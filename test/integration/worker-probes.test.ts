@@ -9,7 +9,7 @@ import { isolatedEnv, startTestApp, type TestApp } from '../helpers/app';
 import { API_SCRIPT, NODE, WORKERS_SCRIPT } from '../helpers/compiled';
 import { envelope } from '../helpers/http';
 import { killHard, startWorkerProcess } from '../helpers/worker-process';
-import { dripHeaders } from '../helpers/slow-client';
+import { dripBody, dripHeaders } from '../helpers/slow-client';
 
 jest.setTimeout(120_000);
 
@@ -123,6 +123,60 @@ describe("the workers' probes", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   }, 60_000);
+});
+
+/**
+ * A probe or a scraper sends no body, and the server reads none; but Node read a body that came with a
+ * request, after its answer, to keep the connection for the next one: a client dripping one held a
+ * connection of the workers for the 300 s of the requestTimeout.
+ */
+describe("the workers' probe server and request bodies", () => {
+  let app: TestApp;
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    app = await startTestApp();
+    server = await startMetricsServer(app.ctx.metrics, { host: '127.0.0.1', port: 0, token: undefined });
+    ({ port } = server.address() as AddressInfo);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await app.close();
+  });
+
+  it.each([
+    ['POST', '/metrics', 'HTTP/1.1 405 Method Not Allowed'],
+    ['GET', '/health', 'HTTP/1.1 404 Not Found'],
+    ['GET', '/metrics', 'HTTP/1.1 200 OK'],
+  ])(
+    'when a client sends %s %s with a body it drips on after the answer, then it is answered and its connection closes at once',
+    async (method, path, status) => {
+      const dripped = await dripBody('127.0.0.1', port, {
+        head: `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 200\r\n\r\n`,
+        pieces: Array.from({ length: 200 }, () => Buffer.from('a')),
+        everyMs: 200,
+        giveUpMs: 15_000,
+        ignoreAnswer: true,
+      });
+      const [head = ''] = dripped.text.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toBe(status);
+      expect(head.toLowerCase()).toContain('connection: close');
+      expect(dripped.seconds).toBeLessThan(3);
+    },
+    30_000,
+  );
+
+  it('when a client sends a body it drips without an end (chunked), then it is answered and its connection closes at once', async () => {
+    const dripped = await dripBody('127.0.0.1', port, {
+      head: 'GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n',
+      pieces: Array.from({ length: 100 }, () => Buffer.from('1\r\na\r\n')),
+      everyMs: 200,
+      giveUpMs: 15_000,
+      ignoreAnswer: true,
+    });
+    expect(dripped.text.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(dripped.seconds).toBeLessThan(3);
+  }, 30_000);
 });
 
 /**
