@@ -36,7 +36,7 @@ export async function publishCyclesBench(options: PublishCyclesOptions = {}): Pr
   const rounds = options.rounds ?? 3;
   const ctx = await createContext(loadConfig());
   const app = createApp(ctx);
-  const server = await listen(app, 0, '127.0.0.1');
+  const server = await listen(app, 0, '127.0.0.1', ctx.config);
   try {
     const { url } = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
     const { projectId, channelId } = await createProject(ctx.pool, {

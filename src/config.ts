@@ -166,10 +166,17 @@ export const EnvSchema = z.object({
     .refine((text) => Number.parseFloat(text) >= 1, 'at least 1 byte')
     .default('5mb'),
   /**
-   * How long a request's body may take to arrive, from the request reaching the app, on every route but POST
-   * mediaLibrary/uploads (which the server's 300 s requestTimeout bounds); past it a 408 (request-timeouts.ts).
+   * How long any request body has to arrive, from the request reaching the app, on every route (uploads
+   * included); each BODY_MIN_BYTES_PER_SECOND bytes that arrive earn it a second more; past that a 408
+   * (middleware/body-deadline.ts).
    */
   BODY_TIMEOUT_MS: wholeNumberOr(1000, 300_000, 60_000),
+  /**
+   * The least rate, in bytes a second on average, a body must keep up past BODY_TIMEOUT_MS: a flat deadline cut
+   * an honest slow client of a large body (BODY_LIMIT raised, an upload of MEDIA_UPLOAD_MAX_BYTES). 16 KiB/s is
+   * 128 kbit/s, a poor mobile link; a client holding a connection must send that much for it.
+   */
+  BODY_MIN_BYTES_PER_SECOND: wholeNumberOr(1, undefined, 16_384),
   /**
    * How far the old generation of the API's, the workers' and the CLI's processes may grow past what the last full garbage collection left alive
    * before the next one, in per cent (V8's `--heap-growing-percent`; 0: V8's own choice). Every answer from
@@ -401,7 +408,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       port: e.PORT,
       bodyLimit: e.BODY_LIMIT,
       bodyLimitBytes: sizeInBytes(e.BODY_LIMIT),
-      bodyTimeoutMs: e.BODY_TIMEOUT_MS,
+      /** How a body must arrive (middleware/body-deadline.ts). */
+      bodyPace: { floorMs: e.BODY_TIMEOUT_MS, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
       publicBaseUrl: e.PUBLIC_BASE_URL,
       /** Express's `trust proxy` (TRUST_PROXY): which hops of X-Forwarded-For are proxies, so `req.ip` is the client. */
       trustProxy: e.TRUST_PROXY,

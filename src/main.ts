@@ -17,7 +17,7 @@ async function main() {
     );
   }
   const app = createApp(ctx);
-  const server = await listen(app, config.http.port, config.http.host).catch((error: unknown) => {
+  const server = await listen(app, config.http.port, config.http.host, config).catch((error: unknown) => {
     throw listenStartError(error, config.http.host, config.http.port, 'HOST, PORT');
   });
   let stopping = false;

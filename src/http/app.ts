@@ -43,7 +43,7 @@ export function createApp(ctx: AppContext): Express {
       accessLog(ctx.logger),
       rejectNulInQuery,
       admitRequest(ctx.config.http.bodyLimitBytes),
-      bodyDeadline(ctx.config.http.bodyTimeoutMs),
+      bodyDeadline(ctx.config.http.bodyPace),
       express.json({ limit: ctx.config.http.bodyLimitBytes, strict: false, verify: refuseInvalidUtf8 }),
       checkJsonBody,
     ]),

@@ -10,7 +10,8 @@ import type { Express } from 'express';
 import { AppError } from '../domain/errors';
 import { errorEnvelope, errorNameOf } from './middleware/errors';
 import { helmetHeaders } from './middleware/security-headers';
-import { SLOW_CLIENT_TIMEOUTS } from './request-timeouts';
+import type { BodyPace } from './middleware/body-deadline';
+import { apiRequestTimeouts } from './request-timeouts';
 
 /**
  * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the balancers and clients
@@ -22,9 +23,19 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
  * Serves the app on `host:port`: the one way the API process (src/main.ts) and the tests' in-process app
- * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way.
+ * start it, so both answer what never reaches Express (see clientErrorAnswerer) the same way. `bodies`, of
+ * the config: what the server's requestTimeout must leave the largest body, JSON or upload (apiRequestTimeouts).
  */
-export function listen(app: Express, port: number, host: string): Promise<Server> {
+export function listen(
+  app: Express,
+  port: number,
+  host: string,
+  bodies: {
+    http: { bodyPace: BodyPace; bodyLimitBytes: number };
+    mediaLibrary: { uploadMaxBytes: number };
+  },
+): Promise<Server> {
+  const largestBodyBytes = Math.max(bodies.http.bodyLimitBytes, bodies.mediaLibrary.uploadMaxBytes);
   const draining = drainState();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     draining.admit(res);
@@ -35,7 +46,7 @@ export function listen(app: Express, port: number, host: string): Promise<Server
   const server = createServer(
     {
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      ...SLOW_CLIENT_TIMEOUTS,
+      ...apiRequestTimeouts(bodies.http.bodyPace, largestBodyBytes),
       requireHostHeader: false,
     },
     handle,

@@ -28,7 +28,7 @@ export async function startTestApp(
   const ctx = await createContext(config, { supervise: options.workers ?? false });
   if (options.workers) await startWorkers(ctx);
   const app = createApp(ctx);
-  const server = await listen(app, 0, '127.0.0.1');
+  const server = await listen(app, 0, '127.0.0.1', config);
   const { port } = server.address() as AddressInfo;
   return {
     ctx,

@@ -28,7 +28,7 @@ beforeAll(async () => {
     },
   });
   ctx.logger = pino({ level: 'info' }, sink);
-  const server = await listen(createApp(ctx), 0, '127.0.0.1');
+  const server = await listen(createApp(ctx), 0, '127.0.0.1', config);
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/2026-03`;
   close = async () => {
     server.closeAllConnections();

@@ -85,7 +85,7 @@ describe('the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
           },
         }),
       );
-      const server = await listen(createApp(ctx), 0, '127.0.0.1');
+      const server = await listen(createApp(ctx), 0, '127.0.0.1', config);
       return {
         ctx,
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -6,7 +6,6 @@ import { requireScope } from '../../middleware/authenticate';
 import { jsonBody } from '../../middleware/json-body';
 import { answerIsTheTargetsRepresentation } from '../../middleware/write-validators';
 import type { RouteDeps } from '../deps';
-import { allowSlowBody } from '../../middleware/body-deadline';
 import { incomingPages } from '../documents/incoming-references.routes';
 import {
   importMediaBody,
@@ -47,8 +46,6 @@ export function mediaLibraryRoutes(
   });
 
   router.post('/mediaLibrary/uploads', ...auth, requireScope('public-api:write'), async (req, res) => {
-    // 25 MiB on a slow link: the server's requestTimeout (300 s) bounds it, not the body deadline of JSON.
-    allowSlowBody(req);
     const { filename } = parseQueryOrThrow(uploadQuery, req.query);
     const length = req.headers['content-length'];
     const upload = await commands.uploadMedia(req.auth.projectId, {

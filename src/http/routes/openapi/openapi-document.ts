@@ -13,6 +13,7 @@ import { DOCUMENT_LIMITS, MAX_BODY_DEPTH } from '../../../domain/json-limits';
 import { PLANNER_TOKEN_SECONDS } from '../../../domain/planner-integration';
 import type { CursorCodec } from '../../../domain/search-cursor';
 import { errorAnswer, listAnswer } from '../../answers';
+import { bodyTooSlowMessage } from '../../middleware/body-deadline';
 import { categoryAnswer, categoryItem, categoryParams, categoryQuery } from '../categories/categories.schema';
 import { channelAnswer, channelParams } from '../channels/channels.schema';
 import {
@@ -223,7 +224,8 @@ const ERROR_EXAMPLES: Record<number, Schema> = {
   },
   408: {
     name: 'RequestTimeout',
-    message: 'The request body did not arrive in time: a body must arrive within 60 s',
+    // The message of the default pace (BODY_TIMEOUT_MS, BODY_MIN_BYTES_PER_SECOND).
+    message: bodyTooSlowMessage({ floorMs: 60_000, minBytesPerSecond: 16_384 }),
   },
   413: { name: 'PayloadTooLarge', message: 'The request body is larger than the limit of 5242880 bytes' },
   412: {
