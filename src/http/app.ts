@@ -41,9 +41,11 @@ export function createApp(ctx: AppContext): Express {
       // A write's answer carries the ETag of no GET (RFC 9110 §9.3.4), unless its route says it is the GET's.
       writeAnswersCarryNoValidator,
       accessLog(ctx.logger),
+      // Before anything that may answer without reading the body (a NUL in the query, a missing Host): Node
+      // reads such a body off after the answer, and only this bounds how long that may take.
+      bodyDeadline(ctx.config.http.bodyPace),
       rejectNulInQuery,
       admitRequest(ctx.config.http.bodyLimitBytes),
-      bodyDeadline(ctx.config.http.bodyPace),
       express.json({ limit: ctx.config.http.bodyLimitBytes, strict: false, verify: refuseInvalidUtf8 }),
       checkJsonBody,
     ]),

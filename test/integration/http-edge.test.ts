@@ -524,6 +524,24 @@ describe('slow clients (a body a byte at a time)', () => {
     expect(dripped.seconds).toBeGreaterThanOrEqual(3);
     expect(dripped.seconds).toBeLessThan(6);
   }, 30_000);
+
+  it('when a request refused before its body is read drips that body on after the answer, then its connection is closed at the deadline', async () => {
+    // A NUL in the query is refused before the body deadline was set: Node read the rest of the body off after
+    // the 400, for as long as the client dripped it (the server's requestTimeout).
+    const { hostname, port } = new URL(slowApp.url);
+    const dripped = await dripBody(hostname, Number(port), {
+      head:
+        'POST /api/2026-03/health?q=%00 HTTP/1.1\r\nHost: x\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n',
+      pieces: Array.from({ length: 200 }, () => Buffer.from(' ')),
+      everyMs: 200,
+      giveUpMs: 15_000,
+      ignoreAnswer: true,
+    });
+    expect(dripped.text.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(dripped.seconds).toBeGreaterThanOrEqual(2);
+    expect(dripped.seconds).toBeLessThan(5);
+  }, 30_000);
 });
 
 describe('ids beyond the safe integer range', () => {
