@@ -40,8 +40,9 @@ const APP_BEHIND_RECHECK_MS = 1000;
  * A body has `pace.floorMs` from the request reaching the app and a second more for every
  * `pace.minBytesPerSecond` bytes of it that arrive (bodyDueAfterMs); past that it is a 408 in the envelope and
  * the connection closes. A body still arriving after the answer went out (one the route did not read, which
- * Node reads off) has its connection closed then. Time the app spends not reading (a route busy before it
- * reads the body: bytes wait unread in the request) does not count against the client.
+ * Node reads off) has its connection closed then. While the app holds bytes of the body it has not read (a
+ * route busy before it reads it), the client waits on the app: its time starts again, with the floor, from
+ * the last moment the app was seen behind.
  *
  * The bytes are counted off the socket (bytesRead) when a timer fires, so nothing runs per chunk: the timer
  * first fires at the floor and, while the body keeps the pace, again when what had arrived by then is due.
@@ -54,20 +55,22 @@ export function bodyDeadline(pace: BodyPace): RequestHandler {
       next();
       return;
     }
-    const started = Date.now();
     const socket = req.socket;
+    let started = Date.now();
     // The body's bytes already read off the socket wait in the request, unread yet: they count as arrived.
-    const before = socket.bytesRead - req.readableLength;
-    let excusedMs = 0;
+    let before = socket.bytesRead - req.readableLength;
     let timer: NodeJS.Timeout;
     const check = () => {
       if (req.complete) return;
       if (!res.headersSent && req.readableLength > 0) {
-        excusedMs += APP_BEHIND_RECHECK_MS;
+        // The app holds bytes it has not read, and Node stopped reading the socket: the client waits on the
+        // app. Its time starts again from here, as it would once the app reads.
+        started = Date.now();
+        before = socket.bytesRead;
         schedule(APP_BEHIND_RECHECK_MS);
         return;
       }
-      const dueAt = started + excusedMs + bodyDueAfterMs(pace, socket.bytesRead - before);
+      const dueAt = started + bodyDueAfterMs(pace, socket.bytesRead - before);
       const now = Date.now();
       if (now < dueAt) {
         schedule(dueAt - now);
