@@ -22,6 +22,27 @@ export interface ServedAssetRow {
   invalid: boolean;
 }
 
+/**
+ * An asset (`a`, jsonb) of an entry that `broadsheet media backfill-video` reads: no duration, and a video
+ * entry's or stored as a video or a sound. The same rule as wantsVideoFacts (src/domain/video-backfill.ts).
+ */
+const VIDEO_FACTS_WANTED = (a: string) =>
+  `(${a} IS NOT NULL AND jsonb_typeof(${a}) = 'object' AND NOT ${a} ? 'duration'
+    AND (media_type = 'video' OR ${a}->>'mimeType' ~ '^(video|audio)/'))`;
+
+/** An entry with an asset (its own or a translation's) the backfill reads. */
+const WANTS_VIDEO_FACTS = `(${VIDEO_FACTS_WANTED('asset')} OR EXISTS (
+  SELECT 1 FROM jsonb_array_elements(translations) AS t(value) WHERE ${VIDEO_FACTS_WANTED("t.value->'asset'")}))`;
+
+/** An entry the backfill reads, and the state it read (its write is made against that state). */
+export interface VideoFactsCandidate {
+  projectId: number;
+  id: string;
+  mediaType: MediaType;
+  asset: StoredAsset | null;
+  translations: Translation[];
+}
+
 /** The one writer of `media_entries`. */
 export function mediaQueries(db: Queryable) {
   return {
@@ -161,6 +182,82 @@ export function mediaQueries(db: Queryable) {
         ],
       );
       return result.rows[0]!;
+    },
+
+    /**
+     * How many entries (of the project, or of all) have an asset the video backfill reads: its progress's total.
+     * One pass over the table, as the backfill's own.
+     */
+    async countVideoFactsCandidates(projectId: number | undefined): Promise<number> {
+      const result = await db.query<{ count: string }>(
+        `SELECT count(*) AS count FROM media_entries
+         WHERE ($1::integer IS NULL OR project_id = $1) AND ${WANTS_VIDEO_FACTS}`,
+        [projectId ?? null],
+      );
+      return Number(result.rows[0]!.count);
+    },
+
+    /**
+     * The next `limit` entries after `after` (in primary key order) that have an asset the video backfill reads;
+     * no lock taken.
+     */
+    async videoFactsCandidates(
+      projectId: number | undefined,
+      after: { projectId: number; id: string } | undefined,
+      limit: number,
+    ): Promise<VideoFactsCandidate[]> {
+      const result = await db.query<VideoFactsCandidate>(
+        `SELECT project_id AS "projectId", id, media_type AS "mediaType", asset, translations
+         FROM media_entries
+         WHERE ($1::integer IS NULL OR project_id = $1)
+           AND ($2::integer IS NULL OR (project_id, id) > ($2, $3::text))
+           AND ${WANTS_VIDEO_FACTS}
+         ORDER BY project_id, id
+         LIMIT $4`,
+        [projectId ?? null, after?.projectId ?? null, after?.id ?? null, limit],
+      );
+      return result.rows;
+    },
+
+    /**
+     * Writes the assets and translations the video backfill filled, in one statement, each entry only while it
+     * is as the backfill read it (an import or a patch since wins) and not locked by another transaction (a
+     * locked one is skipped, not waited for). Neither the version nor updated_at changes: the entry is the
+     * same, only more of what its stored bytes say is shown. Answers the entries written.
+     */
+    async fillVideoFacts(
+      writes: readonly {
+        read: VideoFactsCandidate;
+        asset: StoredAsset | null;
+        translations: Translation[];
+      }[],
+    ): Promise<{ projectId: number; id: string }[]> {
+      if (writes.length === 0) return [];
+      const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+      const result = await db.query<{ projectId: number; id: string }>(
+        `WITH w AS (
+           SELECT * FROM unnest($1::integer[], $2::text[], $3::jsonb[], $4::jsonb[], $5::jsonb[], $6::jsonb[])
+             AS w(project_id, id, read_asset, read_translations, asset, translations)
+         ), unchanged AS (
+           SELECT e.project_id, e.id FROM media_entries e JOIN w USING (project_id, id)
+           WHERE e.asset IS NOT DISTINCT FROM w.read_asset AND e.translations = w.read_translations
+           FOR UPDATE OF e SKIP LOCKED
+         )
+         UPDATE media_entries e SET asset = w.asset, translations = w.translations
+         FROM w JOIN unchanged USING (project_id, id)
+         WHERE e.project_id = w.project_id AND e.id = w.id
+           AND e.asset IS NOT DISTINCT FROM w.read_asset AND e.translations = w.read_translations
+         RETURNING e.project_id AS "projectId", e.id`,
+        [
+          writes.map((write) => write.read.projectId),
+          writes.map((write) => write.read.id),
+          writes.map((write) => json(write.read.asset)),
+          writes.map((write) => json(write.read.translations)),
+          writes.map((write) => json(write.asset)),
+          writes.map((write) => json(write.translations)),
+        ],
+      );
+      return result.rows;
     },
 
     /** Whether an entry of the project still names this object key (before its object is deleted). */
