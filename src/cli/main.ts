@@ -6,6 +6,7 @@ import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { indexCommands } from './commands/index';
 import { listCommands } from './commands/lists';
+import { mediaCommands } from './commands/media';
 import { menuCommands } from './commands/menus';
 import { migrateCommand } from './commands/migrate';
 import { projectCommands } from './commands/projects';
@@ -19,7 +20,7 @@ import { errorMessage, exitCodeOf, ignoreClosedPipes, oneLineUsageErrors } from 
 const program = new Command()
   .name('broadsheet')
   .description(
-    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, load the demo, index, menus, lists.',
+    'Operate a Broadsheet installation: migrate, create projects and API tokens, import, export, load the demo, index, menus, lists, backfill media.',
   );
 
 ignoreClosedPipes();
@@ -35,6 +36,7 @@ demoCommand(program);
 indexCommands(program);
 menuCommands(program);
 listCommands(program);
+mediaCommands(program);
 oneLineUsageErrors(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

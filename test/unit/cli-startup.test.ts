@@ -48,6 +48,7 @@ function cliLoading(args: string[]): Promise<{ loaded: string[]; output: string;
       register('../../src/cli/commands/index', 'indexCommands');
       register('../../src/cli/commands/menus', 'menuCommands');
       register('../../src/cli/commands/lists', 'listCommands');
+      register('../../src/cli/commands/media', 'mediaCommands');
       program.commands.forEach((command) =>
         command.exitOverride().configureOutput(program.configureOutput()),
       );

@@ -7,6 +7,7 @@ import { exportCommand } from '../../src/cli/commands/export';
 import { importCommand } from '../../src/cli/commands/import';
 import { indexCommands } from '../../src/cli/commands/index';
 import { listCommands } from '../../src/cli/commands/lists';
+import { mediaCommands } from '../../src/cli/commands/media';
 import { menuCommands } from '../../src/cli/commands/menus';
 import { migrateCommand } from '../../src/cli/commands/migrate';
 import { projectCommands } from '../../src/cli/commands/projects';
@@ -306,6 +307,7 @@ describe('README: the CLI', () => {
       indexCommands,
       menuCommands,
       listCommands,
+      mediaCommands,
     ])
       register(program);
     const walk = (
