@@ -20,7 +20,10 @@ export interface BackfillReport {
   examined: number;
   /** Entries written with what their headers said (or, with dryRun, that would be). */
   filled: number;
-  /** Entries whose headers were read and said nothing new (a header with no duration, read again). */
+  /**
+   * Entries whose headers were read and said nothing new: a header with no duration read again, or a file
+   * entry's sound or video in a format no header of which is read (it is not `skipped`: nothing is wrong).
+   */
   unchanged: number;
   /** Entries changed by an import or a patch, or locked by one, while they were read: a re-run takes them. */
   left: number;
@@ -87,6 +90,9 @@ export async function backfillVideoFacts(
         if (factsByKey.has(asset.key)) continue;
         const probed = await probeStoredVideo(deps.objects, asset.key);
         if (probed.ok) factsByKey.set(asset.key, probed.facts);
+        // A file entry's sound or video that no header describes (an MP3, an AVI) is a file all the same, as
+        // its import would have kept it: nothing to fill, nothing wrong. A video entry's is reported.
+        else if (probed.unsaid && entry.mediaType !== 'video') factsByKey.set(asset.key, {});
         else {
           report.skipped.push({
             projectId: entry.projectId,

@@ -35,7 +35,10 @@ export async function probeVideo(path: string): Promise<VideoFacts | undefined> 
 }
 
 /** What the header of an object in the store gave (see probeStoredVideo). */
-export type StoredVideoProbe = { ok: true; facts: VideoFacts } | { ok: false; reason: string };
+export type StoredVideoProbe =
+  | { ok: true; facts: VideoFacts }
+  /** `unsaid`: the object was read, and its header gives nothing (no container this reads, or cut). */
+  | { ok: false; reason: string; unsaid?: true };
 
 /**
  * The video facts of an object in the media store, read as probeVideo reads a staged file: a few ranged reads
@@ -83,6 +86,7 @@ export async function probeStoredVideo(store: ObjectStore, key: string): Promise
     return {
       ok: false,
       reason: 'its header gives no duration, width or height (not an MP4/MOV or Matroska/WebM, or cut)',
+      unsaid: true,
     };
   }
   return { ok: true, facts };

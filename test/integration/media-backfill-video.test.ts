@@ -100,6 +100,8 @@ describe.each(storeBackends)('media backfill-video (%s)', (_name, makeBackend) =
       bytes: notAVideo,
       mimeType: 'video/mp4',
     });
+    // A sound kept as a file, in a format whose header is not read: nothing to fill, and nothing wrong.
+    await storeOldEntry({ id: 'jingle', mediaType: 'file', bytes: notAVideo, mimeType: 'audio/mpeg' });
     const gone = await storeOldEntry({
       id: 'gone',
       mediaType: 'video',
@@ -112,7 +114,7 @@ describe.each(storeBackends)('media backfill-video (%s)', (_name, makeBackend) =
 
     const run = await backfill(backend.env, '--project', String(projectId));
 
-    expect(JSON.parse(run.stdout)).toEqual({ examined: 4, filled: 2, unchanged: 0, left: 0, skipped: 2 });
+    expect(JSON.parse(run.stdout)).toEqual({ examined: 5, filled: 2, unchanged: 1, left: 0, skipped: 2 });
     expect(run.stderr).toContain(
       `skipped project ${projectId} entry broken (${broken.key}): its header gives no duration, width or height`,
     );
@@ -142,7 +144,7 @@ describe.each(storeBackends)('media backfill-video (%s)', (_name, makeBackend) =
 
     // Run again: what was filled is not read again; the unreadable ones are reported again.
     const again = await backfill(backend.env, '--project', String(projectId));
-    expect(JSON.parse(again.stdout)).toEqual({ examined: 2, filled: 0, unchanged: 0, left: 0, skipped: 2 });
+    expect(JSON.parse(again.stdout)).toEqual({ examined: 3, filled: 0, unchanged: 1, left: 0, skipped: 2 });
     expect(again.code).toBe(2);
     await app.ctx.pool.query('DELETE FROM media_entries WHERE project_id = $1', [projectId]);
   });
