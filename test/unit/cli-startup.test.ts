@@ -76,5 +76,8 @@ describe('the CLI at start', () => {
     const rebuild = await cliLoading(['index', 'rebuild', '--batch-size', '0']);
     expect(rebuild.output).toContain("option '-b, --batch-size <n>' argument '0' is invalid");
     expect(rebuild.loaded).toEqual([]);
+    const backfill = await cliLoading(['media', 'backfill-video', '--batch-size', '1001']);
+    expect(backfill.output).toContain("option '-b, --batch-size <n>' argument '1001' is invalid");
+    expect(backfill.loaded).toEqual([]);
   });
 });
