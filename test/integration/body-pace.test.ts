@@ -14,8 +14,11 @@ describe('the body deadline while the app does not read', () => {
   beforeAll(async () => {
     const app = express();
     // A floor of 2 s (the app is looked at once a second: the client's time starts again up to 1 s before the
-    // app reads), and a pace so high that the bytes Node reads before it stops earn next to nothing.
-    app.use(bodyDeadline({ floorMs: 2000, minBytesPerSecond: 1024 * 1024 * 1024 }));
+    // app reads), and a pace of 8 MiB/s: the bytes Node reads off the socket before it stops (its buffers,
+    // some kB; the rest waits in the kernel's) earn next to nothing, so without the new start the body is due
+    // at 2 s, before the route reads at 5 s; once it reads, the 32 MiB earn 4 s more than the floor (a loaded
+    // machine took over 2 s to move them within one process, where a pace of 1 GiB/s left it the floor alone).
+    app.use(bodyDeadline({ floorMs: 2000, minBytesPerSecond: 8 * 1024 * 1024 }));
     app.post('/busy-first', async (req, res) => {
       await new Promise((resolve) => setTimeout(resolve, 5000));
       if (res.headersSent) return;
