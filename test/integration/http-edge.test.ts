@@ -413,6 +413,19 @@ describe('slow clients (a body a byte at a time)', () => {
   });
   afterAll(() => slowApp.close());
 
+  /** The 408 of a body that kept neither the floor nor the pace: the envelope, and the connection closing. */
+  const expectTooSlow = (text: string) => {
+    const [answer = '', body = ''] = text.split('\r\n\r\n');
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(body)).toEqual(
+      envelope(408, 'Request Timeout', {
+        name: 'RequestTimeout',
+        message:
+          'The request body did not arrive in time: a body has 2 s, and 1 s more for every 64 bytes of it that arrive',
+      }),
+    );
+  };
   const head = (path: string, type: string, length: number, method = 'POST') =>
     `${method} /api/2026-03/${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowWriteToken}\r\n` +
     `Content-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;
@@ -431,16 +444,7 @@ describe('slow clients (a body a byte at a time)', () => {
       everyMs: 300,
       giveUpMs: 15_000,
     });
-    const [answer = '', text = ''] = dripped.text.split('\r\n\r\n');
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
-    expect(answer.toLowerCase()).toContain('connection: close');
-    expect(JSON.parse(text)).toEqual(
-      envelope(408, 'Request Timeout', {
-        name: 'RequestTimeout',
-        message:
-          'The request body did not arrive in time: a body has 2 s, and 1 s more for every 64 bytes of it that arrive',
-      }),
-    );
+    expectTooSlow(dripped.text);
     expect(dripped.seconds).toBeGreaterThanOrEqual(2);
     expect(dripped.seconds).toBeLessThan(6);
     // Nothing was published: the body never arrived.
@@ -511,16 +515,7 @@ describe('slow clients (a body a byte at a time)', () => {
       everyMs: 10,
       giveUpMs: 15_000,
     });
-    const [answer = '', text = ''] = dripped.text.split('\r\n\r\n');
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
-    expect(answer.toLowerCase()).toContain('connection: close');
-    expect(JSON.parse(text)).toEqual(
-      envelope(408, 'Request Timeout', {
-        name: 'RequestTimeout',
-        message:
-          'The request body did not arrive in time: a body has 2 s, and 1 s more for every 64 bytes of it that arrive',
-      }),
-    );
+    expectTooSlow(dripped.text);
     expect(dripped.seconds).toBeGreaterThanOrEqual(3);
     expect(dripped.seconds).toBeLessThan(6);
   }, 30_000);
