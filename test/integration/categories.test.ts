@@ -76,6 +76,37 @@ describe('categories', () => {
     }
   });
 
+  it('when a category has 20 parents, then inheritMetadata reaches the 20th; with 21, then the documented 500', async () => {
+    const own = await createTestProject(app.ctx, { config: { categories: [] } });
+    // c0 ← c1 ← … ← c21: c20 has 20 parents, c21 has 21. An apply refuses the longer chain, so it is what an
+    // apply before that rule left behind; only the root carries metadata, so each answer shows how far the
+    // walk went.
+    await app.ctx.pool.query(
+      `INSERT INTO categories (project_id, id, label, path, parent_id, metadata, position)
+       SELECT $1, 'c' || n, 'C' || n, '/c' || n, CASE WHEN n = 0 THEN NULL ELSE 'c' || (n - 1) END,
+         CASE WHEN n = 0 THEN '{"root": "c0"}'::jsonb ELSE jsonb_build_object('own', 'c' || n) END, n
+       FROM generate_series(0, 21) AS n`,
+      [own.projectId],
+    );
+    const ownApi = apiClient(app.url, (await tokenFor(app.ctx, own.projectId, READ)).token);
+    const twenty = await ownApi.get('categories/c20?inheritMetadata=true');
+    expect(twenty.status).toBe(200);
+    expect(twenty.body).toEqual({
+      id: 'c20',
+      label: 'C20',
+      path: '/c20',
+      metadata: { own: 'c20', root: 'c0' },
+    });
+    expect((await ownApi.get('categories/c21?inheritMetadata=true')).body).toEqual(
+      envelope(500, 'Internal Server Error', {
+        name: 'ConfigurationError',
+        message: "Category 'c21' has more than 20 parents; metadata inheritance goes at most 20 levels deep",
+      }),
+    );
+    // Without inheritance no parent is walked: its own metadata, whatever the depth.
+    expect((await ownApi.get('categories/c21')).body.metadata).toEqual({ own: 'c21' });
+  });
+
   it('when reading one category, then its own metadata; inheritMetadata=true fills in every parent, nearest first, never overwriting', async () => {
     expect((await api.get('categories/local')).body).toEqual({
       id: 'local',
