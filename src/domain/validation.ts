@@ -143,6 +143,10 @@ export const readableIssueMessage: z.core.$ZodErrorMap = (issue) => {
         ? 'must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T12:00:00Z'
         : `must be a valid ${issue.format}`;
     case 'invalid_value':
+      // A missing field is told as missing, as every other kind's is, and with what it takes.
+      if (issue.input === undefined) {
+        return `is required: ${issue.values.length === 1 ? quote(issue.values[0]) : `one of ${issue.values.map(quote).join(', ')}`}`;
+      }
       return oneOf(issue.values);
     case 'invalid_union':
       if (issue.input === undefined) return 'is required';

@@ -51,6 +51,23 @@ describe('POST documents/{documentId}/addDeliveryStatus', () => {
     );
   });
 
+  it('when the body is empty, then 400 saying each required field is missing, the status with its values', async () => {
+    // A missing status was 'must be one of ...', beside 'is required' for the other two: it read as a wrong
+    // value sent, not as none.
+    const doc = await published();
+    const response = await report(doc.id, {});
+    expect(response.body).toEqual({
+      status: 400,
+      error: 'Bad Request',
+      error_details: {
+        name: 'ValidationError',
+        publicationId: 'is required',
+        deliveryHandle: 'is required',
+        status: "is required: one of 'success', 'failed', 'in-progress', 'aborted'",
+      },
+    });
+  });
+
   it('when a query parameter is sent, then 400 naming it and no report is stored', async () => {
     // addDeliveryStatus?reportId=... answered 200 with a new report, the parameter silently ignored.
     const doc = await published();

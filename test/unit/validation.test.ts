@@ -79,6 +79,7 @@ describe('readableIssueMessage', () => {
     ['a non-empty string', z.string().min(1), '', 'must not be empty'],
     ['an enum', z.enum(['a', 'b']), 'c', "must be one of 'a', 'b'"],
     ['a literal', z.literal('a'), 'c', "must be 'a'"],
+
     [
       'a date-time',
       z.iso.datetime({ offset: true }),
@@ -89,6 +90,15 @@ describe('readableIssueMessage', () => {
     ['a refinement', z.string().refine((s) => s === 'x', { message: 'must be x' }), 'y', 'must be x'],
   ])('when %s fails, then the message reads like the spec', (_label, schema, input, message) => {
     expect(messageFor(schema, input)).toBe(message);
+  });
+
+  it('when an enum or a literal is missing, then it is required, with what it takes', () => {
+    const schema = z.object({ status: z.enum(['a', 'b']), kind: z.literal('x'), text: z.string() });
+    expect(zodIssuesToPaths(issuesOf(schema, {}))).toEqual({
+      status: "is required: one of 'a', 'b'",
+      kind: "is required: 'x'",
+      text: 'is required',
+    });
   });
 
   it('when a schema sets its own message, then that message is kept', () => {
