@@ -305,7 +305,7 @@ export function rawQueryString(url: string): string {
  */
 export const conditionParams = {
   ignoreComponentConditions: queryBoolean
-    .optional()
+    .default(false)
     .describe('keep every component regardless of its conditions'),
   componentConditions: z
     .string()

@@ -979,6 +979,41 @@ describe('the OpenAPI description of each API version', () => {
     expect(queryNames('2026-01', mediaReferences)).toContain('after');
   });
 
+  it('when api-spec names the default of ignoreComponentConditions or of the commands preserveUpdatedAt, then the description names it too', () => {
+    // api-spec §4.8, §4.9, §4.14, §4.15: ignoreComponentConditions "default false"; §4.11: preserveUpdatedAt too.
+    for (const label of ALL_VERSION_LABELS) {
+      const described: { operation: string; schema: Schema }[] = [];
+      for (const [path, operations] of Object.entries(documents.get(label)!.paths)) {
+        for (const [method, operation] of Object.entries(operations)) {
+          const parameters = (operation.parameters ?? []) as { name: string; in: string; schema: Schema }[];
+          for (const parameter of parameters) {
+            if (parameter.in === 'query' && parameter.name === 'ignoreComponentConditions') {
+              described.push({ operation: `${method.toUpperCase()} ${path}`, schema: parameter.schema });
+            }
+          }
+        }
+      }
+      expect(described.map(({ operation }) => operation)).toEqual(
+        expect.arrayContaining([
+          'GET /documents/latestPublications',
+          'GET /publications/search',
+          'GET /documents/{documentId}/latestDraft',
+          'GET /documents/{documentId}/latestPublication',
+          'GET /document-lists/{id}',
+        ]),
+      );
+      for (const { operation, schema } of described) {
+        expect({ label, operation, default: schema.default }).toEqual({ label, operation, default: false });
+      }
+    }
+    const commandsBody = (
+      documents.get('2026-03')!.paths['/documents/{documentId}/commands']!.patch as {
+        requestBody: { content: { 'application/json': { schema: Schema } } };
+      }
+    ).requestBody.content['application/json'].schema as { properties: Record<string, Schema> };
+    expect(commandsBody.properties.preserveUpdatedAt).toMatchObject({ type: 'boolean', default: false });
+  });
+
   it('when the commands body is described, then each version lists the operations it accepts', () => {
     const body = (label: string) =>
       JSON.stringify(

@@ -211,7 +211,9 @@ const requestShape = {
   commands: z.array(commandSchema).min(1).max(MAX_COMMANDS),
   preconditions: z.array(preconditionSchema).optional(),
   version: z.number().int().min(0).optional(),
-  preserveUpdatedAt: z.boolean().optional(),
+  // api-spec §4.11 "default false": optional in the type (callers other than the route leave it out), and
+  // described with its default.
+  preserveUpdatedAt: z.boolean().optional().meta({ default: false }),
 };
 
 /** The request body as the newest API version accepts it. */
