@@ -1,6 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { findJsonProblem } from './json-limits';
 import { plusLostHint } from './plus-as-space';
+import { foldApostrophes } from './search-text';
 import { quoted, shownInput } from './shown-input';
 import { invalid, valid, type Checked, type Issue } from './validation';
 
@@ -400,7 +401,7 @@ class FilterCompiler {
     if (target.type === 'text') {
       // A text field holds analysed words, so "term" means: all words of the value occur in the field.
       const matches: Query[] = scalars.map((value) => ({
-        match: { [target.field]: { query: String(value), operator: 'and' } },
+        match: { [target.field]: { query: foldApostrophes(String(value)), operator: 'and' } },
       }));
       if (!Array.isArray(operand)) return matches[0];
       return { bool: { should: matches, minimum_should_match: 1 } };

@@ -10,6 +10,7 @@ import {
 } from '../domain/project-config';
 import { computeStatistics, extractSearchText } from '../domain/publication-text';
 import { isIsoDate } from '../domain/search-filters';
+import { foldApostrophes } from '../domain/search-text';
 
 /** The Elasticsearch document of one published document (index-mappings/publications.json). */
 export interface PublicationSearchDocument {
@@ -47,9 +48,10 @@ export interface PublicationSearchDocument {
  * another version are built again by the next rebuild, so bump it whenever the output changes for the same
  * input, or when what a row's field means changes (4: updatedAt is the publication's, no longer the document's
  * live updated_at, so documents stored by 3 may carry a later draft's; 5: componentCount counts only the
- * components the project's designs declare); test/unit/document-builder-version.test.ts fails until you do.
+ * components the project's designs declare; 6: title, description, text and text metadata hold every
+ * apostrophe as `'`, foldApostrophes); test/unit/document-builder-version.test.ts fails until you do.
  */
-export const SEARCH_DOCUMENT_VERSION = 5;
+export const SEARCH_DOCUMENT_VERSION = 6;
 
 /** The Elasticsearch `_id`: one index serves every project, so the id carries the project. */
 export function searchDocumentId(projectId: number, documentId: number): string {
@@ -111,7 +113,7 @@ function coerce(value: unknown, type: IndexedFieldType): unknown {
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       return undefined;
     case 'text':
-      return typeof value === 'string' ? value : undefined;
+      return typeof value === 'string' ? foldApostrophes(value) : undefined;
     case 'integer':
       return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX
         ? value
@@ -232,7 +234,7 @@ export function buildSearchDocument(
     statistics,
     publishControl: { embargo: { enforced: row.embargoSet, ...(until ? { until } : {}) } },
     ...typed,
-    text: text.text,
+    text: foldApostrophes(text.text),
     body: view,
   };
   const optional: Partial<PublicationSearchDocument> = {
@@ -246,8 +248,8 @@ export function buildSearchDocument(
     significantPublicationDate: view.systemdata.significantPublicationDate,
     visiblePublicationDate: visible,
     sortDate,
-    title: text.title,
-    description: text.description,
+    title: text.title === undefined ? undefined : foldApostrophes(text.title),
+    description: text.description === undefined ? undefined : foldApostrophes(text.description),
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined) (document as unknown as Record<string, unknown>)[key] = value;

@@ -67,4 +67,35 @@ describe('publications/search relevance on the magazine fixtures', () => {
   it('when the words only occur in markup (script tags), then nothing is found', async () => {
     expect(await hits('beacon.js')).toEqual([]);
   });
+
+  // Newsroom text is typeset with the typographic apostrophe (U+2019: "Edda Brandt’s workshop" in article 328),
+  // while readers type the keyboard's straight one; a phone may send either.
+  it('when a word written with a typographic apostrophe is searched with a straight one, then its article is found', async () => {
+    expect(await hits("Brandt's workshop")).toEqual([idOf.get(328)]);
+    expect(await hits('"Edda Brandt\'s workshop"')).toEqual([idOf.get(328)]);
+    expect(await hits('Brandt’s workshop')).toEqual([idOf.get(328)]);
+  });
+
+  it('when a word written with a straight apostrophe is searched with a typographic one, then its document is found', async () => {
+    const { projectId } = await createTestProject(app.ctx);
+    const own = apiClient(app.url, (await tokenFor(app.ctx, projectId, ['public-api:read'])).token);
+    const { documentId } = await createPublishedDocument(app.ctx, projectId, {
+      metadata: {
+        title: "O'Neill's ferry keeps the harbour's last night crossing",
+        summary: "The crossing's timetable",
+      },
+    });
+    await indexNow(app.ctx, projectId, [documentId]);
+    const queries = [
+      ...['O’Neill’s ferry', '"harbour’s last night crossing"', "O'Neill's ferry"].map(
+        (search) => `search=${encodeURIComponent(search)}`,
+      ),
+      // A text metadata filter (summary is `index: true` text in the test config) reads its words the same way.
+      `filters=${encodeURIComponent(JSON.stringify({ key: 'metadata.summary', term: 'crossing’s timetable' }))}`,
+    ];
+    for (const query of queries) {
+      const response = await own.get(`publications/search?${query}&fields=id`);
+      expect({ query, found: response.body.results }).toEqual({ query, found: [{ documentId, projectId }] });
+    }
+  });
 });

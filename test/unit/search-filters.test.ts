@@ -87,6 +87,12 @@ describe('buildFilterQuery', () => {
       });
     });
 
+    it('then a text metadata term asks for its words with every apostrophe straight, as they are indexed', () => {
+      expect(build({ key: 'metadata.teaser', term: 'the harbour\u2019s fox' })).toEqual({
+        match: { 'meta_text.teaser': { query: "the harbour's fox", operator: 'and' } },
+      });
+    });
+
     it('then an array term is a terms query (any of the values)', () => {
       expect(build({ key: 'contentType', term: ['article', 'gallery'] })).toEqual({
         terms: { contentType: ['article', 'gallery'] },

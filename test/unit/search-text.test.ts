@@ -1,4 +1,9 @@
-import { buildFullTextQuery, FULL_TEXT_FIELDS, splitSearch } from '../../src/domain/search-text';
+import {
+  buildFullTextQuery,
+  foldApostrophes,
+  FULL_TEXT_FIELDS,
+  splitSearch,
+} from '../../src/domain/search-text';
 
 const words = (query: string) => ({
   multi_match: { query, fields: FULL_TEXT_FIELDS, type: 'cross_fields', operator: 'and' },
@@ -53,6 +58,27 @@ describe('buildFullTextQuery', () => {
     });
     expect(buildFullTextQuery('"a b" c "d e')).toEqual({
       bool: { must: [words('c'), phrase('a b'), phrase('d e')] },
+    });
+  });
+});
+
+describe('foldApostrophes', () => {
+  it.each([
+    ['Brandt\u2019s', "Brandt's"],
+    ['\u2018Neill', "'Neill"],
+    ['O\u201BNeill', "O'Neill"],
+    ['ha\u02BCapa', "ha'apa"],
+    ['rock\uFF07n\u2019roll', "rock'n'roll"],
+    ["Brandt's", "Brandt's"],
+    ['\u201Cquoted\u201D', '\u201Cquoted\u201D'],
+  ])('when the text is %p, then it is searched as %p', (text, folded) => {
+    expect(foldApostrophes(text)).toBe(folded);
+    expect([...foldApostrophes(text)]).toHaveLength([...text].length);
+  });
+
+  it('when a search holds a typographic apostrophe, then the query asks for the straight one', () => {
+    expect(buildFullTextQuery('Brandt\u2019s "harbour\u2019s edge"')).toEqual({
+      bool: { must: [words("Brandt's"), phrase("harbour's edge")] },
     });
   });
 });

@@ -66,7 +66,9 @@ export const searchQuery = (cursors: CursorCodec) =>
           .string()
           .max(MAX_SEARCH_LENGTH, { message: `must be at most ${MAX_SEARCH_LENGTH} characters long` })
           .optional()
-          .describe('full text; quote a part for an exact phrase'),
+          .describe(
+            "full text; quote a part for an exact phrase; an apostrophe matches however it is typed (' or ’)",
+          ),
         contentTypes: commaList.optional().describe('comma separated, OR'),
         categories: commaList.optional().describe('comma separated category ids, OR'),
         languages: commaList.optional().describe('comma separated locales, OR'),
