@@ -117,6 +117,27 @@ export function isIsoDate(value: string): boolean {
   );
 }
 
+/** `T24:00`, `T24:00:00` or `T24:00:00.000…` (ISO 8601's end of the day), with the rest of the value. */
+const END_OF_DAY = /^(\d{4})-(\d{2})-(\d{2})T24:00(?::00(?:\.0{1,9})?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * A stored date value as Elasticsearch can index it: an `isIsoDate` value as it is, and ISO 8601's end of the
+ * day, `2018-03-07T24:00:00.000Z` (which archives hold; JavaScript's Date reads it too), as the midnight it
+ * names, `2018-03-08T00:00:00Z` (strict_date_optional_time knows no hour 24). Anything else: undefined.
+ */
+export function indexableIsoDate(value: string): string | undefined {
+  if (isIsoDate(value)) return value;
+  const match = END_OF_DAY.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, zone = ''] = match;
+  if (!isIsoDate(`${year}-${month}-${day}`)) return undefined;
+  const next = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day) + 1));
+  const nextDay = next.toISOString().slice(0, 10);
+  const midnight = `${nextDay}T00:00:00${zone}`;
+  // 9999-12-31T24:00 has no next day in four digits.
+  return isIsoDate(midnight) ? midnight : undefined;
+}
+
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 

@@ -9,7 +9,7 @@ import {
   type ProjectConfig,
 } from '../domain/project-config';
 import { computeStatistics, extractSearchText } from '../domain/publication-text';
-import { isIsoDate } from '../domain/search-filters';
+import { indexableIsoDate } from '../domain/search-filters';
 import { foldApostrophes } from '../domain/search-text';
 
 /** The Elasticsearch document of one published document (index-mappings/publications.json). */
@@ -49,7 +49,8 @@ export interface PublicationSearchDocument {
  * input, or when what a row's field means changes (4: updatedAt is the publication's, no longer the document's
  * live updated_at, so documents stored by 3 may carry a later draft's; 5: componentCount counts only the
  * components the project's designs declare; 6: title, description, text and text metadata hold every
- * apostrophe as `'`, foldApostrophes); test/unit/document-builder-version.test.ts fails until you do.
+ * apostrophe as `'`, foldApostrophes, and a date of hour 24 is indexed as the next day's midnight,
+ * indexableIsoDate); test/unit/document-builder-version.test.ts fails until you do.
  */
 export const SEARCH_DOCUMENT_VERSION = 6;
 
@@ -121,7 +122,7 @@ function coerce(value: unknown, type: IndexedFieldType): unknown {
     case 'float':
       return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
     case 'date':
-      return typeof value === 'string' && isIsoDate(value) ? value : undefined;
+      return typeof value === 'string' ? indexableIsoDate(value) : undefined;
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
   }
@@ -204,7 +205,7 @@ export function buildSearchDocument(
   const sortDateValue =
     sortDateField && Object.hasOwn(metadata, sortDateField) ? metadata[sortDateField] : undefined;
   const visible = view.systemdata.visiblePublicationDate;
-  const sortDate = typeof sortDateValue === 'string' && isIsoDate(sortDateValue) ? sortDateValue : visible;
+  const sortDate = (typeof sortDateValue === 'string' && indexableIsoDate(sortDateValue)) || visible;
 
   const text = extractSearchText(metadata, content);
   const counted = computeStatistics(content, text.text);

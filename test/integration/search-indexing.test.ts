@@ -18,7 +18,7 @@ import {
   startIndexWorker,
   unpublish,
 } from '../helpers/documents';
-import { createTestProject, tokenFor } from '../helpers/factories';
+import { buildProjectConfig, createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient, eventually } from '../helpers/http';
 import { deleteCommittedWhileWaiting } from '../helpers/uncommitted-delete';
 
@@ -366,6 +366,32 @@ describe('indexing: worker, versions, rebuild, verify', () => {
     expect((await found(term)).sort()).toEqual([documentId, short].sort());
     const byCategory = await api.get(`publications/search?categories=${'c'.repeat(8000)}&fields=id`);
     expect(byCategory.body.results).toEqual([{ documentId: short, projectId }]);
+  });
+
+  it('when a date metadata value says midnight as 24:00 (ISO 8601), then it is filtered and sorted as the next day', async () => {
+    // Real archives hold such values ("publishDate": "2018-03-07T24:00:00.000Z" in the vendor's magazine): the
+    // field was left out of the search document, so a date filter missed the article and sortDate fell back
+    // to the import's publication time, putting a 2018 article above every one published since.
+    const config = buildProjectConfig();
+    config.contentTypes[0]!.sortDateField = 'publishDate';
+    const own = (await createTestProject(app.ctx, { config })).projectId;
+    const ownApi = apiClient(app.url, (await tokenFor(app.ctx, own, ['public-api:read'])).token);
+    const publish = async (title: string, publishDate: string) =>
+      (await createPublishedDocument(app.ctx, own, { metadata: { title, publishDate } })).documentId;
+    const before = await publish('The evening before', '2018-03-07T23:00:00.000Z');
+    const midnight = await publish('Published at 24:00', '2018-03-07T24:00:00.000Z');
+    const after = await publish('The morning after', '2018-03-08T06:00:00+02:00');
+    const later = await publish('Later that year', '2018-09-01T24:00:00Z');
+    await indexNow(app.ctx, own, [before, midnight, after, later]);
+    const ids = async (query: string) => {
+      const response = await ownApi.get(`publications/search?${query}&fields=id&limit=100`);
+      expect(response.status).toBe(200);
+      return (response.body.results as { documentId: number }[]).map((item) => item.documentId);
+    };
+    const onThe8th = { key: 'metadata.publishDate', range: { gte: '2018-03-08', lt: '2018-03-09' } };
+    expect(await ids(`filters=${encodeURIComponent(JSON.stringify(onThe8th))}`)).toEqual([after, midnight]);
+    expect(await ids('sort=-metadata.publishDate')).toEqual([later, after, midnight, before]);
+    expect(await ids('sort=-sortDate')).toEqual([later, after, midnight, before]);
   });
 
   it('when one document of a batch is refused, then the others are written and only it is reported', async () => {

@@ -1,6 +1,7 @@
 import { AppError } from '../../src/domain/errors';
 import {
   compileFilters,
+  indexableIsoDate,
   isIsoDate,
   parseFilterJson,
   MAX_FILTER_CONDITIONS,
@@ -686,5 +687,37 @@ describe('isIsoDate', () => {
     '1714557600000',
   ])('refuses %p', (value) => {
     expect(isIsoDate(value)).toBe(false);
+  });
+});
+
+describe('indexableIsoDate', () => {
+  it.each(['2024-05-01', '2024-05-01T12:00:00.123456789+02:00', '2024-02-29T23:59:59.999Z'])(
+    'keeps %s as it is',
+    (value) => {
+      expect(indexableIsoDate(value)).toBe(value);
+    },
+  );
+
+  it.each([
+    ['2018-03-07T24:00:00.000Z', '2018-03-08T00:00:00Z'],
+    ['2018-03-07T24:00', '2018-03-08T00:00:00'],
+    ['2018-03-31T24:00:00+02:00', '2018-04-01T00:00:00+02:00'],
+    ['2024-02-28T24:00:00Z', '2024-02-29T00:00:00Z'],
+    ['2023-12-31T24:00:00.000000000-05:30', '2024-01-01T00:00:00-05:30'],
+  ])('reads the end of the day %s as the midnight %s', (value, midnight) => {
+    expect(indexableIsoDate(value)).toBe(midnight);
+  });
+
+  it.each([
+    '2018-03-07T24:01:00Z',
+    '2018-03-07T24:00:01Z',
+    '2018-03-07T24:00:00.001Z',
+    '2023-02-29T24:00:00Z',
+    '2018-03-07T24:00:00+19:00',
+    '9999-12-31T24:00:00Z',
+    '2018-03-07T25:00:00Z',
+    'now',
+  ])('leaves %p out', (value) => {
+    expect(indexableIsoDate(value)).toBeUndefined();
   });
 });
