@@ -139,9 +139,12 @@ export const readableIssueMessage: z.core.$ZodErrorMap = (issue) => {
       return `must be ${atLeast ? '>' : '<'}${inclusive ? '=' : ''} ${limit}`;
     }
     case 'invalid_format':
-      return issue.format === 'datetime'
-        ? 'must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T12:00:00Z'
-        : `must be a valid ${issue.format}`;
+      if (issue.format !== 'datetime') return `must be a valid ${issue.format}`;
+      // ISO 8601's end of the day, which archives hold (2018-03-07T24:00:00.000Z): it is ISO 8601, so the
+      // plain message read as if the value were fine.
+      if (typeof issue.input === 'string' && /T24:/.test(issue.input))
+        return 'must be an ISO 8601 date-time with a time zone and an hour from 00 to 23: write the end of a day as 00:00 of the next day, e.g. 2018-03-08T00:00:00Z for 2018-03-07T24:00:00Z';
+      return 'must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T12:00:00Z';
     case 'invalid_value':
       // A missing field is told as missing, as every other kind's is, and with what it takes.
       if (issue.input === undefined) {

@@ -55,6 +55,27 @@ describe('import/documents', () => {
     ).toBe(403);
   });
 
+  it('when a publication date says the end of a day as hour 24, then the 400 says how to write it', async () => {
+    // The vendor's archives hold such dates (publishDate 2018-03-07T24:00:00.000Z): a client that copies one
+    // into publishControl was told it 'must be an ISO 8601 date-time with a time zone', which it is.
+    const response = await api.post('import/documents', {
+      systemName: 'wire',
+      documents: [
+        {
+          id: 'end-of-day',
+          contentType: 'regular',
+          publishControl: { firstPublicationDate: '2018-03-07T24:00:00.000Z' },
+        },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error_details).toEqual({
+      name: 'ValidationError',
+      'documents.0.publishControl.firstPublicationDate':
+        'must be an ISO 8601 date-time with a time zone and an hour from 00 to 23: write the end of a day as 00:00 of the next day, e.g. 2018-03-08T00:00:00Z for 2018-03-07T24:00:00Z',
+    });
+  });
+
   it('when the body is invalid, then 400 names each offending path and no job is stored', async () => {
     const before = await app.ctx.pool.query(
       'SELECT count(*)::int AS n FROM import_jobs WHERE project_id = $1',

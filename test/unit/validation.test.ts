@@ -86,6 +86,12 @@ describe('readableIssueMessage', () => {
       '2025-01-01',
       'must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T12:00:00Z',
     ],
+    [
+      'a date-time at hour 24',
+      z.iso.datetime({ offset: true }),
+      '2018-03-07T24:00:00.000Z',
+      'must be an ISO 8601 date-time with a time zone and an hour from 00 to 23: write the end of a day as 00:00 of the next day, e.g. 2018-03-08T00:00:00Z for 2018-03-07T24:00:00Z',
+    ],
     ['a union', z.union([z.string(), z.number()]), true, 'has an invalid value'],
     ['a refinement', z.string().refine((s) => s === 'x', { message: 'must be x' }), 'y', 'must be x'],
   ])('when %s fails, then the message reads like the spec', (_label, schema, input, message) => {
