@@ -1403,6 +1403,32 @@ describe('PATCH documents/{documentId}/commands', () => {
       expect(past.body.error_details).toHaveProperty(['commands.0.until']);
     });
 
+    it('when an embargo reason is longer than 200 characters, then 400 on commands.<index>.reason and nothing is written; 200 emoji are taken', async () => {
+      const doc = await draft();
+      const long = await commands(doc.id, {
+        commands: [
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'embargoed' },
+          { operation: 'setEmbargo', reason: 'x'.repeat(201) },
+        ],
+      });
+      expect({ status: long.status, body: long.body }).toEqual({
+        status: 400,
+        body: envelope(400, 'Bad Request', {
+          name: 'ValidationError',
+          'commands.1.reason': 'must be at most 200 characters long',
+        }),
+      });
+      const row = await load(doc.id);
+      expect([row.version, row.embargoSet, row.embargoReason]).toEqual([doc.version, false, null]);
+
+      // Characters are code points: 200 emoji are 400 UTF-16 code units and still within the limit.
+      const emoji = '📰'.repeat(200);
+      expect(
+        (await commands(doc.id, { commands: [{ operation: 'setEmbargo', reason: emoji }] })).status,
+      ).toBe(204);
+      expect((await load(doc.id)).embargoReason).toBe(emoji);
+    });
+
     it('when a publish and an unpublish schedule are added, then both dates are stored and one job each waits for its date', async () => {
       const doc = await published();
       const publishAt = inAnHour();

@@ -6,6 +6,12 @@ import { storableDateTime } from '../storable-dates';
 /** Most commands one request may carry; they all run in one transaction. */
 export const MAX_COMMANDS = 100;
 
+/**
+ * Longest embargo reason, in characters (code points): a person's note of why, like the revoke note the spec
+ * bounds at 200 (api-spec §8); it is stored on the document and repeated by every refused publish.
+ */
+export const MAX_EMBARGO_REASON = 200;
+
 /** The first API version of every operation (spec §9: the newest arrived with 2025-07, the rest before 2025-03). */
 const OPERATION_SINCE = {
   setMetadataProperty: '2025-03',
@@ -171,7 +177,11 @@ const COMMAND_SCHEMAS = [
     value: includeValue,
     oldValue,
   }),
-  z.strictObject({ operation: z.literal('setEmbargo'), reason: z.string().min(1), until: embargoUntil }),
+  z.strictObject({
+    operation: z.literal('setEmbargo'),
+    reason: z.string().min(1).max(MAX_EMBARGO_REASON),
+    until: embargoUntil,
+  }),
   z.strictObject({ operation: z.literal('removeEmbargo') }),
   z.strictObject({ operation: z.literal('addPublishSchedule'), date: storableDateTime }),
   z.strictObject({ operation: z.literal('cancelPublishSchedule') }),
