@@ -75,7 +75,8 @@ export function createCommands(deps: {
     addToDocumentList: (input: { listId: number; documentIds: readonly number[] }) =>
       addToDocumentList(deps.pool, input),
     createPlannerElement: (
-      input: PlannerElementInput & { element: { id: string }; documentId?: number | undefined },
+      input: PlannerElementInput &
+        WritePreconditions & { element: { id: string }; documentId?: number | undefined },
     ) => createPlannerElement(deps, input),
     updatePlannerElement: (
       input: PlannerElementInput & WritePreconditions & { documentId?: number | undefined },

@@ -13,6 +13,7 @@ import {
   type ElementFields,
 } from '../domain/planner-element';
 import {
+  assertPutPreconditions,
   assertWritePreconditions,
   type PreconditionTarget,
   type WritePreconditions,
@@ -41,18 +42,26 @@ export interface PlannerElementResult {
 /**
  * POST planner/element: creates a draft for an element the project does not know yet (its metadata set by
  * document commands, in one transaction with the draft and the link), or links it to `documentId`. An
- * element the project knows already is updated as PUT would: a tool that sends its POST again after a lost
- * answer gets the same document, not a second one.
+ * element the project knows already is updated as PUT would, under the same preconditions (If-None-Match: *
+ * makes the POST create-only): a tool that sends its POST again after a lost answer gets the same document,
+ * not a second one. On an element not known yet, any If-Match is a 412 (there is nothing for it to match).
  */
 export async function createPlannerElement(
   deps: { pool: Pool; boss: Boss },
-  input: PlannerElementInput & { element: { id: string }; documentId?: number | undefined },
+  input: PlannerElementInput &
+    WritePreconditions & { element: { id: string }; documentId?: number | undefined },
 ): Promise<PlannerElementResult> {
   return withTransaction(deps.pool, async (tx) => {
     const project = await enabledProject(tx, input.projectId);
     const links = plannerElementQueries(tx);
     await links.lockElementId(project.id, input.element.id);
     const known = await links.findByElementIdForUpdate(project.id, input.element.id);
+    assertPutPreconditions(
+      input,
+      POSTED_ELEMENT,
+      known,
+      `planner element ${quoted(input.element.id)} is not linked to a document`,
+    );
     if (known) {
       if (input.documentId !== undefined && input.documentId !== known.documentId) {
         throw AppError.conflict(
@@ -90,6 +99,9 @@ export async function createPlannerElement(
  * the API has no read of the stored element: If-Unmodified-Since compares with when the tool last sent it.
  */
 const ELEMENT: PreconditionTarget = { noun: 'planner element' };
+
+/** The same for a POST, which creates the link when the element is not known: If-None-Match: * asks for that. */
+const POSTED_ELEMENT: PreconditionTarget = { ...ELEMENT, createdWhenAbsent: true };
 
 /**
  * PUT planner/element (the element named by its `id`) and PUT planner/element/{documentId} (the element

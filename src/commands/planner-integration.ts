@@ -73,7 +73,7 @@ export async function issuePlannerToken(
 const FOLLOWED: PreconditionTarget = {
   noun: 'followed publication',
   readAgain: 'POST planner-integration/statuses',
-  createdByPut: true,
+  createdWhenAbsent: true,
 };
 
 const notFollowed = (documentId: number) => `the publication of document ${documentId} is not followed`;

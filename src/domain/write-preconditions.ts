@@ -3,12 +3,12 @@ import { AppError } from './errors';
 /**
  * The preconditions (RFC 9110 §13.1) of a write to something that has no strong entity tag: a document (PATCH
  * documents/{id}/commands), a media library entry (PATCH mediaLibrary/{id}), a publication a planning tool
- * follows (PUT and DELETE planner-integration/publication/{documentId}) or a planning tool's element (PUT
- * planner/element[/{documentId}], DELETE planner/element/{documentId}). Their reads carry a weak ETag of the
- * answer (it varies with the API version and the origin), which If-Match's strong comparison never matches; the
- * optimistic check of a document or an entry is the body's `version`, of a followed publication or an element
- * the time it was last written (If-Unmodified-Since). The edge reads the headers into
- * this (src/http/conditional-get.ts, writePreconditionsOf); the write judges it on the locked row, so an
+ * follows (PUT and DELETE planner-integration/publication/{documentId}) or a planning tool's element (POST
+ * and PUT planner/element[/{documentId}], DELETE planner/element/{documentId}). Their reads carry a weak ETag
+ * of the answer (it varies with the API version and the origin), which If-Match's strong comparison never
+ * matches; the optimistic check of a document or an entry is the body's `version`, of a followed publication
+ * or an element the time it was last written (If-Unmodified-Since). The edge reads the headers into this
+ * (src/http/conditional-get.ts, writePreconditionsOf); the write judges it on the locked row, so an
  * unknown id stays a 404 (§13.2.1: preconditions are judged on a target that exists).
  */
 export interface WritePreconditions {
@@ -47,11 +47,11 @@ export interface PreconditionTarget {
   /** How a client reads it again: 'latestDraft'. Absent for a target the API has no read of (an element). */
   readAgain?: string;
   /**
-   * A PUT creates it when it does not exist (a followed publication): If-None-Match: * is then a way to write
-   * only a new one, which the If-Match 412 suggests. A target only a POST creates is never written by a PUT
-   * with If-None-Match: *.
+   * The write creates it when it does not exist (PUT of a followed publication, POST of a planner element):
+   * If-None-Match: * is then a way to write only a new one, which the If-Match 412 suggests. A write that only
+   * changes an existing target (PUT of an element) is never done with If-None-Match: *.
    */
-  createdByPut?: boolean;
+  createdWhenAbsent?: boolean;
 }
 
 /**
@@ -85,7 +85,7 @@ export function assertWritePreconditions(
       `If-Match cannot hold: a ${target.noun} has no entity tag to match. ` +
         (target.versionShown !== undefined
           ? `Send the version the change is based on (${target.versionShown}) in the body (\`version\`) instead`
-          : target.createdByPut === true
+          : target.createdWhenAbsent === true
             ? 'Send If-Unmodified-Since instead, or If-None-Match: * to write only one that does not exist yet'
             : 'Send If-Unmodified-Since instead'),
     );
@@ -110,11 +110,11 @@ export function assertWritePreconditions(
 }
 
 /**
- * The preconditions of a write that creates its target when it does not exist (a PUT): on a target that
- * exists, those of any write (assertWritePreconditions); on one that does not, any If-Match is a 412, `*`
- * included (§13.1.1: it holds only for a current representation), and the rest hold (If-None-Match: * asks
- * for just that; there is no date to compare). `absent` says what is not there: "the publication of document
- * 5 is not followed".
+ * The preconditions of a write that creates its target when it does not exist (a PUT, POST planner/element):
+ * on a target that exists, those of any write (assertWritePreconditions); on one that does not, any If-Match is
+ * a 412, `*` included (§13.1.1: it holds only for a current representation), and the rest hold
+ * (If-None-Match: * asks for just that; there is no date to compare). `absent` says what is not there: "the
+ * publication of document 5 is not followed".
  */
 export function assertPutPreconditions(
   preconditions: WritePreconditions,

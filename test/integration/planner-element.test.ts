@@ -615,6 +615,113 @@ describe('planner/element (planning-tool element sync)', () => {
     });
   });
 
+  describe('preconditions of POST (it updates a known element as PUT would, and judges them as PUT does)', () => {
+    const linked = async () => {
+      const elementId = nextElementId();
+      const id = (await planner.post('planner/element', { id: elementId, title: 'Kept' })).body.id as number;
+      return { elementId, id };
+    };
+    const expectKept = async (link: { elementId: string; id: number }) => {
+      expect((await storedElement(link.id))!.element).toEqual({ id: link.elementId, title: 'Kept' });
+      expect((await load(link.id)).metadata).toEqual({ title: 'Kept' });
+    };
+
+    it('when If-None-Match is `*`, then a new element is created (201) and a known one is a 412 with nothing written', async () => {
+      const created = await planner.post(
+        'planner/element',
+        { id: nextElementId(), title: 'Fresh' },
+        { 'if-none-match': '*' },
+      );
+      expect(created.status).toBe(201);
+      expect((await load(created.body.id as number)).metadata).toEqual({ title: 'Fresh' });
+
+      const link = await linked();
+      const again = await planner.post(
+        'planner/element',
+        { id: link.elementId, title: 'Changed' },
+        { 'if-none-match': '*' },
+      );
+      expect({ status: again.status, body: again.body }).toEqual({
+        status: 412,
+        body: envelope(412, 'Precondition Failed', {
+          name: 'PreconditionFailed',
+          message:
+            'If-None-Match: * cannot hold: the planner element exists (it asks to change only what does not)',
+        }),
+      });
+      await expectKept(link);
+    });
+
+    it('when If-Match names an entity tag, then 412; `*` holds on a known element and is a 412 on a new one, which is not created', async () => {
+      const link = await linked();
+      const tagged = await planner.post(
+        'planner/element',
+        { id: link.elementId, title: 'Changed' },
+        { 'if-match': '"1"' },
+      );
+      expect({ status: tagged.status, body: tagged.body }).toEqual({
+        status: 412,
+        body: envelope(412, 'Precondition Failed', {
+          name: 'PreconditionFailed',
+          message:
+            'If-Match cannot hold: a planner element has no entity tag to match. Send If-Unmodified-Since ' +
+            'instead, or If-None-Match: * to write only one that does not exist yet',
+        }),
+      });
+      await expectKept(link);
+      const any = await planner.post(
+        'planner/element',
+        { id: link.elementId, title: 'Any' },
+        { 'if-match': '*' },
+      );
+      expect([any.status, any.body]).toEqual([200, { id: link.id }]);
+      expect((await load(link.id)).metadata).toEqual({ title: 'Any' });
+
+      const before = await documentCount(project.projectId);
+      const unknown = nextElementId();
+      const fresh = await planner.post('planner/element', { id: unknown, title: 'New' }, { 'if-match': '*' });
+      expect({ status: fresh.status, body: fresh.body }).toEqual({
+        status: 412,
+        body: envelope(412, 'Precondition Failed', {
+          name: 'PreconditionFailed',
+          message: `If-Match cannot hold: planner element '${unknown}' is not linked to a document (it asks to change only what exists)`,
+        }),
+      });
+      expect(await documentCount(project.projectId)).toBe(before);
+    });
+
+    it('when If-Unmodified-Since is before the element was last sent, then 412 and nothing is written; at the second it holds', async () => {
+      const link = await linked();
+      const sentAt = '2026-01-15T12:00:05.731Z';
+      await app.ctx.pool.query('UPDATE planner_elements SET updated_at = $2 WHERE document_id = $1', [
+        link.id,
+        sentAt,
+      ]);
+      const before = 'Thu, 15 Jan 2026 12:00:04 GMT';
+      const stale = await planner.post(
+        'planner/element',
+        { id: link.elementId, title: 'Changed' },
+        { 'if-unmodified-since': before },
+      );
+      expect({ status: stale.status, body: stale.body }).toEqual({
+        status: 412,
+        body: envelope(412, 'Precondition Failed', {
+          name: 'PreconditionFailed',
+          message: `The planner element was changed after If-Unmodified-Since (${before}): its updatedAt is ${sentAt}`,
+          updatedAt: sentAt,
+        }),
+      });
+      await expectKept(link);
+      const current = await planner.post(
+        'planner/element',
+        { id: link.elementId, title: 'Now' },
+        { 'if-unmodified-since': 'Thu, 15 Jan 2026 12:00:05 GMT' },
+      );
+      expect([current.status, current.body]).toEqual([200, { id: link.id }]);
+      expect((await load(link.id)).metadata).toEqual({ title: 'Now' });
+    });
+  });
+
   describe('DELETE planner/element/{documentId}', () => {
     it('when a linked document is unlinked, then 204, the document stays, and the element is unknown after', async () => {
       const elementId = nextElementId();

@@ -142,7 +142,7 @@ describe('assertWritePreconditions on a target with no version, no read and no P
 
 describe('assertPutPreconditions (a write that creates its target when it does not exist)', () => {
   /** A target whose write takes no version in its body, and which a PUT creates. */
-  const target = { noun: 'followed thing', readAgain: 'GET things', createdByPut: true };
+  const target = { noun: 'followed thing', readAgain: 'GET things', createdWhenAbsent: true };
   const absent = 'thing 7 is not followed';
   const failure = (
     preconditions: Parameters<typeof assertPutPreconditions>[0],

@@ -503,6 +503,16 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       'an HTTP-date (read only without If-Match): a 412 when the tool sent the element after it (its last ' +
       'POST or PUT), at the second',
   });
+  /** The same on POST, which updates a known element and creates the link of an unknown one. */
+  const postedElementPreconditions = preconditionParams({
+    ifMatch:
+      'an element has no entity tag: a list of tags is a 412; `*` holds only once the element is linked (a ' +
+      'POST that would create it is a 412)',
+    ifNoneMatch: '`*`: create only; a 412 when the element is linked already; a list of tags holds',
+    ifUnmodifiedSince:
+      'an HTTP-date (read only without If-Match), for an element that is linked: a 412 when the tool sent it ' +
+      'after it (its last POST or PUT), at the second',
+  });
   const elementPreconditionFailed = errorAnswerOf(412, {
     name: 'PreconditionFailed',
     message:
@@ -631,14 +641,23 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
           'metadata.description, metadata.* → metadata.*), or links the existing document named by documentId ' +
           '(200). The element is stored as sent (other keys are kept); an element id the project knows already ' +
           'updates its document (200), so a repeated POST creates nothing twice. 400 ConfigurationError when ' +
-          'planner.elements is not enabled; 409 when the element or the document is linked elsewhere',
+          'planner.elements is not enabled; 409 when the element or the document is linked elsewhere.' +
+          ' If-Match, If-None-Match and If-Unmodified-Since are judged as PUT judges them on a linked element ' +
+          '(If-None-Match: * makes the POST create-only); on an unknown one any If-Match is a 412 (nothing ' +
+          'written).',
         security: planner,
+        parameters: postedElementPreconditions,
         requestBody: body(fromZod(createElementBody, 'PlannerCreateElement', components)),
         responses: {
           200: elementAnswer,
           201: elementAnswer,
           ...errors(400, 401, 403, 404, 408, 413, 415),
           409: elementConflict,
+          412: errorAnswerOf(412, {
+            name: 'PreconditionFailed',
+            message:
+              'If-None-Match: * cannot hold: the planner element exists (it asks to change only what does not)',
+          }),
         },
       },
       put: {

@@ -21,9 +21,10 @@ const SEGMENTS: readonly { segment: string; gate: RequestHandler[] }[] = [
 
 /**
  * Planning-tool element sync (api-spec §4.19, supplement §11): POST creates a draft (or links a document) and
- * answers `{id}`; PUT updates through the element's id or the document's; DELETE unlinks, PUT and DELETE under
- * the request's If-Match, If-None-Match and If-Unmodified-Since. The element is stored as sent and its title
- * and metadata become document commands (src/domain/planner-element.ts).
+ * answers `{id}` (an element it knows already is updated, as PUT would); PUT updates through the element's id
+ * or the document's; DELETE unlinks; all under the request's If-Match, If-None-Match and If-Unmodified-Since.
+ * The element is stored as sent and its title and metadata become document commands
+ * (src/domain/planner-element.ts).
  */
 export function plannerElementRoutes(
   router: Router,
@@ -35,8 +36,8 @@ export function plannerElementRoutes(
     clientId: req.auth.clientId,
     now: new Date(),
   });
-  /** What a PUT writes: the element as received, under the request's preconditions. */
-  const replacing = (req: Request) => ({
+  /** What a POST or PUT writes: the element as received, under the request's preconditions. */
+  const preconditioned = (req: Request) => ({
     ...received(req),
     ...writePreconditionsOf(preconditionHeaders(req)),
   });
@@ -45,14 +46,14 @@ export function plannerElementRoutes(
     router.post(path, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
       parseQueryOrThrow(noQueryParams, req.query);
       const { documentId, ...element } = parseOrThrow(createElementBody, req.body);
-      const result = await commands.createPlannerElement({ ...received(req), element, documentId });
+      const result = await commands.createPlannerElement({ ...preconditioned(req), element, documentId });
       res.status(result.created ? 201 : 200).json({ id: result.id });
     });
 
     router.put(path, ...gate, ...auth, requireScope('planner'), jsonBody, async (req, res) => {
       parseQueryOrThrow(noQueryParams, req.query);
       const element = parseOrThrow(updateElementBody, req.body);
-      res.json({ id: (await commands.updatePlannerElement({ ...replacing(req), element })).id });
+      res.json({ id: (await commands.updatePlannerElement({ ...preconditioned(req), element })).id });
     });
 
     router.put(
@@ -66,7 +67,7 @@ export function plannerElementRoutes(
         parseQueryOrThrow(noQueryParams, req.query);
         const element = parseOrThrow(updateLinkedElementBody, req.body);
         res.json({
-          id: (await commands.updatePlannerElement({ ...replacing(req), element, documentId })).id,
+          id: (await commands.updatePlannerElement({ ...preconditioned(req), element, documentId })).id,
         });
       },
     );
