@@ -159,6 +159,59 @@ describe('conditional reads as fetch sends them (If-None-Match with Cache-Contro
     expect((await api.get('health', { 'if-match': '*' })).status).toBe(200);
   });
 
+  it('when a read answers an error (400, 401, 404, 412, 416; GET or HEAD), then it carries no ETag and no Last-Modified', async () => {
+    const api = apiClient(app.url, token);
+    const image = `mediaLibrary/serve-image/${imageKey}`;
+    const errors: [string, ApiResponse][] = [
+      ['unknown document', await api.get('documents/999999999/latestPublication')],
+      ['bad limit', await api.get('documents/latestPublications?limit=1000')],
+      ['unknown route', await api.get('no-such-route')],
+      ['no token', await apiClient(app.url).get('documents/latestPublications')],
+      ['If-Match on a read', await api.get(pathOf(reads[0]!), { 'if-match': '"x"' })],
+      ['If-Match on an image', await api.get(image, { 'if-match': '"x"' })],
+      ['range beyond an image', await api.get(image, { range: 'bytes=100000-' })],
+      ['unknown image', await api.get(`mediaLibrary/serve-image/${projectId}/no/such.png`)],
+    ];
+    expect(
+      errors.map(([name, answer]) => [
+        name,
+        answer.status,
+        answer.headers.get('content-type'),
+        answer.headers.get('etag'),
+        answer.headers.get('last-modified'),
+        (answer.body as { status?: unknown } | undefined)?.status,
+      ]),
+    ).toEqual([
+      ['unknown document', 404, 'application/json; charset=utf-8', null, null, 404],
+      ['bad limit', 400, 'application/json; charset=utf-8', null, null, 400],
+      ['unknown route', 404, 'application/json; charset=utf-8', null, null, 404],
+      ['no token', 401, 'application/json; charset=utf-8', null, null, 401],
+      ['If-Match on a read', 412, 'application/json; charset=utf-8', null, null, 412],
+      ['If-Match on an image', 412, 'application/json; charset=utf-8', null, null, 412],
+      ['range beyond an image', 416, 'application/json; charset=utf-8', null, null, 416],
+      ['unknown image', 404, 'application/json; charset=utf-8', null, null, 404],
+    ]);
+
+    // A HEAD's error: the same head (its Content-Length the GET's body's), no body, no validator.
+    const missing = errors[0]![1];
+    const head = await fetch(`${app.url}/api/2026-03/documents/999999999/latestPublication`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect([
+      head.status,
+      head.headers.get('etag'),
+      head.headers.get('content-length'),
+      await head.text(),
+    ]).toEqual([404, null, String(Buffer.byteLength(missing.text)), '']);
+    // A success keeps its ETag, and its 304 too.
+    const found = `documents/${documentId}/latestPublication`;
+    const ok = await api.get(found);
+    expect(ok.headers.get('etag')).toMatch(/^W\/"/);
+    const notModified = await api.get(found, { 'if-none-match': ok.headers.get('etag')! });
+    expect([notModified.status, notModified.headers.get('etag')]).toEqual([304, ok.headers.get('etag')]);
+  });
+
   it('when the answer changed since, then the old ETag with no-cache gets 200 and the new answer', async () => {
     const api = apiClient(app.url, token);
     const path = `document-lists/${listId}`;

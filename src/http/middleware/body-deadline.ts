@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
-import { errorEnvelope, errorNameOf } from './errors';
+import { errorEnvelope, errorNameOf, sendErrorAnswer } from './errors';
 
 /** How a request body must arrive (BODY_TIMEOUT_MS, BODY_MIN_BYTES_PER_SECOND). */
 export interface BodyPace {
@@ -84,7 +84,8 @@ export function bodyDeadline(pace: BodyPace): RequestHandler {
           name: errorNameOf(408),
           message: bodyTooSlowMessage(pace),
         });
-        res.status(408).set('Connection', 'close').json(errorEnvelope(error));
+        res.set('Connection', 'close');
+        sendErrorAnswer(res, 408, errorEnvelope(error));
       } else if (res.writableEnded) {
         socket.destroy();
       }

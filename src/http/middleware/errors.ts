@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
 import { quoted } from '../../domain/shown-input';
@@ -14,6 +14,7 @@ import { loggableUrl } from '../../domain/loggable-url';
 import { StoreUnavailableError } from '../../storage/object-store';
 import { RequestAbandonedError } from '../../media/decode-budget';
 import type { Logger } from '../../logger';
+import { VALIDATORS } from './write-validators';
 
 /** Any path that no route answered: the spec's `404 {url}` (supplement §1). */
 export const unknownRoute: RequestHandler = (req) => {
@@ -148,6 +149,23 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
   return undefined;
 }
 
+/**
+ * Sends an error answer (a 4xx or 5xx in the envelope) as JSON with no validator: neither the ETag or
+ * Last-Modified a route set before it failed, nor the weak ETag res.send would make over the envelope. A
+ * validator on an error invites a client or a CDN to keep the error and revalidate it as if it were the
+ * resource (RFC 9110 §8.8: a validator describes a selected representation, which an error is not). Written
+ * here rather than by res.json, so that no successful answer pays for a check: it never passes here. Node
+ * leaves out the body of a HEAD, keeping its Content-Length.
+ */
+export function sendErrorAnswer(res: Response, status: number, body: object): void {
+  for (const name of VALIDATORS) res.removeHeader(name);
+  const text = JSON.stringify(body);
+  res.status(status);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** The spec's error body: `{status, error: <reason phrase>, error_details}`. */
 export function errorEnvelope(error: AppError) {
   return { status: error.status, error: error.reason, error_details: error.details };
@@ -178,7 +196,7 @@ export function renderErrors(logger: Logger, databaseTimeouts: PoolTimeouts): Er
     }
     if (!appError) {
       logger.error({ err: error, requestId: req.id, url: loggableUrl(req.originalUrl) }, 'unhandled error');
-      res.status(500).json({
+      sendErrorAnswer(res, 500, {
         status: 500,
         error: 'Internal Server Error',
         error_details: { message: 'Internal Server Error' },
@@ -190,6 +208,6 @@ export function renderErrors(logger: Logger, databaseTimeouts: PoolTimeouts): Er
     const challenge = appError.status === 401 ? (appError.challenge ?? 'Bearer') : appError.challenge;
     if (challenge !== undefined && !res.hasHeader('WWW-Authenticate')) res.set('WWW-Authenticate', challenge);
     if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
-    res.status(appError.status).json(errorEnvelope(appError));
+    sendErrorAnswer(res, appError.status, errorEnvelope(appError));
   };
 }

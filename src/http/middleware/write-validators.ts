@@ -1,8 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 
-/** The validator fields a write's answer may carry only when it is the target's new representation. */
-const VALIDATORS = ['ETag', 'Last-Modified'];
+/**
+ * The validator fields a write's answer may carry only when it is the target's new representation; an error
+ * answer never carries them (errors.ts, sendErrorAnswer).
+ */
+export const VALIDATORS = ['ETag', 'Last-Modified'] as const;
 
 const AS_GET_WOULD = Symbol('the answer is what a GET of the target answers');
 

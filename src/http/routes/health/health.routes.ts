@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { Readiness } from '../../../reads/health';
+import { sendErrorAnswer } from '../../middleware/errors';
 import type { RouteDeps } from '../deps';
 
 /**
@@ -37,6 +38,8 @@ export function healthRoutes(router: Router, { reads }: Pick<RouteDeps, 'reads'>
 
   router.get('/health/ready', async (_req, res) => {
     const { status, headers, body } = readinessResponse(await reads.health.readiness());
-    res.status(status).set(headers).json(body);
+    res.set(headers);
+    if (status === 200) res.json(body);
+    else sendErrorAnswer(res, status, body);
   });
 }

@@ -724,7 +724,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         `${DOCUMENT_LIMITS.content.maxDepth} levels and be at most ${DOCUMENT_LIMITS.metadata.maxBytes / 1024} KiB ` +
         `and ${DOCUMENT_LIMITS.content.maxBytes / 1024 / 1024} MiB as JSON. Searches answer 503 with Retry-After ` +
         'while Elasticsearch is unavailable, and every operation that takes a token 503 DatabaseUnavailable ' +
-        'with Retry-After while Postgres is. Every JSON answer of a GET or HEAD carries a weak ETag; ' +
+        'with Retry-After while Postgres is. Every 2xx JSON answer of a GET or HEAD carries a weak ETag (an ' +
+        'error answer carries no ETag nor Last-Modified); ' +
         'If-None-Match naming it (weak comparison, a list or *) gives 304 Not Modified with no body, whatever ' +
         "the request's Cache-Control: the no-cache fetch adds to any request with If-None-Match is for caches " +
         "(RFC 9111 §5.2.1.4), and the API is the origin. A write's answer (PUT, PATCH, POST, DELETE) carries " +
