@@ -260,6 +260,55 @@ describe('request bodies', () => {
   });
 });
 
+describe('a unique violation no write translated itself', () => {
+  // Every write of the API handles its own unique keys today (an import's external id, a media entry's id); this
+  // is the error middleware's net under any that does not. The write below meets a real unique key of Postgres,
+  // in a transaction it rolls back, as a write in a race would.
+  it('when Postgres refuses a long value as a duplicate, then 409 UniqueIdViolation showing its first 100 characters and its length', async () => {
+    const token = (await tokenFor(app.ctx, projectId, WRITE)).token;
+    const { documentId } = await createPublishedDocument(app.ctx, projectId);
+    const name = 'n'.repeat(1000);
+    // Postgres shows the key's values as `<projectId>, <name>`: the first 100 characters of that, and its length.
+    const values = `${projectId}, ${name}`;
+    const shownValues = `${values.slice(0, 100)}… (${values.length} characters)`;
+    const original = app.ctx.commands.runDocumentCommands;
+    app.ctx.commands.runDocumentCommands = async () => {
+      const client = await app.ctx.pool.connect();
+      try {
+        await client.query('BEGIN');
+        for (let time = 0; time < 2; time += 1) {
+          await client.query('INSERT INTO document_lists (project_id, name) VALUES ($1, $2)', [
+            projectId,
+            name,
+          ]);
+        }
+        throw new Error('the second insert of the same name was expected to fail');
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    };
+    try {
+      const response = await apiClient(app.url, token).patch(`documents/${documentId}/commands`, {
+        commands: [{ operation: 'publish' }],
+      });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 409,
+        body: {
+          status: 409,
+          error: 'Conflict',
+          error_details: {
+            name: 'UniqueIdViolation',
+            message: `Key (project_id, name)=(${shownValues}) already exists.`,
+          },
+        },
+      });
+    } finally {
+      app.ctx.commands.runDocumentCommands = original;
+    }
+  });
+});
+
 describe('authentication and scopes', () => {
   const path = 'projectConfig';
   const unauthorized = (message: string) => ({

@@ -113,6 +113,25 @@ describe('translateError', () => {
     });
   });
 
+  it('when a unique violation repeats a long value, then the value is cut as every echo is and the key stays whole', () => {
+    const key = (values: string) => ({
+      code: '23505',
+      detail: `Key (project_id, system_name, external_id)=(${values}) already exists.`,
+    });
+    const long = `7, wire, ${'x'.repeat(10_000)}`;
+    expect(translateError(Object.assign(new Error('duplicate key'), key(long)))?.details.message).toBe(
+      `Key (project_id, system_name, external_id)=(${long.slice(0, 100)}… (${long.length} characters)) already exists.`,
+    );
+    expect(
+      translateError(Object.assign(new Error('duplicate key'), key('7, wire, a1')))?.details.message,
+    ).toBe('Key (project_id, system_name, external_id)=(7, wire, a1) already exists.');
+    // A detail in another shape is cut whole; none at all says what it means.
+    const odd = Object.assign(new Error('duplicate key'), { code: '23505', detail: 'y'.repeat(500) });
+    expect(translateError(odd)?.details.message).toBe(`${'y'.repeat(100)}… (500 characters)`);
+    const bare = Object.assign(new Error('duplicate key'), { code: '23505' });
+    expect(translateError(bare)?.details.message).toBe('The id is already taken');
+  });
+
   it('when the object store is unavailable, then 503 StorageUnavailable with Retry-After, not the database', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9090'), { code: 'ECONNREFUSED' });
     const error = translateError(new StoreUnavailableError(refused));

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../../domain/errors';
-import { quoted } from '../../domain/shown-input';
+import { quoted, shownInput } from '../../domain/shown-input';
 import { zodIssuesToPaths } from '../../domain/validation';
 import {
   databaseUnavailableCause,
@@ -135,10 +135,7 @@ export function translateError(error: unknown, contentEncoding?: string): AppErr
   if (isDatabaseUnavailable(error) || isLockConflict(error)) return AppError.databaseUnavailable();
   const pg = error as { code?: unknown; detail?: unknown };
   if (pg.code === '23505') {
-    return new AppError(409, {
-      name: 'UniqueIdViolation',
-      message: typeof pg.detail === 'string' ? pg.detail : 'The id is already taken',
-    });
+    return new AppError(409, { name: 'UniqueIdViolation', message: uniqueViolationMessage(pg.detail) });
   }
   if (pg.code === '22P02') return AppError.badRequest('A value has the wrong type');
   if (typeof pg.code === 'string' && UNSTORABLE_TEXT.has(pg.code)) {
@@ -164,6 +161,20 @@ export function sendErrorAnswer(res: Response, status: number, body: object): vo
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
+}
+
+/** Postgres's detail of a unique violation: `Key (project_id, handle)=(5, www) already exists.` */
+const UNIQUE_VIOLATION_DETAIL = /^Key \((.*?)\)=\((.*)\) already exists\.$/s;
+
+/**
+ * What a 409 UniqueIdViolation says: Postgres's detail, whose values are what the client sent, cut as every
+ * echo is (shownInput): a 10 kB id was repeated whole. The key's columns are the schema's and stay whole.
+ */
+function uniqueViolationMessage(detail: unknown): string {
+  if (typeof detail !== 'string') return 'The id is already taken';
+  const parts = UNIQUE_VIOLATION_DETAIL.exec(detail);
+  if (!parts) return shownInput(detail);
+  return `Key (${parts[1] ?? ''})=(${shownInput(parts[2] ?? '')}) already exists.`;
 }
 
 /** The spec's error body: `{status, error: <reason phrase>, error_details}`. */
