@@ -211,20 +211,6 @@ export function documentQueries(db: Queryable) {
       return result.rows[0];
     },
 
-    /** An imported document by (project, system name, external id), locked (supplement §10). */
-    async findByExternalIdForUpdate(
-      projectId: number,
-      systemName: string,
-      externalId: string,
-    ): Promise<DocumentRow | undefined> {
-      const result = await db.query<DocumentRow>(
-        `SELECT ${DOCUMENT_COLUMNS} FROM documents d
-         WHERE d.project_id = $1 AND d.system_name = $2 AND d.external_id = $3 FOR UPDATE`,
-        [projectId, systemName, externalId],
-      );
-      return result.rows[0];
-    },
-
     /** A new, empty draft (version 1) that commands then fill in: planner elements create them. */
     async insertDraft(draft: Omit<ImportedDraft, 'metadata' | 'content'>): Promise<number> {
       return insertDocument({ ...draft, metadata: {}, content: [] }, null, null);
