@@ -29,6 +29,15 @@ export function foldApostrophes(text: string): string {
 /** Boost of the optional phrase clause that lifts documents holding the unquoted words side by side. */
 const PROXIMITY_BOOST = 2;
 
+/**
+ * The most unquoted words that go into the proximity phrase: the first ones. Each word there costs a clause per
+ * field again and the phrase reads positions: with all of them, a pasted paragraph of 300 words was 1,800
+ * clauses, past the 1,024 a small Elasticsearch node allows (refused beyond ~170 words), and took about half
+ * as long again as without. A search of up to this many words ranks as before; a longer one is lifted where
+ * its first words stand side by side, as a pasted passage's do in the document it comes from.
+ */
+export const MAX_PROXIMITY_WORDS = 20;
+
 interface SearchParts {
   words: string;
   phrases: string[];
@@ -58,7 +67,8 @@ export function hasSearchTerms(search: string | undefined): boolean {
  * cross_fields with operator and: every word must occur, but the words may be spread over title, description
  * and text (best_fields would demand them all in one field and miss "merkel" in the title plus "berlin" in
  * the text). The words also go into an optional phrase clause, so a document with them side by side, the
- * distinctive phrase, ranks above one where they are scattered. Returns undefined for a blank search.
+ * distinctive phrase, ranks above one where they are scattered (the first MAX_PROXIMITY_WORDS of them).
+ * Returns undefined for a blank search.
  */
 export function buildFullTextQuery(search: string): estypes.QueryDslQueryContainer | undefined {
   const { words, phrases } = splitSearch(foldApostrophes(search));
@@ -68,9 +78,12 @@ export function buildFullTextQuery(search: string): estypes.QueryDslQueryContain
     must.push({
       multi_match: { query: words, fields: FULL_TEXT_FIELDS, type: 'cross_fields', operator: 'and' },
     });
-    if (words.includes(' ')) {
+    const split = words.split(' ');
+    if (split.length > 1) {
+      const query =
+        split.length > MAX_PROXIMITY_WORDS ? split.slice(0, MAX_PROXIMITY_WORDS).join(' ') : words;
       should.push({
-        multi_match: { query: words, fields: FULL_TEXT_FIELDS, type: 'phrase', boost: PROXIMITY_BOOST },
+        multi_match: { query, fields: FULL_TEXT_FIELDS, type: 'phrase', boost: PROXIMITY_BOOST },
       });
     }
   }
@@ -81,8 +94,8 @@ export function buildFullTextQuery(search: string): estypes.QueryDslQueryContain
   return { bool: should.length > 0 ? { must, should } : { must } };
 }
 
-/** Clauses a word of an unquoted search of several words costs: one per field, again in the proximity phrase. */
-export const CLAUSES_PER_SEARCH_WORD = 2 * FULL_TEXT_FIELDS.length;
+/** Clauses a word of search costs: one per field; as many again for each in the proximity phrase. */
+export const CLAUSES_PER_SEARCH_WORD = FULL_TEXT_FIELDS.length;
 
 /**
  * The 400 of a search Elasticsearch refused for more clauses than its node allows (`limit`, which only its
@@ -92,7 +105,8 @@ export const CLAUSES_PER_SEARCH_WORD = 2 * FULL_TEXT_FIELDS.length;
 export function tooManyClausesMessage(limit: number): string {
   return (
     `The search and filters make a query of more clauses than Elasticsearch allows: at most ${limit} ` +
-    `(each word of search counts up to ${CLAUSES_PER_SEARCH_WORD}, each word of a text filter value 1); ` +
+    `(each word of search counts ${CLAUSES_PER_SEARCH_WORD}, each of its first ${MAX_PROXIMITY_WORDS} words ` +
+    `${CLAUSES_PER_SEARCH_WORD} more, each word of a text filter value 1); ` +
     'use fewer words or values'
   );
 }

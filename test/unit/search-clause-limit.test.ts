@@ -70,7 +70,8 @@ describe('tooManyClausesMessage', () => {
   it('names the limit and what counts against it', () => {
     expect(tooManyClausesMessage(2340)).toBe(
       'The search and filters make a query of more clauses than Elasticsearch allows: at most 2340 ' +
-        '(each word of search counts up to 6, each word of a text filter value 1); use fewer words or values',
+        '(each word of search counts 3, each of its first 20 words 3 more, each word of a text filter value 1); ' +
+        'use fewer words or values',
     );
   });
 });
