@@ -1279,8 +1279,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
               ...errorAnswerOf(400),
               description:
                 'Bad Request: a parameter is invalid (keyed by it), or Elasticsearch refused the query for more ' +
-                'clauses than its node allows: a message naming the limit (each word of search counts up to 6, ' +
-                'each word of a text filter value 1; README, "Search size and Elasticsearch\'s clause limit")',
+                'clauses than its node allows: a message naming the limit (each word of search counts 3, each of ' +
+                'its first 20 words 3 more, each word of a text filter value 1: 321 words fit the smallest ' +
+                'node\'s 1,024; README, "Search size and Elasticsearch\'s clause limit")',
             },
             ...errors(401, 403),
             503: searchUnavailable(),
