@@ -340,6 +340,9 @@ function* toItemsSteps(
     let item = json;
     if (conditions && hit.bodyHasKey) {
       if (pause(SLICE_WORK)) yield;
+      // A body that crossed chunks is a copy here, wasted when conditions rewrite it. Decoding the chunks'
+      // pieces instead (StringDecoder) saves nothing: JSON.parse flattens the joined string, a copy too
+      // (1 MB bodies in 64 kB chunks took the same time within 5%, ASCII or not).
       const parsed = JSON.parse(json.toString('utf8')) as Item;
       if (parsed.content && hasConditions(parsed.content)) {
         const changeAt = nextConditionChange(parsed.content, conditions.dateTime.getTime());
