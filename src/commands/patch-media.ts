@@ -8,6 +8,7 @@ import {
   applyMediaPatches,
   assertMediaVersion,
   assetKeys,
+  changesNothing,
   mediaReferences,
   toApiEntry,
   type ApiMediaEntry,
@@ -41,7 +42,8 @@ const ENTRY: PreconditionTarget = {
 /**
  * PATCH mediaLibrary/{id} (api-spec §3.2, §4.18): the batch applies in order, in one transaction, or not at
  * all (a 409 names the patch, or the version when `version` is not the entry's); the entry gets a new version,
- * and keeps its updatedAt with preserveUpdatedAt.
+ * and keeps its updatedAt with preserveUpdatedAt. A batch that leaves the entry as stored writes nothing and
+ * answers the entry as it was (its version, its updatedAt).
  * Changed metadata replaces the entry's outgoing references in the same transaction.
  */
 export async function patchMedia(
@@ -50,7 +52,7 @@ export async function patchMedia(
   view: { baseUrl: string; version: ApiVersion },
 ): Promise<ApiMediaEntry> {
   let before: string[] = [];
-  const row = await withTransaction(deps.pool, async (tx) => {
+  const { row, changed } = await withTransaction(deps.pool, async (tx) => {
     const queries = mediaQueries(tx);
     const current = await queries.findById(input.projectId, input.id, true);
     if (!current) throw AppError.notFound(`Media library entry ${quoted(input.id)} not found`);
@@ -60,6 +62,10 @@ export async function patchMedia(
     const next = applyMediaPatches(current, input.patches, {
       conflictOnRevokeRevoked: view.version.atLeast('2026-01'),
     });
+    // A batch whose outcome is the stored entry (a revoke of a revoked entry before 2026-01, translations sent
+    // back as read) writes nothing: an UPDATE would give the same entry a new version and updatedAt, making
+    // every client that checks them re-read it, and notify every process to drop its cached images.
+    if (changesNothing(current, next)) return { row: current, changed: false };
     const stored = await queries.applyPatch(input.projectId, input.id, next, input.preserveUpdatedAt);
     if (next.metadata !== current.metadata || next.translations !== current.translations) {
       await mediaReferenceQueries(tx).replace(
@@ -68,8 +74,9 @@ export async function patchMedia(
         mediaReferences(stored.metadata, stored.translations),
       );
     }
-    return stored;
+    return { row: stored, changed: true };
   });
+  if (!changed) return toApiEntry(row, view.baseUrl, view.version.label);
   // serve-image's cache in this process forgets the project's keys before the answer (others: notified).
   deps.pool.changes.emit('media', input.projectId);
   // A translation the batch removed takes its image with it, once the batch has committed.

@@ -309,6 +309,42 @@ export function applyMediaPatches(
 }
 
 /**
+ * Whether a batch's outcome is the entry as stored: the same revocation, note, metadata and translations
+ * (their images included). Such a batch changes nothing, so PATCH mediaLibrary/{id} writes nothing: no new
+ * version, no new updatedAt, no change notice. Key order does not count (jsonb keeps none), but a property
+ * set to null does: GET would show it, where it showed none.
+ */
+export function changesNothing(stored: PatchableState, next: PatchableState): boolean {
+  return (
+    stored.revoked === next.revoked &&
+    stored.revokeNote === next.revokeNote &&
+    sameJson(stored.metadata, next.metadata) &&
+    sameJson(stored.translations, next.translations)
+  );
+}
+
+/** Equality of JSON values as jsonb stores them: key order does not count, a null is not a missing property. */
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (Array.isArray(left) || Array.isArray(right)) {
+    return (
+      Array.isArray(left) &&
+      Array.isArray(right) &&
+      left.length === right.length &&
+      left.every((item, index) => sameJson(item, right[index]))
+    );
+  }
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  const a = left as Record<string, unknown>;
+  const b = right as Record<string, unknown>;
+  const keys = Object.keys(a).filter((key) => a[key] !== undefined);
+  return (
+    keys.length === Object.keys(b).filter((key) => b[key] !== undefined).length &&
+    keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
+  );
+}
+
+/**
  * What an entry's metadata (and its translations' metadata) points at: document and media `$ref`s and
  * `{mediaId}` image values, located `metadata` with the property's name. Duplicates dropped.
  */

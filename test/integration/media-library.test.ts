@@ -208,6 +208,87 @@ describe('mediaLibrary entries, patch and incoming references', () => {
       );
     });
 
+    /** The row as stored, with its tuple's transaction id: any UPDATE of the row, even to the same values, moves it. */
+    const storedRow = async (id: string) =>
+      (
+        await app.ctx.pool.query(
+          `SELECT xmin::text AS xmin, version, updated_at, revoked, revoke_note, metadata, translations
+           FROM media_entries WHERE project_id = $1 AND id = $2`,
+          [projectId, id],
+        )
+      ).rows[0] as Record<string, unknown>;
+
+    it('when a revoked entry is revoked again before 2026-01, then 200 with the entry as it was, and nothing is written', async () => {
+      await importImage('re-revoked', { metadata: { title: 'Kept' } });
+      await api.patch('mediaLibrary/re-revoked', {
+        patches: [{ operation: 'revokeAsset', note: 'rights expired' }],
+      });
+      for (const version of ['2025-03', '2025-11']) {
+        const legacy = api.withVersion(version);
+        const read = (await legacy.get('mediaLibrary/re-revoked')).body as Record<string, unknown>;
+        const row = await storedRow('re-revoked');
+        const again = await legacy.patch('mediaLibrary/re-revoked', {
+          patches: [{ operation: 'revokeAsset' }],
+        });
+        expect([again.status, again.body]).toEqual([200, read]);
+        expect(read).toMatchObject({ version: 2 });
+        expect(await storedRow('re-revoked')).toEqual(row);
+        expect(row).toMatchObject({ revoked: true, revoke_note: 'rights expired', version: 2 });
+      }
+    });
+
+    it('when a batch leaves the entry as stored, then 200 with the entry as it was: no new version, updatedAt or write', async () => {
+      await importImage('unchanged', {
+        metadata: { title: 'Same', focus: { x: 1, y: 2 } },
+        translations: [{ locale: 'de', metadata: { title: 'Gleich' } }],
+      });
+      const read = (await reader.get('mediaLibrary/unchanged')).body as Record<string, unknown> & {
+        translations: unknown[];
+      };
+      const row = await storedRow('unchanged');
+      const unchanged = await api.patch('mediaLibrary/unchanged', {
+        version: read.version,
+        patches: [
+          // The metadata as read, its keys in another order (jsonb keeps none), the translations as read,
+          // a property set to what it is and one removed that is not there.
+          { operation: 'setMetadata', metadata: { focus: { y: 2, x: 1 }, title: 'Same' } },
+          { operation: 'setTranslations', translations: read.translations },
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'Same' },
+          { operation: 'setMetadataProperty', propertyName: 'credit', value: null },
+          // A change undone within the batch is no change either.
+          { operation: 'revokeAsset', note: 'brief' },
+          { operation: 'unrevokeAsset' },
+        ],
+      });
+      expect([unchanged.status, unchanged.body]).toEqual([200, read]);
+      expect(await storedRow('unchanged')).toEqual(row);
+      expect((await reader.get('mediaLibrary/unchanged')).body).toEqual(read);
+
+      // A real change still writes: a new version and updatedAt, the batch's content.
+      const changed = await api.patch('mediaLibrary/unchanged', {
+        version: read.version,
+        patches: [{ operation: 'setMetadataProperty', propertyName: 'credit', value: 'AP' }],
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toEqual({
+        ...read,
+        version: (read.version as number) + 1,
+        updatedAt: expect.any(String),
+        metadata: { title: 'Same', focus: { x: 1, y: 2 }, credit: 'AP' },
+      });
+      expect(Date.parse(changed.body.updatedAt)).toBeGreaterThan(Date.parse(read.updatedAt as string));
+      expect(await storedRow('unchanged')).toMatchObject({ version: (row.version as number) + 1 });
+      expect((await storedRow('unchanged')).xmin).not.toBe(row.xmin);
+      // A property set to null is a change (GET shows it), not the property removed.
+      const nulled = await api.patch('mediaLibrary/unchanged', {
+        patches: [{ operation: 'setMetadata', metadata: { ...changed.body.metadata, credit: null } }],
+      });
+      expect(nulled.body).toMatchObject({
+        version: (read.version as number) + 2,
+        metadata: { title: 'Same', focus: { x: 1, y: 2 }, credit: null },
+      });
+    });
+
     it('when an imported entry is revoked and unrevoked, then serve-image refuses and then serves its bytes', async () => {
       const record = await importImage('served');
       const serve = () =>
@@ -447,8 +528,9 @@ describe('mediaLibrary entries, patch and incoming references', () => {
         patches: [{ operation: 'setTranslations', translations: read.translations }],
       });
       expect(response.status).toBe(200);
-      const { version: _before, updatedAt: _readAt, ...content } = read;
-      expect(response.body).toEqual({ ...content, version: read.version + 1, updatedAt: expect.any(String) });
+      // The translations as read change nothing, so nothing is written: the entry keeps its version and
+      // updatedAt (it was given a new version for the same content).
+      expect(response.body).toEqual(read);
       expect((await reader.get('mediaLibrary/round-trip')).body).toEqual(response.body);
       const served = await fetch(`${app.url}/api/2026-03/mediaLibrary/serve-image/${germanKey}`, {
         headers: { authorization: `Bearer ${writeToken}` },

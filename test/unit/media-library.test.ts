@@ -4,6 +4,7 @@ import {
   applyMediaPatches,
   assertMediaVersion,
   assetAsShownProblems,
+  changesNothing,
   isImageType,
   mediaReferences,
   newObjectKey,
@@ -13,6 +14,7 @@ import {
   storedFileType,
   uploadTypeProblem,
   type MediaEntryRow,
+  type MediaPatch,
   type PatchableState,
 } from '../../src/domain/media';
 import { parseOrThrow } from '../../src/domain/validation';
@@ -102,6 +104,78 @@ describe('applyMediaPatches', () => {
       metadata: { title: 'B' },
       translations: [{ locale: 'de', metadata: { title: 'Be' } }],
     });
+  });
+});
+
+describe('changesNothing', () => {
+  const image = { key: '1/2026/11/28/a.png', filename: 'a.png', mimeType: 'image/png', size: 3, width: 1 };
+  const stored: PatchableState = {
+    revoked: true,
+    revokeNote: 'rights expired',
+    metadata: { title: 'A', focus: { x: 1, y: 2 }, tags: ['a', 'b'] },
+    translations: [
+      { locale: 'de', metadata: { title: 'Ah' }, asset: image },
+      { locale: 'fr', metadata: {} },
+    ],
+  };
+  const patched = (patches: MediaPatch[], options = v2025) => applyMediaPatches(stored, patches, options);
+
+  it('when a batch leaves the entry as stored, then it changes nothing, whatever the order of keys', () => {
+    expect(changesNothing(stored, patched([{ operation: 'revokeAsset' }]))).toBe(true);
+    expect(changesNothing(stored, patched([{ operation: 'revokeAsset', note: 'other' }]))).toBe(true);
+    expect(
+      changesNothing(
+        stored,
+        patched([
+          { operation: 'setMetadata', metadata: { tags: ['a', 'b'], focus: { y: 2, x: 1 }, title: 'A' } },
+          {
+            operation: 'setTranslations',
+            translations: [
+              { locale: 'de', metadata: { title: 'Ah' }, asset: { key: image.key } },
+              { locale: 'fr', metadata: {} },
+            ],
+          },
+          { operation: 'setMetadataProperty', propertyName: 'title', value: 'A' },
+          { operation: 'setMetadataProperty', propertyName: 'absent' },
+        ]),
+      ),
+    ).toBe(true);
+    expect(
+      changesNothing(
+        stored,
+        patched(
+          [{ operation: 'unrevokeAsset' }, { operation: 'revokeAsset', note: 'rights expired' }],
+          v2026,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it('when a batch changes anything the entry shows or keeps, then it changes something', () => {
+    const changes: MediaPatch[][] = [
+      [{ operation: 'unrevokeAsset' }],
+      [{ operation: 'unrevokeAsset' }, { operation: 'revokeAsset', note: 'another' }],
+      [{ operation: 'setMetadataProperty', propertyName: 'title', value: 'B' }],
+      // A null is shown by GET, where a missing property is not.
+      [
+        { operation: 'setMetadataProperty', propertyName: 'title', value: 'A' },
+        { operation: 'setMetadata', metadata: { ...stored.metadata, credit: null } },
+      ],
+      [{ operation: 'setMetadata', metadata: { ...stored.metadata, tags: ['b', 'a'] } }],
+      [{ operation: 'setMetadata', metadata: { ...stored.metadata, focus: { x: 1, y: '2' } } }],
+      [{ operation: 'setTranslations', translations: [{ locale: 'de', metadata: { title: 'Ah' } }] }],
+      [
+        {
+          operation: 'setTranslations',
+          translations: [
+            { locale: 'fr', metadata: {} },
+            { locale: 'de', metadata: { title: 'Ah' } },
+          ],
+        },
+      ],
+    ];
+    for (const patches of changes)
+      expect([patches, changesNothing(stored, patched(patches, v2026))]).toEqual([patches, false]);
   });
 });
 
