@@ -301,6 +301,20 @@ describe('validators of write answers', () => {
       expect([revalidated.status, revalidated.text]).toEqual([304, '']);
       const read = await versioned.get(`mediaLibrary/${id}`);
       expect([read.headers.get('etag'), read.body]).toEqual([etag, patched.body]);
+
+      // A patch that changes nothing writes nothing: its answer is the same entry, with the same ETag, and a
+      // copy made before it still revalidates.
+      const unchanged = await versioned.patch(`mediaLibrary/${id}`, setTitle('after'));
+      expect([unchanged.status, unchanged.headers.get('etag'), unchanged.body]).toEqual([
+        200,
+        etag,
+        read.body,
+      ]);
+      const still = await versioned.get(`mediaLibrary/${id}`, {
+        'if-none-match': etag!,
+        'cache-control': 'no-cache',
+      });
+      expect(still.status).toBe(304);
     },
   );
 

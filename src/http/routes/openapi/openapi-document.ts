@@ -1037,7 +1037,8 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
             "setTranslations (a locale keeps its image: a translation's asset may come back as GET shows it, another " +
             'is a 400), setMetadataProperty (one property; null or no value removes it); preserveUpdatedAt ' +
             "from 2026-03; version (a number or its digits): another than the entry's is a 409 Conflict. One " +
-            'transaction per batch, a new version',
+            'transaction per batch, a new version; a batch that leaves the entry as stored writes nothing and ' +
+            'answers it as it was (its version and updatedAt)',
           description:
             "The optimistic check is the body's `version` (409 when outdated); an entry has no entity tag (GET's " +
             '`ETag` is a weak tag of the answer), so an `If-Match` naming one is a 412 with `currentVersion`, ' +
