@@ -66,8 +66,11 @@ describe('GET documents/{documentId}/latestPublication of large documents', () =
       expect(answer.length).toBeGreaterThan(bytes - 1000);
       // Applying the condition copied every kept component (structuredClone) in one go: /health waited 31 to
       // 45% of the answer (1.0 to 2.0 s; three runs on a loaded machine). Now the kept components are the
-      // stored ones: 7 to 10%, the rest node-postgres parsing the row, as without conditions.
-      expect(answer.longestHealthWait).toBeLessThan(answer.took / 4);
+      // stored ones: 7 to 10%, the rest node-postgres parsing the row, as without conditions, and held to the
+      // same third as the reads above: that one parse once took 28% of theirs, and 27% of this one's beside
+      // five other jobs (a quarter failed there). That nothing is copied, unit tests hold exactly
+      // (component-conditions.test.ts: only what held a dropped component is new).
+      expect(answer.longestHealthWait).toBeLessThan(answer.took / 3);
     });
   });
 });
