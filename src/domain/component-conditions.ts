@@ -102,12 +102,13 @@ export function parseConditionRequest(raw: string | undefined): Checked<Conditio
 }
 
 /**
- * The conditions a read endpoint's query asks for, or null when the client asked to ignore them. An ignored
- * `componentConditions` value is not validated: the client said it does not matter.
+ * The conditions a read endpoint's query asks for, or null when the client asked to ignore them. An invalid
+ * `componentConditions` is a 400 even when ignored (supplement §6: an invalid value is a 400, and nothing
+ * there excuses an ignored one); absent, it costs nothing.
  */
 export function conditionRequestOf(query: ConditionQuery): Checked<ConditionRequest | null> {
-  if (query.ignoreComponentConditions === true) return valid(null);
-  return parseConditionRequest(query.componentConditions);
+  const request = parseConditionRequest(query.componentConditions);
+  return request.ok && query.ignoreComponentConditions === true ? valid(null) : request;
 }
 
 /** What conditions are checked against: what the request asks for, the defaults for the rest. */

@@ -197,12 +197,13 @@ describe('POST composition/{documentId}', () => {
       expect(badDate.body.error_details.componentConditions).toContain('dateTime must be an ISO 8601');
       const notAnObject = await compose(article, { componentConditions: 5 });
       expect(notAnObject.status).toBe(400);
-      // Ignored conditions are not judged: the client said they do not matter.
+      // Supplement §6: an invalid componentConditions is a 400, ignored or not.
       const ignored = await compose(article, {
         ignoreComponentConditions: true,
         componentConditions: '{not',
       });
-      expect(ignored.status).toBe(200);
+      expect(ignored.status).toBe(400);
+      expect(ignored.body.error_details.componentConditions).toContain('must be valid JSON');
     });
 
     it('when the body is not a JSON object, is not JSON, or the query has parameters, then 4xx naming it', async () => {

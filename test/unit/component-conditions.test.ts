@@ -195,9 +195,19 @@ describe('resolveConditions', () => {
     expect(resolveConditions({ ignoreComponentConditions: true }, defaults)).toBeNull();
   });
 
-  it('when ignoring, then an invalid componentConditions value is not an error', () => {
-    expect(
+  it('when ignoring, then an invalid componentConditions value is still a 400, as when not ignored', () => {
+    // Supplement §6: an invalid componentConditions is a 400; ignoring the conditions does not excuse it.
+    const ignored = validationDetails(() =>
       resolveConditions({ ignoreComponentConditions: true, componentConditions: '{bad' }, defaults),
+    );
+    const applied = validationDetails(() => resolveConditions({ componentConditions: '{bad' }, defaults));
+    expect(ignored.componentConditions).toMatch(/must be valid JSON/);
+    expect(ignored).toEqual(applied);
+  });
+
+  it('when ignoring, then a valid componentConditions value is accepted and no conditions apply', () => {
+    expect(
+      resolveConditions({ ignoreComponentConditions: true, componentConditions: '{"brand":"de"}' }, defaults),
     ).toBeNull();
   });
 

@@ -62,24 +62,24 @@ export interface CompositionBody {
   conditions: ConditionRequest | null;
 }
 
-/** The body's defaults filled in and its conditions read (an ignored componentConditions is not judged). */
+/**
+ * The body's defaults filled in and its conditions read; an invalid componentConditions is a 400 even when
+ * ignoreComponentConditions is true (supplement §6), as on the GET routes.
+ */
 function readBody(body: z.output<typeof compositionBodySchema>): Checked<CompositionBody> {
-  let conditions: Checked<ConditionRequest | null> = valid(null);
-  if (body.ignoreComponentConditions !== true) {
-    const raw = body.componentConditions;
-    conditions = under(
-      'componentConditions',
-      typeof raw === 'string' ? parseConditionRequest(raw) : checkConditionRequest(raw),
-    );
-  }
-  if (!conditions.ok) return conditions;
+  const raw = body.componentConditions;
+  const request = under(
+    'componentConditions',
+    typeof raw === 'string' ? parseConditionRequest(raw) : checkConditionRequest(raw),
+  );
+  if (!request.ok) return request;
   return valid({
     fields: body.fields ? [...new Set(body.fields)] : [...DEFAULT_COMPOSITION_FIELDS],
     preload: body.metadata?.preload ?? {},
     renderDirectiveInfo: body.renderOptions?.renderDirectiveInfo ?? false,
     // Asking for includes asks for them resolved, unless the body says otherwise.
     resolveIncludes: body.resolveIncludes ?? true,
-    conditions: conditions.value,
+    conditions: body.ignoreComponentConditions === true ? null : request.value,
   });
 }
 
