@@ -1012,6 +1012,20 @@ describe('the OpenAPI description of each API version', () => {
       }
     ).requestBody.content['application/json'].schema as { properties: Record<string, Schema> };
     expect(commandsBody.properties.preserveUpdatedAt).toMatchObject({ type: 'boolean', default: false });
+    // The composition body's ignoreComponentConditions (§4.4 supports the conditions; supplement §6 takes them
+    // in the body) has the "default false" api-spec gives it wherever it names it.
+    for (const label of ALL_VERSION_LABELS) {
+      const composition = documents.get(label)!.paths['/composition/{documentId}']?.post as
+        { requestBody: { content: { 'application/json': { schema: Schema } } } } | undefined;
+      if (composition === undefined) continue;
+      const body = composition.requestBody.content['application/json'].schema as {
+        properties: Record<string, Schema>;
+      };
+      expect({ label, schema: body.properties.ignoreComponentConditions }).toMatchObject({
+        label,
+        schema: { type: 'boolean', default: false },
+      });
+    }
   });
 
   it('when the commands body is described, then each version lists the operations it accepts', () => {

@@ -45,7 +45,8 @@ export const compositionBodySchema = z.strictObject({
     .optional(),
   renderOptions: z.strictObject({ renderDirectiveInfo: z.boolean().optional() }).optional(),
   resolveIncludes: z.boolean().optional(),
-  ignoreComponentConditions: z.boolean().optional(),
+  // "default false" as api-spec gives it wherever it names it; optional in the type, described with it.
+  ignoreComponentConditions: z.boolean().optional().meta({ default: false }),
   componentConditions: z
     .unknown()
     .describe(
