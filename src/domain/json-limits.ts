@@ -73,24 +73,27 @@ interface Frame {
  * with U+0000 or an unpaired surrogate, or a number beyond a double (Infinity). Walks with its own stack:
  * its memory is the depth, never the size.
  * `depthOnly`: for JSON that is never stored (a query parameter's), only the depth is judged.
+ * `keysOnly`: for a body whose values are read, never stored (re-enrich's ids), strings and numbers pass; the
+ * depth and the keys are judged.
  */
 export function findJsonProblem(
   root: unknown,
   maxDepth: number,
-  { depthOnly = false }: { depthOnly?: boolean } = {},
+  { depthOnly = false, keysOnly = false }: { depthOnly?: boolean; keysOnly?: boolean } = {},
 ): JsonProblem | undefined {
+  const valuesJudged = !depthOnly && !keysOnly;
   const stack: Frame[] = [];
   // Invariant: path holds one segment per open frame except the root's.
   const path: JsonPath = [];
 
   const enter = (value: unknown): JsonProblem | undefined => {
     if (typeof value === 'string') {
-      if (depthOnly) return undefined;
+      if (!valuesJudged) return undefined;
       const message = stringProblem(value);
       return message === undefined ? undefined : { path: [...path], kind: 'string', message };
     }
     if (typeof value === 'number') {
-      if (depthOnly || Number.isFinite(value)) return undefined;
+      if (!valuesJudged || Number.isFinite(value)) return undefined;
       return { path: [...path], kind: 'number', message: NON_FINITE_MESSAGE };
     }
     if (typeof value !== 'object' || value === null) return undefined;
@@ -145,9 +148,15 @@ export function formatJsonPath(path: JsonPath, root?: string): string {
   return segments.length === 0 ? 'body' : shownPath(segments).replaceAll('\u0000', '\\u0000');
 }
 
-/** The problem of a request body, keyed by its path from the body's root (`body` for the root itself). */
-export function findBodyProblem(body: unknown): { key: string; message: string } | undefined {
-  const problem = findJsonProblem(body, MAX_BODY_DEPTH);
+/**
+ * The problem of a request body, keyed by its path from the body's root (`body` for the root itself).
+ * `keysOnly`: the body's strings and numbers are read, never stored (see findJsonProblem).
+ */
+export function findBodyProblem(
+  body: unknown,
+  { keysOnly = false }: { keysOnly?: boolean } = {},
+): { key: string; message: string } | undefined {
+  const problem = findJsonProblem(body, MAX_BODY_DEPTH, { keysOnly });
   if (problem === undefined) return undefined;
   return {
     key: formatJsonPath(problem.path),

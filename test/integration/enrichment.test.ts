@@ -166,6 +166,30 @@ describe('POST enrichment/re-enrich', () => {
       expect(requestsFor(doc.id)).toHaveLength(1);
     });
 
+    it('when a doc_ids string holds an unpaired surrogate or a NUL, or a number is beyond a double, then it is skipped like any id no document can have', async () => {
+      const doc = await createDraftDocument(app.ctx, {
+        ...project,
+        metadata: { title: 'Analytical engines' },
+      });
+      service.answer(() => ({ json: { entities: [ENTITY] } }));
+
+      // Raw JSON: the escapes reach the server as written (a lone \ud800 is valid JSON text).
+      const response = await api.post(
+        'enrichment/re-enrich',
+        `{"doc_ids":["\\ud800","${doc.id}\\udc00","\\udc00${doc.id}","${doc.id}\\u0000",1e400,"${doc.id}"]}`,
+      );
+      expect(response.body).toEqual({});
+      expect(response.status).toBe(200);
+
+      await eventually(async () => (await load(doc.id)).version === doc.version + 1, 20_000);
+      const draft = await editor.get(`documents/${doc.id}/latestDraft`);
+      expect(draft.body.metadata).toMatchObject({ title: 'Analytical engines', entities: [ENTITY] });
+      expect(requestsFor(doc.id)).toHaveLength(1);
+      // A key is still judged as in every body: it is not an id.
+      const badKey = await api.post('enrichment/re-enrich', '{"doc_ids":[],"\\ud800":1}');
+      expect(badKey.status).toBe(400);
+    });
+
     it('when ids are valid, then {} at once and each document of the project gets the entities as a new version; other ids are skipped', async () => {
       const doc = await createDraftDocument(app.ctx, {
         ...project,

@@ -164,6 +164,21 @@ describe('findBodyProblem', () => {
     expect(findBodyProblem({ commands: [{ operation: 'publish' }] })).toBeUndefined();
     expect(findBodyProblem(undefined)).toBeUndefined();
   });
+
+  it('when only keys are judged (a body whose values are never stored), then its strings and numbers pass but keys and depth do not', () => {
+    const ids = JSON.parse('{"doc_ids":["\\ud800","1\\u0000",1e400]}') as unknown;
+    expect(findBodyProblem(ids)).toEqual({
+      key: 'doc_ids.0',
+      message: 'must be valid Unicode: it contains an unpaired surrogate',
+    });
+    expect(findBodyProblem(ids, { keysOnly: true })).toBeUndefined();
+    expect(findBodyProblem(JSON.parse('{"\\ud800":1}'), { keysOnly: true })?.message).toMatch(
+      /the key must be valid Unicode/,
+    );
+    expect(findBodyProblem({ doc_ids: nestedArrays(5000) }, { keysOnly: true })?.message).toMatch(
+      /nested more than/,
+    );
+  });
 });
 
 describe('findDocumentProblem', () => {

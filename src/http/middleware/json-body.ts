@@ -42,12 +42,20 @@ export const optionalJsonBody: RequestHandler = (req, res, next) => {
 };
 
 /**
+ * POST enrichment/re-enrich: its doc_ids are read as document ids and never stored; api-spec §4.16 skips the
+ * ids no document can have, and a string with an unpaired surrogate or a NUL, or a number beyond a double, is
+ * one of them, not a 400. Checked here, before routing, as the walk is; the router is case-sensitive.
+ */
+const RE_ENRICH_PATH = /^\/api\/[^/]+\/enrichment\/re-enrich\/?$/;
+const valuesNeverStored = (req: Request): boolean => req.method === 'POST' && RE_ENRICH_PATH.test(req.path);
+
+/**
  * Walks every parsed JSON body once, before any route validates it (see domain/json-limits.ts): a body nested
  * deeper than validation can recurse, a `__proto__` key, or a string Postgres cannot store is a 400 naming
  * its path, instead of a stack overflow, a silently dropped key or a jsonb error.
  */
 export const checkJsonBody: RequestHandler = (req, _res, next) => {
-  const problem = findBodyProblem(req.body);
+  const problem = findBodyProblem(req.body, { keysOnly: valuesNeverStored(req) });
   if (problem) throw AppError.validation({ [problem.key]: problem.message });
   next();
 };

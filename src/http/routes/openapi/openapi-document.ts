@@ -720,7 +720,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         'application/json (or is in a charset other than UTF-8, or a Content-Encoding other than gzip, deflate, br ' +
         'or zstd), 417 for an Expect other than 100-continue and 431 for ' +
         `headers over 16 KB. JSON bodies are UTF-8 (bytes that are not: 400 naming the offset), may nest at most ${MAX_BODY_DEPTH} levels and may not contain __proto__ ` +
-        "keys, U+0000 or unpaired surrogates (400 naming the path); a document's metadata and content may nest " +
+        "keys, U+0000 or unpaired surrogates (400 naming the path; re-enrich skips such an id); a document's metadata and content may nest " +
         `${DOCUMENT_LIMITS.content.maxDepth} levels and be at most ${DOCUMENT_LIMITS.metadata.maxBytes / 1024} KiB ` +
         `and ${DOCUMENT_LIMITS.content.maxBytes / 1024 / 1024} MiB as JSON. Searches answer 503 with Retry-After ` +
         'while Elasticsearch is unavailable, and every operation that takes a token 503 DatabaseUnavailable ' +
@@ -1385,7 +1385,7 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
         post: {
           summary:
             'Re-enrich documents in the background: {} at once, one job per document of the project (ids of no ' +
-            'document, or that cannot be one, such as "x" or 0, are skipped). Each job POSTs the text of the ' +
+            'document, or that cannot be one, such as "x", 0, 1e400 or a string with an unpaired surrogate, are skipped). Each job POSTs the text of the ' +
             "document to the project's enrichment service and writes the entities it answers into the metadata " +
             'as document commands (README, "Enrichment"). 400 ConfigurationError when the project has no ' +
             'enrichment enabled',
