@@ -92,6 +92,14 @@ export const queryList = (of?: string) =>
 export const commaList = queryList();
 
 /**
+ * A parameter whose contract names a default (`fields`): sent empty (`fields=`), it means that default, as a
+ * blank `sort=` and `componentConditions=` do. A filter has no default to fall back to, so an empty one
+ * (`contentTypes=`) stays a 400 (queryListItems), as does an empty item (`fields=,`, `fields[]=`).
+ */
+export const emptyMeansDefault = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema);
+
+/**
  * The bounds are checked first, on a value held within the doubles: the bound is what a client sent too many
  * digits needs to hear, not that 1e19 is past 2^53 or that 1e400 (Infinity) is no number.
  */

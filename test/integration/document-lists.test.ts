@@ -132,9 +132,13 @@ describe('document lists', () => {
       const ignore = await api.get(`document-lists/${front}?ignoreComponentConditions=maybe`);
       expect(ignore.status).toBe(400);
       expect(ignore.body.error_details).toHaveProperty(['ignoreComponentConditions']);
+      const emptyItem = await api.get(`document-lists/${front}?fields=systemdata,`);
+      expect(emptyItem.status).toBe(400);
+      expect(emptyItem.body.error_details).toHaveProperty(['fields']);
+      // `fields=` alone means the default, as leaving it out does.
       const emptyFields = await api.get(`document-lists/${front}?fields=`);
-      expect(emptyFields.status).toBe(400);
-      expect(emptyFields.body.error_details).toHaveProperty(['fields']);
+      expect(emptyFields.status).toBe(200);
+      expect(emptyFields.body).toEqual((await api.get(`document-lists/${front}`)).body);
     });
 
     it('when the list is unknown or another project’s, then 404; the listing never shows another project’s lists', async () => {

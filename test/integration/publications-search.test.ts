@@ -151,8 +151,9 @@ describe('GET publications/search', () => {
           fields: 'must be id, or a comma separated list of systemdata, metadata, content, references',
         });
       }
-      // An empty item is refused as in every list parameter, in any form (`fields[]=`).
-      for (const fields of ['fields=systemdata,,content', 'fields=', 'fields[]=systemdata&fields[]=']) {
+      // An empty item is refused as in every list parameter, in any form (`fields[]=`); `fields=` alone means
+      // the default (test/integration/empty-parameters.test.ts).
+      for (const fields of ['fields=systemdata,,content', 'fields=,', 'fields[]=systemdata&fields[]=']) {
         const response = await search(fields);
         expect(response.status).toBe(400);
         expect(response.body.error_details).toEqual({

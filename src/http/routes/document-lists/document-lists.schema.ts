@@ -6,6 +6,7 @@ import { listAnswer } from '../../answers';
 import {
   commaList,
   conditionParams,
+  emptyMeansDefault,
   integerParam,
   listOfValues,
   queryBoolean,
@@ -50,14 +51,16 @@ export const documentListQuery = z
     reverse: queryBoolean
       .default(true)
       .describe('true: newest-added first; false: the order seen in the editor'),
-    fields: commaList
-      .refine((items) => items.every((item) => (LIST_FIELDS as readonly string[]).includes(item)), {
-        message: `must be a comma separated list of ${LIST_FIELDS.join(', ')}`,
-      })
-      .transform((items) => [...new Set(items)] as ListDocumentField[])
-      .meta(listOfValues(LIST_FIELDS))
-      .default(['systemdata', 'metadata'])
-      .describe(`comma separated: ${LIST_FIELDS.join(', ')}`),
+    fields: emptyMeansDefault(
+      commaList
+        .refine((items) => items.every((item) => (LIST_FIELDS as readonly string[]).includes(item)), {
+          message: `must be a comma separated list of ${LIST_FIELDS.join(', ')}`,
+        })
+        .transform((items) => [...new Set(items)] as ListDocumentField[])
+        .meta(listOfValues(LIST_FIELDS))
+        .default(['systemdata', 'metadata'])
+        .describe(`comma separated: ${LIST_FIELDS.join(', ')}; empty means the default`),
+    ),
     limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT).describe('documents resolved'),
     ...conditionParams,
   })

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { perVersion, type ApiVersion } from '../../../domain/api-versions';
 import type { ViewField } from '../../../domain/document-view';
 import { fromCheck } from '../../../domain/validation';
-import { commaList, conditionParams, VIEW_FIELDS, viewFields, withConditions } from '../../query-params';
+import {
+  commaList,
+  conditionParams,
+  emptyMeansDefault,
+  VIEW_FIELDS,
+  viewFields,
+  withConditions,
+} from '../../query-params';
 
 /** supplement §4: v1 keeps the older default; beta and 2025-03+ add references. */
 const V1_DEFAULT_FIELDS: readonly ViewField[] = ['systemdata', 'metadata', 'content'];
@@ -13,12 +20,14 @@ const DEFAULT_FIELDS: readonly ViewField[] = [...V1_DEFAULT_FIELDS, 'references'
  * (`defaultViewFields`), so the description says it, v1's included: the description of each version is made
  * from the dated versions' schemas, where v1 has none of its own.
  */
-export const viewFieldsParam = viewFields
-  .optional()
-  .describe(
-    `comma separated: ${VIEW_FIELDS.join(', ')}; default ${DEFAULT_FIELDS.join(',')} ` +
-      `(v1: ${V1_DEFAULT_FIELDS.join(',')})`,
-  );
+export const viewFieldsParam = emptyMeansDefault(
+  viewFields
+    .optional()
+    .describe(
+      `comma separated: ${VIEW_FIELDS.join(', ')}; default ${DEFAULT_FIELDS.join(',')} ` +
+        `(v1: ${V1_DEFAULT_FIELDS.join(',')}); empty means the default`,
+    ),
+);
 
 /** The query of documents/{id}/latestDraft and latestPublication, per API version. */
 export const latestDraftQuery = perVersion((version) =>

@@ -12,6 +12,7 @@ import {
   commaList,
   listOfValues,
   conditionParams,
+  emptyMeansDefault,
   integerParam,
   queryListItems,
   VIEW_FIELDS,
@@ -87,11 +88,13 @@ export const searchQuery = (cursors: CursorCodec) =>
           .describe(
             'comma separated; - prefix descends; default -sortDate,-documentId (relevance first with search terms)',
           ),
-        fields: commaList
-          .transform(fromCheck(searchFieldsOf))
-          .meta(listOfValues([...VIEW_FIELDS, 'id']))
-          .optional()
-          .describe('comma separated, or id for {documentId, projectId} items'),
+        fields: emptyMeansDefault(
+          commaList
+            .transform(fromCheck(searchFieldsOf))
+            .meta(listOfValues([...VIEW_FIELDS, 'id']))
+            .optional()
+            .describe('comma separated, or id for {documentId, projectId} items; empty means the default'),
+        ),
         limit: integerParam(0, MAX_LIMIT).default(10),
         offset: integerParam(0, MAX_OFFSET).default(0),
         after: version.wrapsLists
