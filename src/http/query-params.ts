@@ -92,8 +92,8 @@ export const queryList = (of?: string) =>
 export const commaList = queryList();
 
 /**
- * A parameter whose contract names a default (`fields`): sent empty (`fields=`), it means that default, as a
- * blank `sort=` and `componentConditions=` do. A filter has no default to fall back to, so an empty one
+ * A parameter whose contract names a default (`fields`, `limit`, `offset`): sent empty (`fields=`), it means
+ * that default, as a blank `sort=` and `componentConditions=` do. A filter has no default to fall back to, so an empty one
  * (`contentTypes=`) stays a 400 (queryListItems), as does an empty item (`fields=,`, `fields[]=`).
  */
 export const emptyMeansDefault = <T extends z.ZodType>(schema: T) =>

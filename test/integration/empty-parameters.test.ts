@@ -3,8 +3,9 @@ import { createPublishedDocument, indexNow } from '../helpers/documents';
 import { ALL_SCOPES, createTestProject, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 
-// api-spec §4.8, §4.9, §4.14, §4.15 and supplement §4, §5 give `fields` and `sort` a default; a parameter sent
-// empty (`fields=`, `sort=`) means that default, as the name left out does, on every list and read route.
+// api-spec §4.7-§4.9, §4.12-§4.15, §4.20 and supplement §4, §5, §7 give `fields`, `sort`, `limit` and `offset` a
+// default; a parameter sent empty (`fields=`, `limit=`) means that default, as the name left out does, on every
+// list and read route.
 describe('a parameter with a default, sent empty', () => {
   let app: TestApp;
   let api: ReturnType<typeof apiClient>;
@@ -58,6 +59,31 @@ describe('a parameter with a default, sent empty', () => {
     const empty = await api.get('publications/search?limit=5&sort=');
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual(without.body);
+  });
+
+  it('when limit= or offset= is sent empty, then the answer is the one without them', async () => {
+    // Each route (with a parameter it takes besides limit and offset, where it has one), and whether it takes offset.
+    for (const [route, takesOffset] of [
+      ['documents/latestPublications?reverse=false', true],
+      ['publications/search?search=', true],
+      ['document-lists?name=Front', true],
+      [`document-lists/${listId}?reverse=true`, false],
+      ['publicationEvents?reverse=false', false],
+      [`documents/${documentId}/incomingDocumentReferences`, true],
+    ] as const) {
+      const without = await api.get(route);
+      expect({ route, status: without.status }).toEqual({ route, status: 200 });
+      const empties = takesOffset ? ['limit=', 'offset=', 'limit=&offset='] : ['limit='];
+      for (const empty of empties) {
+        const response = await api.get(`${route}${route.includes('?') ? '&' : '?'}${empty}`);
+        expect({ route, empty, status: response.status, body: response.body }).toEqual({
+          route,
+          empty,
+          status: 200,
+          body: without.body,
+        });
+      }
+    }
   });
 
   it('when fields has an empty item, or a filter is sent empty, then it is still a 400 naming it', async () => {

@@ -41,8 +41,8 @@ export const documentListsQuery = z.strictObject({
     .transform((name) => name.normalize('NFC'))
     .optional()
     .describe('only lists whose name contains this (case-insensitive, either spelling of an accent)'),
-  limit: integerParam(0, MAX_LIMIT).default(10).describe('documents resolved per list'),
-  offset: integerParam(0, MAX_OFFSET).default(0).describe('lists skipped'),
+  limit: emptyMeansDefault(integerParam(0, MAX_LIMIT).default(10).describe('documents resolved per list')),
+  offset: emptyMeansDefault(integerParam(0, MAX_OFFSET).default(0).describe('lists skipped')),
 });
 
 /** api-spec §4.8: every query parameter of GET document-lists/{id}. */
@@ -61,7 +61,7 @@ export const documentListQuery = z
         .default(['systemdata', 'metadata'])
         .describe(`comma separated: ${LIST_FIELDS.join(', ')}; empty means the default`),
     ),
-    limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT).describe('documents resolved'),
+    limit: emptyMeansDefault(integerParam(0, MAX_LIMIT).default(MAX_LIMIT).describe('documents resolved')),
     ...conditionParams,
   })
   .transform(fromCheck(withConditions));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { perVersion } from '../../../domain/api-versions';
 import { listAnswer, pagedExtra } from '../../answers';
-import { integerParam } from '../../query-params';
+import { emptyMeansDefault, integerParam } from '../../query-params';
 
 export const MAX_LIMIT = 100;
 export const MAX_OFFSET = 10_000;
@@ -16,8 +16,8 @@ export const incomingReferencesQueryOf = (target: string) =>
   perVersion((version) =>
     z
       .strictObject({
-        limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
-        offset: integerParam(0, MAX_OFFSET).default(0).describe('not with after'),
+        limit: emptyMeansDefault(integerParam(0, MAX_LIMIT).default(MAX_LIMIT)),
+        offset: emptyMeansDefault(integerParam(0, MAX_OFFSET).default(0).describe('not with after')),
         after: version.wrapsLists
           ? z
               .string()

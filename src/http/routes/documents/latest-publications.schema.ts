@@ -11,6 +11,7 @@ import {
   documentTypesList,
   idListParam,
   idParam,
+  emptyMeansDefault,
   integerParam,
   queryBoolean,
   withConditions,
@@ -34,8 +35,8 @@ const publishedAtBound = (param: typeof dateTimeParam) =>
 export const latestPublicationsQuery = z
   .strictObject({
     fields: viewFieldsParam,
-    limit: integerParam(0, MAX_LIMIT).default(MAX_LIMIT),
-    offset: integerParam(0, MAX_OFFSET).default(0),
+    limit: emptyMeansDefault(integerParam(0, MAX_LIMIT).default(MAX_LIMIT)),
+    offset: emptyMeansDefault(integerParam(0, MAX_OFFSET).default(0)),
     reverse: queryBoolean.default(false).describe('ascending lastPublicationDate'),
     homepage: queryBoolean.default(false).describe('only the project homepage'),
     contentTypes: commaList.optional().describe('comma separated'),

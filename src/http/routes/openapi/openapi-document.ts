@@ -715,7 +715,9 @@ export function buildOpenApiDocument(cursors: CursorCodec): Schema {
       version: '2026-03',
       description:
         'Content delivery and management API. Every path starts with /api/{version}; versions: ' +
-        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). Errors always use the Error envelope, ` +
+        `${ALL_VERSION_LABELS.join(', ')} (v1 and beta behave as 2025-03). A query parameter with a default sent ` +
+        'empty (fields=, sort=, limit=, offset=) means that default; an empty filter (contentTypes=) is a 400. ' +
+        'Errors always use the Error envelope, ' +
         'including 400 for a malformed URL or body (or an HTTP/1.1 request without Host), 415 for a body that is not ' +
         'application/json (or is in a charset other than UTF-8, or a Content-Encoding other than gzip, deflate, br ' +
         'or zstd), 417 for an Expect other than 100-continue and 431 for ' +

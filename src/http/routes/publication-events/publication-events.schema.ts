@@ -5,6 +5,7 @@ import {
   dateTimeRoundingUpParam,
   documentTypesList,
   idParam,
+  emptyMeansDefault,
   integerParam,
   queryBoolean,
 } from '../../query-params';
@@ -17,7 +18,7 @@ import { listAnswer } from '../../answers';
  */
 export const publicationEventsQuery = z
   .strictObject({
-    limit: integerParam(0, 1000).default(100),
+    limit: emptyMeansDefault(integerParam(0, 1000).default(100)),
     reverse: queryBoolean.default(false).describe('descending id'),
     contentTypes: commaList.optional().describe('comma separated'),
     documentTypes: documentTypesList.optional(),

@@ -95,8 +95,8 @@ export const searchQuery = (cursors: CursorCodec) =>
             .optional()
             .describe('comma separated, or id for {documentId, projectId} items; empty means the default'),
         ),
-        limit: integerParam(0, MAX_LIMIT).default(10),
-        offset: integerParam(0, MAX_OFFSET).default(0),
+        limit: emptyMeansDefault(integerParam(0, MAX_LIMIT).default(10)),
+        offset: emptyMeansDefault(integerParam(0, MAX_OFFSET).default(0)),
         after: version.wrapsLists
           ? z
               .string()
