@@ -334,12 +334,20 @@ describe('the composition body', () => {
     });
   });
 
-  it('when componentConditions is an object or its JSON, then it is read; ignoring them skips the check', () => {
+  it('when componentConditions is an object or its JSON, then it is read; ignored, it is still checked (supplement §6)', () => {
     expect(parse({ componentConditions: { brand: 'de' } }).conditions).toEqual({ brand: 'de' });
     expect(parse({ componentConditions: '{"dateTime":"2025-01-01"}' }).conditions).toEqual({
       dateTime: new Date('2025-01-01T00:00:00Z'),
     });
-    expect(parse({ ignoreComponentConditions: true, componentConditions: 7 }).conditions).toBeNull();
+    expect(
+      parse({ ignoreComponentConditions: true, componentConditions: { brand: 'de' } }).conditions,
+    ).toBeNull();
+    expect(
+      validationDetails(() => parse({ ignoreComponentConditions: true, componentConditions: 7 })),
+    ).toEqual({
+      name: 'ValidationError',
+      componentConditions: expect.any(String) as unknown,
+    });
     expect(validationDetails(() => parse({ componentConditions: '[' }))).toEqual({
       name: 'ValidationError',
       componentConditions: expect.stringContaining('must be valid JSON') as unknown,
