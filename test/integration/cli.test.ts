@@ -783,6 +783,37 @@ describe('broadsheet CLI', () => {
       expect(await importedIds(projectId, 'flags')).toEqual([]);
     });
 
+    it('when stderr is a log file, not a terminal, then import says its progress in plain lines with no carriage return', async () => {
+      // It wrote '\r46/46\r46/46' there, as on a terminal: log files filled with carriage returns.
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'logged.ndjson');
+      const total = 46;
+      await writeFile(
+        file,
+        Array.from({ length: total }, (_, i) => JSON.stringify({ id: `l${i}`, contentType: 'regular' })).join(
+          '\n',
+        ),
+      );
+      const { stdout, stderr } = await cli(
+        'import',
+        file,
+        '--project',
+        String(projectId),
+        '--system-name',
+        'logged',
+        '--batch-size',
+        '5',
+      );
+      expect(JSON.parse(stdout)).toEqual({ documents: total, imported: total, published: 0, failed: 0 });
+      expect(stderr).not.toContain('\r');
+      const lines = stderr.split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines.length).toBeLessThanOrEqual(10);
+      for (const line of lines) expect(line).toMatch(/^import: [1-9]\d*\/46$/);
+      expect(lines.at(-1)).toBe('import: 46/46');
+      expect(await importedIds(projectId, 'logged')).toHaveLength(total);
+    });
+
     it('when an import gets Ctrl-C, then what was written stays, its job ends failed saying it was interrupted, and it exits 130', async () => {
       // Killed by the signal, the CLI left its job 'started' for good: import/documents/status said so.
       const { projectId } = await createTestProject(app.ctx);
@@ -805,8 +836,8 @@ describe('broadsheet CLI', () => {
       let signalled = false;
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
-        // The first batches are in: stop it, as an operator's Ctrl-C does.
-        if (!signalled && /\r[1-9]\d*\//.test(stderr)) {
+        // The first batches are in (its first progress line, a tenth of the file): stop it, as Ctrl-C does.
+        if (!signalled && /^import: [1-9]\d*\/\d+$/m.test(stderr)) {
           signalled = true;
           child.kill('SIGINT');
         }
@@ -861,8 +892,9 @@ describe('broadsheet CLI', () => {
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
         child.stderr.on('data', (chunk: Buffer) => {
           stderr += chunk.toString();
-          // The first batches are in: Postgres goes away (a restart, a failover), refusing connections.
-          if (!cut && /\r[1-9]\d*\//.test(stderr)) {
+          // The first batches are in (its first progress line, a tenth of the file): Postgres goes away (a
+          // restart, a failover), refusing connections.
+          if (!cut && /^import: [1-9]\d*\/\d+$/m.test(stderr)) {
             cut = true;
             void proxy.down('refuse');
           }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MIN_DEMO_DOCUMENTS } from '../../demo/minimum';
+import { progressLines, type ProgressLines } from '../progress-lines';
 import { describeError, stopOnSignals, wholeNumber, withContext } from '../run';
 
 const demo = () =>
@@ -59,6 +60,8 @@ export function demoCommand(program: Command): void {
         // Ctrl-C lets the import batches in flight commit and ends their job failed (a second one exits at once).
         const stop = stopOnSignals();
         const { DemoInterrupted, loadDemo } = demo();
+        // One count per phase: on a terminal a line redrawn in place, in a log file plain lines (no '\r').
+        let progress: { phase: string; lines: ProgressLines } | undefined;
         try {
           const summary = await loadDemo(ctx, {
             documents,
@@ -66,14 +69,18 @@ export function demoCommand(program: Command): void {
             publicBaseUrl,
             signal: stop.signal,
             onProgress: (phase, done, total) => {
-              if (done % 100 === 0 || done === total) process.stderr.write(`\r${phase}: ${done}/${total}   `);
+              if (progress?.phase !== phase) {
+                progress?.lines.finish();
+                progress = { phase, lines: progressLines(process.stderr, `${phase}: `, total) };
+              }
+              progress.lines.update(done);
             },
           });
-          process.stderr.write('\n');
+          progress?.lines.finish();
           console.log(JSON.stringify(summary, null, 2));
         } catch (error) {
+          progress?.lines.finish();
           if (!(error instanceof DemoInterrupted)) throw new Error(describeError(error));
-          process.stderr.write('\n');
           console.error(`broadsheet: demo ${error.message}; what was written stays, run it again to finish`);
           process.exitCode = 130;
         } finally {

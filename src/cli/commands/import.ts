@@ -9,6 +9,7 @@ import { isRecord } from '../../domain/content';
 import type { ImportLog, ImportRequest } from '../../domain/import-request';
 import { slicesOf } from '../../slices';
 import { describeError, stopOnSignals, wholeNumber, withContext } from '../run';
+import { progressLines } from '../progress-lines';
 import { jsonErrorMessage, readTextFile } from '../text-files';
 import { resolveProjectId } from './clients';
 
@@ -127,7 +128,8 @@ export function importCommand(program: Command): void {
       'Import documents from a JSON (array or {documents}) or NDJSON file, synchronously. Prints ' +
         '{documents, imported, published, failed} and each failure on stderr; exits 1 when every document ' +
         'failed (or the job failed as a whole before writing any), 2 when some did, 75 when Postgres became unavailable (what was written stays: import the ' +
-        'file again). Ctrl-C lets the batches in flight commit, ends the job failed and exits 130',
+        'file again). Ctrl-C lets the batches in flight commit, ends the job failed and exits 130. Progress goes to ' +
+        'stderr: a line redrawn on a terminal, else plain lines (import: <done>/<total>) at each tenth',
     )
     .requiredOption('-p, --project <handle|id>', 'project to import into')
     .requiredOption(
@@ -196,6 +198,7 @@ export function importCommand(program: Command): void {
           // Ctrl-C lets the batches in flight commit and ends the job failed, saying so (a second one exits at
           // once). Killed without this, the job row stayed 'started' for good and import/documents/status said so.
           const stop = stopOnSignals();
+          const progress = progressLines(process.stderr, 'import: ', raw.length);
           const job = await importDocuments()
             .importDocumentsNow(
               ctx,
@@ -206,13 +209,15 @@ export function importCommand(program: Command): void {
                 batchSize,
                 concurrency,
                 signal: stop.signal,
-                onProgress: (done) => process.stderr.write(`\r${done}/${raw.length}`),
+                onProgress: (done) => progress.update(done),
               },
             )
-            .finally(stop.release);
+            .finally(() => {
+              progress.finish();
+              stop.release();
+            });
           // The job's own last line (an interrupted or stopped run's, external_id '') is said apart below.
           const { totals, failures, jobFailure, exitCode } = summarizeImport(job.logs, raw.length);
-          process.stderr.write('\n');
           for (const failure of failures)
             console.error(`failed ${failure.external_id}: ${failure.reason ?? ''}`);
           console.log(JSON.stringify({ documents: raw.length, ...totals }));

@@ -1,0 +1,65 @@
+/** Where a count's progress goes: stderr, and whether it is a terminal. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean | undefined;
+}
+
+/** A plain line at most this often when the count moves slowly (a long import into a log file). */
+export const PLAIN_PROGRESS_SECONDS = 10;
+/** ... and at every tenth of the total, however fast it goes. */
+const PLAIN_PROGRESS_STEPS = 10;
+
+export interface ProgressLines {
+  /** `done` of `total` are done. */
+  update(done: number): void;
+  /** Ends the run's progress: a terminal's line is closed, a log file gets the last count if not said yet. */
+  finish(): void;
+}
+
+/**
+ * A count's progress on stderr: on a terminal one line redrawn in place (`\r<label>done/total`), else, for a log
+ * file or a pipe, a plain line `<label>done/total` at each tenth of the total, at most every
+ * PLAIN_PROGRESS_SECONDS between them, and the last count at the end. The `\r` line went to log files too,
+ * which filled with carriage returns (`\r46/46\r46/46`).
+ */
+export function progressLines(
+  stream: ProgressStream,
+  label: string,
+  total: number,
+  now: () => number = Date.now,
+): ProgressLines {
+  const tty = stream.isTTY === true;
+  let drawn = false;
+  let lastSaid: number | undefined;
+  let lastStep = 0;
+  let lastAt = now();
+  let latest: number | undefined;
+  const say = (done: number) => {
+    stream.write(`${label}${done}/${total}\n`);
+    lastSaid = done;
+    lastAt = now();
+  };
+  return {
+    update(done) {
+      latest = done;
+      if (tty) {
+        stream.write(`\r${label}${done}/${total}`);
+        drawn = true;
+        return;
+      }
+      const step = total > 0 ? Math.floor((done * PLAIN_PROGRESS_STEPS) / total) : PLAIN_PROGRESS_STEPS;
+      if (step > lastStep || now() - lastAt >= PLAIN_PROGRESS_SECONDS * 1000) {
+        lastStep = Math.max(step, lastStep);
+        if (done !== lastSaid) say(done);
+      }
+    },
+    finish() {
+      if (tty) {
+        if (drawn) stream.write('\n');
+        drawn = false;
+      } else if (latest !== undefined && latest !== lastSaid) {
+        say(latest);
+      }
+    },
+  };
+}
