@@ -783,6 +783,40 @@ describe('broadsheet CLI', () => {
       expect(await importedIds(projectId, 'flags')).toEqual([]);
     });
 
+    it('when the file is what broadsheet export wrote, then it is refused saying so and what import takes, and nothing is imported', async () => {
+      // Validation alone said 'documents.0.contentType: is required' and 'systemdata: is not allowed', as if the
+      // file were broken, with no word that export lines are no import documents.
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'exported.ndjson');
+      const exported = [1, 2, 3].map((n) => ({
+        systemdata: { projectId, documentId: n, contentType: 'regular', documentType: 'article' },
+        metadata: { title: `Exported ${n}` },
+        content: [],
+      }));
+      await writeFile(file, exported.map((line) => JSON.stringify(line)).join('\n'));
+      const refused = await cli(
+        'import',
+        file,
+        '--project',
+        String(projectId),
+        '--system-name',
+        'exported',
+      ).then(
+        () => {
+          throw new Error('import should refuse the file');
+        },
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('"documents.0.contentType": "is required"');
+      expect(refused.stderr).toContain(
+        'document 1 (and 2 more) looks like a line written by broadsheet export (a publication as the delivery ' +
+          'API serves it: systemdata, metadata, content), not a document to import. Import takes {id, ' +
+          'contentType, metadata, content, design?, flags?, publishControl?}',
+      );
+      expect(await importedIds(projectId, 'exported')).toEqual([]);
+    });
+
     it('when stderr is a log file, not a terminal, then import says its progress in plain lines with no carriage return', async () => {
       // It wrote '\r46/46\r46/46' there, as on a terminal: log files filled with carriage returns.
       const { projectId } = await createTestProject(app.ctx);

@@ -151,6 +151,52 @@ describe('broadsheet export', () => {
     expect(await exists(statePath(out))).toBe(false);
   });
 
+  it('when an export is mapped to import documents as the README says, then importing it into another project publishes the same metadata and content', async () => {
+    // The README's jq program, line for line: id from systemdata.documentId, contentType and design from
+    // systemdata, metadata and content as they are, systemdata left out, published on import.
+    const out = path.join(dir, 'round-trip.ndjson');
+    await cli('export', '--out', out, '--url', app.url, '--token', token);
+    const text = await readFile(out, 'utf8');
+    const mapped = path.join(dir, 'round-trip-import.ndjson');
+    const asImport = (line: string) => {
+      const { systemdata, metadata, content } = JSON.parse(line) as {
+        systemdata: { documentId: number; contentType: string; design?: unknown };
+        metadata: unknown;
+        content: unknown;
+      };
+      return JSON.stringify({
+        id: String(systemdata.documentId),
+        contentType: systemdata.contentType,
+        metadata,
+        content,
+        ...(systemdata.design ? { design: systemdata.design } : {}),
+        flags: { autoPublish: true },
+      });
+    };
+    await writeFile(mapped, text.split('\n').filter(Boolean).map(asImport).join('\n'));
+    const target = (await createTestProject(app.ctx)).projectId;
+    const imported = await cli('import', mapped, '--project', String(target), '--system-name', 'round-trip');
+    expect(JSON.parse(imported.stdout)).toEqual({
+      documents: published.length,
+      imported: 0,
+      published: published.length,
+      failed: 0,
+    });
+    const rows = await app.ctx.pool.query<{ metadata: { title: string }; content: unknown }>(
+      `SELECT metadata, content FROM documents
+       WHERE project_id = $1 AND system_name = 'round-trip' AND external_id = $2`,
+      [target, String(published[0])],
+    );
+    expect(rows.rows).toHaveLength(1);
+    const exported = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { systemdata: { documentId: number }; content: unknown })
+      .find((line) => line.systemdata.documentId === published[0])!;
+    expect(rows.rows[0]!.metadata.title).toBe('Export 0: "quoted", line\nbreak, ünïcödé');
+    expect(rows.rows[0]!.content).toEqual(exported.content);
+  });
+
   it('when --since is given, then only documents whose latest publication is at or after it are exported', async () => {
     const out = path.join(dir, 'since.ndjson');
     await cli('export', '--out', out, '--since', '2025-01-01', '--url', app.url, '--token', token);

@@ -1,4 +1,4 @@
-import { summarizeImport } from '../../src/cli/commands/import';
+import { exportLineHint, summarizeImport } from '../../src/cli/commands/import';
 import type { ImportLog } from '../../src/domain/import-request';
 
 const imported = (id: string): ImportLog => ({ state: 'imported', external_id: id, document_id: 1 });
@@ -52,5 +52,19 @@ describe('summarizeImport (broadsheet import)', () => {
       jobFailure: jobFailed,
       exitCode: 2,
     });
+  });
+});
+
+describe('exportLineHint (broadsheet import of an export file)', () => {
+  it('when documents are export lines, then it names the first and counts the others', () => {
+    const line = { systemdata: { documentId: 1, contentType: 'regular' }, metadata: {}, content: [] };
+    const hint = exportLineHint([{ id: 'a', contentType: 'regular' }, line, line]);
+    expect(hint).toMatch(/^document 2 \(and 1 more\) looks like a line written by broadsheet export/);
+  });
+
+  it('when a document merely lacks its contentType or carries one beside systemdata, then there is no hint', () => {
+    expect(
+      exportLineHint([{ id: 'a' }, { id: 'b', contentType: 'regular', systemdata: {} }]),
+    ).toBeUndefined();
   });
 });

@@ -118,6 +118,33 @@ export function summarizeImport(
   return { totals, failures, jobFailure, exitCode };
 }
 
+/**
+ * What to say when the file's documents are lines of `broadsheet export` (publications as the delivery API serves
+ * them: `{systemdata, metadata, content}`), which import does not take: validation alone said
+ * 'documents.0.contentType: is required / documents.0.systemdata: is not allowed', as if the file were broken.
+ * Undefined when no document looks like one (an object with `systemdata` and no `contentType`).
+ */
+export function exportLineHint(documents: readonly unknown[]): string | undefined {
+  const first = documents.findIndex(
+    (document) => isRecord(document) && isRecord(document.systemdata) && document.contentType === undefined,
+  );
+  if (first === -1) return undefined;
+  const others = documents.filter(
+    (document, index) =>
+      index > first &&
+      isRecord(document) &&
+      isRecord(document.systemdata) &&
+      document.contentType === undefined,
+  ).length;
+  return (
+    `document ${first + 1}${others > 0 ? ` (and ${others} more)` : ''} looks like a line written by broadsheet ` +
+    'export (a publication as the delivery API serves it: systemdata, metadata, content), not a document to ' +
+    'import. Import takes {id, contentType, metadata, content, design?, flags?, publishControl?}: id is the ' +
+    "document's id in the source system, contentType and design are in the line's systemdata, and systemdata " +
+    'itself is left out (README, "Round trip: export, then import")'
+  );
+}
+
 /** Postgres became unavailable mid-run (sysexits' EX_TEMPFAIL): nothing is wrong with the file, run it again. */
 const EXIT_TEMPORARY_FAILURE = 75;
 
@@ -129,7 +156,8 @@ export function importCommand(program: Command): void {
         '{documents, imported, published, failed} and each failure on stderr; exits 1 when every document ' +
         'failed (or the job failed as a whole before writing any), 2 when some did, 75 when Postgres became unavailable (what was written stays: import the ' +
         'file again). Ctrl-C lets the batches in flight commit, ends the job failed and exits 130. Progress goes to ' +
-        'stderr: a line redrawn on a terminal, else plain lines (import: <done>/<total>) at each tenth',
+        'stderr: a line redrawn on a terminal, else plain lines (import: <done>/<total>) at each tenth. A file ' +
+        'written by export is no import file: map its lines first (README, "Round trip: export, then import")',
     )
     .requiredOption('-p, --project <handle|id>', 'project to import into')
     .requiredOption(
@@ -191,7 +219,8 @@ export function importCommand(program: Command): void {
               );
             }
           } catch (error) {
-            throw new Error(describeError(error));
+            const hint = exportLineHint(raw);
+            throw new Error(describeError(error) + (hint === undefined ? '' : `\n${hint}`));
           }
           // One run of the engine over the whole file (one job row), so its batches keep flowing.
           const documents = batches.flatMap((body) => body.documents);
