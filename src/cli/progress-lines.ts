@@ -10,8 +10,8 @@ export const PLAIN_PROGRESS_SECONDS = 10;
 const PLAIN_PROGRESS_STEPS = 10;
 
 export interface ProgressLines {
-  /** `done` of `total` are done. */
-  update(done: number): void;
+  /** `done` of the total are done; `total` when the total changed (documents published meanwhile). */
+  update(done: number, total?: number): void;
   /** Ends the run's progress: a terminal's line is closed, a log file gets the last count if not said yet. */
   finish(): void;
 }
@@ -25,10 +25,11 @@ export interface ProgressLines {
 export function progressLines(
   stream: ProgressStream,
   label: string,
-  total: number,
+  initialTotal: number,
   now: () => number = Date.now,
 ): ProgressLines {
   const tty = stream.isTTY === true;
+  let total = initialTotal;
   let drawn = false;
   let lastSaid: number | undefined;
   let lastStep = 0;
@@ -40,7 +41,8 @@ export function progressLines(
     lastAt = now();
   };
   return {
-    update(done) {
+    update(done, newTotal) {
+      if (newTotal !== undefined) total = newTotal;
       latest = done;
       if (tty) {
         stream.write(`\r${label}${done}/${total}`);

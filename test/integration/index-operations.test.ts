@@ -155,6 +155,10 @@ describe('index operations: refusals and queue status', () => {
       const rebuild = await cliFailing('index', 'rebuild');
       expect(rebuild.code).toBe(2);
       expect(rebuild.stderr).toMatch(/ documents, 1 rejected, /);
+      // Its stderr is no terminal: the count is said in plain lines (the bar was drawn only on a terminal, so a
+      // log file had nothing between the first line and the last).
+      expect(rebuild.stderr).toMatch(/^rebuild: [1-9]\d*\/[1-9]\d*$/m);
+      expect(rebuild.stderr).not.toContain('\r');
       const after = await status();
       expect(after.indices).toHaveLength(1);
       expect(after.indices).not.toEqual(before.indices);

@@ -115,6 +115,9 @@ describe.each(storeBackends)('media backfill-video (%s)', (_name, makeBackend) =
     const run = await backfill(backend.env, '--project', String(projectId));
 
     expect(JSON.parse(run.stdout)).toEqual({ examined: 5, filled: 2, unchanged: 1, left: 0, skipped: 2 });
+    // Its stderr is no terminal: the count is said in plain lines (the bar was drawn only on a terminal).
+    expect(run.stderr).toMatch(/^backfill-video: 5\/5$/m);
+    expect(run.stderr).not.toContain('\r');
     expect(run.stderr).toContain(
       `skipped project ${projectId} entry broken (${broken.key}): its header gives no duration, width or height`,
     );

@@ -53,3 +53,14 @@ describe('progressLines', () => {
     expect(done.written).toEqual(['100/100\n']);
   });
 });
+
+describe('progressLines with a total that grows', () => {
+  it('when the total changes midway (documents published meanwhile), then the lines say the new total', () => {
+    const out = stream(false);
+    const progress = progressLines(out, 'rebuild: ', 10, () => 0);
+    progress.update(5);
+    progress.update(12, 20);
+    progress.finish();
+    expect(out.written).toEqual(['rebuild: 5/10\n', 'rebuild: 12/20\n']);
+  });
+});

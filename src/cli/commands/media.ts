@@ -1,4 +1,5 @@
 import { Presets, SingleBar } from 'cli-progress';
+import { progressLines, type ProgressLines } from '../progress-lines';
 import { InvalidArgumentError, type Command } from 'commander';
 import { errorMessage, stopOnSignals, wholeNumber, withContext } from '../run';
 import { resolveProjectId } from './clients';
@@ -59,6 +60,7 @@ export function mediaCommands(program: Command): void {
           },
           Presets.shades_classic,
         );
+        let lines: ProgressLines | undefined;
         const stop = stopOnSignals();
         const report = await backfill()
           .backfillVideoFacts(
@@ -73,9 +75,12 @@ export function mediaCommands(program: Command): void {
                   `${options.dryRun ? 'reading (dry run, nothing written)' : 'backfilling'} ${total} media entries ` +
                     'with an asset that has no duration',
                 );
-                bar.start(total, 0);
+                // The bar is drawn on a terminal only; a log file gets plain lines instead (it got nothing).
+                if (process.stderr.isTTY) bar.start(total, 0);
+                else lines = progressLines(process.stderr, 'backfill-video: ', total);
               },
               onProgress: (done, total) => {
+                if (lines) return lines.update(done, Math.max(total, done));
                 bar.setTotal(Math.max(total, done));
                 bar.update(done);
               },
@@ -89,6 +94,7 @@ export function mediaCommands(program: Command): void {
           })
           .finally(() => {
             bar.stop();
+            lines?.finish();
             stop.release();
           });
         for (const skipped of report.skipped) {
