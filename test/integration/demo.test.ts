@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { DemoInterrupted, loadDemo } from '../../src/commands/load-demo';
 import { startTestApp, isolatedEnv, type TestApp } from '../helpers/app';
+import { CLI_SCRIPT, NODE } from '../helpers/compiled';
 import { READ, tokenFor } from '../helpers/factories';
 import { apiClient } from '../helpers/http';
 import { localFolderBackend, type StoreBackend } from '../helpers/object-stores';
@@ -8,10 +11,12 @@ import { localFolderBackend, type StoreBackend } from '../helpers/object-stores'
 describe('demo project', () => {
   let app: TestApp;
   let store: StoreBackend;
+  let env: Record<string, string>;
   beforeAll(async () => {
     // A store of its own: the demo's images must not land in the working copy's .data/media.
     store = await localFolderBackend();
-    app = await startTestApp({ env: { ...(await isolatedEnv('demo')), ...store.env } });
+    env = { ...(await isolatedEnv('demo')), ...store.env };
+    app = await startTestApp({ env });
   });
   afterAll(async () => {
     await app.close();
@@ -116,6 +121,19 @@ describe('demo project', () => {
     const incoming = await api.get(`mediaLibrary/${teaser.mediaId}/incomingDocumentReferences`);
     expect(incoming.body.total).toBeGreaterThan(0);
   });
+  it('when broadsheet demo writes to a log file, not a terminal, then each phase says its count in plain lines, no carriage return', async () => {
+    // It wrote the terminal's '\rarticles: 20/20   ' there, and log files filled with carriage returns.
+    const { stdout, stderr } = await promisify(execFile)(NODE, [CLI_SCRIPT, 'demo', '--documents', '30'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ menus: 1 });
+    expect(stderr).not.toContain('\r');
+    for (const phase of ['authors', 'articles', 'pages']) {
+      expect(stderr).toMatch(new RegExp(`^${phase}: ([1-9]\\d*)/\\1$`, 'm'));
+    }
+  }, 180_000);
+
   it('when the demo gets Ctrl-C while loading articles, then it stops with DemoInterrupted and leaves no import job started', async () => {
     // Killed by the signal, `broadsheet demo` left its import job 'started' for good.
     const pages = async () =>
