@@ -848,6 +848,30 @@ describe('broadsheet CLI', () => {
       expect(await importedIds(projectId, 'logged')).toHaveLength(total);
     });
 
+    it('when stderr is a terminal, then import keeps its one progress line redrawn in place', async () => {
+      // script(1) gives the CLI a terminal, as an operator's shell does.
+      const { projectId } = await createTestProject(app.ctx);
+      const file = path.join(dir, 'terminal.ndjson');
+      await writeFile(
+        file,
+        Array.from({ length: 46 }, (_, i) => JSON.stringify({ id: `t${i}`, contentType: 'regular' })).join(
+          '\n',
+        ),
+      );
+      const command = [NODE, ...CLI, 'import', file, '--project', String(projectId), '--system-name', 'tty']
+        .map((arg) => `'${arg}'`)
+        .join(' ');
+      const { stdout } = await run('script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+        timeout: 60_000,
+      });
+      expect(stdout).toMatch(/\rimport: 46\/46/);
+      // No plain lines beside it (a terminal ends lines in '\r\n': '^' with /m would match after the '\r').
+      expect(stdout).not.toMatch(/(^|\n)import: /);
+      expect(stdout).toContain('{"documents":46,"imported":46,"published":0,"failed":0}');
+      expect(await importedIds(projectId, 'tty')).toHaveLength(46);
+    });
+
     it('when an import gets Ctrl-C, then what was written stays, its job ends failed saying it was interrupted, and it exits 130', async () => {
       // Killed by the signal, the CLI left its job 'started' for good: import/documents/status said so.
       const { projectId } = await createTestProject(app.ctx);
