@@ -26,6 +26,14 @@ const cli = (...args: string[]) =>
     env: { ...process.env, LOG_LEVEL: 'silent' },
     timeout: 60_000,
   });
+/** A command expected to fail: its exit code and stderr (a success fails the test). */
+const cliRefusing = (...args: string[]) =>
+  cli(...args).then(
+    () => {
+      throw new Error(`broadsheet ${args.slice(0, 2).join(' ')} should have failed`);
+    },
+    (error: { code: number; stderr: string }) => error,
+  );
 
 let app: TestApp;
 let dir: string;
@@ -453,12 +461,7 @@ describe('broadsheet CLI', () => {
     );
     // A design was stored unchecked: null and {} failed with a TypeError and a not-null violation, and a
     // design without a component list was stored, after which GET design answered 500.
-    const refused = await cli('project', 'create', '--config', configFile, '--design', ...badDesigns).then(
-      () => {
-        throw new Error('project create should refuse the designs');
-      },
-      (error: { code: number; stderr: string }) => error,
-    );
+    const refused = await cliRefusing('project', 'create', '--config', configFile, '--design', ...badDesigns);
     expect(refused.code).toBe(1);
     for (const key of ['designs.0', 'designs.1.name', 'designs.1.components', 'designs.2.components']) {
       expect(refused.stderr).toContain(`"${key}"`);
@@ -761,7 +764,7 @@ describe('broadsheet CLI', () => {
           '{"id":"fine","contentType":"regular","metadata":{"title":"C"},"flags":{"unpublish":false}}',
         ].join('\n'),
       );
-      const refused = await cli(
+      const refused = await cliRefusing(
         'import',
         file,
         '--project',
@@ -769,11 +772,6 @@ describe('broadsheet CLI', () => {
         '--system-name',
         'flags',
         '--auto-publish',
-      ).then(
-        () => {
-          throw new Error('import should refuse the file');
-        },
-        (error: { code: number; stderr: string }) => error,
       );
       expect(refused.code).toBe(1);
       // Spread into an object, "ab" was named as flags.0 and flags.1 and null passed as {autoPublish: true}.
@@ -794,18 +792,13 @@ describe('broadsheet CLI', () => {
         content: [],
       }));
       await writeFile(file, exported.map((line) => JSON.stringify(line)).join('\n'));
-      const refused = await cli(
+      const refused = await cliRefusing(
         'import',
         file,
         '--project',
         String(projectId),
         '--system-name',
         'exported',
-      ).then(
-        () => {
-          throw new Error('import should refuse the file');
-        },
-        (error: { code: number; stderr: string }) => error,
       );
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('"documents.0.contentType": "is required"');
