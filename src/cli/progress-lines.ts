@@ -1,3 +1,5 @@
+import type { SingleBar } from 'cli-progress';
+
 /** Where a count's progress goes: stderr, and whether it is a terminal. */
 export interface ProgressStream {
   write(text: string): unknown;
@@ -62,6 +64,40 @@ export function progressLines(
       } else if (latest !== undefined && latest !== lastSaid) {
         say(latest);
       }
+    },
+  };
+}
+
+/** A count's progress where a command draws a bar: the bar's start, each count, and the end. */
+export interface BarOrLines {
+  start(total: number): void;
+  update(done: number, total: number): void;
+  stop(): void;
+}
+
+/**
+ * The cli-progress `bar` on a terminal; for a log file or a pipe, which got nothing from the bar, plain lines
+ * (progressLines) labelled `label`. `payload` fills the bar's own fields for a count (a rate, say).
+ */
+export function barOrLines(
+  bar: SingleBar,
+  label: string,
+  payload: (done: number) => object = () => ({}),
+): BarOrLines {
+  let lines: ProgressLines | undefined;
+  return {
+    start(total) {
+      if (process.stderr.isTTY) bar.start(total, 0, payload(0));
+      else lines = progressLines(process.stderr, label, total);
+    },
+    update(done, total) {
+      if (lines) return lines.update(done, total);
+      bar.setTotal(total);
+      bar.update(done, payload(done));
+    },
+    stop() {
+      bar.stop();
+      lines?.finish();
     },
   };
 }

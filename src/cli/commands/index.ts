@@ -1,5 +1,5 @@
 import { Presets, SingleBar } from 'cli-progress';
-import { progressLines, type ProgressLines } from '../progress-lines';
+import { barOrLines } from '../progress-lines';
 import { InvalidArgumentError, type Command } from 'commander';
 import { MAX_REBUILD_BATCH_SIZE, rebuildBatchSizeProblem } from '../../search/rebuild-batch-size';
 import { CommandFailed, errorMessage, stopOnSignals, wholeNumber, withContext } from '../run';
@@ -56,7 +56,9 @@ export function indexCommands(program: Command): void {
           Presets.shades_classic,
         );
         const started = Date.now();
-        let lines: ProgressLines | undefined;
+        const progress = barOrLines(bar, 'rebuild: ', (done) => ({
+          rate: (done / Math.max((Date.now() - started) / 1000, 0.001)).toFixed(0),
+        }));
         // Ctrl-C stops the rebuild and drops its half-built index (a second one exits at once). Killed without
         // this, the index stayed behind the rebuilding alias and took every live write from then on.
         const stop = stopOnSignals();
@@ -69,16 +71,9 @@ export function indexCommands(program: Command): void {
               signal: stop.signal,
               onStart: (total, target) => {
                 console.error(`building ${target} from ${total} published documents`);
-                // The bar is drawn on a terminal only; a log file gets plain lines instead (it got nothing).
-                if (process.stderr.isTTY) bar.start(total, 0, { rate: '0' });
-                else lines = progressLines(process.stderr, 'rebuild: ', total);
+                progress.start(total);
               },
-              onProgress: ({ done, total }) => {
-                if (lines) return lines.update(done, total);
-                const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
-                bar.setTotal(total);
-                bar.update(done, { rate: rate.toFixed(0) });
-              },
+              onProgress: ({ done, total }) => progress.update(done, total),
             },
           )
           .catch((error: unknown) => {
@@ -86,8 +81,7 @@ export function indexCommands(program: Command): void {
             return undefined;
           })
           .finally(() => {
-            bar.stop();
-            lines?.finish();
+            progress.stop();
             stop.release();
           });
         if (result === undefined) {

@@ -1,5 +1,5 @@
 import { Presets, SingleBar } from 'cli-progress';
-import { progressLines, type ProgressLines } from '../progress-lines';
+import { barOrLines } from '../progress-lines';
 import { InvalidArgumentError, type Command } from 'commander';
 import { errorMessage, stopOnSignals, wholeNumber, withContext } from '../run';
 import { resolveProjectId } from './clients';
@@ -60,7 +60,7 @@ export function mediaCommands(program: Command): void {
           },
           Presets.shades_classic,
         );
-        let lines: ProgressLines | undefined;
+        const progress = barOrLines(bar, 'backfill-video: ');
         const stop = stopOnSignals();
         const report = await backfill()
           .backfillVideoFacts(
@@ -75,15 +75,9 @@ export function mediaCommands(program: Command): void {
                   `${options.dryRun ? 'reading (dry run, nothing written)' : 'backfilling'} ${total} media entries ` +
                     'with an asset that has no duration',
                 );
-                // The bar is drawn on a terminal only; a log file gets plain lines instead (it got nothing).
-                if (process.stderr.isTTY) bar.start(total, 0);
-                else lines = progressLines(process.stderr, 'backfill-video: ', total);
+                progress.start(total);
               },
-              onProgress: (done, total) => {
-                if (lines) return lines.update(done, Math.max(total, done));
-                bar.setTotal(Math.max(total, done));
-                bar.update(done);
-              },
+              onProgress: (done, total) => progress.update(done, Math.max(total, done)),
             },
           )
           .catch((error: unknown) => {
@@ -93,8 +87,7 @@ export function mediaCommands(program: Command): void {
             );
           })
           .finally(() => {
-            bar.stop();
-            lines?.finish();
+            progress.stop();
             stop.release();
           });
         for (const skipped of report.skipped) {
