@@ -38,6 +38,16 @@ const cliRefusing = (...args: string[]) =>
 let app: TestApp;
 let dir: string;
 
+/** An import file in the run's folder: `total` documents `<prefix>0`, `<prefix>1` ..., a content type each. */
+async function importFile(name: string, prefix: string, total: number): Promise<string> {
+  const file = path.join(dir, name);
+  const lines = Array.from({ length: total }, (_, i) =>
+    JSON.stringify({ id: `${prefix}${i}`, contentType: 'regular' }),
+  );
+  await writeFile(file, lines.join('\n'));
+  return file;
+}
+
 beforeAll(async () => {
   app = await startTestApp();
   dir = await mkdtemp(path.join(tmpdir(), 'broadsheet-cli-'));
@@ -813,14 +823,8 @@ describe('broadsheet CLI', () => {
     it('when stderr is a log file, not a terminal, then import says its progress in plain lines with no carriage return', async () => {
       // It wrote '\r46/46\r46/46' there, as on a terminal: log files filled with carriage returns.
       const { projectId } = await createTestProject(app.ctx);
-      const file = path.join(dir, 'logged.ndjson');
       const total = 46;
-      await writeFile(
-        file,
-        Array.from({ length: total }, (_, i) => JSON.stringify({ id: `l${i}`, contentType: 'regular' })).join(
-          '\n',
-        ),
-      );
+      const file = await importFile('logged.ndjson', 'l', total);
       const { stdout, stderr } = await cli(
         'import',
         file,
@@ -844,13 +848,7 @@ describe('broadsheet CLI', () => {
     it('when stderr is a terminal, then import keeps its one progress line redrawn in place', async () => {
       // script(1) gives the CLI a terminal, as an operator's shell does.
       const { projectId } = await createTestProject(app.ctx);
-      const file = path.join(dir, 'terminal.ndjson');
-      await writeFile(
-        file,
-        Array.from({ length: 46 }, (_, i) => JSON.stringify({ id: `t${i}`, contentType: 'regular' })).join(
-          '\n',
-        ),
-      );
+      const file = await importFile('terminal.ndjson', 't', 46);
       const command = [NODE, ...CLI, 'import', file, '--project', String(projectId), '--system-name', 'tty']
         .map((arg) => `'${arg}'`)
         .join(' ');
@@ -868,14 +866,8 @@ describe('broadsheet CLI', () => {
     it('when an import gets Ctrl-C, then what was written stays, its job ends failed saying it was interrupted, and it exits 130', async () => {
       // Killed by the signal, the CLI left its job 'started' for good: import/documents/status said so.
       const { projectId } = await createTestProject(app.ctx);
-      const file = path.join(dir, 'interrupted.ndjson');
       const total = 20_000;
-      await writeFile(
-        file,
-        Array.from({ length: total }, (_, i) => JSON.stringify({ id: `i${i}`, contentType: 'regular' })).join(
-          '\n',
-        ),
-      );
+      const file = await importFile('interrupted.ndjson', 'i', total);
       const child = spawn(
         NODE,
         [...CLI, 'import', file, '--project', String(projectId), '--system-name', 'sigint'],
@@ -990,14 +982,8 @@ describe('broadsheet CLI', () => {
       // The progress written to a closed pipe failed with EPIPE, an unhandled 'error' event: the process died
       // with a stack trace partway (a demo load half done).
       const { projectId } = await createTestProject(app.ctx);
-      const file = path.join(dir, 'closed-pipe.ndjson');
       const total = 3000;
-      await writeFile(
-        file,
-        Array.from({ length: total }, (_, i) => JSON.stringify({ id: `p${i}`, contentType: 'regular' })).join(
-          '\n',
-        ),
-      );
+      const file = await importFile('closed-pipe.ndjson', 'p', total);
       const child = spawn(
         NODE,
         [...CLI, 'import', file, '--project', String(projectId), '--system-name', 'pipe'],
